@@ -1,0 +1,344 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Decision is the reviewer's answer for one action (or for an interrupt
+// without actions).
+type Decision struct {
+	Type DecisionType `json:"type"`
+	// Args replace the action's arguments (Edit).
+	Args json.RawMessage `json:"args,omitempty"`
+	// Name optionally replaces the tool name (Edit).
+	Name string `json:"name,omitempty"`
+	// Message is the reject reason, the response, or the feedback.
+	Message string `json:"message,omitempty"`
+	// Answers answer the payload's questions, in order.
+	Answers []string `json:"answers,omitempty"`
+	// Value, for a raw payload, is sent as it is instead of Message.
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// EditDialect selects how an edit is spelled for the middleware shape.
+type EditDialect string
+
+const (
+	// DialectEditedAction is the middleware's own: edited_action / editedAction.
+	DialectEditedAction EditDialect = "edited_action"
+	// DialectEditedArgs is {"type":"edit","edited_args":{…}}, expected by
+	// some custom backends (seed 003).
+	DialectEditedArgs EditDialect = "edited_args"
+)
+
+// Resume is what to send to resume one interrupt.
+type Resume struct {
+	// Value is the resume value, exactly as it goes on the wire.
+	Value json.RawMessage
+	// Continue is set for a breakpoint: resume with no value at all.
+	Continue bool
+}
+
+// RefusedError is a decision that the interrupt does not allow, or that is
+// incomplete; nothing was sent.
+type RefusedError struct {
+	Slot   int // 0-based action index, or -1 for the whole interrupt
+	Reason string
+}
+
+func (e *RefusedError) Error() string {
+	if e.Slot < 0 {
+		return e.Reason
+	}
+	return fmt.Sprintf("action %d: %s", e.Slot+1, e.Reason)
+}
+
+// NotAllowedError is a decision type the interrupt does not allow.
+type NotAllowedError struct{ RefusedError }
+
+// Encode checks the decisions against what the interrupt allows and returns
+// the exact resume value its graph expects. It refuses, sending nothing, when
+// the count is wrong, a decision is not allowed, a required message is
+// missing, or edited args are not JSON or do not match the action's schema.
+func Encode(p *Payload, decisions []Decision, dialect EditDialect) (Resume, error) {
+	if len(decisions) != p.Slots() {
+		return Resume{}, &RefusedError{Slot: -1, Reason: fmt.Sprintf(
+			"this interrupt takes %d decision(s), one per action in order; got %d", p.Slots(), len(decisions))}
+	}
+	for i := range decisions {
+		if err := check(p, i, &decisions[i]); err != nil {
+			return Resume{}, err
+		}
+	}
+	var v any
+	switch p.Schema {
+	case SchemaMiddleware:
+		v = encodeMiddleware(p, decisions, dialect)
+	case SchemaAgentInbox:
+		v = encodeInbox(p, decisions)
+	case SchemaQuestions:
+		v = encodeQuestions(decisions[0])
+	case SchemaPrompt:
+		v = decisions[0].Message
+	case SchemaBreakpoint:
+		return Resume{Continue: true}, nil
+	default:
+		if decisions[0].Value != nil {
+			v = decisions[0].Value
+		} else {
+			v = decisions[0].Message
+		}
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return Resume{}, err
+	}
+	return Resume{Value: b}, nil
+}
+
+func check(p *Payload, i int, d *Decision) error {
+	slot := i
+	if len(p.Actions) == 0 {
+		slot = -1
+	}
+	if !p.Allows(i, d.Type) {
+		allowed := p.AllowedAt(i)
+		names := make([]string, len(allowed))
+		for j, a := range allowed {
+			names[j] = string(a)
+		}
+		reason := fmt.Sprintf("%q is not allowed here; allowed: %s", d.Type, strings.Join(names, ", "))
+		if len(names) == 0 {
+			reason = fmt.Sprintf("%q is not allowed here; the interrupt allows no decision for this action", d.Type)
+		}
+		return &NotAllowedError{RefusedError{Slot: slot, Reason: reason}}
+	}
+	if p.RequiresMessage(d.Type) && strings.TrimSpace(d.Message) == "" && d.Value == nil {
+		return &RefusedError{Slot: slot, Reason: fmt.Sprintf("%q needs a message (feedback) for this interrupt", d.Type)}
+	}
+	if d.Value != nil && !json.Valid(d.Value) {
+		return &RefusedError{Slot: slot, Reason: "the value is not valid JSON"}
+	}
+	if d.Type != Edit {
+		return nil
+	}
+	a := p.Actions[i]
+	args, err := CheckArgs(d.Args, a.ArgsSchema)
+	if err != nil {
+		return &RefusedError{Slot: slot, Reason: err.Error()}
+	}
+	d.Args = args
+	return nil
+}
+
+// CheckArgs parses edited arguments, which must be a JSON object, and checks
+// them against schema when there is one. It returns the args compacted, with
+// their key order and numbers as written.
+func CheckArgs(args json.RawMessage, schema json.RawMessage) (json.RawMessage, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		return nil, errors.New("edited args are empty: give a JSON object")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			line, col := position(args, syn.Offset)
+			return nil, fmt.Errorf("edited args are not valid JSON at line %d, column %d: %v", line, col, syn)
+		}
+		return nil, fmt.Errorf("edited args must be a JSON object: %v", err)
+	}
+	if len(schema) > 0 {
+		if err := validate(args, schema); err != nil {
+			return nil, err
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, args); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func validate(args, schema json.RawMessage) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return fmt.Errorf("the action's args_schema is not valid JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("args_schema.json", doc); err != nil {
+		return fmt.Errorf("the action's args_schema cannot be used: %v", err)
+	}
+	sch, err := c.Compile("args_schema.json")
+	if err != nil {
+		return fmt.Errorf("the action's args_schema cannot be used: %v", err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return err
+	}
+	if err := sch.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("edited args do not match the action's args_schema: %s", schemaErrors(ve))
+		}
+		return fmt.Errorf("edited args do not match the action's args_schema: %v", err)
+	}
+	return nil
+}
+
+var printer = message.NewPrinter(language.English)
+
+// schemaErrors flattens a validation error into "at $.amount: must be <= 100".
+func schemaErrors(ve *jsonschema.ValidationError) string {
+	var msgs []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "$"
+			for _, t := range e.InstanceLocation {
+				loc += "." + t
+			}
+			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(msgs, "; ")
+}
+
+func position(b []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := 0; i < int(offset) && i < len(b); i++ {
+		if b[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// Struct field order below is the order keys go on the wire.
+
+type middlewareDecision struct {
+	Type          DecisionType `json:"type"`
+	EditedAction  any          `json:"edited_action,omitempty"`
+	EditedActionJ any          `json:"editedAction,omitempty"`
+	EditedArgs    any          `json:"edited_args,omitempty"`
+	Message       string       `json:"message,omitempty"`
+}
+
+func encodeMiddleware(p *Payload, ds []Decision, dialect EditDialect) any {
+	out := make([]middlewareDecision, len(ds))
+	for i, d := range ds {
+		md := middlewareDecision{Type: d.Type, Message: d.Message}
+		if d.Type == Edit {
+			name := d.Name
+			if name == "" {
+				name = p.Actions[i].Name
+			}
+			switch {
+			case dialect == DialectEditedArgs:
+				md.EditedArgs = d.Args
+			case p.wire.casing == camelCase:
+				md.EditedActionJ = editedAction{Name: name, Args: d.Args}
+			case p.wire.argsKey == "arguments":
+				md.EditedAction = editedActionPre{Name: name, Arguments: d.Args}
+			default:
+				md.EditedAction = editedAction{Name: name, Args: d.Args}
+			}
+			md.Message = ""
+		}
+		out[i] = md
+	}
+	return map[string]any{"decisions": out}
+}
+
+type editedAction struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+type editedActionPre struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+type inboxResponse struct {
+	Type string `json:"type"`
+	Args any    `json:"args"`
+}
+
+func encodeInbox(p *Payload, ds []Decision) any {
+	out := make([]inboxResponse, len(ds))
+	for i, d := range ds {
+		switch d.Type {
+		case Approve:
+			out[i] = inboxResponse{Type: "accept"}
+		case Edit:
+			name := d.Name
+			if name == "" {
+				name = p.Actions[i].Name
+			}
+			out[i] = inboxResponse{Type: "edit", Args: inboxAction{Action: name, Args: d.Args}}
+		case Respond:
+			out[i] = inboxResponse{Type: "response", Args: d.Message}
+		case Ignore:
+			out[i] = inboxResponse{Type: "ignore"}
+		}
+	}
+	if !p.wire.inboxList {
+		return out[0]
+	}
+	return out
+}
+
+type inboxAction struct {
+	Action string          `json:"action"`
+	Args   json.RawMessage `json:"args"`
+}
+
+type questionsResponse struct {
+	Decision string   `json:"decision"`
+	Feedback string   `json:"feedback,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Answers  []string `json:"answers,omitempty"`
+}
+
+func encodeQuestions(d Decision) any {
+	r := questionsResponse{Answers: d.Answers, Feedback: d.Message}
+	switch d.Type {
+	case Approve:
+		r.Decision = "approve"
+	case Respond:
+		r.Decision = "edit"
+	case Reject:
+		// The seed's node reads "reason", its frontend sends "feedback".
+		r.Decision, r.Reason = "reject", d.Message
+	}
+	return r
+}
+
+// marshal encodes without escaping <, > and & (the graph gets the reviewer's
+// text exactly as typed).
+func marshal(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,145 @@
+// Package client holds the reviewer's model of a human-in-the-loop interrupt,
+// whatever backend or payload shape it came from, and turns a reviewer's
+// decisions back into the exact resume value the graph expects.
+//
+// It knows nothing of terminals or of HTTP: backends live in sub-packages.
+package client
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Schema names the payload shape an interrupt was recognized as. The values
+// are part of the stable `--json` output.
+type Schema string
+
+const (
+	// SchemaMiddleware is LangChain v1's HumanInTheLoopMiddleware, in Python
+	// (snake_case) or JavaScript (camelCase) casing.
+	SchemaMiddleware Schema = "hitl-middleware"
+	// SchemaAgentInbox is the Agent Inbox HumanInterrupt of langgraph.prebuilt.
+	SchemaAgentInbox Schema = "agent-inbox"
+	// SchemaQuestions is a structured-decision interrupt: questions plus
+	// approve / edit / reject, answered with a decision and feedback.
+	SchemaQuestions Schema = "questions"
+	// SchemaPrompt is a natural-language prompt answered with free text.
+	SchemaPrompt Schema = "prompt"
+	// SchemaBreakpoint is a thread stopped at a static breakpoint: no value,
+	// the only decision is to continue.
+	SchemaBreakpoint Schema = "breakpoint"
+	// SchemaRaw is any other value, shown as it is and answered with text or JSON.
+	SchemaRaw Schema = "raw"
+)
+
+// DecisionType is what a reviewer decides about one action, in the
+// reviewer's words. Encode translates it into each payload's own vocabulary
+// (Agent Inbox's "accept", the questions node's "edit" with feedback, …).
+type DecisionType string
+
+const (
+	Approve DecisionType = "approve"
+	Edit    DecisionType = "edit"
+	Reject  DecisionType = "reject"
+	Respond DecisionType = "respond"
+	Ignore  DecisionType = "ignore"
+)
+
+// Interrupt is one pending request for a human decision.
+type Interrupt struct {
+	// ID is the backend's interrupt id (LangGraph: 32 hex characters), or a
+	// stable id derived from where the interrupt sits when the backend sent none.
+	ID          string    `json:"id"`
+	ThreadID    string    `json:"thread_id"`
+	GraphID     string    `json:"graph_id"`
+	AssistantID string    `json:"assistant_id"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Payload
+	// Raw is the interrupt's value exactly as the backend sent it (null for a
+	// breakpoint).
+	Raw json.RawMessage `json:"raw"`
+	// Server is where the interrupt came from (for the audit log).
+	Server string `json:"server,omitempty"`
+}
+
+// Payload is what an interrupt's value says, normalized.
+type Payload struct {
+	Schema      Schema   `json:"schema"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Questions   []string `json:"questions"`
+	Actions     []Action `json:"actions"`
+	// Allowed holds the decisions of a payload without actions (questions,
+	// prompt, breakpoint, raw): such an interrupt takes exactly one decision.
+	Allowed []DecisionType  `json:"allowed_decisions,omitempty"`
+	Context json.RawMessage `json:"context,omitempty"`
+
+	wire wire
+}
+
+// Action is one thing the agent wants to do, such as a tool call.
+type Action struct {
+	Name string `json:"name"`
+	// Args are the bytes the backend sent: key order, number precision and
+	// types are kept, never re-encoded through a map.
+	Args        json.RawMessage `json:"args"`
+	Description string          `json:"description"`
+	Allowed     []DecisionType  `json:"allowed_decisions"`
+	ArgsSchema  json.RawMessage `json:"args_schema,omitempty"`
+}
+
+// wire remembers how the payload spelled things, so that the answer comes back
+// in the same dialect.
+type wire struct {
+	casing    casing // hitl-middleware
+	argsKey   string // "args", or "arguments" in pre-release middleware
+	inboxList bool   // agent-inbox: the value was a list, so the answer is one
+}
+
+type casing int
+
+const (
+	snakeCase casing = iota
+	camelCase
+)
+
+// Slots is the number of decisions the interrupt takes: one per action, or
+// one for an interrupt without actions.
+func (p *Payload) Slots() int {
+	if len(p.Actions) > 0 {
+		return len(p.Actions)
+	}
+	return 1
+}
+
+// AllowedAt lists the decisions slot i accepts.
+func (p *Payload) AllowedAt(i int) []DecisionType {
+	if len(p.Actions) > 0 {
+		return p.Actions[i].Allowed
+	}
+	return p.Allowed
+}
+
+// Allows reports whether slot i accepts decision t.
+func (p *Payload) Allows(i int, t DecisionType) bool {
+	for _, a := range p.AllowedAt(i) {
+		if a == t {
+			return true
+		}
+	}
+	return false
+}
+
+// RequiresMessage reports whether decision t needs a non-empty message on
+// this payload: the structured-decision node reads feedback for edit and
+// reject and has nothing to go on without it.
+func (p *Payload) RequiresMessage(t DecisionType) bool {
+	switch p.Schema {
+	case SchemaQuestions:
+		return t == Respond || t == Reject
+	case SchemaPrompt, SchemaAgentInbox:
+		return t == Respond
+	}
+	return false
+}

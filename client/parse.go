@@ -1,0 +1,341 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Parse recognizes the shape of an interrupt value and normalizes it. It
+// never fails: a value of no known shape, or a known shape with fields of the
+// wrong type, is a SchemaRaw payload that shows the value as it is.
+func Parse(value json.RawMessage) Payload {
+	return normalized(parse(value))
+}
+
+// normalized gives empty lists rather than nil ones, so that the JSON output
+// always has arrays where it documents arrays.
+func normalized(p Payload) Payload {
+	if p.Questions == nil {
+		p.Questions = []string{}
+	}
+	if p.Actions == nil {
+		p.Actions = []Action{}
+	}
+	for i := range p.Actions {
+		if p.Actions[i].Allowed == nil {
+			p.Actions[i].Allowed = []DecisionType{}
+		}
+	}
+	return p
+}
+
+func parse(value json.RawMessage) Payload {
+	value = bytes.TrimSpace(value)
+	if len(value) == 0 || bytes.Equal(value, []byte("null")) {
+		return rawPayload()
+	}
+	switch value[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(value, &s) == nil {
+			return Payload{Schema: SchemaPrompt, Title: s, Allowed: []DecisionType{Respond}}
+		}
+	case '[':
+		if p, ok := parseInbox(value, true); ok {
+			return p
+		}
+	case '{':
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(value, &keys) != nil {
+			break
+		}
+		switch {
+		case keys["action_requests"] != nil:
+			if p, ok := parseMiddleware(value, snakeCase); ok {
+				return p
+			}
+		case keys["actionRequests"] != nil:
+			if p, ok := parseMiddleware(value, camelCase); ok {
+				return p
+			}
+		case keys["action_request"] != nil:
+			if p, ok := parseInbox(value, false); ok {
+				return p
+			}
+		case keys["questions"] != nil || (keys["allowed_decisions"] != nil && keys["prompt"] != nil):
+			if p, ok := parseQuestions(value); ok {
+				return p
+			}
+		case keys["hitl_prompt"] != nil:
+			if p, ok := parseHITLPrompt(value); ok {
+				return p
+			}
+		}
+	}
+	return rawPayload()
+}
+
+// Breakpoint is the payload of a thread paused at a static breakpoint.
+func Breakpoint(next []string) Payload {
+	title := "Paused at a breakpoint"
+	if len(next) > 0 {
+		title = "Paused before " + strings.Join(next, ", ")
+	}
+	return normalized(Payload{Schema: SchemaBreakpoint, Title: title, Allowed: []DecisionType{Approve}})
+}
+
+func rawPayload() Payload {
+	return Payload{Schema: SchemaRaw, Title: "Interrupt with a payload of no known shape", Allowed: []DecisionType{Respond}}
+}
+
+// middlewareRequest covers both casings and the pre-release "arguments" names;
+// only the fields of one casing are set in any given payload.
+type middlewareRequest struct {
+	ActionRequests []struct {
+		Name        string          `json:"name"`
+		Args        json.RawMessage `json:"args"`
+		Arguments   json.RawMessage `json:"arguments"`
+		Description string          `json:"description"`
+	} `json:"action_requests"`
+	ReviewConfigs []struct {
+		ActionName       string          `json:"action_name"`
+		AllowedDecisions []string        `json:"allowed_decisions"`
+		ArgsSchema       json.RawMessage `json:"args_schema"`
+		ArgumentsSchema  json.RawMessage `json:"arguments_schema"`
+	} `json:"review_configs"`
+}
+
+type middlewareRequestJS struct {
+	ActionRequests []struct {
+		Name        string          `json:"name"`
+		Args        json.RawMessage `json:"args"`
+		Description string          `json:"description"`
+	} `json:"actionRequests"`
+	ReviewConfigs []struct {
+		ActionName       string          `json:"actionName"`
+		AllowedDecisions []string        `json:"allowedDecisions"`
+		ArgsSchema       json.RawMessage `json:"argsSchema"`
+	} `json:"reviewConfigs"`
+}
+
+type reviewConfig struct {
+	name    string
+	allowed []string
+	schema  json.RawMessage
+}
+
+func parseMiddleware(value json.RawMessage, c casing) (Payload, bool) {
+	p := Payload{Schema: SchemaMiddleware, wire: wire{casing: c, argsKey: "args"}}
+	var configs []reviewConfig
+	if c == snakeCase {
+		var req middlewareRequest
+		if json.Unmarshal(value, &req) != nil {
+			return Payload{}, false
+		}
+		for _, a := range req.ActionRequests {
+			args := a.Args
+			if args == nil && a.Arguments != nil {
+				args, p.wire.argsKey = a.Arguments, "arguments"
+			}
+			p.Actions = append(p.Actions, Action{Name: a.Name, Args: orEmptyObject(args), Description: a.Description})
+		}
+		for _, rc := range req.ReviewConfigs {
+			schema := rc.ArgsSchema
+			if schema == nil {
+				schema = rc.ArgumentsSchema
+			}
+			configs = append(configs, reviewConfig{rc.ActionName, rc.AllowedDecisions, schema})
+		}
+	} else {
+		var req middlewareRequestJS
+		if json.Unmarshal(value, &req) != nil {
+			return Payload{}, false
+		}
+		for _, a := range req.ActionRequests {
+			p.Actions = append(p.Actions, Action{Name: a.Name, Args: orEmptyObject(a.Args), Description: a.Description})
+		}
+		for _, rc := range req.ReviewConfigs {
+			configs = append(configs, reviewConfig{rc.ActionName, rc.AllowedDecisions, rc.ArgsSchema})
+		}
+	}
+	if len(p.Actions) == 0 {
+		return Payload{}, false
+	}
+	for i := range p.Actions {
+		rc := matchReviewConfig(configs, i, p.Actions[i].Name)
+		if rc == nil {
+			// No review config means the middleware will accept nothing we
+			// could safely guess; offer nothing rather than all three.
+			continue
+		}
+		p.Actions[i].ArgsSchema = nullToNil(rc.schema)
+		for _, d := range rc.allowed {
+			switch DecisionType(d) {
+			case Approve, Edit, Reject, Respond:
+				p.Actions[i].Allowed = append(p.Actions[i].Allowed, DecisionType(d))
+			}
+		}
+	}
+	p.Title = actionsTitle(p.Actions)
+	return p, true
+}
+
+// matchReviewConfig pairs action i with its review config. The middleware
+// emits the configs in the same order as the actions; a payload built by
+// hand may list one config per tool name instead.
+func matchReviewConfig(configs []reviewConfig, i int, name string) *reviewConfig {
+	if i < len(configs) && configs[i].name == name {
+		return &configs[i]
+	}
+	for j := range configs {
+		if configs[j].name == name {
+			return &configs[j]
+		}
+	}
+	return nil
+}
+
+func actionsTitle(actions []Action) string {
+	names := make([]string, 0, len(actions))
+	for _, a := range actions {
+		names = append(names, a.Name)
+	}
+	if len(actions) == 1 {
+		return "Review tool call " + names[0]
+	}
+	return fmt.Sprintf("Review %d tool calls: %s", len(actions), strings.Join(names, ", "))
+}
+
+type inboxRequest struct {
+	ActionRequest *struct {
+		Action string          `json:"action"`
+		Args   json.RawMessage `json:"args"`
+	} `json:"action_request"`
+	Config struct {
+		AllowIgnore  bool `json:"allow_ignore"`
+		AllowRespond bool `json:"allow_respond"`
+		AllowEdit    bool `json:"allow_edit"`
+		AllowAccept  bool `json:"allow_accept"`
+	} `json:"config"`
+	Description *string `json:"description"`
+}
+
+func parseInbox(value json.RawMessage, list bool) (Payload, bool) {
+	var reqs []inboxRequest
+	if list {
+		if json.Unmarshal(value, &reqs) != nil {
+			return Payload{}, false
+		}
+	} else {
+		var one inboxRequest
+		if json.Unmarshal(value, &one) != nil {
+			return Payload{}, false
+		}
+		reqs = []inboxRequest{one}
+	}
+	if len(reqs) == 0 {
+		return Payload{}, false
+	}
+	p := Payload{Schema: SchemaAgentInbox, wire: wire{inboxList: list}}
+	for _, r := range reqs {
+		if r.ActionRequest == nil {
+			return Payload{}, false
+		}
+		a := Action{Name: r.ActionRequest.Action, Args: orEmptyObject(r.ActionRequest.Args)}
+		if r.Description != nil {
+			a.Description = *r.Description
+		}
+		for _, allow := range []struct {
+			on bool
+			t  DecisionType
+		}{{r.Config.AllowAccept, Approve}, {r.Config.AllowEdit, Edit}, {r.Config.AllowRespond, Respond}, {r.Config.AllowIgnore, Ignore}} {
+			if allow.on {
+				a.Allowed = append(a.Allowed, allow.t)
+			}
+		}
+		p.Actions = append(p.Actions, a)
+	}
+	p.Title = actionsTitle(p.Actions)
+	if len(p.Actions) == 1 {
+		p.Description = p.Actions[0].Description
+	}
+	return p, true
+}
+
+func parseQuestions(value json.RawMessage) (Payload, bool) {
+	var req struct {
+		Questions        []json.RawMessage `json:"questions"`
+		AllowedDecisions []string          `json:"allowed_decisions"`
+		Prompt           json.RawMessage   `json:"prompt"`
+		Context          json.RawMessage   `json:"context"`
+	}
+	if json.Unmarshal(value, &req) != nil {
+		return Payload{}, false
+	}
+	p := Payload{Schema: SchemaQuestions, Context: nullToNil(req.Context)}
+	p.Title = textOf(req.Prompt)
+	for _, q := range req.Questions {
+		p.Questions = append(p.Questions, textOf(q))
+	}
+	allowed := req.AllowedDecisions
+	if allowed == nil {
+		allowed = []string{"approve", "edit", "reject"}
+	}
+	for _, d := range allowed {
+		switch d {
+		case "approve":
+			p.Allowed = append(p.Allowed, Approve)
+		case "edit":
+			// The node's "edit" means "here is feedback, try again".
+			p.Allowed = append(p.Allowed, Respond)
+		case "reject":
+			p.Allowed = append(p.Allowed, Reject)
+		}
+	}
+	if p.Title == "" {
+		p.Title = "The agent has questions"
+	}
+	return p, true
+}
+
+func parseHITLPrompt(value json.RawMessage) (Payload, bool) {
+	var req struct {
+		Prompt  json.RawMessage `json:"hitl_prompt"`
+		Context json.RawMessage `json:"hitl_context"`
+		Phase   string          `json:"hitl_phase"`
+	}
+	if json.Unmarshal(value, &req) != nil {
+		return Payload{}, false
+	}
+	p := Payload{Schema: SchemaPrompt, Title: textOf(req.Prompt), Context: nullToNil(req.Context), Allowed: []DecisionType{Respond}}
+	return p, true
+}
+
+// textOf renders a JSON value as text: a string as itself, anything else as
+// its JSON (so an unexpected type is visible rather than dropped).
+func textOf(v json.RawMessage) string {
+	if v == nil || bytes.Equal(v, []byte("null")) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+func orEmptyObject(v json.RawMessage) json.RawMessage {
+	if v == nil || bytes.Equal(v, []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	return v
+}
+
+func nullToNil(v json.RawMessage) json.RawMessage {
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		return nil
+	}
+	return v
+}

@@ -1,0 +1,74 @@
+// Command hitl reviews human-in-the-loop interrupts of AI agents: it lists
+// them, shows them, and sends approve / edit / reject / respond decisions.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Stamped by the release build (see .goreleaser.yaml).
+var (
+	version = "dev"
+	commit  = "none"
+	date    = "unknown"
+)
+
+// Exit codes, as documented in the README.
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitUsage   = 2
+	exitNothing = 3
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// exitErr carries an exit code with the message for the user.
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string { return e.err.Error() }
+func (e *exitErr) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitErr{exitUsage, fmt.Errorf(format, a...)}
+}
+
+func nothingErr(format string, a ...any) error {
+	return &exitErr{exitNothing, fmt.Errorf(format, a...)}
+}
+
+// run is the whole program, callable from tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	root := newRoot(&env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv})
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "hitl:", err)
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitError
+}

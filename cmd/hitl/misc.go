@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/config"
+)
+
+func configCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "config", Short: "Where the config file is, and the settings in force"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "path",
+		Short: "Print the config file's path",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintln(e.stdout, config.Path())
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "show",
+		Short: "Print the settings in force, secrets hidden",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			f, err := config.Load(config.Path())
+			if err != nil {
+				return err
+			}
+			s, err := config.Resolve(f, e.flags, e.getenv)
+			if err != nil {
+				return &exitErr{exitUsage, err}
+			}
+			return writeJSON(e.stdout, s.Redacted(), true)
+		},
+	})
+	return cmd
+}
+
+func historyCmd(e *env) *cobra.Command {
+	var asJSON bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "Decisions sent from this machine, newest first (the audit log)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			j, err := journal.Open(config.StateDir())
+			if err != nil {
+				return err
+			}
+			h, err := j.History()
+			if err != nil {
+				return err
+			}
+			if limit > 0 && len(h) > limit {
+				h = h[:limit]
+			}
+			if asJSON {
+				if h == nil {
+					h = []journal.Entry{}
+				}
+				return writeJSON(e.stdout, h, true)
+			}
+			if len(h) == 0 {
+				fmt.Fprintln(e.stdout, "No decisions sent from this machine yet.")
+			}
+			for _, x := range h {
+				var kinds []string
+				for _, d := range x.Decisions {
+					kinds = append(kinds, string(d.Type))
+				}
+				fmt.Fprintf(e.stdout, "%s  %-8s  %-10s  %-16s  %-15s  %v\n", x.Time.Local().Format(time.DateTime),
+					shortID(safe(x.InterruptID)), oneLine(x.Reviewer, 10), x.Outcome, x.Schema, kinds)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most this many entries (0: all)")
+	return cmd
+}
+
+func versionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  exactArgs(0, "no arguments"),
+		Run: func(*cobra.Command, []string) {
+			fmt.Fprintf(e.stdout, "hitl %s (commit %s, built %s, %s)\n", version, commit, date, runtime.Version())
+		},
+	}
+}

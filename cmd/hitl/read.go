@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+func listCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List pending interrupts, newest first",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			its, err := a.pending(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if its == nil {
+					its = []client.Interrupt{}
+				}
+				return writeJSON(e.stdout, its, true)
+			}
+			printList(e.stdout, its, time.Now())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of interrupts (documented in the README)")
+	return cmd
+}
+
+func showCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one interrupt in full",
+		Args:  exactArgs(1, "an interrupt id (or 4+ characters of it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			it, err := a.find(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(e.stdout, it, true)
+			}
+			printShow(e.stdout, it)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the interrupt as JSON")
+	return cmd
+}
+
+func watchCmd(e *env) *cobra.Command {
+	var asJSON bool
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Print each new interrupt once, as it appears, until stopped",
+		Long: `watch polls the backend and prints each pending interrupt once: one line each,
+or with --json one JSON object per line. Interrupts handled from this machine are
+never printed. It stops on Ctrl+C; errors are reported on stderr and retried with
+backoff.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			if interval <= 0 {
+				interval = a.settings.PollInterval
+			}
+			return watch(cmd.Context(), e, a, interval, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
+	cmd.Flags().DurationVar(&interval, "interval", 0, "how often to look (default: the profile's poll_interval, 2s)")
+	return cmd
+}
+
+func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool) error {
+	seen := map[string]bool{}
+	wait := interval
+	failing := false
+	for {
+		its, err := a.pending(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			fmt.Fprintf(e.stderr, "hitl watch: %v (retrying in %s)\n", err, wait)
+			failing = true
+			wait = min(wait*2, 30*time.Second)
+		default:
+			if failing {
+				fmt.Fprintln(e.stderr, "hitl watch: connected again")
+				failing = false
+			}
+			wait = interval
+			// Oldest first, so that the output reads in the order things happened.
+			for i := len(its) - 1; i >= 0; i-- {
+				it := its[i]
+				if seen[it.ID] {
+					continue
+				}
+				seen[it.ID] = true
+				if asJSON {
+					if err := writeJSON(e.stdout, it, false); err != nil {
+						return err
+					}
+				} else {
+					printLine(e.stdout, it, time.Now())
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/tui/inert"
+)
+
+// writeJSON prints v as JSON, with characters a terminal would act on or
+// hide escaped (the JSON means the same).
+func writeJSON(w io.Writer, v any, indent bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(inert.JSON(buf.Bytes()))
+	return err
+}
+
+// safe makes one line of backend text printable.
+func safe(s string) string {
+	out, _ := inert.Text(s, false)
+	return out
+}
+
+// safeBlock makes multi-line backend text printable, keeping its lines.
+func safeBlock(s string) string {
+	out, _ := inert.Text(s, true)
+	return out
+}
+
+// oneLine makes s printable on one line and cuts it to width cells.
+func oneLine(s string, width int) string {
+	return ansi.Truncate(safe(s), width, "…")
+}
+
+// warnings collects what hidden content any string of the interrupt has.
+func warnings(it client.Interrupt) inert.Warning {
+	w := inert.Check(it.Title) | inert.Check(it.Description) | inert.Check(string(it.Raw))
+	for _, q := range it.Questions {
+		w |= inert.Check(q)
+	}
+	for _, a := range it.Actions {
+		w |= inert.Check(a.Name) | inert.Check(a.Description) | inert.Check(string(a.Args))
+	}
+	// JSON text escapes controls as \u001b: look at the decoded strings too.
+	w |= jsonWarnings(it.Raw)
+	return w
+}
+
+func jsonWarnings(raw json.RawMessage) inert.Warning {
+	var w inert.Warning
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return w
+		}
+		if s, ok := tok.(string); ok {
+			w |= inert.Check(s)
+		}
+	}
+}
+
+// summary is the one-line gist of an interrupt: tool names and the key
+// argument, or the first question, or the prompt.
+func summary(it client.Interrupt) string {
+	switch {
+	case len(it.Actions) > 0:
+		var parts []string
+		for _, a := range it.Actions {
+			parts = append(parts, a.Name+keyArg(a.Args))
+		}
+		return strings.Join(parts, "; ")
+	case len(it.Questions) > 0:
+		return it.Questions[0]
+	}
+	return it.Title
+}
+
+// keyArg is the first scalar argument, as "(key=value)".
+func keyArg(args json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		switch x := v.(type) {
+		case string:
+			return fmt.Sprintf("(%v=%q)", k, x)
+		case json.Number, bool:
+			return fmt.Sprintf("(%v=%v)", k, x)
+		}
+	}
+	return ""
+}
+
+func age(t time.Time, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// printList prints the inbox as a table.
+func printList(w io.Writer, its []client.Interrupt, now time.Time) {
+	if len(its) == 0 {
+		fmt.Fprintln(w, "No pending interrupts.")
+		return
+	}
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-15s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
+	for _, it := range its {
+		printLine(w, it, now)
+	}
+}
+
+func printLine(w io.Writer, it client.Interrupt, now time.Time) {
+	badge := ""
+	if warnings(it) != 0 {
+		badge = "⚠ "
+	}
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-15s  %s%s\n", shortID(safe(it.ID)), age(it.UpdatedAt, now),
+		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(summary(it), 70))
+}
+
+// printShow prints one interrupt in full.
+func printShow(w io.Writer, it client.Interrupt) {
+	fmt.Fprintf(w, "Interrupt  %s\n", safe(it.ID))
+	fmt.Fprintf(w, "Shape      %s\n", it.Schema)
+	fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
+	fmt.Fprintf(w, "Graph      %s   assistant %s\n", safe(it.GraphID), safe(it.AssistantID))
+	fmt.Fprintf(w, "Created    %s   updated %s\n", stamp(it.CreatedAt), stamp(it.UpdatedAt))
+	if warn := warnings(it); warn != 0 {
+		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
+	}
+	fmt.Fprintf(w, "\n%s\n", safeBlock(it.Title))
+	if it.Description != "" {
+		fmt.Fprintf(w, "\n%s\n", indent(safeBlock(it.Description), "  "))
+	}
+	if len(it.Questions) > 0 {
+		fmt.Fprintln(w, "\nQuestions")
+		for i, q := range it.Questions {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, safeBlock(q))
+		}
+	}
+	for i, a := range it.Actions {
+		fmt.Fprintf(w, "\nAction %d of %d: %s   allowed: %s\n", i+1, len(it.Actions), safe(a.Name), joinTypes(a.Allowed))
+		if a.Description != "" && it.Description != a.Description {
+			fmt.Fprintf(w, "%s\n", indent(safeBlock(a.Description), "  "))
+		}
+		fmt.Fprintf(w, "  args:\n%s\n", indent(prettyJSON(a.Args), "    "))
+		if len(a.ArgsSchema) > 0 {
+			fmt.Fprintf(w, "  args_schema:\n%s\n", indent(prettyJSON(a.ArgsSchema), "    "))
+		}
+	}
+	if len(it.Actions) == 0 {
+		fmt.Fprintf(w, "\nAllowed    %s\n", joinTypes(it.Allowed))
+	}
+	if len(it.Context) > 0 {
+		fmt.Fprintf(w, "\nContext\n%s\n", indent(prettyJSON(it.Context), "  "))
+	}
+	if it.Schema == client.SchemaRaw {
+		fmt.Fprintf(w, "\nValue\n%s\n", indent(prettyJSON(it.Raw), "  "))
+	}
+	fmt.Fprintf(w, "\n%s\n", hint(it))
+}
+
+// hint says how to answer this interrupt from the shell.
+func hint(it client.Interrupt) string {
+	id := shortID(it.ID)
+	switch it.Schema {
+	case client.SchemaMiddleware, client.SchemaAgentInbox:
+		return fmt.Sprintf("Answer: hitl approve %s | hitl reject %s -m WHY | hitl edit %s --args FILE [--action N]", id, id, id)
+	case client.SchemaQuestions:
+		return fmt.Sprintf("Answer: hitl approve %s | hitl respond %s -m FEEDBACK --answer A1 --answer A2 | hitl reject %s -m WHY", id, id, id)
+	case client.SchemaBreakpoint:
+		return fmt.Sprintf("Answer: hitl approve %s (continues the run)", id)
+	case client.SchemaRaw:
+		return fmt.Sprintf("Answer: hitl respond %s -m TEXT | hitl resume %s --value JSON", id, id)
+	}
+	return fmt.Sprintf("Answer: hitl respond %s -m TEXT", id)
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format(time.DateTime)
+}
+
+func joinTypes(ts []client.DecisionType) string {
+	if len(ts) == 0 {
+		return "(none)"
+	}
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// prettyJSON indents JSON keeping key order and numbers as sent; strings
+// stay JSON-escaped, so control characters show as \u001b.
+func prettyJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return safeBlock(string(raw))
+	}
+	return string(inert.JSON(buf.Bytes()))
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/config"
+)
+
+// env is what the program gets from outside.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	flags config.Overrides
+}
+
+// app is what a command works with once settings are resolved.
+type app struct {
+	settings *config.Settings
+	backend  client.Backend
+	journal  *journal.Journal
+}
+
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hitl",
+		Short: "Review human-in-the-loop interrupts of AI agents",
+		Long: `hitl finds the interrupts where an AI agent waits for a human (approve, edit,
+reject, respond), shows them exactly, and sends the resume value the graph expects.
+
+Run a subcommand; see the README for the config file and exit codes.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
+	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph (env HITL_BACKEND)")
+	pf.StringVar(&e.flags.URL, "url", "", "server URL (env HITL_URL; default "+config.DefaultURL+")")
+	pf.StringVar(&e.flags.Graph, "graph", "", "only interrupts of this graph id (env HITL_GRAPH)")
+	pf.StringVar(&e.flags.Assistant, "assistant", "", "only interrupts of this assistant id (env HITL_ASSISTANT)")
+	pf.StringArrayVar(&e.flags.Headers, "header", nil, `extra request header "Name: value" (repeatable)`)
+	pf.StringVar(&e.flags.Reviewer, "reviewer", "", "reviewer name for the audit log (env HITL_REVIEWER)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitErr{exitUsage, err} })
+
+	root.AddCommand(
+		listCmd(e), showCmd(e), watchCmd(e),
+		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
+		historyCmd(e), configCmd(e), versionCmd(e),
+	)
+	return root
+}
+
+// isUsage recognizes cobra's own argument errors.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "flag needs an argument", "invalid argument"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("%s: expected %s (see hitl %s --help)", cmd.Name(), what, cmd.Name())
+		}
+		return nil
+	}
+}
+
+// open resolves settings and opens the backend and the journal.
+func (e *env) open(follow time.Duration) (*app, error) {
+	f, err := config.Load(config.Path())
+	if err != nil {
+		return nil, err
+	}
+	s, err := config.Resolve(f, e.flags, e.getenv)
+	if err != nil {
+		return nil, &exitErr{exitUsage, err}
+	}
+	b, err := langgraph.New(langgraph.Options{
+		URL: s.URL, APIKey: s.APIKey, BearerToken: s.BearerToken, Headers: s.Headers,
+		Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata,
+		Timeout: s.Timeout, Follow: follow, InsecureSkipVerify: s.InsecureSkipVerify,
+	})
+	if err != nil {
+		return nil, &exitErr{exitUsage, err}
+	}
+	j, err := journal.Open(config.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	return &app{settings: s, backend: b, journal: j}, nil
+}
+
+// pending lists what waits for a decision, less what this machine handled.
+func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
+	all, err := a.backend.Pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	handled := a.journal.Handled()
+	out := all[:0]
+	for _, it := range all {
+		if !handled[it.ID] {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// find resolves an id or unique prefix (at least 4 characters) to one
+// pending interrupt.
+func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if len(id) < 4 {
+		return client.Interrupt{}, usageErr("interrupt id %q is too short: give at least 4 characters of it (see hitl list)", id)
+	}
+	all, err := a.backend.Pending(ctx)
+	if err != nil {
+		return client.Interrupt{}, err
+	}
+	handled := a.journal.Handled()
+	var matches []client.Interrupt
+	for _, it := range all {
+		if strings.HasPrefix(strings.ToLower(it.ID), id) {
+			matches = append(matches, it)
+		}
+	}
+	var handledMatch string
+	for h := range handled {
+		if strings.HasPrefix(h, id) {
+			handledMatch = h
+		}
+	}
+	switch {
+	case len(matches) > 1:
+		var ids []string
+		for _, m := range matches {
+			ids = append(ids, fmt.Sprintf("  %s  %s  %s", m.ID, m.GraphID, oneLine(summary(m), 50)))
+		}
+		return client.Interrupt{}, usageErr("%q matches %d interrupts; give more characters:\n%s", id, len(matches), strings.Join(ids, "\n"))
+	case len(matches) == 1 && !handled[matches[0].ID]:
+		return matches[0], nil
+	case handledMatch != "":
+		msg := fmt.Sprintf("interrupt %s was already handled from this machine", handledMatch)
+		if e, ok := a.journal.Last(handledMatch); ok {
+			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), e.Reviewer, e.Outcome)
+		}
+		return client.Interrupt{}, nothingErr("%s; nothing sent", msg)
+	}
+	return client.Interrupt{}, nothingErr("no pending interrupt %q on %s (see hitl list)", id, a.backend.Server())
+}

@@ -1,0 +1,297 @@
+// Package config finds the config file and the state directory, reads
+// profiles, and resolves the settings in force: flag > environment > file >
+// default.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultURL is where `langgraph dev` listens by default.
+const DefaultURL = "http://127.0.0.1:2024"
+
+// DefaultPollInterval is how often the inbox and `watch` look for new work.
+const DefaultPollInterval = 2 * time.Second
+
+// File is the config file.
+type File struct {
+	DefaultProfile string              `yaml:"default_profile"`
+	Profiles       map[string]*Profile `yaml:"profiles"`
+}
+
+// Profile is one backend a reviewer works against.
+type Profile struct {
+	Backend string `yaml:"backend"`
+	URL     string `yaml:"url"`
+	// APIKeyEnv names the environment variable holding the API key; APIKey
+	// holds it directly (prefer the variable).
+	APIKeyEnv      string            `yaml:"api_key_env"`
+	APIKey         string            `yaml:"api_key"`
+	BearerTokenEnv string            `yaml:"bearer_token_env"`
+	BearerToken    string            `yaml:"bearer_token"`
+	Headers        map[string]string `yaml:"headers"`
+	Graph          string            `yaml:"graph"`
+	Assistant      string            `yaml:"assistant"`
+	Metadata       map[string]string `yaml:"metadata"`
+	PollInterval   Duration          `yaml:"poll_interval"`
+	Timeout        Duration          `yaml:"timeout"`
+	Reviewer       string            `yaml:"reviewer"`
+	// EditDialect is "edited_action" (the middleware's own) or
+	// "edited_args" (for backends built like seed 003).
+	EditDialect        string `yaml:"edit_dialect"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+	Bell               *bool  `yaml:"bell"`
+}
+
+// Duration reads "2s", "500ms", "1m".
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (write it like 2s or 500ms)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Path is the config file in force: $HITL_CONFIG, else
+// $XDG_CONFIG_HOME/hitl/config.yaml, else ~/.config/hitl/config.yaml.
+func Path() string {
+	if p := os.Getenv("HITL_CONFIG"); p != "" {
+		return p
+	}
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "hitl", "config.yaml")
+}
+
+// StateDir is where handled ids and the audit log live:
+// $XDG_STATE_HOME/hitl, else ~/.local/state/hitl.
+func StateDir() string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "hitl")
+}
+
+// Load reads the config file at path. A missing file is an empty config.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &File{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config %s: %w", path, err)
+	}
+	return Parse(path, b)
+}
+
+// Parse reads a config file's bytes; path only names it in errors.
+func Parse(path string, b []byte) (*File, error) {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	for name, p := range f.Profiles {
+		if p == nil {
+			f.Profiles[name] = &Profile{}
+		}
+	}
+	if f.DefaultProfile != "" && f.Profiles[f.DefaultProfile] == nil {
+		return nil, fmt.Errorf("config %s: default_profile %q is not one of the profiles (%s)", path, f.DefaultProfile, strings.Join(f.names(), ", "))
+	}
+	return &f, nil
+}
+
+func (f *File) names() []string {
+	var out []string
+	for n := range f.Profiles {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Overrides are the settings given as flags; empty means not given.
+type Overrides struct {
+	Profile   string
+	Backend   string
+	URL       string
+	Graph     string
+	Assistant string
+	Reviewer  string
+	Headers   []string // "Name: value"
+}
+
+// Settings are the resolved settings of one run of hitl.
+type Settings struct {
+	ProfileName        string
+	Backend            string
+	URL                string
+	APIKey             string
+	BearerToken        string
+	Headers            map[string]string
+	Graph              string
+	Assistant          string
+	Metadata           map[string]string
+	PollInterval       time.Duration
+	Timeout            time.Duration
+	Reviewer           string
+	EditDialect        string
+	InsecureSkipVerify bool
+	Bell               bool
+}
+
+// Resolve applies flag > environment > file > default.
+func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error) {
+	name := first(o.Profile, getenv("HITL_PROFILE"), f.DefaultProfile)
+	p := &Profile{}
+	if name != "" {
+		var ok bool
+		if p, ok = f.Profiles[name]; !ok {
+			if len(f.Profiles) == 0 {
+				return nil, fmt.Errorf("profile %q not found: the config file %s has no profiles", name, Path())
+			}
+			return nil, fmt.Errorf("profile %q not found; the config file has: %s", name, strings.Join(f.names(), ", "))
+		}
+	} else if len(f.Profiles) == 1 {
+		for n, only := range f.Profiles {
+			name, p = n, only
+		}
+	}
+	s := &Settings{
+		ProfileName:        name,
+		Backend:            first(o.Backend, getenv("HITL_BACKEND"), p.Backend, "langgraph"),
+		URL:                strings.TrimRight(first(o.URL, getenv("HITL_URL"), p.URL, DefaultURL), "/"),
+		Graph:              first(o.Graph, getenv("HITL_GRAPH"), p.Graph),
+		Assistant:          first(o.Assistant, getenv("HITL_ASSISTANT"), p.Assistant),
+		Reviewer:           first(o.Reviewer, getenv("HITL_REVIEWER"), p.Reviewer, getenv("USER"), osUser(), "unknown"),
+		EditDialect:        first(p.EditDialect, "edited_action"),
+		Metadata:           p.Metadata,
+		PollInterval:       time.Duration(p.PollInterval),
+		Timeout:            time.Duration(p.Timeout),
+		InsecureSkipVerify: p.InsecureSkipVerify,
+		Bell:               p.Bell == nil || *p.Bell,
+		Headers:            map[string]string{},
+	}
+	if s.PollInterval <= 0 {
+		s.PollInterval = DefaultPollInterval
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = 30 * time.Second
+	}
+	switch s.Backend {
+	case "langgraph":
+	default:
+		return nil, fmt.Errorf("backend %q is not supported; use langgraph", s.Backend)
+	}
+	switch s.EditDialect {
+	case "edited_action", "edited_args":
+	default:
+		return nil, fmt.Errorf("edit_dialect %q is not known; use edited_action or edited_args", s.EditDialect)
+	}
+	// The key: HITL_API_KEY, then the profile's own variable or key, then the
+	// variables the official SDKs read.
+	s.APIKey = first(getenv("HITL_API_KEY"), envOf(getenv, p.APIKeyEnv), p.APIKey,
+		getenv("LANGGRAPH_API_KEY"), getenv("LANGSMITH_API_KEY"))
+	s.BearerToken = first(getenv("HITL_BEARER_TOKEN"), envOf(getenv, p.BearerTokenEnv), p.BearerToken)
+	for k, v := range p.Headers {
+		s.Headers[k] = v
+	}
+	for _, h := range o.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--header %q: write it as \"Name: value\"", h)
+		}
+		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return s, nil
+}
+
+func envOf(getenv func(string) string, name string) string {
+	if name == "" {
+		return ""
+	}
+	return getenv(name)
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Redacted describes s for `hitl config show`, with secrets hidden.
+func (s *Settings) Redacted() map[string]any {
+	headers := map[string]string{}
+	for k, v := range s.Headers {
+		headers[k] = redactHeader(k, v)
+	}
+	return map[string]any{
+		"profile":       s.ProfileName,
+		"backend":       s.Backend,
+		"url":           s.URL,
+		"api_key":       redact(s.APIKey),
+		"bearer_token":  redact(s.BearerToken),
+		"headers":       headers,
+		"graph":         s.Graph,
+		"assistant":     s.Assistant,
+		"metadata":      s.Metadata,
+		"poll_interval": s.PollInterval.String(),
+		"timeout":       s.Timeout.String(),
+		"reviewer":      s.Reviewer,
+		"edit_dialect":  s.EditDialect,
+		"config_file":   Path(),
+		"state_dir":     StateDir(),
+	}
+}
+
+func redact(v string) string {
+	if v == "" {
+		return ""
+	}
+	return "(set, hidden)"
+}
+
+// redactHeader hides header values that look like credentials.
+func redactHeader(name, v string) string {
+	n := strings.ToLower(name)
+	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password"} {
+		if strings.Contains(n, s) {
+			return redact(v)
+		}
+	}
+	return v
+}
+
+// osUser is the login name, for a reviewer name when nothing else gives one.
+func osUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
