@@ -220,7 +220,7 @@ func schemaErrors(ve *jsonschema.ValidationError) string {
 
 func position(b []byte, offset int64) (line, col int) {
 	line, col = 1, 1
-	for i := 0; i < int(offset) && i < len(b); i++ {
+	for i := 0; i < int(offset)-1 && i < len(b); i++ {
 		if b[i] == '\n' {
 			line, col = line+1, 1
 		} else {

@@ -45,7 +45,8 @@ type Options struct {
 	// Follow bounds how long Send waits for the run it started to end.
 	Follow             time.Duration
 	InsecureSkipVerify bool
-	// ReadRetries is how often a failed read is retried, with backoff.
+	// ReadRetries is how often a failed read is retried, with backoff
+	// (0: the default, 3; negative: never).
 	ReadRetries int
 }
 
@@ -75,7 +76,7 @@ func New(opts Options) (*Backend, error) {
 	}
 	b := &Backend{opts: opts, server: redactURL(u)}
 	b.reads = b.newClient().
-		SetRetryCount(opts.ReadRetries).
+		SetRetryCount(max(opts.ReadRetries, 0)).
 		SetRetryWaitTime(200 * time.Millisecond).
 		SetRetryMaxWaitTime(3 * time.Second).
 		AddRetryCondition(func(r *resty.Response, err error) bool {
@@ -357,6 +358,9 @@ func runError(raw json.RawMessage, status string) string {
 func (b *Backend) check(resp *resty.Response, err error, what string, into any) error {
 	if err != nil {
 		return b.transportError(err, what)
+	}
+	if resp == nil {
+		return fmt.Errorf("%s: no answer from %s", what, b.server)
 	}
 	code := resp.StatusCode()
 	body := resp.Body()

@@ -1,0 +1,158 @@
+package langgraph
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+func TestHashMatchesXXH3(t *testing.T) {
+	// XXH3-128 of the empty input, from the xxHash reference.
+	if got := hash128(""); got != "99aa06d3014798d86001c324468d497f" {
+		t.Fatalf("hash128(\"\") = %s", got)
+	}
+	w := wireInterrupt{NS: []string{"agent:1", "node:2"}}
+	if interruptID(w, "t", "task", 0) != hash128("agent:1|node:2") {
+		t.Fatal("old-format id is not the hash of the joined namespace")
+	}
+	if interruptID(wireInterrupt{}, "t", "task", 0) != interruptID(wireInterrupt{}, "t", "task", 0) ||
+		interruptID(wireInterrupt{}, "t", "task", 0) == interruptID(wireInterrupt{}, "t", "task", 1) {
+		t.Fatal("derived ids are not stable and distinct")
+	}
+}
+
+func TestTaskOrderIsKept(t *testing.T) {
+	var th thread
+	err := json.Unmarshal([]byte(`{"thread_id":"t","status":"interrupted","interrupts":{"z":[{"id":"1","value":"a"}],"a":[],"m":[{"id":"2","value":"b"},{"value":"c","ns":["x"]}]}}`), &th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	its := th.interrupts("s")
+	if len(its) != 3 || its[0].ID != "1" || its[1].ID != "2" || its[2].ID != hash128("x") {
+		t.Fatalf("%+v", its)
+	}
+}
+
+// fakeServer serves the search answer captured from the real server, and
+// records what hitl sends.
+func fakeServer(t *testing.T, handler http.HandlerFunc) *Backend {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	b, err := New(Options{URL: srv.URL, APIKey: "secret-key", ReadRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestPendingFromCapturedSearch(t *testing.T) {
+	search, err := os.ReadFile("testdata/search.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotBody map[string]any
+	var gotKey string
+	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/threads/search":
+			json.NewDecoder(r.Body).Decode(&gotBody)
+			gotKey = r.Header.Get("X-Api-Key")
+			w.Write(search)
+		case strings.HasSuffix(r.URL.Path, "/state"):
+			w.Write([]byte(`{"next":["act"],"tasks":[{"id":"x","name":"act","interrupts":[]}],"checkpoint":{"checkpoint_id":"c1"}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotKey != "secret-key" || gotBody["status"] != "interrupted" || gotBody["select"] == nil {
+		t.Fatalf("request: key %q body %v", gotKey, gotBody)
+	}
+	schemas := map[client.Schema]int{}
+	for _, it := range its {
+		schemas[it.Schema]++
+		if it.ThreadID == "" || it.GraphID == "" || it.ID == "" {
+			t.Errorf("incomplete interrupt %+v", it)
+		}
+	}
+	for _, s := range []client.Schema{client.SchemaMiddleware, client.SchemaAgentInbox, client.SchemaQuestions, client.SchemaPrompt, client.SchemaRaw, client.SchemaBreakpoint} {
+		if schemas[s] == 0 {
+			t.Errorf("no %s interrupt in the captured search (%v)", s, schemas)
+		}
+	}
+}
+
+func TestErrorsSayWhatToDo(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{401, `{"detail":"bad key"}`, "refused the credentials (HTTP 401): set an API key"},
+		{404, `No assistant found for "x".`, `not found on`},
+		{500, `<html>oops</html>`, "answered HTTP 500: <html>oops</html>"},
+		{200, `<html>not json</html>`, "is --url pointing at a LangGraph server?"},
+	} {
+		b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tt.status)
+			w.Write([]byte(tt.body))
+		})
+		_, err := b.Pending(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "secret-key") {
+			t.Errorf("HTTP %d: %v, want %q", tt.status, err, tt.want)
+		}
+	}
+	b, _ := New(Options{URL: "http://user:pw@127.0.0.1:1", ReadRetries: -1})
+	_, err := b.Pending(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused the connection: is `langgraph dev` running") || strings.Contains(err.Error(), "pw") {
+		t.Errorf("refused: %v", err)
+	}
+}
+
+func TestSendRefusesWhenNoLongerPending(t *testing.T) {
+	posted := false
+	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			w.Write([]byte(`[{"thread_id":"t1","status":"idle","interrupts":{}}]`))
+			return
+		}
+		posted = true
+		w.Write([]byte(`{"run_id":"r"}`))
+	})
+	_, err := b.Send(context.Background(), client.Interrupt{ID: "abc", ThreadID: "t1", GraphID: "agent"}, client.Resume{Value: json.RawMessage(`1`)})
+	if err != client.ErrAlreadyHandled || posted {
+		t.Fatalf("err %v, posted %v", err, posted)
+	}
+}
+
+func TestSendBusyIsNotRetried(t *testing.T) {
+	posts := 0
+	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			w.Write([]byte(`[{"thread_id":"t1","status":"interrupted","interrupts":{"k":[{"id":"abc","value":"q"}]}}]`))
+			return
+		}
+		posts++
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		if body["multitask_strategy"] != "reject" || body["assistant_id"] != "agent" {
+			t.Errorf("body %v", body)
+		}
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		w.Write([]byte(`{"message":"Thread is already running a task"}`))
+	})
+	_, err := b.Send(context.Background(), client.Interrupt{ID: "abc", ThreadID: "t1", GraphID: "agent"}, client.Resume{Value: json.RawMessage(`"x"`)})
+	if err != client.ErrBusy || posts != 1 {
+		t.Fatalf("err %v after %d posts", err, posts)
+	}
+}

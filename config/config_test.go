@@ -1,0 +1,106 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const sample = `default_profile: local
+profiles:
+  local:
+    backend: langgraph
+    url: http://127.0.0.1:2024/
+    api_key_env: MY_KEY
+    graph: agent
+    poll_interval: 5s
+    reviewer: alice
+    headers:
+      X-Team: payments
+      Authorization: Bearer s3cret
+  prod:
+    url: https://prod.example
+    edit_dialect: edited_args
+`
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestPrecedence(t *testing.T) {
+	f, err := Parse("config.yaml", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// File only.
+	s, err := Resolve(f, Overrides{}, env(map[string]string{"MY_KEY": "k1", "LANGSMITH_API_KEY": "k2"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ProfileName != "local" || s.URL != "http://127.0.0.1:2024" || s.Graph != "agent" || s.Reviewer != "alice" ||
+		s.PollInterval != 5*time.Second || s.APIKey != "k1" || s.Headers["X-Team"] != "payments" {
+		t.Fatalf("file settings: %+v", s)
+	}
+	// Environment beats file; flag beats environment.
+	s, err = Resolve(f, Overrides{Graph: "flaggraph", Headers: []string{"X-Team: ops"}},
+		env(map[string]string{"HITL_GRAPH": "envgraph", "HITL_URL": "http://env:1", "HITL_API_KEY": "k0", "MY_KEY": "k1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Graph != "flaggraph" || s.URL != "http://env:1" || s.APIKey != "k0" || s.Headers["X-Team"] != "ops" {
+		t.Fatalf("precedence: %+v", s)
+	}
+	// Another profile, by environment.
+	s, err = Resolve(f, Overrides{}, env(map[string]string{"HITL_PROFILE": "prod"}))
+	if err != nil || s.URL != "https://prod.example" || s.EditDialect != "edited_args" || s.PollInterval != DefaultPollInterval {
+		t.Fatalf("prod: %+v %v", s, err)
+	}
+}
+
+func TestDefaultsWithoutFile(t *testing.T) {
+	s, err := Resolve(&File{}, Overrides{}, env(nil))
+	if err != nil || s.URL != DefaultURL || s.Backend != "langgraph" || s.EditDialect != "edited_action" {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+func TestErrorsSayWhere(t *testing.T) {
+	for _, tt := range []struct{ yaml, want string }{
+		{"profiles:\n  a:\n    urll: x\n", "line 3: field urll not found"},
+		{"profiles:\n  a:\n    poll_interval: soon\n", `line 3: "soon" is not a duration`},
+		{"profiles: [\n", "line 1"},
+		{"default_profile: b\nprofiles:\n  a: {}\n", `default_profile "b" is not one of the profiles (a)`},
+	} {
+		_, err := Parse("c.yaml", []byte(tt.yaml))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err = %v, want %q", tt.yaml, err, tt.want)
+		}
+	}
+	f, _ := Parse("c.yaml", []byte(sample))
+	if _, err := Resolve(f, Overrides{Profile: "nope"}, env(nil)); err == nil || !strings.Contains(err.Error(), "local, prod") {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
+
+func TestRedactedHidesSecrets(t *testing.T) {
+	f, _ := Parse("c.yaml", []byte(sample))
+	s, _ := Resolve(f, Overrides{}, env(map[string]string{"MY_KEY": "topsecret"}))
+	out := strings.Join(strings.Fields(strings.ReplaceAll(toString(s.Redacted()), "\n", " ")), " ")
+	if strings.Contains(out, "topsecret") || strings.Contains(out, "s3cret") || !strings.Contains(out, "payments") {
+		t.Fatalf("redacted: %s", out)
+	}
+}
+
+func toString(m map[string]any) string {
+	var b strings.Builder
+	for k, v := range m {
+		b.WriteString(k)
+		b.WriteString("=")
+		b.WriteString(strings.TrimSpace(strings.ReplaceAll(fmtAny(v), "\n", " ")))
+		b.WriteString(" ")
+	}
+	return b.String()
+}
+
+func fmtAny(v any) string { return fmt.Sprint(v) }
