@@ -342,3 +342,24 @@ func marshal(v any) (json.RawMessage, error) {
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
+
+// Consequences lists what a reviewer may not expect from these decisions on
+// this payload, as observed on real servers, for the confirm step to show.
+func Consequences(p *Payload, ds []Decision) []string {
+	var notes []string
+	if p.Schema == SchemaMiddleware && p.wire.casing == camelCase && len(ds) > 1 {
+		rejects, runs := 0, 0
+		for _, d := range ds {
+			switch d.Type {
+			case Reject:
+				rejects++
+			case Approve, Edit:
+				runs++
+			}
+		}
+		if rejects > 0 && runs > 0 {
+			notes = append(notes, "LangChain's JavaScript middleware does not run the approved or edited calls of an interrupt that has a reject among its decisions: the agent gets the rejection and is asked again")
+		}
+	}
+	return notes
+}

@@ -275,6 +275,9 @@ func (e *env) send(ctx context.Context, id string, f *sendFlags, build func(*cli
 		case err != nil:
 			return nil, client.Resume{}, err
 		}
+		for _, note := range client.Consequences(&it.Payload, ds) {
+			fmt.Fprintln(e.stderr, "note:", note)
+		}
 		return ds, r, nil
 	})
 }
