@@ -1,0 +1,283 @@
+// Package diff compares two JSON documents the way a reviewer reads them: a
+// structural summary ("$.body changed", "$.cc[1] added") and a line diff of
+// their canonical form with the changed part of each changed line marked.
+// It computes; it does not render.
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// Canonical is raw JSON with sorted keys and two-space indentation. Numbers
+// keep their digits as written; strings are re-escaped by encoding/json.
+func Canonical(raw []byte) (string, error) {
+	v, err := decode(raw)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil { // maps encode with sorted keys
+		return "", err
+	}
+	return strings.TrimRight(buf.String(), "\n"), nil
+}
+
+// Equal reports whether a and b are the same JSON value (key order and
+// number spelling aside: 1.0 and 1 differ, as the graph may see them differ).
+func Equal(a, b []byte) bool {
+	ca, err1 := Canonical(a)
+	cb, err2 := Canonical(b)
+	return err1 == nil && err2 == nil && ca == cb
+}
+
+func decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+// Kind of a structural change.
+type Kind string
+
+const (
+	Added   Kind = "added"
+	Removed Kind = "removed"
+	Changed Kind = "changed"
+)
+
+// Change is one difference at a JSONPath.
+type Change struct {
+	Path string
+	Kind Kind
+}
+
+func (c Change) String() string { return c.Path + " " + string(c.Kind) }
+
+// Structural lists what differs between a and b, by path, in document order
+// (keys sorted).
+func Structural(a, b []byte) ([]Change, error) {
+	va, err := decode(a)
+	if err != nil {
+		return nil, fmt.Errorf("proposed: %w", err)
+	}
+	vb, err := decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("edited: %w", err)
+	}
+	var out []Change
+	walk("$", va, vb, &out)
+	return out, nil
+}
+
+func walk(path string, a, b any, out *[]Change) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			*out = append(*out, Change{path, Changed})
+			return
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			p := path + member(k)
+			av, inA := x[k]
+			bv, inB := y[k]
+			switch {
+			case !inA:
+				*out = append(*out, Change{p, Added})
+			case !inB:
+				*out = append(*out, Change{p, Removed})
+			default:
+				walk(p, av, bv, out)
+			}
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			*out = append(*out, Change{path, Changed})
+			return
+		}
+		for i := 0; i < max(len(x), len(y)); i++ {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			switch {
+			case i >= len(x):
+				*out = append(*out, Change{p, Added})
+			case i >= len(y):
+				*out = append(*out, Change{p, Removed})
+			default:
+				walk(p, x[i], y[i], out)
+			}
+		}
+	default:
+		if !sameScalar(a, b) {
+			*out = append(*out, Change{path, Changed})
+		}
+	}
+}
+
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
+}
+
+// member writes a key as .key when it is a plain identifier, else ["key"].
+func member(k string) string {
+	plain := k != ""
+	for i, r := range k {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return "." + k
+	}
+	return "[" + strconv.Quote(k) + "]"
+}
+
+// Op says what a line of a diff is.
+type Op int
+
+const (
+	Same Op = iota
+	Delete
+	Insert
+)
+
+// Line is one line of a line diff. For a deleted line directly paired with
+// an inserted one, Span marks (in bytes) the part that changed.
+type Line struct {
+	Op   Op
+	Text string
+	// OldNo and NewNo are 1-based line numbers (0 when not on that side).
+	OldNo, NewNo int
+	Span         [2]int
+}
+
+// Lines is the full line diff of two texts (every line, with context).
+func Lines(a, b string) []Line {
+	edits := udiff.Lines(a, b)
+	u, err := udiff.ToUnifiedDiff("proposed", "edited", a, edits, 1<<30)
+	if err != nil || len(u.Hunks) == 0 {
+		return sameLines(a)
+	}
+	var out []Line
+	oldNo, newNo := 1, 1
+	for _, h := range u.Hunks {
+		for _, l := range h.Lines {
+			text := strings.TrimSuffix(l.Content, "\n")
+			switch l.Kind {
+			case udiff.Equal:
+				out = append(out, Line{Op: Same, Text: text, OldNo: oldNo, NewNo: newNo})
+				oldNo++
+				newNo++
+			case udiff.Delete:
+				out = append(out, Line{Op: Delete, Text: text, OldNo: oldNo})
+				oldNo++
+			case udiff.Insert:
+				out = append(out, Line{Op: Insert, Text: text, NewNo: newNo})
+				newNo++
+			}
+		}
+	}
+	markSpans(out)
+	return out
+}
+
+func sameLines(a string) []Line {
+	var out []Line
+	for i, l := range strings.Split(strings.TrimSuffix(a, "\n"), "\n") {
+		out = append(out, Line{Op: Same, Text: l, OldNo: i + 1, NewNo: i + 1})
+	}
+	return out
+}
+
+// markSpans pairs each run of deletions with the run of insertions that
+// follows it, line by line, and marks what differs between the pair: the
+// text between their common prefix and common suffix.
+func markSpans(lines []Line) {
+	for i := 0; i < len(lines); {
+		if lines[i].Op != Delete {
+			i++
+			continue
+		}
+		d := i
+		for i < len(lines) && lines[i].Op == Delete {
+			i++
+		}
+		ins := i
+		for i < len(lines) && lines[i].Op == Insert {
+			i++
+		}
+		for k := 0; d+k < ins && ins+k < i; k++ {
+			a, b := &lines[d+k], &lines[ins+k]
+			p := commonPrefix(a.Text, b.Text)
+			s := commonSuffix(a.Text[p:], b.Text[p:])
+			a.Span = [2]int{p, len(a.Text) - s}
+			b.Span = [2]int{p, len(b.Text) - s}
+		}
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	// Do not cut a UTF-8 sequence in two.
+	for n > 0 && n < len(a) && a[n]&0xc0 == 0x80 {
+		n--
+	}
+	return n
+}
+
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	for n > 0 && n < len(a) && a[len(a)-n]&0xc0 == 0x80 {
+		n--
+	}
+	return n
+}

@@ -1,0 +1,71 @@
+package diff
+
+import (
+	"strings"
+	"testing"
+)
+
+const proposed = `{"to":"customer@example.com","subject":"Your refund","body":"Hello","cc":["support@example.com"],"amount":12.50}`
+
+func TestStructural(t *testing.T) {
+	edited := `{"subject":"Your refund","to":"jane@example.com","body":"Hello","cc":["support@example.com","boss@example.com"],"weird key":1}`
+	got, err := Structural([]byte(proposed), []byte(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, c := range got {
+		s = append(s, c.String())
+	}
+	want := `$.amount removed, $.cc[1] added, $.to changed, $["weird key"] added`
+	if strings.Join(s, ", ") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(s, ", "), want)
+	}
+}
+
+func TestCanonicalKeepsNumbersSortsKeys(t *testing.T) {
+	c, err := Canonical([]byte(`{"b": 1.50, "a": 12345678901234567890, "c": "<&>"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"a\": 12345678901234567890,\n  \"b\": 1.50,\n  \"c\": \"<&>\"\n}"
+	if c != want {
+		t.Fatalf("got\n%s", c)
+	}
+	if !Equal([]byte(`{"a":1,"b":[1,2]}`), []byte(`{"b": [1, 2], "a": 1}`)) || Equal([]byte(`{"a":1}`), []byte(`{"a":1.0}`)) {
+		t.Fatal("Equal")
+	}
+}
+
+func TestLinesMarkChangedWords(t *testing.T) {
+	a, _ := Canonical([]byte(proposed))
+	b, _ := Canonical([]byte(strings.Replace(proposed, "customer@", "jane@", 1)))
+	lines := Lines(a, b)
+	var del, ins *Line
+	for i := range lines {
+		switch lines[i].Op {
+		case Delete:
+			del = &lines[i]
+		case Insert:
+			ins = &lines[i]
+		}
+	}
+	if del == nil || ins == nil {
+		t.Fatalf("no change in %+v", lines)
+	}
+	if got := del.Text[del.Span[0]:del.Span[1]]; got != "customer" {
+		t.Errorf("deleted span %q", got)
+	}
+	if got := ins.Text[ins.Span[0]:ins.Span[1]]; got != "jane" {
+		t.Errorf("inserted span %q", got)
+	}
+	if len(lines) != strings.Count(a, "\n")+2 {
+		t.Errorf("every line is shown: %d lines", len(lines))
+	}
+	same := Lines(a, a)
+	for _, l := range same {
+		if l.Op != Same {
+			t.Fatal("identical texts have changes")
+		}
+	}
+}
