@@ -50,3 +50,16 @@ var (
 	// resuming it). Nothing was resumed; look again before retrying.
 	ErrBusy = errors.New("another reviewer is resuming this thread (the server refused a second run); refresh and look again")
 )
+
+// Message is one message of a thread's conversation, for context.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// ToolCalls names the tool calls an AI message made, with their args.
+	ToolCalls []string `json:"tool_calls,omitempty"`
+}
+
+// Conversational is a backend that can show a thread's conversation.
+type Conversational interface {
+	Conversation(ctx context.Context, threadID string) ([]Message, error)
+}

@@ -453,3 +453,68 @@ type quietLogger struct{}
 func (quietLogger) Errorf(string, ...any) {}
 func (quietLogger) Warnf(string, ...any)  {}
 func (quietLogger) Debugf(string, ...any) {}
+
+// Conversation reads the thread's messages (the `messages` key of its state,
+// as LangChain agents keep it). A graph without messages has none.
+func (b *Backend) Conversation(ctx context.Context, threadID string) ([]client.Message, error) {
+	var st struct {
+		Values struct {
+			Messages []struct {
+				Type      string          `json:"type"`
+				Role      string          `json:"role"`
+				Name      string          `json:"name"`
+				Content   json.RawMessage `json:"content"`
+				ToolCalls []struct {
+					Name string          `json:"name"`
+					Args json.RawMessage `json:"args"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		} `json:"values"`
+	}
+	resp, err := b.reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/state")
+	if err := b.check(resp, err, "read the conversation of thread "+threadID, &st); err != nil {
+		return nil, err
+	}
+	var out []client.Message
+	for _, m := range st.Values.Messages {
+		role := m.Type
+		if role == "" {
+			role = m.Role
+		}
+		if m.Name != "" && role == "tool" {
+			role = "tool " + m.Name
+		}
+		msg := client.Message{Role: role, Content: contentText(m.Content)}
+		for _, tc := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, tc.Name+" "+string(tc.Args))
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+// contentText flattens message content: a string, or a list of blocks whose
+// text parts are joined.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) == nil {
+		var parts []string
+		for _, b := range blocks {
+			if b.Text != "" {
+				parts = append(parts, b.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return string(raw)
+}
+
+// MaybeSentResume reports whether the resume may have reached the server.
+func (e *SendError) MaybeSentResume() bool { return e.MaybeSent }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/tui"
 )
 
 func configCmd(e *env) *cobra.Command {
@@ -74,7 +75,7 @@ func historyCmd(e *env) *cobra.Command {
 					kinds = append(kinds, string(d.Type))
 				}
 				fmt.Fprintf(e.stdout, "%s  %-8s  %-10s  %-16s  %-15s  %v\n", x.Time.Local().Format(time.DateTime),
-					shortID(safe(x.InterruptID)), oneLine(x.Reviewer, 10), x.Outcome, x.Schema, kinds)
+					tui.ShortID(safe(x.InterruptID)), oneLine(x.Reviewer, 10), x.Outcome, x.Schema, kinds)
 			}
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/tui"
 	"github.com/hitl-sh/hitl/tui/inert"
 )
 
@@ -47,99 +48,6 @@ func oneLine(s string, width int) string {
 	return ansi.Truncate(safe(s), width, "…")
 }
 
-// warnings collects what hidden content any string of the interrupt has.
-func warnings(it client.Interrupt) inert.Warning {
-	w := inert.Check(it.Title) | inert.Check(it.Description) | inert.Check(string(it.Raw))
-	for _, q := range it.Questions {
-		w |= inert.Check(q)
-	}
-	for _, a := range it.Actions {
-		w |= inert.Check(a.Name) | inert.Check(a.Description) | inert.Check(string(a.Args))
-	}
-	// JSON text escapes controls as \u001b: look at the decoded strings too.
-	w |= jsonWarnings(it.Raw)
-	return w
-}
-
-func jsonWarnings(raw json.RawMessage) inert.Warning {
-	var w inert.Warning
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return w
-		}
-		if s, ok := tok.(string); ok {
-			w |= inert.Check(s)
-		}
-	}
-}
-
-// summary is the one-line gist of an interrupt: tool names and the key
-// argument, or the first question, or the prompt.
-func summary(it client.Interrupt) string {
-	switch {
-	case len(it.Actions) > 0:
-		var parts []string
-		for _, a := range it.Actions {
-			parts = append(parts, a.Name+keyArg(a.Args))
-		}
-		return strings.Join(parts, "; ")
-	case len(it.Questions) > 0:
-		return it.Questions[0]
-	}
-	return it.Title
-}
-
-// keyArg is the first scalar argument, as "(key=value)".
-func keyArg(args json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return ""
-		}
-		switch x := v.(type) {
-		case string:
-			return fmt.Sprintf("(%v=%q)", k, x)
-		case json.Number, bool:
-			return fmt.Sprintf("(%v=%v)", k, x)
-		}
-	}
-	return ""
-}
-
-func age(t time.Time, now time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // printList prints the inbox as a table.
 func printList(w io.Writer, its []client.Interrupt, now time.Time) {
 	if len(its) == 0 {
@@ -154,11 +62,11 @@ func printList(w io.Writer, its []client.Interrupt, now time.Time) {
 
 func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	badge := ""
-	if warnings(it) != 0 {
+	if tui.Warnings(it) != 0 {
 		badge = "⚠ "
 	}
-	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-15s  %s%s\n", shortID(safe(it.ID)), age(it.UpdatedAt, now),
-		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(summary(it), 70))
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-15s  %s%s\n", tui.ShortID(safe(it.ID)), tui.Age(it.UpdatedAt, now),
+		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(tui.Summary(it), 70))
 }
 
 // printShow prints one interrupt in full.
@@ -168,7 +76,7 @@ func printShow(w io.Writer, it client.Interrupt) {
 	fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
 	fmt.Fprintf(w, "Graph      %s   assistant %s\n", safe(it.GraphID), safe(it.AssistantID))
 	fmt.Fprintf(w, "Created    %s   updated %s\n", stamp(it.CreatedAt), stamp(it.UpdatedAt))
-	if warn := warnings(it); warn != 0 {
+	if warn := tui.Warnings(it); warn != 0 {
 		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
 	}
 	fmt.Fprintf(w, "\n%s\n", safeBlock(it.Title))
@@ -205,7 +113,7 @@ func printShow(w io.Writer, it client.Interrupt) {
 
 // hint says how to answer this interrupt from the shell.
 func hint(it client.Interrupt) string {
-	id := shortID(it.ID)
+	id := tui.ShortID(it.ID)
 	switch it.Schema {
 	case client.SchemaMiddleware, client.SchemaAgentInbox:
 		return fmt.Sprintf("Answer: hitl approve %s | hitl reject %s -m WHY | hitl edit %s --args FILE [--action N]", id, id, id)

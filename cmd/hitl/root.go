@@ -13,6 +13,7 @@ import (
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/tui"
 )
 
 // env is what the program gets from outside.
@@ -38,9 +39,26 @@ func newRoot(e *env) *cobra.Command {
 		Long: `hitl finds the interrupts where an AI agent waits for a human (approve, edit,
 reject, respond), shows them exactly, and sends the resume value the graph expects.
 
-Run a subcommand; see the README for the config file and exit codes.`,
+With no subcommand it opens the reviewer (a terminal UI); the subcommands do the
+same from scripts. See the README for the config file and exit codes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          exactArgs(0, "a subcommand, or nothing to open the reviewer"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			editor := e.getenv("VISUAL")
+			if editor == "" {
+				editor = e.getenv("EDITOR")
+			}
+			return tui.Run(cmd.Context(), tui.Options{
+				Backend: a.backend, Journal: a.journal, Reviewer: a.settings.Reviewer,
+				PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
+				Bell: a.settings.Bell, Editor: editor,
+			})
+		},
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
@@ -149,7 +167,7 @@ func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
 	case len(matches) > 1:
 		var ids []string
 		for _, m := range matches {
-			ids = append(ids, fmt.Sprintf("  %s  %s  %s", m.ID, m.GraphID, oneLine(summary(m), 50)))
+			ids = append(ids, fmt.Sprintf("  %s  %s  %s", m.ID, m.GraphID, oneLine(tui.Summary(m), 50)))
 		}
 		return client.Interrupt{}, usageErr("%q matches %d interrupts; give more characters:\n%s", id, len(matches), strings.Join(ids, "\n"))
 	case len(matches) == 1 && !handled[matches[0].ID]:

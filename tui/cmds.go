@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+)
+
+// Messages the commands answer with.
+type (
+	pendingMsg struct {
+		items   []client.Interrupt
+		handled map[string]bool
+		err     error
+	}
+	pollMsg   struct{}
+	tickMsg   time.Time
+	sentMsg   struct {
+		id      string
+		outcome client.Outcome
+		err     error
+	}
+	historyMsg struct {
+		entries []journal.Entry
+		err     error
+	}
+	conversationMsg struct {
+		thread   string
+		messages []client.Message
+		err      error
+	}
+	externalEditMsg struct {
+		text string
+		err  error
+	}
+)
+
+// fetch asks the backend for what is pending, and the journal for what was
+// handled (by this process or another one).
+func (m Model) fetch() tea.Cmd {
+	b, j, timeout := m.opts.Backend, m.opts.Journal, max(m.opts.PollInterval*5, 15*time.Second)
+	return func() tea.Msg {
+		ctx, cancel := ctxFor(timeout)
+		defer cancel()
+		items, err := b.Pending(ctx)
+		var handled map[string]bool
+		if j != nil {
+			handled = j.Handled()
+		}
+		return pendingMsg{items: items, handled: handled, err: err}
+	}
+}
+
+// pollAfter schedules the next fetch.
+func pollAfter(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
+}
+
+// tick redraws "updated 3s ago" once a second.
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// send resumes the interrupt once and records the result; it is the only
+// path by which the app sends anything.
+func (m Model) send(it client.Interrupt, ds []client.Decision, r client.Resume) tea.Cmd {
+	b, j, reviewer := m.opts.Backend, m.opts.Journal, m.opts.Reviewer
+	return func() tea.Msg {
+		ctx, cancel := ctxFor(2 * time.Minute)
+		defer cancel()
+		out, err := b.Send(ctx, it, r)
+		entry := journal.Entry{Reviewer: reviewer, Server: b.Server(), ThreadID: it.ThreadID, InterruptID: it.ID,
+			Schema: it.Schema, Decisions: ds, Resume: r.Value, Outcome: string(out.Status), RunID: out.RunID, Error: out.Error}
+		var maybe interface{ MaybeSentResume() bool }
+		switch {
+		case errors.Is(err, client.ErrAlreadyHandled):
+			entry.Outcome = "already-handled"
+		case errors.Is(err, client.ErrBusy):
+			entry.Outcome = "busy"
+		case errors.As(err, &maybe) && maybe.MaybeSentResume():
+			entry.Outcome, entry.Error = "unknown", err.Error()
+		case err != nil:
+			entry.Outcome, entry.Error = "error", err.Error()
+		}
+		if j != nil {
+			if err == nil || entry.Outcome == "already-handled" || entry.Outcome == "unknown" {
+				_ = j.MarkHandled(it.ID)
+			}
+			_ = j.Record(entry)
+		}
+		return sentMsg{id: it.ID, outcome: out, err: err}
+	}
+}
+
+func (m Model) loadHistory() tea.Cmd {
+	j := m.opts.Journal
+	return func() tea.Msg {
+		if j == nil {
+			return historyMsg{}
+		}
+		h, err := j.History()
+		return historyMsg{entries: h, err: err}
+	}
+}
+
+func (m Model) loadConversation(thread string) tea.Cmd {
+	b := m.opts.Backend
+	return func() tea.Msg {
+		c, ok := b.(client.Conversational)
+		if !ok {
+			return conversationMsg{thread: thread, err: errors.New("this backend keeps no conversation")}
+		}
+		ctx, cancel := ctxFor(30 * time.Second)
+		defer cancel()
+		msgs, err := c.Conversation(ctx, thread)
+		return conversationMsg{thread: thread, messages: msgs, err: err}
+	}
+}
+
+// externalEdit suspends the app, runs the editor on text, and comes back
+// with what was saved.
+func externalEdit(editor, text, ext string) tea.Cmd {
+	f, err := os.CreateTemp("", "hitl-*"+ext)
+	if err != nil {
+		return func() tea.Msg { return externalEditMsg{err: err} }
+	}
+	path := f.Name()
+	_, werr := f.WriteString(text)
+	f.Close()
+	if werr != nil {
+		return func() tea.Msg { return externalEditMsg{err: werr} }
+	}
+	args := strings.Fields(editor)
+	c := exec.Command(args[0], append(args[1:], path)...) //nolint:gosec // the user's own $EDITOR
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.Remove(path)
+		if err != nil {
+			return externalEditMsg{err: err}
+		}
+		b, rerr := os.ReadFile(path)
+		return externalEditMsg{text: string(b), err: rerr}
+	})
+}

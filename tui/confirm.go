@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/tui/inert"
+)
+
+// confirmView shows, before anything is sent, the decision per action, the
+// diff of every edit, what the server will do that may surprise, and on `v`
+// the exact resume JSON.
+func (m Model) confirmView(h int) string {
+	w := m.width
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	it, ds, r, err := m.confirmed()
+	if it == nil {
+		return "\n  " + m.st.err.Render(safe(err.Error())) + "\n  esc goes back."
+	}
+	line(m.st.title.Render(ansi.Truncate("Send this? "+safe(it.Title), w, "…")))
+	line(m.st.faint.Render(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID))))
+	if warn := Warnings(*it); warn != 0 {
+		line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
+	}
+	line("")
+	d := m.draftFor(it)
+	for i, dec := range d.decisions {
+		if dec == nil {
+			continue
+		}
+		name := "decision"
+		if len(it.Actions) > 0 {
+			name = fmt.Sprintf("Action %d/%d %s", i+1, len(it.Actions), safe(it.Actions[i].Name))
+		}
+		line(m.st.bold.Render(name) + ": " + m.decisionText(dec))
+		if dec.Type == client.Edit && len(it.Actions) > 0 {
+			line(indentBlock(m.diffView(it.Actions[i].Args, dec.Args, w-4), "    "))
+		}
+		if len(dec.Answers) > 0 {
+			for j, a := range dec.Answers {
+				line(fmt.Sprintf("    answer %d: %s", j+1, safe(a)))
+			}
+		}
+	}
+	if err != nil {
+		line("")
+		line(m.st.err.Render(ansi.Wrap("✗ Cannot send: "+safe(err.Error()), w, " ")))
+		line("esc goes back to change the decision.")
+		return b.String()
+	}
+	for _, note := range client.Consequences(&it.Payload, ds) {
+		line("")
+		line(m.st.warn.Render(ansi.Wrap("Note: "+note, w, " ")))
+	}
+	if m.confirmError != "" {
+		line("")
+		line(m.st.err.Render(ansi.Wrap("✗ "+safe(m.confirmError), w, " ")))
+	}
+	line("")
+	if m.showJSON {
+		line(m.st.bold.Render("Resume value, exactly as sent:"))
+		if r.Continue {
+			line("(none: the run continues from the breakpoint with no input)")
+		} else {
+			line(m.highlightJSON(json.RawMessage(r.Value), w))
+		}
+	} else {
+		line(m.st.faint.Render("v shows the exact resume JSON"))
+	}
+	line("")
+	line(m.st.bold.Render("y or enter sends it once · esc goes back (nothing is lost)"))
+	return b.String()
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format(time.DateTime)
+}
+
+var (
+	mdMu        sync.Mutex
+	mdRenderers = map[int]*glamour.TermRenderer{}
+	mdCache     = map[string]string{}
+)
+
+// renderMarkdown renders already-inert markdown to width w. On any error it
+// falls back to the wrapped text, so nothing is lost.
+func renderMarkdown(s string, w int) string {
+	mdMu.Lock()
+	defer mdMu.Unlock()
+	k := fmt.Sprintf("%d\x00%s", w, s)
+	if out, ok := mdCache[k]; ok {
+		return out
+	}
+	r := mdRenderers[w]
+	if r == nil {
+		var err error
+		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(w-4, 10)))
+		if err != nil {
+			return ansi.Wrap(s, w, " ")
+		}
+		mdRenderers[w] = r
+	}
+	out, err := renderLines(r, s)
+	if err != nil {
+		return ansi.Wrap(s, w, " ")
+	}
+	// The renderer must not bring back what inert removed.
+	if inert.Check(ansi.Strip(out)) != 0 {
+		out = ansi.Wrap(s, w, " ")
+	}
+	if len(mdCache) > 256 {
+		clear(mdCache)
+	}
+	mdCache[k] = out
+	return out
+}
+
+// renderLines renders markdown one line at a time: agents write
+// descriptions as plain lines ("Tool: x", "Args: {…}"), and a paragraph
+// renderer would run them together. Fenced code is kept as it is.
+func renderLines(r *glamour.TermRenderer, s string) (string, error) {
+	var out []string
+	fenced := false
+	for _, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			fenced = !fenced
+		case fenced:
+			out = append(out, "  "+l)
+		case strings.TrimSpace(l) == "":
+			out = append(out, "")
+		default:
+			x, err := r.Render(l)
+			if err != nil {
+				return "", err
+			}
+			for _, rl := range strings.Split(strings.Trim(x, "\n"), "\n") {
+				if strings.TrimSpace(ansi.Strip(rl)) != "" {
+					out = append(out, strings.TrimRight(rl, " "))
+				}
+			}
+		}
+	}
+	return strings.Join(out, "\n"), nil
+}

@@ -1,0 +1,274 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
+	"github.com/hitl-sh/hitl/tui/inert"
+)
+
+// refreshDetail renders the selected interrupt into the detail viewport.
+func (m *Model) refreshDetail() {
+	it := m.current()
+	if it == nil {
+		m.detail.SetContent("")
+		return
+	}
+	m.detail.SetContent(m.detailText(it, m.detail.Width()))
+}
+
+func (m *Model) detailText(it *client.Interrupt, w int) string {
+	w = max(w, 20)
+	st := m.st
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	wrap := func(s string) string { return ansi.Wrap(s, w, " ") }
+
+	line(st.title.Render(wrap(safeBlock(it.Title))))
+	if warn := Warnings(*it); warn != 0 {
+		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
+	}
+	line(st.faint.Render(fmt.Sprintf("[%s] %s · thread %s", Badge(it.Schema), safe(ShortID(it.ID)), safe(it.ThreadID))))
+	if it.Description != "" {
+		line("")
+		line(renderMarkdown(safeBlock(it.Description), w))
+	}
+	if len(it.Questions) > 0 {
+		line("")
+		line(st.bold.Render("Questions"))
+		for i, q := range it.Questions {
+			line(wrap(fmt.Sprintf("%d. %s", i+1, safeBlock(q))))
+		}
+	}
+	d := m.drafts[it.ID]
+	for i, a := range it.Actions {
+		line("")
+		marker := "  "
+		slot := 0
+		if d != nil {
+			slot = d.slot
+		}
+		if slot == i && len(it.Actions) > 1 {
+			marker = "▸ "
+		}
+		head := fmt.Sprintf("%sAction %d/%d  %s", marker, i+1, len(it.Actions), safe(a.Name))
+		line(st.bold.Render(head) + "  " + st.faint.Render("allowed: "+typesText(a.Allowed)))
+		if d != nil && d.decisions[i] != nil {
+			line("  decision: " + m.decisionText(d.decisions[i]))
+		}
+		if a.Description != "" && a.Description != it.Description {
+			line(indentBlock(renderMarkdown(safeBlock(a.Description), w-2), "  "))
+		}
+		if d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit {
+			line(indentBlock(m.diffView(a.Args, d.decisions[i].Args, w-2), "  "))
+		} else {
+			line(indentBlock(m.highlightJSON(a.Args, w-2), "  "))
+		}
+	}
+	if len(it.Actions) == 0 {
+		line("")
+		line(st.faint.Render("allowed: " + typesText(it.Allowed)))
+		if d != nil && d.decisions[0] != nil {
+			line("decision: " + m.decisionText(d.decisions[0]))
+		}
+		if it.Schema == client.SchemaRaw {
+			line(st.bold.Render("Value"))
+			line(m.highlightJSON(it.Raw, w))
+		}
+	}
+	if len(it.Context) > 0 {
+		line("")
+		line(st.bold.Render("Context"))
+		line(m.highlightJSON(it.Context, w))
+	}
+	line("")
+	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
+	line(st.faint.Render(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt))))
+	line(st.faint.Render("id " + safe(it.ID)))
+	if m.showConv {
+		line("")
+		line(m.conversationText(it.ThreadID, w))
+	} else {
+		line(st.faint.Render("c shows the conversation"))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (m *Model) decisionText(d *client.Decision) string {
+	s := string(d.Type)
+	if d.Message != "" {
+		s += ": " + safe(d.Message)
+	}
+	if len(d.Answers) > 0 {
+		s += fmt.Sprintf(" (%d answers)", len(d.Answers))
+	}
+	return m.st.ok.Render(s)
+}
+
+func (m *Model) conversationText(thread string, w int) string {
+	c := m.conversation[thread]
+	switch {
+	case c == nil || c.loading:
+		return "Loading the conversation…"
+	case c.err != nil:
+		return m.st.err.Render("Conversation: " + safe(c.err.Error()))
+	case len(c.messages) == 0:
+		return "The thread has no messages."
+	}
+	const last = 10
+	msgs := c.messages
+	var b strings.Builder
+	b.WriteString(m.st.bold.Render(fmt.Sprintf("Conversation (last %d of %d)", min(last, len(msgs)), len(msgs))) + "\n")
+	if len(msgs) > last {
+		msgs = msgs[len(msgs)-last:]
+	}
+	for _, msg := range msgs {
+		b.WriteString(m.st.faint.Render(safe(msg.Role)+":") + " " + ansi.Wrap(safeBlock(msg.Content), w-2, " ") + "\n")
+		for _, tc := range msg.ToolCalls {
+			b.WriteString("  → " + ansi.Truncate(safe(tc), w-4, "…") + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// highlightJSON pretty-prints JSON (key order and numbers kept; characters a
+// terminal would act on escaped) and colours its tokens. Lines wider than w
+// wrap rather than being cut.
+func (m *Model) highlightJSON(raw json.RawMessage, w int) string {
+	text := string(inert.JSON([]byte(indentJSON(raw))))
+	lexer := lexers.Get("json")
+	if lexer == nil {
+		return ansi.Wrap(text, w, "")
+	}
+	iter, err := lexer.Tokenise(nil, text)
+	if err != nil {
+		return ansi.Wrap(text, w, "")
+	}
+	var b strings.Builder
+	for _, tok := range iter.Tokens() {
+		b.WriteString(m.tokenStyle(tok.Type).Render(tok.Value))
+	}
+	return ansi.Wrap(b.String(), w, "")
+}
+
+func (m *Model) tokenStyle(t chroma.TokenType) lipgloss.Style {
+	switch {
+	case t == chroma.NameTag:
+		return m.st.jsonKey
+	case t.InCategory(chroma.LiteralString):
+		return m.st.jsonString
+	case t.InCategory(chroma.LiteralNumber):
+		return m.st.jsonNumber
+	case t == chroma.KeywordConstant:
+		return m.st.jsonLiteral
+	}
+	return m.st.jsonPunct
+}
+
+// diffView shows an edit: the structural summary over the line diff of the
+// canonical JSON, unified or side by side (where it fits).
+func (m *Model) diffView(before, after json.RawMessage, w int) string {
+	a, err1 := diff.Canonical(before)
+	b, err2 := diff.Canonical(after)
+	if err1 != nil || err2 != nil {
+		return m.highlightJSON(after, w)
+	}
+	a = string(inert.JSON([]byte(a)))
+	b = string(inert.JSON([]byte(b)))
+	var out strings.Builder
+	changes, _ := diff.Structural(before, after)
+	var parts []string
+	for _, c := range changes {
+		parts = append(parts, safe(c.String()))
+	}
+	if len(parts) == 0 {
+		parts = []string{"no change"}
+	}
+	out.WriteString(m.st.bold.Render(ansi.Wrap("Changed: "+strings.Join(parts, ", "), w, " ")) + "\n")
+	lines := diff.Lines(a, b)
+	if m.sideBySide && w >= 60 {
+		out.WriteString(m.sideBySideDiff(lines, w))
+	} else {
+		for _, l := range lines {
+			out.WriteString(ansi.Wrap(m.diffLine(l), w, "") + "\n")
+		}
+	}
+	return strings.TrimRight(out.String(), "\n")
+}
+
+func (m *Model) diffLine(l diff.Line) string {
+	switch l.Op {
+	case diff.Delete:
+		return m.st.removed.Render("- ") + m.marked(l, m.st.removed, m.st.removedWord)
+	case diff.Insert:
+		return m.st.added.Render("+ ") + m.marked(l, m.st.added, m.st.addedWord)
+	}
+	return "  " + l.Text
+}
+
+// marked styles a changed line, with its changed span stood out and, for
+// terminals without colour, bracketed.
+func (m *Model) marked(l diff.Line, base, word lipgloss.Style) string {
+	s, e := l.Span[0], l.Span[1]
+	if e <= s || e > len(l.Text) {
+		return base.Render(l.Text)
+	}
+	return base.Render(l.Text[:s]) + word.Render("["+l.Text[s:e]+"]") + base.Render(l.Text[e:])
+}
+
+func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
+	col := (w - 3) / 2
+	var left, right []string
+	flush := func(dels, ins []diff.Line) {
+		for i := 0; i < max(len(dels), len(ins)); i++ {
+			l, r := "", ""
+			if i < len(dels) {
+				l = m.st.removed.Render("-") + m.marked(dels[i], m.st.removed, m.st.removedWord)
+			}
+			if i < len(ins) {
+				r = m.st.added.Render("+") + m.marked(ins[i], m.st.added, m.st.addedWord)
+			}
+			left, right = append(left, l), append(right, r)
+		}
+	}
+	var dels, ins []diff.Line
+	for _, l := range lines {
+		switch l.Op {
+		case diff.Delete:
+			dels = append(dels, l)
+		case diff.Insert:
+			ins = append(ins, l)
+		default:
+			flush(dels, ins)
+			dels, ins = nil, nil
+			left, right = append(left, " "+l.Text), append(right, " "+l.Text)
+		}
+	}
+	flush(dels, ins)
+	var b strings.Builder
+	b.WriteString(m.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
+	for i := range left {
+		b.WriteString(pad(ansi.Truncate(left[i], col, "…"), col) + " │ " + ansi.Truncate(right[i], col, "…") + "\n")
+	}
+	return b.String()
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
+}
+
+func indentBlock(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+)
+
+// keyMap holds every binding; help and the key bar are built from it.
+type keyMap struct {
+	Up, Down, Open, Back, NextAction, PrevAction   key.Binding
+	Approve, Edit, Reject, Respond, Ignore         key.Binding
+	ApproveAll, Submit, Confirm, ShowJSON, DiffMode key.Binding
+	Filter, Sort, Refresh, Conversation, History   key.Binding
+	Help, Quit, ForceQuit, ScrollDown, ScrollUp    key.Binding
+	Accept, External, NextField                    key.Binding
+}
+
+func defaultKeys() keyMap {
+	b := func(keys []string, k, help string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, help))
+	}
+	return keyMap{
+		Up:           b([]string{"k", "up"}, "↑/k", "up"),
+		Down:         b([]string{"j", "down"}, "↓/j", "down"),
+		Open:         b([]string{"enter"}, "enter", "open"),
+		Back:         b([]string{"esc"}, "esc", "back"),
+		NextAction:   b([]string{"tab"}, "tab", "next"),
+		PrevAction:   b([]string{"shift+tab"}, "shift+tab", "previous"),
+		Approve:      b([]string{"a"}, "a", "approve"),
+		Edit:         b([]string{"e"}, "e", "edit"),
+		Reject:       b([]string{"r"}, "r", "reject"),
+		Respond:      b([]string{"f"}, "f", "respond"),
+		Ignore:       b([]string{"i"}, "i", "ignore"),
+		ApproveAll:   b([]string{"A"}, "A", "approve all"),
+		Submit:       b([]string{"s"}, "s", "submit"),
+		Confirm:      b([]string{"y", "enter"}, "y/enter", "send"),
+		ShowJSON:     b([]string{"v"}, "v", "resume JSON"),
+		DiffMode:     b([]string{"t"}, "t", "unified/side-by-side"),
+		Filter:       b([]string{"/"}, "/", "filter"),
+		Sort:         b([]string{"o"}, "o", "sort"),
+		Refresh:      b([]string{"R"}, "R", "refresh"),
+		Conversation: b([]string{"c"}, "c", "conversation"),
+		History:      b([]string{"H"}, "H", "history"),
+		Help:         b([]string{"?"}, "?", "help"),
+		Quit:         b([]string{"q"}, "q", "quit"),
+		ForceQuit:    b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
+		ScrollDown:   b([]string{"pgdown", "ctrl+d", "J"}, "pgdn/J", "scroll down"),
+		ScrollUp:     b([]string{"pgup", "ctrl+u", "K"}, "pgup/K", "scroll up"),
+		Accept:       b([]string{"ctrl+s"}, "ctrl+s", "accept"),
+		External:     b([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
+		NextField:    b([]string{"tab"}, "tab", "next field"),
+	}
+}
+
+// ShortHelp and FullHelp make keyMap a help.KeyMap for the `?` screen.
+func (k keyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Approve, k.Edit, k.Reject, k.Respond, k.Help, k.Quit}
+}
+
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Open, k.Back, k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction},
+		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit},
+		{k.Confirm, k.ShowJSON, k.DiffMode, k.Accept, k.External},
+		{k.Filter, k.Sort, k.Refresh, k.Conversation, k.History, k.Help, k.Quit, k.ForceQuit},
+	}
+}

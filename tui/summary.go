@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/tui/inert"
+)
+
+// Warnings collects the hidden content any string of the interrupt carries:
+// the badge that tells a reviewer to look closer.
+func Warnings(it client.Interrupt) inert.Warning {
+	w := inert.Check(it.ID) | inert.Check(it.ThreadID) | inert.Check(it.GraphID) | inert.Check(it.Title) | inert.Check(it.Description)
+	for _, q := range it.Questions {
+		w |= inert.Check(q)
+	}
+	for _, a := range it.Actions {
+		w |= inert.Check(a.Name) | inert.Check(a.Description)
+	}
+	// JSON escapes controls as \u001b: the decoded strings are what the
+	// graph gets, so look at those.
+	return w | jsonWarnings(it.Raw) | jsonWarnings(it.Context)
+}
+
+func jsonWarnings(raw json.RawMessage) inert.Warning {
+	var w inert.Warning
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return w
+		}
+		if s, ok := tok.(string); ok {
+			w |= inert.Check(s)
+		}
+	}
+}
+
+// Summary is the one-line gist of an interrupt: tool names and the key
+// argument, or the first question, or the prompt. It is not yet inert.
+func Summary(it client.Interrupt) string {
+	switch {
+	case len(it.Actions) > 0:
+		parts := make([]string, 0, len(it.Actions))
+		for _, a := range it.Actions {
+			parts = append(parts, a.Name+keyArg(a.Args))
+		}
+		return strings.Join(parts, "; ")
+	case len(it.Questions) > 0:
+		return it.Questions[0]
+	}
+	return it.Title
+}
+
+// keyArg is the first scalar argument, as "(key=value)".
+func keyArg(args json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		switch x := v.(type) {
+		case string:
+			return fmt.Sprintf("(%v=%q)", k, x)
+		case json.Number, bool:
+			return fmt.Sprintf("(%v=%v)", k, x)
+		}
+	}
+	return ""
+}
+
+// Age says how long ago t was, in one short word: 12s, 3m, 5h, 2d.
+func Age(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// ShortID is the first 8 characters of an id.
+func ShortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// Badge is the short name of a payload shape for the inbox.
+func Badge(s client.Schema) string {
+	switch s {
+	case client.SchemaMiddleware:
+		return "tool"
+	case client.SchemaAgentInbox:
+		return "inbox"
+	case client.SchemaQuestions:
+		return "questions"
+	case client.SchemaPrompt:
+		return "prompt"
+	case client.SchemaBreakpoint:
+		return "break"
+	}
+	return "raw"
+}

@@ -1,0 +1,688 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
+	"github.com/hitl-sh/hitl/tui/inert"
+)
+
+// Update handles one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case pendingMsg:
+		return m.onPending(msg)
+	case pollMsg:
+		if m.fetching {
+			return m, nil
+		}
+		m.fetching = true
+		return m, m.fetch()
+	case tickMsg:
+		return m, tick()
+	case sentMsg:
+		return m.onSent(msg)
+	case historyMsg:
+		m.history, m.historyErr = msg.entries, msg.err
+		return m, nil
+	case conversationMsg:
+		m.conversation[msg.thread] = &conversation{messages: msg.messages, err: msg.err}
+		m.refreshDetail()
+		return m, nil
+	case externalEditMsg:
+		if m.ed != nil {
+			if msg.err != nil {
+				m.ed.err = "editor: " + msg.err.Error() + " (set $VISUAL or $EDITOR)"
+			} else {
+				m.ed.fields[m.ed.focus].SetValue(strings.TrimRight(msg.text, "\n"))
+				m.ed.err = ""
+			}
+		}
+		return m, nil
+	case spinner.TickMsg:
+		if !m.sending {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	}
+	if m.screen == screenEditor && m.ed != nil {
+		var cmd tea.Cmd
+		m.ed.fields[m.ed.focus], cmd = m.ed.fields[m.ed.focus].Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Model) onPending(msg pendingMsg) (tea.Model, tea.Cmd) {
+	m.fetching = false
+	if msg.err != nil {
+		m.fetchErr = msg.err
+		if m.backoff == 0 {
+			m.backoff = m.opts.PollInterval
+		}
+		m.backoff = min(m.backoff*2, 30*time.Second)
+		return m, pollAfter(m.backoff)
+	}
+	m.fetchErr, m.backoff = nil, 0
+	m.lastUpdate = m.opts.Now()
+	before := m.newCount
+	m.applyItems(msg.items, msg.handled)
+	cmds := []tea.Cmd{pollAfter(m.opts.PollInterval)}
+	if m.newCount > before && m.opts.Bell {
+		cmds = append(cmds, tea.Raw("\a"))
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m Model) onSent(msg sentMsg) (tea.Model, tea.Cmd) {
+	m.sending = false
+	var maybe interface{ MaybeSentResume() bool }
+	switch {
+	case msg.err == nil:
+		m.handled[msg.id] = true
+		delete(m.drafts, msg.id)
+		m.setStatus(outcomeText(msg.id, msg.outcome), msg.outcome.Status != client.Failed)
+	case errors.Is(msg.err, client.ErrAlreadyHandled):
+		m.handled[msg.id] = true
+		delete(m.drafts, msg.id)
+		m.setStatus(ShortID(msg.id)+": already handled elsewhere; nothing sent", false)
+	case errors.As(msg.err, &maybe) && maybe.MaybeSentResume():
+		m.handled[msg.id] = true
+		m.setStatus(ShortID(msg.id)+": "+msg.err.Error(), false)
+	default:
+		// The draft stays; the reviewer can retry.
+		m.setStatus(ShortID(msg.id)+": not sent: "+msg.err.Error()+" (your draft is kept; s to try again)", false)
+		m.screen = m.decisionScreen()
+		return m, nil
+	}
+	m.confirmID = ""
+	m.rebuildAll()
+	// Back to the list, with a grace period: the next item is chosen, not
+	// fallen into.
+	m.screen = screenInbox
+	m.graceUntil = m.opts.Now().Add(GracePeriod)
+	return m, pollAfter(0)
+}
+
+// rebuildAll drops handled items and rebuilds the view of them.
+func (m *Model) rebuildAll() {
+	kept := m.all[:0]
+	for _, it := range m.all {
+		if !m.handled[it.ID] {
+			kept = append(kept, it)
+		}
+	}
+	m.all = kept
+	idx := m.index()
+	m.rebuild()
+	if idx >= 0 && m.current() == nil && len(m.items) > 0 {
+		m.selected = m.items[min(idx, len(m.items)-1)].ID
+	}
+	m.refreshDetail()
+}
+
+func outcomeText(id string, o client.Outcome) string {
+	head := "Sent " + ShortID(id) + ": "
+	switch o.Status {
+	case client.Finished:
+		return head + "the run finished."
+	case client.PausedAgain:
+		return head + fmt.Sprintf("the run paused again (%d pending).", len(o.Pending))
+	case client.Failed:
+		return head + "the run failed: " + o.Error
+	}
+	return head + "the run is still going."
+}
+
+// wide is whether the detail sits beside the inbox.
+func (m *Model) wide() bool { return m.width >= 100 }
+
+// decisionScreen is where decisions are made from: the inbox when the detail
+// is beside it, else the detail screen.
+func (m *Model) decisionScreen() screen {
+	if m.wide() {
+		return screenInbox
+	}
+	return screenDetail
+}
+
+func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if key.Matches(msg, m.keys.ForceQuit) {
+		return m, tea.Quit
+	}
+	switch m.screen {
+	case screenEditor:
+		return m.onEditorKey(msg)
+	case screenConfirm:
+		return m.onConfirmKey(msg)
+	case screenHistory, screenHelp:
+		if key.Matches(msg, m.keys.Back, m.keys.Quit, m.keys.Help, m.keys.History) {
+			m.screen = m.prevScreen
+		}
+		return m, nil
+	case screenQuit:
+		switch msg.String() {
+		case "y", "q":
+			return m, tea.Quit
+		}
+		m.screen = m.prevScreen
+		return m, nil
+	}
+	if m.filtering {
+		return m.onFilterKey(msg)
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		if m.sending || m.anyDraft() {
+			m.prevScreen, m.screen = m.screen, screenQuit
+			return m, nil
+		}
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.prevScreen, m.screen = m.screen, screenHelp
+		return m, nil
+	case key.Matches(msg, k.History):
+		m.prevScreen, m.screen = m.screen, screenHistory
+		return m, m.loadHistory()
+	case key.Matches(msg, k.Refresh):
+		if m.fetching {
+			return m, nil
+		}
+		m.fetching = true
+		return m, m.fetch()
+	case key.Matches(msg, k.Back):
+		if m.screen == screenDetail {
+			m.screen = screenInbox
+		} else if m.filter != "" {
+			m.filter = ""
+			m.rebuild()
+			m.refreshDetail()
+		}
+		return m, nil
+	case key.Matches(msg, k.Up), key.Matches(msg, k.Down):
+		if m.screen == screenDetail {
+			if key.Matches(msg, k.Up) {
+				m.detail.ScrollUp(1)
+			} else {
+				m.detail.ScrollDown(1)
+			}
+			return m, nil
+		}
+		m.move(key.Matches(msg, k.Down))
+		return m, nil
+	case key.Matches(msg, k.ScrollDown):
+		m.detail.HalfPageDown()
+		return m, nil
+	case key.Matches(msg, k.ScrollUp):
+		m.detail.HalfPageUp()
+		return m, nil
+	case key.Matches(msg, k.Open) && m.screen == screenInbox && !m.wide():
+		if m.current() != nil {
+			m.screen = screenDetail
+			m.refreshDetail()
+		}
+		return m, nil
+	case key.Matches(msg, k.Filter) && m.screen == screenInbox:
+		m.filtering = true
+		return m, nil
+	case key.Matches(msg, k.Sort) && m.screen == screenInbox:
+		m.sort = (m.sort + 1) % 3
+		m.rebuild()
+		m.refreshDetail()
+		m.setStatus("sorted by "+m.sort.String(), true)
+		return m, nil
+	case key.Matches(msg, k.Conversation):
+		return m.toggleConversation()
+	}
+	if m.screen == screenInbox && !m.wide() {
+		return m, nil // decisions are made from the detail screen
+	}
+	return m.onDecisionKey(msg)
+}
+
+func (m *Model) anyDraft() bool {
+	for _, d := range m.drafts {
+		if d.touched() {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) move(down bool) {
+	i := m.index()
+	if len(m.items) == 0 {
+		return
+	}
+	if down {
+		i = min(i+1, len(m.items)-1)
+	} else {
+		i = max(i-1, 0)
+	}
+	m.selected = m.items[i].ID
+	m.refreshDetail()
+	m.detail.GotoTop()
+}
+
+func (m Model) onFilterKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch msg.String() {
+	case "esc":
+		m.filtering, m.filter = false, ""
+	case "enter":
+		m.filtering = false
+	case "backspace":
+		if r := []rune(m.filter); len(r) > 0 {
+			m.filter = string(r[:len(r)-1])
+		}
+	default:
+		if msg.Text != "" {
+			m.filter += msg.Text
+		}
+	}
+	m.rebuild()
+	m.refreshDetail()
+	return m, nil
+}
+
+func (m Model) toggleConversation() (tea.Model, tea.Cmd) {
+	it := m.current()
+	if it == nil {
+		return m, nil
+	}
+	m.showConv = !m.showConv
+	var cmd tea.Cmd
+	if c := m.conversation[it.ThreadID]; m.showConv && (c == nil || c.err != nil) {
+		m.conversation[it.ThreadID] = &conversation{loading: true}
+		cmd = m.loadConversation(it.ThreadID)
+	}
+	m.refreshDetail()
+	return m, cmd
+}
+
+// inGrace reports whether decision keys are ignored right now.
+func (m *Model) inGrace() bool {
+	return m.opts.Now().Before(m.graceUntil)
+}
+
+func (m Model) onDecisionKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	it := m.current()
+	if it == nil {
+		return m, nil
+	}
+	k := m.keys
+	d := m.draftFor(it)
+	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit)
+	if decision && m.inGrace() {
+		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
+		return m, nil
+	}
+	if decision && m.sending {
+		m.setStatus("A decision is being sent; wait for it.", false)
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.NextAction):
+		d.slot = (d.slot + 1) % it.Slots()
+		m.refreshDetail()
+	case key.Matches(msg, k.PrevAction):
+		d.slot = (d.slot + it.Slots() - 1) % it.Slots()
+		m.refreshDetail()
+	case key.Matches(msg, k.Approve):
+		return m.decide(it, d, client.Approve)
+	case key.Matches(msg, k.Ignore):
+		return m.decide(it, d, client.Ignore)
+	case key.Matches(msg, k.Edit):
+		if !m.allowed(it, d.slot, client.Edit) {
+			return m, nil
+		}
+		return m.openArgsEditor(it, d)
+	case key.Matches(msg, k.Reject):
+		if !m.allowed(it, d.slot, client.Reject) {
+			return m, nil
+		}
+		return m.openFeedbackEditor(it, d, client.Reject)
+	case key.Matches(msg, k.Respond):
+		if !m.allowed(it, d.slot, client.Respond) {
+			return m, nil
+		}
+		return m.openFeedbackEditor(it, d, client.Respond)
+	case key.Matches(msg, k.ApproveAll):
+		for i := 0; i < it.Slots(); i++ {
+			if !m.allowed(it, i, client.Approve) {
+				return m, nil
+			}
+		}
+		for i := range d.decisions {
+			d.decisions[i] = &client.Decision{Type: client.Approve}
+		}
+		return m.toConfirm(it)
+	case key.Matches(msg, k.Submit):
+		for i, x := range d.decisions {
+			if x == nil {
+				d.slot = i
+				m.refreshDetail()
+				m.setStatus(fmt.Sprintf("Action %d has no decision yet.", i+1), false)
+				return m, nil
+			}
+		}
+		return m.toConfirm(it)
+	}
+	return m, nil
+}
+
+// allowed checks a decision and says, in the status line, what is allowed
+// when it is not.
+func (m *Model) allowed(it *client.Interrupt, slot int, t client.DecisionType) bool {
+	if it.Allows(slot, t) {
+		return true
+	}
+	what := "this interrupt"
+	if len(it.Actions) > 0 {
+		what = fmt.Sprintf("action %d", slot+1)
+	}
+	m.setStatus(fmt.Sprintf("%s is not allowed for %s; allowed: %s", t, what, typesText(it.AllowedAt(slot))), false)
+	return false
+}
+
+func typesText(ts []client.DecisionType) string {
+	if len(ts) == 0 {
+		return "nothing"
+	}
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// decide records a decision that needs no editor for the current slot.
+func (m Model) decide(it *client.Interrupt, d *draft, t client.DecisionType) (tea.Model, tea.Cmd) {
+	if !m.allowed(it, d.slot, t) {
+		return m, nil
+	}
+	d.decisions[d.slot] = &client.Decision{Type: t}
+	return m.advance(it, d)
+}
+
+// advance moves to the next undecided action, or to the confirm view when
+// every action has its decision.
+func (m Model) advance(it *client.Interrupt, d *draft) (tea.Model, tea.Cmd) {
+	m.screen = m.decisionScreen()
+	for i := 1; i <= len(d.decisions); i++ {
+		j := (d.slot + i) % len(d.decisions)
+		if d.decisions[j] == nil {
+			d.slot = j
+			m.refreshDetail()
+			m.setStatus(fmt.Sprintf("Recorded. Action %d of %d next (tab moves, s submits when all are decided).", j+1, len(d.decisions)), true)
+			return m, nil
+		}
+	}
+	return m.toConfirm(it)
+}
+
+func (m Model) toConfirm(it *client.Interrupt) (tea.Model, tea.Cmd) {
+	m.confirmID, m.confirmError = it.ID, ""
+	m.screen = screenConfirm
+	m.showJSON = false
+	return m, nil
+}
+
+// confirmed returns the interrupt being confirmed, its decisions and the
+// exact resume value, or why it cannot be sent.
+func (m *Model) confirmed() (*client.Interrupt, []client.Decision, client.Resume, error) {
+	var it *client.Interrupt
+	for i := range m.all {
+		if m.all[i].ID == m.confirmID {
+			it = &m.all[i]
+		}
+	}
+	if it == nil {
+		return nil, nil, client.Resume{}, errors.New("this interrupt is no longer pending (handled elsewhere?)")
+	}
+	d := m.draftFor(it)
+	ds := make([]client.Decision, len(d.decisions))
+	for i, x := range d.decisions {
+		if x == nil {
+			return it, nil, client.Resume{}, fmt.Errorf("action %d has no decision", i+1)
+		}
+		ds[i] = *x
+	}
+	r, err := client.Encode(&it.Payload, ds, m.opts.EditDialect)
+	return it, ds, r, err
+}
+
+func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.screen = m.decisionScreen()
+		m.refreshDetail()
+	case key.Matches(msg, k.ShowJSON):
+		m.showJSON = !m.showJSON
+	case key.Matches(msg, k.DiffMode):
+		m.sideBySide = !m.sideBySide
+	case key.Matches(msg, k.Confirm):
+		if m.sending {
+			return m, nil
+		}
+		if m.inGrace() {
+			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
+			return m, nil
+		}
+		it, ds, r, err := m.confirmed()
+		if err != nil {
+			m.confirmError = err.Error()
+			return m, nil
+		}
+		m.sending = true
+		m.setStatus("Sending…", true)
+		return m, tea.Batch(m.send(*it, ds, r), m.spin.Tick)
+	}
+	return m, nil
+}
+
+// openArgsEditor edits the arguments of the current action as indented JSON.
+func (m Model) openArgsEditor(it *client.Interrupt, d *draft) (tea.Model, tea.Cmd) {
+	text := d.argsText[d.slot]
+	if text == "" {
+		text = string(inert.JSON([]byte(indentJSON(it.Actions[d.slot].Args))))
+	}
+	ta := m.newTextarea(text)
+	m.ed = &editor{kind: editArgs, decision: client.Edit, id: it.ID, slot: d.slot, fields: []textarea.Model{ta},
+		labels: []string{"Arguments of " + it.Actions[d.slot].Name + " (JSON)"}, back: m.screen}
+	m.screen = screenEditor
+	m.layout()
+	return m, m.ed.fields[0].Focus()
+}
+
+// openFeedbackEditor edits a reject message or a response; for questions, it
+// adds one field per question for the answers.
+func (m Model) openFeedbackEditor(it *client.Interrupt, d *draft, t client.DecisionType) (tea.Model, tea.Cmd) {
+	label := "Reason for rejecting (sent to the agent)"
+	if t == client.Respond {
+		label = "Your response"
+		if it.Schema == client.SchemaQuestions {
+			label = "Feedback"
+		}
+	}
+	if it.RequiresMessage(t) {
+		label += " — required"
+	}
+	ed := &editor{kind: editFeedback, decision: t, id: it.ID, slot: d.slot, back: m.screen,
+		fields: []textarea.Model{m.newTextarea(d.feedback[d.slot])}, labels: []string{label}}
+	if t == client.Respond && it.Schema == client.SchemaQuestions {
+		for i, q := range it.Questions {
+			a := ""
+			if i < len(d.answers[d.slot]) {
+				a = d.answers[d.slot][i]
+			}
+			ta := m.newTextarea(a)
+			ta.SetHeight(2)
+			ed.fields = append(ed.fields, ta)
+			ed.labels = append(ed.labels, fmt.Sprintf("Answer %d: %s", i+1, q))
+		}
+	}
+	m.ed = ed
+	m.screen = screenEditor
+	m.layout()
+	return m, m.ed.fields[0].Focus()
+}
+
+func (m *Model) newTextarea(text string) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.SetWidth(max(m.width-4, 20))
+	ta.SetHeight(max(m.height-10, 3))
+	ta.SetValue(text)
+	ta.MoveToBegin()
+	return ta
+}
+
+func (m Model) onEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ed := m.ed
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.saveEditorDraft()
+		m.screen = ed.back
+		m.ed = nil
+		m.refreshDetail()
+		return m, nil
+	case key.Matches(msg, k.External):
+		m.saveEditorDraft()
+		ext := ".txt"
+		if ed.kind == editArgs {
+			ext = ".json"
+		}
+		if m.opts.Editor == "" {
+			ed.err = "no external editor: set $VISUAL or $EDITOR"
+			return m, nil
+		}
+		return m, externalEdit(m.opts.Editor, ed.fields[ed.focus].Value(), ext)
+	case key.Matches(msg, k.NextField) && len(ed.fields) > 1:
+		ed.fields[ed.focus].Blur()
+		ed.focus = (ed.focus + 1) % len(ed.fields)
+		return m, ed.fields[ed.focus].Focus()
+	case key.Matches(msg, k.Accept):
+		return m.acceptEditor()
+	}
+	var cmd tea.Cmd
+	ed.fields[ed.focus], cmd = ed.fields[ed.focus].Update(msg)
+	return m, cmd
+}
+
+// saveEditorDraft keeps what was typed, whatever happens next.
+func (m *Model) saveEditorDraft() {
+	ed := m.ed
+	it := m.byID(ed.id)
+	if it == nil {
+		return
+	}
+	d := m.draftFor(it)
+	if ed.kind == editArgs {
+		d.argsText[ed.slot] = ed.fields[0].Value()
+		return
+	}
+	d.feedback[ed.slot] = ed.fields[0].Value()
+	if len(ed.fields) > 1 {
+		d.answers[ed.slot] = d.answers[ed.slot][:0]
+		for _, f := range ed.fields[1:] {
+			d.answers[ed.slot] = append(d.answers[ed.slot], strings.TrimSpace(f.Value()))
+		}
+	}
+}
+
+func (m *Model) byID(id string) *client.Interrupt {
+	for i := range m.all {
+		if m.all[i].ID == id {
+			return &m.all[i]
+		}
+	}
+	return nil
+}
+
+// acceptEditor checks the editor's text and records the decision; on an
+// error the draft stays and the error shows next to it.
+func (m Model) acceptEditor() (tea.Model, tea.Cmd) {
+	ed := m.ed
+	m.saveEditorDraft()
+	it := m.byID(ed.id)
+	if it == nil {
+		ed.err = "this interrupt is no longer pending; your text is kept until you leave"
+		return m, nil
+	}
+	d := m.draftFor(it)
+	d.slot = ed.slot
+	switch ed.kind {
+	case editArgs:
+		args, err := client.CheckArgs([]byte(ed.fields[0].Value()), it.Actions[ed.slot].ArgsSchema)
+		if err != nil {
+			ed.err = err.Error()
+			return m, nil
+		}
+		if diff.Equal(args, it.Actions[ed.slot].Args) {
+			// Nothing changed: this is an approve.
+			d.decisions[ed.slot] = &client.Decision{Type: client.Approve}
+			m.setStatus("The arguments are unchanged: recorded as approve.", true)
+		} else {
+			d.decisions[ed.slot] = &client.Decision{Type: client.Edit, Args: args}
+		}
+	case editFeedback:
+		text := strings.TrimSpace(d.feedback[ed.slot])
+		if text == "" && it.RequiresMessage(ed.decision) {
+			ed.err = "this interrupt needs feedback text for " + string(ed.decision)
+			return m, nil
+		}
+		dec := &client.Decision{Type: ed.decision, Message: text}
+		for _, a := range d.answers[ed.slot] {
+			dec.Answers = append(dec.Answers, a)
+		}
+		if len(dec.Answers) > 0 && allEmpty(dec.Answers) {
+			dec.Answers = nil
+		}
+		d.decisions[ed.slot] = dec
+	}
+	m.ed = nil
+	return m.advance(it, d)
+}
+
+func allEmpty(ss []string) bool {
+	for _, s := range ss {
+		if s != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// indentJSON indents raw JSON keeping its key order and numbers.
+func indentJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
