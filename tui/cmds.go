@@ -20,9 +20,9 @@ type (
 		handled map[string]bool
 		err     error
 	}
-	pollMsg   struct{}
-	tickMsg   time.Time
-	sentMsg   struct {
+	pollMsg struct{}
+	tickMsg time.Time
+	sentMsg struct {
 		id      string
 		outcome client.Outcome
 		err     error

@@ -6,12 +6,12 @@ import (
 
 // keyMap holds every binding; help and the key bar are built from it.
 type keyMap struct {
-	Up, Down, Open, Back, NextAction, PrevAction   key.Binding
-	Approve, Edit, Reject, Respond, Ignore         key.Binding
+	Up, Down, Open, Back, NextAction, PrevAction    key.Binding
+	Approve, Edit, Reject, Respond, Ignore          key.Binding
 	ApproveAll, Submit, Confirm, ShowJSON, DiffMode key.Binding
-	Filter, Sort, Refresh, Conversation, History   key.Binding
-	Help, Quit, ForceQuit, ScrollDown, ScrollUp    key.Binding
-	Accept, External, NextField                    key.Binding
+	Filter, Sort, Refresh, Conversation, History    key.Binding
+	Help, Quit, ForceQuit, ScrollDown, ScrollUp     key.Binding
+	Accept, External, NextField                     key.Binding
 }
 
 func defaultKeys() keyMap {

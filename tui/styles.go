@@ -10,8 +10,8 @@ import (
 // [x]) so nothing depends on colour alone.
 type styles struct {
 	header, title, faint, bold, selected, warn, err, ok, badge, key, keyOff, border lipgloss.Style
-	added, removed, addedWord, removedWord                                         lipgloss.Style
-	jsonKey, jsonString, jsonNumber, jsonLiteral, jsonPunct                        lipgloss.Style
+	added, removed, addedWord, removedWord                                          lipgloss.Style
+	jsonKey, jsonString, jsonNumber, jsonLiteral, jsonPunct                         lipgloss.Style
 }
 
 func newStyles() styles {
