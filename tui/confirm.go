@@ -17,7 +17,7 @@ import (
 // confirmView shows, before anything is sent, the decision per action, the
 // diff of every edit, what the server will do that may surprise, and on `v`
 // the exact resume JSON.
-func (m Model) confirmView(h int) string {
+func (m Model) confirmView() string {
 	w := m.width
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }

@@ -155,6 +155,7 @@ type Model struct {
 	statusOK bool
 
 	detail viewport.Model
+	page   viewport.Model // the confirm and history screens, which scroll too
 	ed     *editor
 
 	showJSON     bool
@@ -199,6 +200,8 @@ func New(opts Options) Model {
 		detail:       viewport.New(),
 	}
 	m.detail.KeyMap = viewport.KeyMap{} // the app routes scrolling keys itself
+	m.page = viewport.New()
+	m.page.KeyMap = viewport.KeyMap{}
 	return m
 }
 

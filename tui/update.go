@@ -39,6 +39,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onSent(msg)
 	case historyMsg:
 		m.history, m.historyErr = msg.entries, msg.err
+		m.refreshPage()
 		return m, nil
 	case conversationMsg:
 		m.conversation[msg.thread] = &conversation{messages: msg.messages, err: msg.err}
@@ -110,7 +111,7 @@ func (m Model) onSent(msg sentMsg) (tea.Model, tea.Cmd) {
 		m.setStatus(ShortID(msg.id)+": "+msg.err.Error(), false)
 	default:
 		// The draft stays; the reviewer can retry.
-		m.setStatus(ShortID(msg.id)+": not sent: "+msg.err.Error()+" (your draft is kept; s to try again)", false)
+		m.setStatus(ShortID(msg.id)+": not sent, draft kept (s retries): "+msg.err.Error(), false)
 		m.screen = m.decisionScreen()
 		return m, nil
 	}
@@ -178,6 +179,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, m.keys.Back, m.keys.Quit, m.keys.Help, m.keys.History) {
 			m.screen = m.prevScreen
 		}
+		m.scrollPage(msg)
 		return m, nil
 	case screenQuit:
 		switch msg.String() {
@@ -203,6 +205,8 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.History):
 		m.prevScreen, m.screen = m.screen, screenHistory
+		m.page.GotoTop()
+		m.refreshPage()
 		return m, m.loadHistory()
 	case key.Matches(msg, k.Refresh):
 		if m.fetching {
@@ -243,7 +247,9 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case key.Matches(msg, k.Filter) && m.screen == screenInbox:
-		m.filtering = true
+		m.filtering, m.filter = true, ""
+		m.rebuild()
+		m.refreshDetail()
 		return m, nil
 	case key.Matches(msg, k.Sort) && m.screen == screenInbox:
 		m.sort = (m.sort + 1) % 3
@@ -444,7 +450,24 @@ func (m Model) toConfirm(it *client.Interrupt) (tea.Model, tea.Cmd) {
 	m.confirmID, m.confirmError = it.ID, ""
 	m.screen = screenConfirm
 	m.showJSON = false
+	m.page.GotoTop()
+	m.refreshPage()
 	return m, nil
+}
+
+// scrollPage scrolls the confirm or history screen.
+func (m *Model) scrollPage(msg tea.KeyPressMsg) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Down):
+		m.page.ScrollDown(1)
+	case key.Matches(msg, k.Up):
+		m.page.ScrollUp(1)
+	case key.Matches(msg, k.ScrollDown):
+		m.page.HalfPageDown()
+	case key.Matches(msg, k.ScrollUp):
+		m.page.HalfPageUp()
+	}
 }
 
 // confirmed returns the interrupt being confirmed, its decisions and the
@@ -479,8 +502,15 @@ func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.refreshDetail()
 	case key.Matches(msg, k.ShowJSON):
 		m.showJSON = !m.showJSON
+		m.refreshPage()
+		if m.showJSON {
+			m.page.GotoBottom()
+		}
 	case key.Matches(msg, k.DiffMode):
 		m.sideBySide = !m.sideBySide
+		m.refreshPage()
+	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp):
+		m.scrollPage(msg)
 	case key.Matches(msg, k.Confirm):
 		if m.sending {
 			return m, nil
@@ -492,6 +522,7 @@ func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		it, ds, r, err := m.confirmed()
 		if err != nil {
 			m.confirmError = err.Error()
+			m.refreshPage()
 			return m, nil
 		}
 		m.sending = true

@@ -31,10 +31,11 @@ func (m Model) render() string {
 	switch m.screen {
 	case screenEditor:
 		body = m.editorView(bodyH)
-	case screenConfirm:
-		body = m.confirmView(bodyH)
-	case screenHistory:
-		body = m.historyView(bodyH)
+	case screenConfirm, screenHistory:
+		body = m.page.View()
+		if more := m.page.TotalLineCount() - m.page.YOffset() - bodyH; more > 0 {
+			body = fit(body, m.width, bodyH-1) + "\n" + m.st.faint.Render(fmt.Sprintf("↓ %d more lines (j/k, pgdn/pgup)", more))
+		}
 	case screenHelp:
 		h := m.help
 		h.ShowAll = true
@@ -82,6 +83,8 @@ func (m *Model) layout() {
 	}
 	m.detail.SetWidth(w)
 	m.detail.SetHeight(bodyH)
+	m.page.SetWidth(m.width)
+	m.page.SetHeight(bodyH)
 	if m.ed != nil {
 		per := max((bodyH-3*len(m.ed.fields))/len(m.ed.fields), 1)
 		for i := range m.ed.fields {
@@ -100,6 +103,17 @@ func (m *Model) layout() {
 	}
 	m.help.SetWidth(m.width)
 	m.refreshDetail()
+	m.refreshPage()
+}
+
+// refreshPage renders the confirm or history screen into its viewport.
+func (m *Model) refreshPage() {
+	switch m.screen {
+	case screenConfirm:
+		m.page.SetContent(m.confirmView())
+	case screenHistory:
+		m.page.SetContent(m.historyView())
+	}
 }
 
 func (m Model) headerLine() string {
@@ -266,7 +280,7 @@ func (m Model) inboxView(w, h int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (m Model) historyView(h int) string {
+func (m Model) historyView() string {
 	var b strings.Builder
 	b.WriteString(m.st.title.Render("Decisions sent from this machine") + "\n\n")
 	if m.historyErr != nil {
@@ -276,10 +290,7 @@ func (m Model) historyView(h int) string {
 	if len(m.history) == 0 {
 		b.WriteString("None yet.")
 	}
-	for i, e := range m.history {
-		if i >= h-3 {
-			break
-		}
+	for _, e := range m.history {
 		var kinds []string
 		for _, d := range e.Decisions {
 			kinds = append(kinds, string(d.Type))

@@ -1,0 +1,165 @@
+package main
+
+// An end-to-end test of the reviewer TUI: the built binary runs in tmux at
+// 80x24 against the real LangGraph dev server, keys are typed as a person
+// would, and both the screen and what reached the graph are checked.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type tmuxTUI struct {
+	t       *testing.T
+	session string
+}
+
+func startTUI(t *testing.T, s *server, w, h int, env ...string) *tmuxTUI {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "hitl")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	session := fmt.Sprintf("hitl-e2e-%d", time.Now().UnixNano())
+	vars := append([]string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME"), "HITL_CONFIG=" + os.Getenv("HITL_CONFIG"), "TERM=xterm-256color"}, env...)
+	shell := "env " + strings.Join(quoteAll(vars), " ") + " " + bin + " --url " + s.url
+	cmd := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	tt := &tmuxTUI{t: t, session: session}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+	return tt
+}
+
+func quoteAll(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+	}
+	return out
+}
+
+func (tt *tmuxTUI) screen() string {
+	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", tt.session).Output()
+	return string(out)
+}
+
+// waitFor waits until the screen shows every part.
+func (tt *tmuxTUI) waitFor(parts ...string) string {
+	tt.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tt.screen()
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(s, p)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("the screen never showed %q:\n%s", parts, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// keys types keys as tmux names them ("Enter", "Escape", "C-s") or literal text.
+func (tt *tmuxTUI) keys(keys ...string) {
+	tt.t.Helper()
+	for _, k := range keys {
+		if err := exec.Command("tmux", "send-keys", "-t", tt.session, k).Run(); err != nil {
+			tt.t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+func (tt *tmuxTUI) text(s string) {
+	tt.t.Helper()
+	if err := exec.Command("tmux", "send-keys", "-l", "-t", tt.session, s).Run(); err != nil {
+		tt.t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+}
+
+func TestRealTUIEditAndReject(t *testing.T) {
+	s := realServer(t)
+	edited := `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi Jane", "cc": []}`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "args.json"), []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// $EDITOR writes the edited args into the file it is given.
+	editor := filepath.Join(dir, "editor.sh")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\ncat '"+filepath.Join(dir, "args.json")+"' > \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	email := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}})
+	ops := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "ops"}}})
+
+	emailID, opsID := s.onlyPending(email).ID, s.onlyPending(ops).ID
+
+	tui := startTUI(t, s, 80, 24, "EDITOR="+editor, "NO_COLOR=1")
+	tui.waitFor("pending", "updated")
+
+	// Find the email thread, open it, edit its args in $EDITOR, look at the diff, send.
+	tui.keys("/")
+	tui.text(email)
+	tui.keys("Enter", "Enter")
+	tui.waitFor("Review tool call send_email", "customer@example.com")
+	tui.keys("e")
+	tui.waitFor("Arguments of send_email (JSON)")
+	tui.keys("C-e")
+	tui.waitFor(`"to": "jane@example.com"`)
+	tui.keys("C-s")
+	tui.waitFor("Send this?", "Changed: $.body changed, $.cc[0] removed, $.to changed", `"to": "[jane]@example.com"`)
+	tui.keys("y")
+	tui.waitFor("the run finished")
+	if got := s.toolMessages(email)["send_email"]; got != `ran send_email {"to":"jane@example.com","subject":"Your refund","body":"Hi Jane","cc":[]}` {
+		t.Fatalf("the tool ran with %q", got)
+	}
+
+	// The ops interrupt: edit is disabled for delete_records; reject both with a reason.
+	tui.keys("/")
+	tui.text(ops)
+	tui.keys("Enter", "Enter")
+	tui.waitFor("Review 2 tool calls: delete_records, notify")
+	tui.keys("e")
+	tui.waitFor("edit is not allowed for action 1; allowed: approve, reject")
+	tui.keys("r")
+	tui.waitFor("Reason for rejecting")
+	tui.text("not during business hours")
+	tui.keys("C-s")
+	tui.waitFor("Action 2 of 2 next")
+	tui.keys("r")
+	tui.text("skip the notice too")
+	tui.keys("C-s")
+	screen := tui.waitFor("Send this?", "Action 1/2 delete_records: reject: not during business hours")
+	if strings.Contains(screen, "\x1b") {
+		t.Fatal("escape sequences in a NO_COLOR capture")
+	}
+	tui.keys("Enter")
+	tui.waitFor("the run finished")
+	tools := s.toolMessages(ops)
+	if tools["delete_records"] != "not during business hours" || tools["notify"] != "skip the notice too" {
+		t.Fatalf("tools: %q", tools)
+	}
+	// Nothing handled comes back: the list has neither.
+	tui.keys("Escape")
+	time.Sleep(2500 * time.Millisecond) // at least one more poll
+	lines := strings.Split(strings.TrimRight(tui.screen(), "\n"), "\n")
+	final := strings.Join(lines[:len(lines)-2], "\n") // the list, without the status line
+	if strings.Contains(final, emailID[:8]) || strings.Contains(final, opsID[:8]) {
+		t.Fatalf("a handled interrupt is listed again:\n%s", final)
+	}
+}

@@ -1,0 +1,453 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+)
+
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+// fakeBackend records what would reach the graph.
+type fakeBackend struct {
+	mu      sync.Mutex
+	items   []client.Interrupt
+	sent    map[string]client.Resume
+	sendErr error
+	listErr error
+}
+
+func (f *fakeBackend) Server() string { return "http://fake" }
+
+func (f *fakeBackend) Pending(context.Context) ([]client.Interrupt, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
+	return append([]client.Interrupt(nil), f.items...), nil
+}
+
+func (f *fakeBackend) Send(_ context.Context, it client.Interrupt, r client.Resume) (client.Outcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sendErr != nil {
+		return client.Outcome{}, f.sendErr
+	}
+	if _, dup := f.sent[it.ID]; dup {
+		return client.Outcome{}, client.ErrAlreadyHandled
+	}
+	f.sent[it.ID] = r
+	kept := f.items[:0]
+	for _, x := range f.items {
+		if x.ID != it.ID {
+			kept = append(kept, x)
+		}
+	}
+	f.items = kept
+	return client.Outcome{RunID: "run-1", Status: client.Finished}, nil
+}
+
+var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+
+// fixture builds an interrupt from a payload captured from the real server.
+func fixture(t *testing.T, name, id string, age time.Duration) client.Interrupt {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "client", "testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.Interrupt{ID: id, ThreadID: "thread-" + id[:4], GraphID: strings.SplitN(name, "-", 2)[0],
+		AssistantID: "asst-1", CreatedAt: t0.Add(-age), UpdatedAt: t0.Add(-age), Payload: client.Parse(raw), Raw: raw}
+}
+
+type harness struct {
+	t   *testing.T
+	m   Model
+	b   *fakeBackend
+	j   *journal.Journal
+	now time.Time
+}
+
+func newHarness(t *testing.T, w, h int, items ...client.Interrupt) *harness {
+	t.Helper()
+	j, err := journal.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &harness{t: t, b: &fakeBackend{items: items, sent: map[string]client.Resume{}}, j: j, now: t0}
+	hs.m = New(Options{Backend: hs.b, Journal: j, Reviewer: "tester", PollInterval: time.Second,
+		Now: func() time.Time { return hs.now }})
+	hs.msg(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(hs.m.fetch())
+	return hs
+}
+
+// msg feeds one message and runs what it starts.
+func (h *harness) msg(msg tea.Msg) {
+	h.t.Helper()
+	next, cmd := h.m.Update(msg)
+	h.m = next.(Model)
+	h.run(cmd)
+}
+
+// run executes a command and feeds back the answers of the backend and the
+// journal; timers (ticks, polls) are left alone.
+func (h *harness) run(cmd tea.Cmd) {
+	h.t.Helper()
+	for _, msg := range collect(cmd) {
+		switch msg.(type) {
+		case pendingMsg, sentMsg, historyMsg, conversationMsg:
+			h.msg(msg)
+		}
+	}
+}
+
+func collect(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	select {
+	case msg := <-ch:
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			var out []tea.Msg
+			for _, c := range batch {
+				out = append(out, collect(c)...)
+			}
+			return out
+		}
+		return []tea.Msg{msg}
+	case <-time.After(100 * time.Millisecond):
+		return nil // a timer
+	}
+}
+
+func (h *harness) keys(keys ...string) {
+	h.t.Helper()
+	for _, k := range keys {
+		h.msg(keyMsg(k))
+	}
+}
+
+func (h *harness) typeText(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		if r == '\n' {
+			h.msg(tea.KeyPressMsg{Code: tea.KeyEnter})
+			continue
+		}
+		h.msg(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	if strings.HasPrefix(k, "ctrl+") {
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func (h *harness) screen() string { return ansi.Strip(h.m.render()) }
+
+func (h *harness) sent(id string) string {
+	h.t.Helper()
+	h.b.mu.Lock()
+	defer h.b.mu.Unlock()
+	r, ok := h.b.sent[id]
+	if !ok {
+		return ""
+	}
+	if r.Continue {
+		return "continue"
+	}
+	return string(r.Value)
+}
+
+func (h *harness) wantScreen(parts ...string) {
+	h.t.Helper()
+	s := h.screen()
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			h.t.Fatalf("screen does not show %q:\n%s", p, s)
+		}
+	}
+}
+
+const (
+	idEmail = "aaaa1111aaaa1111aaaa1111aaaa1111"
+	idOps   = "bbbb2222bbbb2222bbbb2222bbbb2222"
+	idQ     = "cccc3333cccc3333cccc3333cccc3333"
+)
+
+func TestApproveSendsExactlyOnceAndRemembers(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "a")
+	h.wantScreen("Send this?", "Action 1/1 send_email: approve")
+	if h.sent(idEmail) != "" {
+		t.Fatal("sent before the confirm")
+	}
+	h.keys("y")
+	if got := h.sent(idEmail); got != `{"decisions":[{"type":"approve"}]}` {
+		t.Fatalf("sent %s", got)
+	}
+	h.wantScreen("Sent aaaa1111: the run finished.", "No pending interrupts")
+	if !h.j.IsHandled(idEmail) {
+		t.Fatal("not recorded as handled")
+	}
+	// The server still lists it for a moment: it does not come back.
+	h.b.items = []client.Interrupt{fixture(t, "middleware-js-email", idEmail, time.Minute)}
+	h.run(h.m.fetch())
+	h.wantScreen("No pending interrupts")
+}
+
+func TestEditShowsDiffBeforeSending(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "e")
+	h.wantScreen("Arguments of send_email (JSON)", `"to": "customer@example.com"`)
+	// What $EDITOR (ctrl+e) hands back replaces the draft.
+	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
+	h.keys("ctrl+s")
+	h.wantScreen("Changed: $.body changed, $.cc[0] removed, $.to changed", `-   "to": "[customer]@example.com"`, `+   "to": "[jane]@example.com"`)
+	h.keys("v")
+	h.wantScreen(`"editedAction"`)
+	h.keys("y")
+	want := `{"decisions":[{"type":"edit","editedAction":{"name":"send_email","args":{"to":"jane@example.com","subject":"Your refund","body":"Hi","cc":[]}}}]}`
+	if got := h.sent(idEmail); got != want {
+		t.Fatalf("sent %s\nwant %s", got, want)
+	}
+}
+
+func TestEditErrorsKeepTheDraft(t *testing.T) {
+	h := newHarness(t, 140, 40, fixture(t, "middleware-js-refund", idEmail, time.Minute))
+	h.keys("e")
+	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": 150, "currency": "EUR"}`})
+	h.keys("ctrl+s")
+	h.wantScreen("at $.amount: maximum: got 150, want 100", "Your text is kept")
+	h.keys("esc", "e") // leave and come back: the draft is still there
+	h.wantScreen(`"amount": 150`)
+	// An edit that changes nothing is an approve.
+	h.msg(externalEditMsg{text: `{"order_id":"A-1001","amount":12.5,"currency":"EUR"}`})
+	h.keys("ctrl+s")
+	h.wantScreen("Action 1/1 issue_refund: approve")
+}
+
+func TestRejectWithFeedback(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "r")
+	h.typeText("wrong customer\nask first")
+	h.keys("ctrl+s", "enter")
+	if got := h.sent(idEmail); got != `{"decisions":[{"type":"reject","message":"wrong customer\nask first"}]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestMultiActionMix(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	h.keys("enter", "e")
+	h.wantScreen("edit is not allowed for action 1; allowed: approve, reject")
+	h.keys("a") // action 1 approved; action 2 is next
+	h.wantScreen("Action 2 of 2 next")
+	h.keys("e")
+	h.msg(externalEditMsg{text: `{"channel": "#ops-quiet", "text": "Pruned"}`})
+	h.keys("ctrl+s")
+	h.wantScreen("Action 1/2 delete_records: approve", "Action 2/2 notify: edit", "$.channel changed")
+	h.keys("y")
+	want := `{"decisions":[{"type":"approve"},{"type":"edit","editedAction":{"name":"notify","args":{"channel":"#ops-quiet","text":"Pruned"}}}]}`
+	if got := h.sent(idOps); got != want {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestMixWithRejectWarnsOfJSMiddleware(t *testing.T) {
+	h := newHarness(t, 80, 40, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	h.keys("enter", "r")
+	h.typeText("no")
+	h.keys("ctrl+s", "a")
+	h.wantScreen("Note: LangChain's JavaScript middleware does not run the approved")
+	h.keys("esc", "s")
+	h.wantScreen("Send this?")
+}
+
+func TestSubmitNeedsEveryDecision(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	h.keys("enter", "s")
+	h.wantScreen("Action 1 has no decision yet.")
+	h.keys("A")
+	h.wantScreen("Send this?")
+	h.keys("enter")
+	if got := h.sent(idOps); got != `{"decisions":[{"type":"approve"},{"type":"approve"}]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
+	h := newHarness(t, 140, 40,
+		fixture(t, "middleware-js-email", idEmail, time.Minute),
+		fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.wantScreen("▸   aaaa1111")
+	// Someone else handles the selected one; the cursor lands on the other.
+	h.b.items = h.b.items[1:]
+	h.run(h.m.fetch())
+	h.wantScreen("▸   bbbb2222")
+	h.keys("A")
+	h.wantScreen("Key ignored: the selected interrupt just changed")
+	if h.m.screen == screenConfirm {
+		t.Fatal("a key meant for the previous item acted on the new one")
+	}
+	h.now = h.now.Add(GracePeriod + time.Millisecond)
+	h.keys("A")
+	h.wantScreen("Send this?", "delete_records")
+}
+
+func TestFailureKeepsTheDraft(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.sendErr = errors.New("resume thread: the server at http://fake refused the connection")
+	h.keys("enter", "r")
+	h.typeText("not this one")
+	h.keys("ctrl+s", "y")
+	h.wantScreen("not sent, draft kept (s retries)")
+	if h.j.IsHandled(idEmail) {
+		t.Fatal("a failed send was recorded as handled")
+	}
+	h.b.sendErr = nil
+	h.keys("s")
+	h.wantScreen("reject: not this one")
+	h.keys("y")
+	if got := h.sent(idEmail); got != `{"decisions":[{"type":"reject","message":"not this one"}]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestAlreadyHandledElsewhere(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.sent[idEmail] = client.Resume{Value: json.RawMessage(`"other reviewer"`)}
+	h.keys("enter", "a", "y")
+	h.wantScreen("already handled elsewhere; nothing sent", "No pending interrupts")
+}
+
+func TestQuestionsNeedFeedbackAndTakeAnswers(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "questions", idQ, time.Minute))
+	h.keys("enter", "r", "ctrl+s")
+	h.wantScreen("this interrupt needs feedback text for reject")
+	h.keys("esc", "f")
+	h.typeText("React, with tests")
+	h.keys("tab")
+	h.typeText("React")
+	h.keys("tab")
+	h.typeText("Yes")
+	h.keys("ctrl+s", "y")
+	if got := h.sent(idQ); got != `{"decision":"edit","feedback":"React, with tests","answers":["React","Yes"]}` {
+		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestQuitAsksWhileADraftExists(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "r")
+	h.typeText("half a thought")
+	h.keys("esc", "esc", "q")
+	h.wantScreen("Quit? A draft or a send is in progress")
+	h.keys("n")
+	h.keys("enter", "r")
+	h.wantScreen("half a thought")
+}
+
+func TestBackendErrorShowsAndRecovers(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.listErr = errors.New("list interrupted threads: the server at http://fake refused the connection")
+	h.run(h.m.fetch())
+	h.wantScreen("✗ list interrupted threads", "aaaa1111")
+	if h.m.backoff != 2*time.Second {
+		t.Fatalf("backoff %s", h.m.backoff)
+	}
+	h.b.listErr = nil
+	h.run(h.m.fetch())
+	h.wantScreen("● http://fake · updated")
+}
+
+func TestFilterAndSort(t *testing.T) {
+	h := newHarness(t, 80, 24,
+		fixture(t, "middleware-js-email", idEmail, time.Minute),
+		fixture(t, "questions", idQ, 2*time.Minute))
+	h.keys("/")
+	h.typeText("framework")
+	h.keys("enter")
+	h.wantScreen("1 shown", "cccc3333")
+	if strings.Contains(h.screen(), "aaaa1111") {
+		t.Fatal("the filter kept a non-matching item")
+	}
+	h.keys("esc", "o")
+	h.wantScreen("sorted by oldest")
+}
+
+func TestHostileTextIsInert(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "escape", idEmail, time.Minute))
+	h.keys("enter")
+	raw := h.m.render()
+	for _, bad := range []string{"\x1b[2J", "\x1b]0;", "\a", "\u202e", "\u200b", "\x1b[31mharmless"} {
+		if strings.Contains(raw, bad) {
+			t.Fatalf("the screen carries %q raw", bad)
+		}
+	}
+	h.wantScreen(`\u001b[2J`, `\u202e`, "⚠ This interrupt contains control characters, bidi", `Looks \x1b[31mharmless`)
+}
+
+// Golden screens of every payload shape at 80x24 and 140x40. Update them
+// with: go test ./tui -run TestGolden -update
+func TestGolden(t *testing.T) {
+	shapes := []struct{ name, fixture string }{
+		{"middleware", "middleware-js-ops"}, {"middleware-py", "middleware-py"}, {"inbox", "inbox-list"},
+		{"questions", "questions"}, {"prompt", "prompt-object"}, {"raw", "raw"}, {"escape", "escape"},
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {140, 40}} {
+		for _, s := range shapes {
+			t.Run(s.name+"-"+strconv.Itoa(size.w)+"x"+strconv.Itoa(size.h), func(t *testing.T) {
+				items := []client.Interrupt{
+					fixture(t, s.fixture, "dddd4444dddd4444dddd4444dddd4444", 3*time.Minute),
+					fixture(t, "prompt-string", "eeee5555eeee5555eeee5555eeee5555", 2*time.Hour),
+				}
+				bp := items[1]
+				bp.ID, bp.Payload, bp.Raw = "ffff6666ffff6666ffff6666ffff6666", client.Breakpoint([]string{"act"}), json.RawMessage("null")
+				items = append(items, bp)
+				h := newHarness(t, size.w, size.h, items...)
+				if size.w < 100 {
+					h.keys("enter")
+				}
+				golden.RequireEqual(t, h.screen())
+			})
+		}
+	}
+}
+
