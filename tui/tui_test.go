@@ -450,4 +450,3 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
-
