@@ -29,6 +29,8 @@ const DefaultPollInterval = 2 * time.Second
 type File struct {
 	DefaultProfile string              `yaml:"default_profile"`
 	Profiles       map[string]*Profile `yaml:"profiles"`
+	// Keys rebinds the reviewer's keys: action name -> keys (see README).
+	Keys map[string][]string `yaml:"keys"`
 }
 
 // Profile is one backend a reviewer works against.
@@ -161,6 +163,7 @@ type Settings struct {
 	EditDialect        string
 	InsecureSkipVerify bool
 	Bell               bool
+	Keys               map[string][]string
 }
 
 // Resolve applies flag > environment > file > default.
@@ -194,6 +197,7 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		InsecureSkipVerify: p.InsecureSkipVerify,
 		Bell:               p.Bell == nil || *p.Bell,
 		Headers:            map[string]string{},
+		Keys:               f.Keys,
 	}
 	if s.PollInterval <= 0 {
 		s.PollInterval = DefaultPollInterval

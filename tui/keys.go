@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 )
 
@@ -49,6 +53,46 @@ func defaultKeys() keyMap {
 		External:     b([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
 		NextField:    b([]string{"tab"}, "tab", "next field"),
 	}
+}
+
+// bindings names every binding for the config file's `keys:` section.
+func (k *keyMap) bindings() map[string]*key.Binding {
+	return map[string]*key.Binding{
+		"up": &k.Up, "down": &k.Down, "open": &k.Open, "back": &k.Back,
+		"next_action": &k.NextAction, "prev_action": &k.PrevAction,
+		"approve": &k.Approve, "edit": &k.Edit, "reject": &k.Reject, "respond": &k.Respond, "ignore": &k.Ignore,
+		"approve_all": &k.ApproveAll, "submit": &k.Submit, "confirm": &k.Confirm, "show_json": &k.ShowJSON,
+		"diff_mode": &k.DiffMode, "filter": &k.Filter, "sort": &k.Sort, "refresh": &k.Refresh,
+		"conversation": &k.Conversation, "history": &k.History, "help": &k.Help, "quit": &k.Quit,
+		"scroll_down": &k.ScrollDown, "scroll_up": &k.ScrollUp, "accept": &k.Accept, "external": &k.External,
+	}
+}
+
+// KeyNames lists the names the config file's `keys:` section takes.
+func KeyNames() []string {
+	var k keyMap
+	names := make([]string, 0, 32)
+	for n := range k.bindings() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// withOverrides rebinds the named actions to the given keys, keeping help text.
+func (k keyMap) withOverrides(over map[string][]string) (keyMap, error) {
+	b := k.bindings()
+	for name, keys := range over {
+		binding, ok := b[name]
+		if !ok {
+			return k, fmt.Errorf("keys: %q is not a key action; use one of %s", name, strings.Join(KeyNames(), ", "))
+		}
+		if len(keys) == 0 {
+			return k, fmt.Errorf("keys: %q has no key", name)
+		}
+		*binding = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), binding.Help().Desc))
+	}
+	return k, nil
 }
 
 // ShortHelp and FullHelp make keyMap a help.KeyMap for the `?` screen.

@@ -39,6 +39,8 @@ type Options struct {
 	Editor string
 	// Now is the clock (tests replace it).
 	Now func() time.Time
+	// Keys rebinds actions by name (the config file's `keys:` section).
+	Keys map[string][]string
 }
 
 type screen int
@@ -178,8 +180,8 @@ type conversation struct {
 	loading  bool
 }
 
-// New returns the app.
-func New(opts Options) Model {
+// New returns the app; it refuses key overrides it does not understand.
+func New(opts Options) (Model, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -202,7 +204,9 @@ func New(opts Options) Model {
 	m.detail.KeyMap = viewport.KeyMap{} // the app routes scrolling keys itself
 	m.page = viewport.New()
 	m.page.KeyMap = viewport.KeyMap{}
-	return m
+	var err error
+	m.keys, err = m.keys.withOverrides(opts.Keys)
+	return m, err
 }
 
 // Init starts the first fetch and the clock.

@@ -10,8 +10,12 @@ import (
 // terminal is restored on quit, on ctrl+c and on a panic (Bubble Tea's own
 // panic handler).
 func Run(ctx context.Context, opts Options) error {
-	p := tea.NewProgram(New(opts), tea.WithContext(ctx))
-	_, err := p.Run()
+	m, err := New(opts)
+	if err != nil {
+		return err
+	}
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	_, err = p.Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}

@@ -88,13 +88,22 @@ type harness struct {
 
 func newHarness(t *testing.T, w, h int, items ...client.Interrupt) *harness {
 	t.Helper()
+	return newHarnessKeys(t, w, h, nil, items...)
+}
+
+func newHarnessKeys(t *testing.T, w, h int, keys map[string][]string, items ...client.Interrupt) *harness {
+	t.Helper()
 	j, err := journal.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := &harness{t: t, b: &fakeBackend{items: items, sent: map[string]client.Resume{}}, j: j, now: t0}
-	hs.m = New(Options{Backend: hs.b, Journal: j, Reviewer: "tester", PollInterval: time.Second,
-		Now: func() time.Time { return hs.now }})
+	m, err := New(Options{Backend: hs.b, Journal: j, Reviewer: "tester", PollInterval: time.Second,
+		Now: func() time.Time { return hs.now }, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.m = m
 	hs.msg(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.fetch())
 	return hs
@@ -448,5 +457,27 @@ func TestGolden(t *testing.T) {
 				golden.RequireEqual(t, h.screen())
 			})
 		}
+	}
+}
+
+func TestKeysFromConfig(t *testing.T) {
+	h := newHarnessKeys(t, 80, 24, map[string][]string{"approve": {"Y"}, "confirm": {"ctrl+y"}},
+		fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "a")
+	if h.m.screen == screenConfirm {
+		t.Fatal("the default key still approves")
+	}
+	h.keys("Y")
+	h.wantScreen("Send this?")
+	h.keys("y")
+	if h.sent(idEmail) != "" {
+		t.Fatal("the default confirm key still sends")
+	}
+	h.keys("ctrl+y")
+	if h.sent(idEmail) == "" {
+		t.Fatal("the configured confirm key did not send")
+	}
+	if _, err := New(Options{Backend: h.b, Keys: map[string][]string{"aprove": {"x"}}}); err == nil || !strings.Contains(err.Error(), "approve_all") {
+		t.Fatalf("err = %v", err)
 	}
 }

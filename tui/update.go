@@ -193,6 +193,9 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.onFilterKey(msg)
 	}
 	k := m.keys
+	if key.Matches(msg, k.Up, k.Down, k.Open, k.Refresh) {
+		m.newCount = 0 // seen
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		if m.sending || m.anyDraft() {

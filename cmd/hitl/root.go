@@ -56,7 +56,7 @@ same from scripts. See the README for the config file and exit codes.`,
 			return tui.Run(cmd.Context(), tui.Options{
 				Backend: a.backend, Journal: a.journal, Reviewer: a.settings.Reviewer,
 				PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
-				Bell: a.settings.Bell, Editor: editor,
+				Bell: a.settings.Bell, Editor: editor, Keys: a.settings.Keys,
 			})
 		},
 	}
