@@ -45,6 +45,8 @@ type Options struct {
 	// Follow bounds how long Send waits for the run it started to end.
 	Follow             time.Duration
 	InsecureSkipVerify bool
+	// PageSize is how many threads one search asks for (default 100).
+	PageSize int
 	// ReadRetries is how often a failed read is retried, with backoff
 	// (0: the default, 3; negative: never).
 	ReadRetries int
@@ -70,6 +72,9 @@ func New(opts Options) (*Backend, error) {
 	}
 	if opts.Follow <= 0 {
 		opts.Follow = 60 * time.Second
+	}
+	if opts.PageSize <= 0 || opts.PageSize > 1000 {
+		opts.PageSize = pageSize
 	}
 	if opts.ReadRetries == 0 {
 		opts.ReadRetries = 3
@@ -147,10 +152,11 @@ func (b *Backend) search(ctx context.Context, ids []string) ([]thread, error) {
 		meta["assistant_id"] = b.opts.Assistant
 	}
 	var all []thread
-	for offset := 0; ; offset += pageSize {
+	size := b.opts.PageSize
+	for offset := 0; ; offset += size {
 		body := map[string]any{
 			"status":     "interrupted",
-			"limit":      pageSize,
+			"limit":      size,
 			"offset":     offset,
 			"sort_by":    "updated_at",
 			"sort_order": "desc",
@@ -171,7 +177,7 @@ func (b *Backend) search(ctx context.Context, ids []string) ([]thread, error) {
 		}
 		all = append(all, page...)
 		total, _ := strconv.Atoi(resp.Header().Get("X-Pagination-Total"))
-		if len(page) < pageSize || (total > 0 && offset+len(page) >= total) {
+		if len(page) < size || (total > 0 && offset+len(page) >= total) {
 			return all, nil
 		}
 	}

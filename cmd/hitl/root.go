@@ -73,7 +73,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), configCmd(e), versionCmd(e),
+		historyCmd(e), configCmd(e), versionCmd(e), demoCmd(e),
 	)
 	return root
 }

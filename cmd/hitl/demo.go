@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/tui"
+)
+
+func demoCmd(e *env) *cobra.Command {
+	var serve bool
+	var listen string
+	var every time.Duration
+	var burst int
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Try hitl with no setup: an embedded LangGraph-compatible server with demo agents",
+		Long: `demo starts an in-process server that speaks the LangGraph Agent Server API,
+with scripted agents that keep asking for decisions (tool calls, questions,
+free-text prompts, Agent Inbox requests, parallel interrupts, a breakpoint, and
+a payload hiding escape sequences), and opens the reviewer on it.
+
+With --serve it runs only the server and prints its URL, for hitl list, hitl
+watch or any LangGraph client. Decisions made in the demo are kept apart from
+your real ones (state in the "demo" folder of the state directory).`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			srv := demo.New()
+			if err := srv.Start(listen); err != nil {
+				return err
+			}
+			defer srv.Close()
+			go srv.Produce(cmd.Context(), burst, every)
+			if serve {
+				fmt.Fprintf(e.stdout, "hitl demo server at %s\n\n  hitl --url %s list\n  hitl --url %s\n\nCtrl+C stops it.\n", srv.URL(), srv.URL(), srv.URL())
+				<-cmd.Context().Done()
+				return nil
+			}
+			f, err := config.Load(config.Path())
+			if err != nil {
+				return err
+			}
+			s, err := config.Resolve(f, e.flags, e.getenv)
+			if err != nil {
+				return &exitErr{exitUsage, err}
+			}
+			b, err := langgraph.New(langgraph.Options{URL: srv.URL()})
+			if err != nil {
+				return err
+			}
+			j, err := journal.Open(filepath.Join(config.StateDir(), "demo"))
+			if err != nil {
+				return err
+			}
+			editor := e.getenv("VISUAL")
+			if editor == "" {
+				editor = e.getenv("EDITOR")
+			}
+			return tui.Run(cmd.Context(), tui.Options{Backend: b, Journal: j, Reviewer: s.Reviewer,
+				PollInterval: time.Second, EditDialect: client.DialectEditedAction, Bell: false, Editor: editor, Keys: s.Keys})
+		},
+	}
+	cmd.Flags().BoolVar(&serve, "serve", false, "run only the server and print its URL")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (port 0: a free one)")
+	cmd.Flags().DurationVar(&every, "every", 8*time.Second, "a new interrupt arrives this often (0: never)")
+	cmd.Flags().IntVar(&burst, "burst", 0, "create this many extra interrupts at start, to try the inbox at scale")
+	return cmd
+}

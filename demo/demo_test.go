@@ -1,0 +1,105 @@
+package demo_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/demo"
+)
+
+// The demo agents react to decisions like real ones: what the reviewer
+// decided shows in the thread's conversation.
+func TestAgentsReactToDecisions(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	srv.Produce(context.Background(), 0, 0)
+	b, err := langgraph.New(langgraph.Options{URL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := map[client.Schema]bool{}
+	for _, it := range its {
+		shapes[it.Schema] = true
+	}
+	for _, s := range []client.Schema{client.SchemaMiddleware, client.SchemaAgentInbox, client.SchemaQuestions, client.SchemaPrompt, client.SchemaBreakpoint, client.SchemaRaw} {
+		if !shapes[s] {
+			t.Errorf("the demo has no %s interrupt", s)
+		}
+	}
+	answer := func(graph string, pick func(client.Interrupt) bool, ds []client.Decision, wantInConversation string) {
+		t.Helper()
+		its, _ := b.Pending(context.Background())
+		for _, it := range its {
+			if it.GraphID != graph || !pick(it) {
+				continue
+			}
+			r, err := client.Encode(&it.Payload, ds, "")
+			if err != nil {
+				t.Fatalf("%s: %v", graph, err)
+			}
+			if _, err := b.Send(context.Background(), it, r); err != nil {
+				t.Fatalf("%s: %v", graph, err)
+			}
+			msgs, _ := b.Conversation(context.Background(), it.ThreadID)
+			var all []string
+			for _, m := range msgs {
+				all = append(all, m.Content)
+			}
+			if !strings.Contains(strings.Join(all, "\n"), wantInConversation) {
+				t.Fatalf("%s: the conversation does not show %q:\n%s", graph, wantInConversation, strings.Join(all, "\n"))
+			}
+			return
+		}
+		t.Fatalf("no pending %s interrupt", graph)
+	}
+	isTool := func(name string) func(client.Interrupt) bool {
+		return func(it client.Interrupt) bool { return len(it.Actions) > 0 && it.Actions[0].Name == name }
+	}
+	anyIt := func(client.Interrupt) bool { return true }
+	answer("support", isTool("send_email"), []client.Decision{{Type: client.Edit, Args: json.RawMessage(`{"to":"x@example.com","subject":"s","body":"b"}`)}},
+		`ran send_email {"to":"x@example.com","subject":"s","body":"b"}`)
+	answer("ops", anyIt, []client.Decision{{Type: client.Reject, Message: "not in business hours"}, {Type: client.Approve}},
+		"did not run delete_records: not in business hours")
+	answer("planner", anyIt, []client.Decision{{Type: client.Respond, Message: "use Go", Answers: []string{"Go", "yes"}}}, "Answers: Go; yes")
+	answer("asker", func(it client.Interrupt) bool { return it.Raw[0] == '"' }, []client.Decision{{Type: client.Respond, Message: "billing@acme.example"}}, "Thanks, I will use: billing@acme.example")
+	answer("inbox", anyIt, []client.Decision{{Type: client.Respond, Message: "less hype"}}, "Revising the tweet with your note: less hype")
+	answer("release", anyIt, []client.Decision{{Type: client.Approve}}, "Deployed build 1842.")
+	answer("sneaky", anyIt, []client.Decision{{Type: client.Reject, Message: "no"}}, "did not run run_command: no")
+}
+
+// A decision the tool does not allow fails the run, as on the real server.
+func TestDisallowedDecisionFailsTheRun(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	thread, _ := srv.Spawn("ops", nil)
+	b, _ := langgraph.New(langgraph.Options{URL: srv.URL()})
+	its, _ := b.Pending(context.Background())
+	out, err := b.Send(context.Background(), its[0], client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"edit","edited_action":{"name":"delete_records","args":{}}},{"type":"approve"}]}`)})
+	if err != nil || out.Status != client.Failed || !strings.Contains(out.Error, "not allowed for tool 'delete_records'") {
+		t.Fatalf("%+v %v", out, err)
+	}
+	resp, _ := http.Get(srv.URL() + "/threads/" + thread)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"status":"error"`) {
+		t.Fatalf("thread: %s", body)
+	}
+}

@@ -1,0 +1,74 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// demoRotation is the order in which new work arrives: every shape, the
+// hostile payload and the breakpoint included.
+var demoRotation = []struct {
+	graph string
+	input map[string]any
+}{
+	{"support", msg("email")}, {"ops", msg("ops")}, {"planner", nil}, {"asker", nil},
+	{"inbox", nil}, {"parallel", nil}, {"support", msg("refund")}, {"sneaky", msg("sneaky")},
+	{"asker", map[string]any{"topic": "object"}}, {"release", nil},
+}
+
+func msg(s string) map[string]any {
+	return map[string]any{"messages": []any{map[string]any{"role": "user", "content": s}}}
+}
+
+// Spawn starts a thread of graph with input, as a client creating a thread
+// and a run would, and returns the thread id.
+func (s *Server) Spawn(graph string, input map[string]any) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.graphs[graph]
+	if g == nil {
+		return "", fmt.Errorf("no graph %q; the demo has: %s", graph, graphIDs(s.graphs))
+	}
+	t := s.newThread(nil)
+	t.graph = graph
+	t.Metadata["graph_id"] = graph
+	t.Metadata["assistant_id"] = assistantID(graph)
+	if err := g.Start(t, input); err != nil {
+		t.Status = "error"
+		return t.ID, err
+	}
+	t.UpdatedAt = time.Now()
+	if len(t.Interrupts) > 0 || len(t.Next) > 0 {
+		t.Status = "interrupted"
+	}
+	return t.ID, nil
+}
+
+// Produce spawns one thread of every demo agent, then burst more, then one
+// every `every` until ctx ends (every <= 0: no more).
+func (s *Server) Produce(ctx context.Context, burst int, every time.Duration) {
+	n := 0
+	next := func() {
+		r := demoRotation[n%len(demoRotation)]
+		n++
+		_, _ = s.Spawn(r.graph, r.input)
+		time.Sleep(time.Millisecond) // distinct updated_at: a stable newest-first order
+	}
+	for range len(demoRotation) + burst {
+		next()
+	}
+	if every <= 0 {
+		return
+	}
+	tk := time.NewTicker(every)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+			next()
+		}
+	}
+}

@@ -1,0 +1,686 @@
+// Package demo is an embedded, in-memory server that speaks the part of the
+// LangGraph Agent Server API that hitl uses, with scripted agents that keep
+// producing interrupts of every shape and react to decisions like real ones.
+// `hitl demo` runs it; the Go tests use it as a fast, faithful backend.
+//
+// Where it differs from the real server, the difference is written down in
+// the README and tested by the conformance suite in client/langgraph.
+package demo
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is the embedded LangGraph-compatible server.
+type Server struct {
+	mu      sync.Mutex
+	threads map[string]*thread
+	runs    map[string]*run
+	graphs  map[string]Graph
+	// RunDelay is how long a run takes before its graph step runs, so that a
+	// run is visibly "running" (and a second one gets 422) as on a real server.
+	RunDelay time.Duration
+
+	srv *http.Server
+	url string
+}
+
+type thread struct {
+	ID         string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Metadata   map[string]any
+	Status     string // idle | busy | interrupted | error
+	Values     map[string]any
+	Interrupts []pending
+	Next       []string
+	Checkpoint string
+	graph      string
+	state      any // the graph's own memory
+}
+
+type pending struct {
+	ID     string
+	TaskID string
+	Value  any
+}
+
+type run struct {
+	ID        string
+	ThreadID  string
+	Assistant string
+	Status    string // pending | running | success | error | interrupted
+	Error     string
+	CreatedAt time.Time
+	done      chan struct{}
+	kwargs    map[string]any
+}
+
+// New returns a server with the demo graphs registered.
+func New() *Server {
+	s := &Server{threads: map[string]*thread{}, runs: map[string]*run{}, graphs: map[string]Graph{}, RunDelay: 150 * time.Millisecond}
+	for _, g := range Graphs() {
+		s.graphs[g.ID()] = g
+	}
+	return s
+}
+
+// Start listens on addr ("127.0.0.1:0" for a free port) and serves in the
+// background. URL says where.
+func (s *Server) Start(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (pass another --listen address)", addr, err)
+	}
+	s.url = "http://" + ln.Addr().String()
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln) //nolint:errcheck // closed by Close
+	return nil
+}
+
+// URL is the server's base URL once started.
+func (s *Server) URL() string { return s.url }
+
+// Close stops the server.
+func (s *Server) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
+
+// Handler serves the API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("POST /threads", s.createThread)
+	mux.HandleFunc("POST /threads/search", s.searchThreads)
+	mux.HandleFunc("GET /threads/{id}", s.getThread)
+	mux.HandleFunc("GET /threads/{id}/state", s.getState)
+	mux.HandleFunc("GET /threads/{id}/runs", s.listRuns)
+	mux.HandleFunc("POST /threads/{id}/runs", s.createRun)
+	mux.HandleFunc("POST /threads/{id}/runs/wait", s.createRunWait)
+	mux.HandleFunc("POST /threads/{id}/runs/stream", s.createRunStream)
+	mux.HandleFunc("GET /threads/{id}/runs/{run}", s.getRun)
+	mux.HandleFunc("GET /threads/{id}/runs/{run}/join", s.joinRun)
+	mux.HandleFunc("GET /threads/{id}/runs/{run}/stream", s.streamRun)
+	return mux
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func newUUID() string {
+	id := newID()
+	return id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
+}
+
+// assistantID is the stable assistant id the server gives a graph.
+func assistantID(graph string) string {
+	return "00000000-0000-4000-8000-" + fmt.Sprintf("%012x", hashString(graph)&0xffffffffffff)
+}
+
+func hashString(s string) uint64 {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": http.StatusText(code), "message": msg})
+}
+
+func decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 16<<20))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, context.Canceled) && err.Error() != "EOF" {
+		return err
+	}
+	return nil
+}
+
+// threadJSON is a thread as the API shows it.
+func (t *thread) json(withValues bool) map[string]any {
+	ints := map[string]any{}
+	for _, p := range t.Interrupts {
+		list, _ := ints[p.TaskID].([]any)
+		ints[p.TaskID] = append(list, map[string]any{"id": p.ID, "value": p.Value})
+	}
+	if t.Status == "interrupted" && len(t.Interrupts) == 0 && len(t.Next) > 0 {
+		ints["bp-"+t.Checkpoint] = []any{} // a breakpoint lists its task with no interrupt
+	}
+	out := map[string]any{
+		"thread_id":  t.ID,
+		"created_at": t.CreatedAt.UTC().Format(time.RFC3339Nano),
+		"updated_at": t.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		"metadata":   t.Metadata,
+		"status":     t.Status,
+		"interrupts": ints,
+	}
+	if withValues {
+		out["values"] = t.Values
+	}
+	return out
+}
+
+func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	s.mu.Lock()
+	t := s.newThread(body.Metadata)
+	out := t.json(true)
+	s.mu.Unlock()
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) newThread(meta map[string]any) *thread {
+	now := time.Now()
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	t := &thread{ID: newUUID(), CreatedAt: now, UpdatedAt: now, Metadata: meta, Status: "idle", Values: map[string]any{}, Checkpoint: newUUID()}
+	s.threads[t.ID] = t
+	return t
+}
+
+func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[r.PathValue("id")]
+	if t == nil {
+		writeError(w, 404, fmt.Sprintf("Thread with ID %s not found", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, 200, t.json(true))
+}
+
+func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[r.PathValue("id")]
+	if t == nil {
+		writeError(w, 404, fmt.Sprintf("Thread with ID %s not found", r.PathValue("id")))
+		return
+	}
+	tasks := []any{}
+	byTask := map[string][]any{}
+	var order []string
+	for _, p := range t.Interrupts {
+		if _, ok := byTask[p.TaskID]; !ok {
+			order = append(order, p.TaskID)
+		}
+		byTask[p.TaskID] = append(byTask[p.TaskID], map[string]any{"id": p.ID, "value": p.Value})
+	}
+	for _, id := range order {
+		tasks = append(tasks, map[string]any{"id": id, "name": id, "interrupts": byTask[id]})
+	}
+	for _, n := range t.Next {
+		if len(t.Interrupts) == 0 {
+			tasks = append(tasks, map[string]any{"id": "bp-" + t.Checkpoint, "name": n, "interrupts": []any{}})
+		}
+	}
+	next := t.Next
+	if next == nil {
+		next = []string{}
+	}
+	writeJSON(w, 200, map[string]any{
+		"values": t.Values, "next": next, "tasks": tasks, "metadata": t.Metadata,
+		"created_at": t.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_id": t.Checkpoint, "checkpoint_ns": ""},
+	})
+}
+
+func (s *Server) searchThreads(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Status    string         `json:"status"`
+		Limit     *int           `json:"limit"`
+		Offset    int            `json:"offset"`
+		SortBy    string         `json:"sort_by"`
+		SortOrder string         `json:"sort_order"`
+		Metadata  map[string]any `json:"metadata"`
+		IDs       []string       `json:"ids"`
+		Select    []string       `json:"select"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	limit := 10
+	if body.Limit != nil {
+		limit = *body.Limit
+	}
+	if limit < 1 || limit > 1000 {
+		writeError(w, 422, "limit must be between 1 and 1000")
+		return
+	}
+	s.mu.Lock()
+	var list []*thread
+	ids := map[string]bool{}
+	for _, id := range body.IDs {
+		ids[id] = true
+	}
+	for _, t := range s.threads {
+		if body.Status != "" && t.Status != body.Status {
+			continue
+		}
+		if len(ids) > 0 && !ids[t.ID] {
+			continue
+		}
+		if !metaMatches(t.Metadata, body.Metadata) {
+			continue
+		}
+		list = append(list, t)
+	}
+	sortThreads(list, body.SortBy, body.SortOrder)
+	total := len(list)
+	if body.Offset < len(list) {
+		list = list[body.Offset:]
+	} else {
+		list = nil
+	}
+	if len(list) > limit {
+		list = list[:limit]
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, t := range list {
+		full := t.json(true)
+		if len(body.Select) > 0 {
+			sel := map[string]any{}
+			for _, k := range body.Select {
+				if v, ok := full[k]; ok {
+					sel[k] = v
+				}
+			}
+			full = sel
+		}
+		out = append(out, full)
+	}
+	s.mu.Unlock()
+	w.Header().Set("X-Pagination-Total", strconv.Itoa(total))
+	writeJSON(w, 200, out)
+}
+
+func metaMatches(have, want map[string]any) bool {
+	for k, v := range want {
+		if fmt.Sprint(have[k]) != fmt.Sprint(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortThreads(list []*thread, by, order string) {
+	key := func(t *thread) time.Time { return t.UpdatedAt }
+	if by == "created_at" {
+		key = func(t *thread) time.Time { return t.CreatedAt }
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if order == "asc" {
+			return key(list[i]).Before(key(list[j]))
+		}
+		return key(list[i]).After(key(list[j]))
+	})
+}
+
+type runRequest struct {
+	AssistantID       string          `json:"assistant_id"`
+	Input             json.RawMessage `json:"input"`
+	Command           *struct {
+		Resume json.RawMessage `json:"resume"`
+	} `json:"command"`
+	MultitaskStrategy string `json:"multitask_strategy"`
+}
+
+// startRun validates and starts a run; the graph step runs after RunDelay.
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
+	var req runRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeError(w, 422, err.Error())
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[r.PathValue("id")]
+	if t == nil {
+		writeError(w, 404, fmt.Sprintf("Thread with ID %s not found", r.PathValue("id")))
+		return nil
+	}
+	graph := s.graphFor(req.AssistantID)
+	if graph == nil {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(404)
+		fmt.Fprintf(w, "No assistant found for %q. Make sure the assistant ID is for a valid assistant or a valid graph ID.", req.AssistantID)
+		return nil
+	}
+	if t.Status == "busy" && req.MultitaskStrategy == "reject" {
+		writeError(w, 422, "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.")
+		return nil
+	}
+	if t.graph == "" {
+		t.graph = graph.ID()
+		t.Metadata["graph_id"] = graph.ID()
+		t.Metadata["assistant_id"] = assistantID(graph.ID())
+	}
+	ru := &run{ID: newUUID(), ThreadID: t.ID, Assistant: assistantID(graph.ID()), Status: "pending", CreatedAt: time.Now(), done: make(chan struct{}),
+		kwargs: map[string]any{}}
+	if req.Command != nil {
+		ru.kwargs["command"] = map[string]any{"resume": req.Command.Resume}
+	} else {
+		ru.kwargs["input"] = req.Input
+	}
+	s.runs[ru.ID] = ru
+	prev := t.Status
+	t.Status = "busy"
+	t.UpdatedAt = time.Now()
+	go s.execute(ru, t, graph, req, prev)
+	return ru
+}
+
+func (s *Server) graphFor(assistant string) Graph {
+	if g, ok := s.graphs[assistant]; ok {
+		return g
+	}
+	for id, g := range s.graphs {
+		if assistantID(id) == assistant {
+			return g
+		}
+	}
+	return nil
+}
+
+// execute runs one step of the graph: a start, a resume, or a continue.
+func (s *Server) execute(ru *run, t *thread, g Graph, req runRequest, prevStatus string) {
+	time.Sleep(s.RunDelay)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer close(ru.done)
+	ru.Status = "running"
+	err := s.step(t, g, req, prevStatus)
+	t.UpdatedAt = time.Now()
+	t.Checkpoint = newUUID()
+	switch {
+	case err != nil:
+		ru.Status, ru.Error = "error", err.Error()
+		t.Status = "error"
+		t.Interrupts, t.Next = nil, nil
+	case len(t.Interrupts) > 0 || len(t.Next) > 0:
+		ru.Status = "success"
+		t.Status = "interrupted"
+	default:
+		ru.Status = "success"
+		t.Status = "idle"
+	}
+}
+
+func (s *Server) step(t *thread, g Graph, req runRequest, prevStatus string) error {
+	if req.Command != nil && req.Command.Resume != nil {
+		resumes, err := s.resumeMap(t, req.Command.Resume)
+		if err != nil {
+			return err
+		}
+		// Keys that are not pending resume nothing (as on the real server).
+		for _, p := range append([]pending(nil), t.Interrupts...) {
+			v, ok := resumes[p.ID]
+			if !ok {
+				continue
+			}
+			t.Interrupts = without(t.Interrupts, p.ID)
+			if err := g.Resume(t, p, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if prevStatus == "interrupted" && len(t.Next) > 0 && len(t.Interrupts) == 0 {
+		t.Next = nil
+		return g.Continue(t)
+	}
+	var input map[string]any
+	if len(req.Input) > 0 && string(req.Input) != "null" {
+		if err := json.Unmarshal(req.Input, &input); err != nil {
+			return fmt.Errorf("input must be an object: %v", err)
+		}
+	}
+	if input == nil && prevStatus != "idle" {
+		return nil
+	}
+	return g.Start(t, input)
+}
+
+// resumeMap reads a resume: a map keyed by interrupt id, or a plain value
+// when exactly one interrupt is pending.
+func (s *Server) resumeMap(t *thread, raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) == nil && len(m) > 0 {
+		allIDs := true
+		for k := range m {
+			if len(k) != 32 {
+				allIDs = false
+			}
+		}
+		if allIDs {
+			return m, nil
+		}
+	}
+	switch len(t.Interrupts) {
+	case 0:
+		return nil, nil
+	case 1:
+		return map[string]json.RawMessage{t.Interrupts[0].ID: raw}, nil
+	}
+	return nil, errors.New("When there are multiple pending interrupts, you must specify the interrupt id when resuming.")
+}
+
+func without(ps []pending, id string) []pending {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.ID != id {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (r *run) json() map[string]any {
+	return map[string]any{"run_id": r.ID, "thread_id": r.ThreadID, "assistant_id": r.Assistant, "status": r.Status,
+		"multitask_strategy": "reject", "kwargs": r.kwargs,
+		"created_at": r.CreatedAt.UTC().Format(time.RFC3339Nano), "updated_at": r.CreatedAt.UTC().Format(time.RFC3339Nano)}
+}
+
+func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
+	ru := s.startRun(w, r)
+	if ru == nil {
+		return
+	}
+	s.mu.Lock()
+	out := ru.json()
+	s.mu.Unlock()
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) createRunWait(w http.ResponseWriter, r *http.Request) {
+	ru := s.startRun(w, r)
+	if ru == nil {
+		return
+	}
+	<-ru.done
+	s.writeJoin(w, ru)
+}
+
+func (s *Server) writeJoin(w http.ResponseWriter, ru *run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ru.Status == "error" {
+		writeJSON(w, 200, map[string]any{"__error__": map[string]string{"error": "Error", "message": ru.Error}})
+		return
+	}
+	t := s.threads[ru.ThreadID]
+	out := map[string]any{}
+	for k, v := range t.Values {
+		out[k] = v
+	}
+	if len(t.Interrupts) > 0 {
+		var ints []any
+		for _, p := range t.Interrupts {
+			ints = append(ints, map[string]any{"id": p.ID, "value": p.Value})
+		}
+		out["__interrupt__"] = ints
+	}
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) lookupRun(w http.ResponseWriter, r *http.Request) *run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ru := s.runs[r.PathValue("run")]
+	if ru == nil || ru.ThreadID != r.PathValue("id") {
+		writeError(w, 404, "Run not found")
+		return nil
+	}
+	return ru
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	ru := s.lookupRun(w, r)
+	if ru == nil {
+		return
+	}
+	s.mu.Lock()
+	out := ru.json()
+	s.mu.Unlock()
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
+	ru := s.lookupRun(w, r)
+	if ru == nil {
+		return
+	}
+	select {
+	case <-ru.done:
+	case <-r.Context().Done():
+		return
+	}
+	s.writeJoin(w, ru)
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	var list []*run
+	for _, ru := range s.runs {
+		if ru.ThreadID == r.PathValue("id") && (r.URL.Query().Get("status") == "" || ru.Status == r.URL.Query().Get("status")) {
+			list = append(list, ru)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].CreatedAt.After(list[j].CreatedAt) })
+	for _, ru := range list {
+		out = append(out, ru.json())
+	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	writeJSON(w, 200, out)
+}
+
+// SSE: metadata, then values (with __interrupt__ when paused) or error; the
+// stream then closes, as the JS server's does.
+func (s *Server) createRunStream(w http.ResponseWriter, r *http.Request) {
+	ru := s.startRun(w, r)
+	if ru == nil {
+		return
+	}
+	s.sse(w, r, ru)
+}
+
+func (s *Server) streamRun(w http.ResponseWriter, r *http.Request) {
+	ru := s.lookupRun(w, r)
+	if ru == nil {
+		return
+	}
+	s.sse(w, r, ru)
+}
+
+func (s *Server) sse(w http.ResponseWriter, r *http.Request, ru *run) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	n := 0
+	event := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\nid: %d\n\n", name, b, n)
+		n++
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	event("metadata", map[string]any{"run_id": ru.ID, "attempt": 1})
+	select {
+	case <-ru.done:
+	case <-r.Context().Done():
+		return
+	}
+	s.mu.Lock()
+	status, errMsg := ru.Status, ru.Error
+	t := s.threads[ru.ThreadID]
+	values := map[string]any{}
+	for k, v := range t.Values {
+		values[k] = v
+	}
+	var ints []any
+	for _, p := range t.Interrupts {
+		ints = append(ints, map[string]any{"id": p.ID, "value": p.Value})
+	}
+	s.mu.Unlock()
+	if status == "error" {
+		event("error", map[string]string{"error": "Error", "message": errMsg})
+		return
+	}
+	if len(ints) > 0 {
+		event("updates", map[string]any{"__interrupt__": ints})
+		values["__interrupt__"] = ints
+	}
+	event("values", values)
+}
+
+// compact is for tests and logs.
+func compact(v any) string {
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(v)
+	return strings.TrimSpace(b.String())
+}
