@@ -357,9 +357,9 @@ func sortThreads(list []*thread, by, order string) {
 }
 
 type runRequest struct {
-	AssistantID       string          `json:"assistant_id"`
-	Input             json.RawMessage `json:"input"`
-	Command           *struct {
+	AssistantID string          `json:"assistant_id"`
+	Input       json.RawMessage `json:"input"`
+	Command     *struct {
 		Resume json.RawMessage `json:"resume"`
 	} `json:"command"`
 	MultitaskStrategy string `json:"multitask_strategy"`
