@@ -40,6 +40,9 @@ type Outcome struct {
 	Error  string        `json:"error,omitempty"`
 	// Pending are the ids of the thread's interrupts after the run.
 	Pending []string `json:"pending,omitempty"`
+	// Reply is the agent's last message after the run, when it has one: what
+	// the decision led to, in the agent's words.
+	Reply string `json:"reply,omitempty"`
 }
 
 var (

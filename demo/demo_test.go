@@ -22,7 +22,7 @@ func TestAgentsReactToDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	srv.Produce(context.Background(), 0, 0)
+	srv.Seed(0)
 	b, err := langgraph.New(langgraph.Options{URL: srv.URL()})
 	if err != nil {
 		t.Fatal(err)

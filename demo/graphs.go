@@ -139,7 +139,7 @@ func (g *toolAgent) Start(t *thread, input map[string]any) error {
 		calls = g.scenarios[scenario]
 	}
 	text := firstText(input)
-	if text == "" {
+	if text == "" || text == scenario {
 		text = map[string]string{"email": "Tell Dana her refund is on its way.", "refund": "Refund order A-1001, it arrived broken.",
 			"ops": "Clean up stale sessions and tell the team.", "sneaky": "Tidy the build host."}[scenario]
 	}

@@ -45,19 +45,24 @@ func (s *Server) Spawn(graph string, input map[string]any) (string, error) {
 	return t.ID, nil
 }
 
-// Produce spawns one thread of every demo agent, then burst more, then one
-// every `every` until ctx ends (every <= 0: no more).
-func (s *Server) Produce(ctx context.Context, burst int, every time.Duration) {
-	n := 0
-	next := func() {
-		r := demoRotation[n%len(demoRotation)]
-		n++
-		_, _ = s.Spawn(r.graph, r.input)
-		time.Sleep(time.Millisecond) // distinct updated_at: a stable newest-first order
-	}
+// Seed spawns one thread of every demo agent, then burst more.
+func (s *Server) Seed(burst int) {
 	for range len(demoRotation) + burst {
-		next()
+		s.spawnNext()
 	}
+}
+
+func (s *Server) spawnNext() {
+	s.mu.Lock()
+	r := demoRotation[s.spawned%len(demoRotation)]
+	s.spawned++
+	s.mu.Unlock()
+	_, _ = s.Spawn(r.graph, r.input)
+	time.Sleep(time.Millisecond) // distinct updated_at: a stable newest-first order
+}
+
+// Produce spawns a new thread every `every` until ctx ends.
+func (s *Server) Produce(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		return
 	}
@@ -68,7 +73,7 @@ func (s *Server) Produce(ctx context.Context, burst int, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tk.C:
-			next()
+			s.spawnNext()
 		}
 	}
 }

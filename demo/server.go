@@ -34,8 +34,9 @@ type Server struct {
 	// run is visibly "running" (and a second one gets 422) as on a real server.
 	RunDelay time.Duration
 
-	srv *http.Server
-	url string
+	srv     *http.Server
+	url     string
+	spawned int
 }
 
 type thread struct {

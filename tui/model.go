@@ -167,6 +167,8 @@ type Model struct {
 
 	history    []journal.Entry
 	historyErr error
+	histSel    int
+	histThread string // the thread whose conversation the history screen shows
 
 	conversation map[string]*conversation
 	showConv     bool

@@ -44,6 +44,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case conversationMsg:
 		m.conversation[msg.thread] = &conversation{messages: msg.messages, err: msg.err}
 		m.refreshDetail()
+		m.refreshPage()
 		return m, nil
 	case externalEditMsg:
 		if m.ed != nil {
@@ -143,15 +144,21 @@ func (m *Model) rebuildAll() {
 
 func outcomeText(id string, o client.Outcome) string {
 	head := "Sent " + ShortID(id) + ": "
+	var s string
 	switch o.Status {
 	case client.Finished:
-		return head + "the run finished."
+		s = head + "the run finished."
 	case client.PausedAgain:
-		return head + fmt.Sprintf("the run paused again (%d pending).", len(o.Pending))
+		s = head + fmt.Sprintf("the run paused again (%d pending).", len(o.Pending))
 	case client.Failed:
 		return head + "the run failed: " + o.Error
+	default:
+		s = head + "the run is still going."
 	}
-	return head + "the run is still going."
+	if o.Reply != "" {
+		s += " Agent: " + strings.Join(strings.Fields(o.Reply), " ")
+	}
+	return s
 }
 
 // wide is whether the detail sits beside the inbox.
@@ -175,11 +182,12 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.onEditorKey(msg)
 	case screenConfirm:
 		return m.onConfirmKey(msg)
-	case screenHistory, screenHelp:
-		if key.Matches(msg, m.keys.Back, m.keys.Quit, m.keys.Help, m.keys.History) {
+	case screenHistory:
+		return m.onHistoryKey(msg)
+	case screenHelp:
+		if key.Matches(msg, m.keys.Back, m.keys.Quit, m.keys.Help) {
 			m.screen = m.prevScreen
 		}
-		m.scrollPage(msg)
 		return m, nil
 	case screenQuit:
 		switch msg.String() {
@@ -208,6 +216,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.History):
 		m.prevScreen, m.screen = m.screen, screenHistory
+		m.histSel, m.histThread = 0, ""
 		m.page.GotoTop()
 		m.refreshPage()
 		return m, m.loadHistory()
@@ -719,4 +728,32 @@ func indentJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// onHistoryKey moves through the decisions sent from this machine; enter
+// shows what the agent did next (the thread's conversation).
+func (m Model) onHistoryKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back) && m.histThread != "":
+		m.histThread = ""
+	case key.Matches(msg, k.Back, k.Quit, k.History):
+		m.screen = m.prevScreen
+		return m, nil
+	case key.Matches(msg, k.Open) && m.histThread == "" && m.histSel < len(m.history):
+		m.histThread = m.history[m.histSel].ThreadID
+		m.conversation[m.histThread] = &conversation{loading: true}
+		m.refreshPage()
+		m.page.GotoTop()
+		return m, m.loadConversation(m.histThread)
+	case m.histThread == "" && key.Matches(msg, k.Down):
+		m.histSel = min(m.histSel+1, max(len(m.history)-1, 0))
+	case m.histThread == "" && key.Matches(msg, k.Up):
+		m.histSel = max(m.histSel-1, 0)
+	default:
+		m.scrollPage(msg)
+		return m, nil
+	}
+	m.refreshPage()
+	return m, nil
 }

@@ -188,7 +188,12 @@ func (m Model) keyBar() string {
 		on(k.ShowJSON)
 		on(k.DiffMode)
 		on(k.Back)
-	case screenHistory, screenHelp:
+	case screenHistory:
+		if m.histThread == "" {
+			on(k.Open)
+		}
+		on(k.Back)
+	case screenHelp:
 		on(k.Back)
 	default:
 		if m.filtering {
@@ -282,7 +287,13 @@ func (m Model) inboxView(w, h int) string {
 
 func (m Model) historyView() string {
 	var b strings.Builder
-	b.WriteString(m.st.title.Render("Decisions sent from this machine") + "\n\n")
+	if m.histThread != "" {
+		b.WriteString(m.st.title.Render("Thread "+safe(m.histThread)) + "\n\n")
+		b.WriteString(m.conversationText(m.histThread, m.width))
+		b.WriteString("\n\n" + m.st.faint.Render("esc: back to the history"))
+		return b.String()
+	}
+	b.WriteString(m.st.title.Render("Decisions sent from this machine") + m.st.faint.Render("  (enter: what the agent did next)") + "\n\n")
 	if m.historyErr != nil {
 		b.WriteString("Cannot read the audit log: " + m.historyErr.Error())
 		return b.String()
@@ -290,13 +301,21 @@ func (m Model) historyView() string {
 	if len(m.history) == 0 {
 		b.WriteString("None yet.")
 	}
-	for _, e := range m.history {
+	for i, e := range m.history {
 		var kinds []string
 		for _, d := range e.Decisions {
 			kinds = append(kinds, string(d.Type))
 		}
-		fmt.Fprintf(&b, "%s  %-8s  %-10s  %-15s  %-16s %s\n", e.Time.Local().Format(time.DateTime), safe(ShortID(e.InterruptID)),
+		marker := "  "
+		if i == m.histSel {
+			marker = "▸ "
+		}
+		row := fmt.Sprintf("%s%s  %-8s  %-10s  %-15s  %-15s %s", marker, e.Time.Local().Format(time.DateTime), safe(ShortID(e.InterruptID)),
 			ansi.Truncate(safe(e.Reviewer), 10, "…"), e.Schema, e.Outcome, strings.Join(kinds, ","))
+		if i == m.histSel {
+			row = m.st.selected.Render(row)
+		}
+		b.WriteString(row + "\n")
 	}
 	return b.String()
 }

@@ -321,6 +321,7 @@ func (b *Backend) follow(ctx context.Context, threadID, runID string) client.Out
 	if err == nil {
 		out.Pending = ids
 	}
+	out.Reply = lastAIMessage(joined["messages"])
 	switch {
 	case r.Status == "error" || r.Status == "timeout" || joined["__error__"] != nil:
 		out.Status = client.Failed
@@ -524,3 +525,22 @@ func contentText(raw json.RawMessage) string {
 
 // MaybeSentResume reports whether the resume may have reached the server.
 func (e *SendError) MaybeSentResume() bool { return e.MaybeSent }
+
+// lastAIMessage is the text of the last AI message of a messages list.
+func lastAIMessage(raw json.RawMessage) string {
+	var msgs []struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &msgs) != nil {
+		return ""
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Type == "ai" {
+			if text := contentText(msgs[i].Content); strings.TrimSpace(text) != "" {
+				return text
+			}
+		}
+	}
+	return ""
+}

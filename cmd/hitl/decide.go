@@ -345,6 +345,9 @@ func (e *env) sendResume(ctx context.Context, id string, f *sendFlags, build fun
 		}
 	} else {
 		fmt.Fprintln(e.stdout, describeOutcome(it, ds, out))
+		if out.Reply != "" {
+			fmt.Fprintf(e.stdout, "Agent: %s\n", indent(safeBlock(out.Reply), "  ")[2:])
+		}
 	}
 	if out.Status == client.Failed {
 		return &exitErr{exitError, fmt.Errorf("the decision was sent, but the run failed: %s", safe(out.Error))}

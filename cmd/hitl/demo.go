@@ -38,7 +38,8 @@ your real ones (state in the "demo" folder of the state directory).`,
 				return err
 			}
 			defer srv.Close()
-			go srv.Produce(cmd.Context(), burst, every)
+			srv.Seed(burst)
+			go srv.Produce(cmd.Context(), every)
 			if serve {
 				fmt.Fprintf(e.stdout, "hitl demo server at %s\n\n  hitl --url %s list\n  hitl --url %s\n\nCtrl+C stops it.\n", srv.URL(), srv.URL(), srv.URL())
 				<-cmd.Context().Done()

@@ -134,3 +134,46 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 		}
 	}
 }
+
+func conversationCmd(e *env) *cobra.Command {
+	var asJSON bool
+	var last int
+	cmd := &cobra.Command{
+		Use:   "conversation THREAD_ID",
+		Short: "Show a thread's conversation: what the agent said and did, also after a decision",
+		Args:  exactArgs(1, "a thread id (hitl show and hitl history print it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			c, ok := a.backend.(client.Conversational)
+			if !ok {
+				return nothingErr("this backend keeps no conversation")
+			}
+			msgs, err := c.Conversation(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if last > 0 && len(msgs) > last {
+				msgs = msgs[len(msgs)-last:]
+			}
+			if asJSON {
+				if msgs == nil {
+					msgs = []client.Message{}
+				}
+				return writeJSON(e.stdout, msgs, true)
+			}
+			for _, m := range msgs {
+				fmt.Fprintf(e.stdout, "%s: %s\n", safe(m.Role), indent(safeBlock(m.Content), "  ")[2:])
+				for _, tc := range m.ToolCalls {
+					fmt.Fprintf(e.stdout, "  -> %s\n", safe(tc))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the messages as JSON")
+	cmd.Flags().IntVarP(&last, "last", "n", 20, "only the last N messages (0: all)")
+	return cmd
+}

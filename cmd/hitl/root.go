@@ -71,7 +71,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitErr{exitUsage, err} })
 
 	root.AddCommand(
-		listCmd(e), showCmd(e), watchCmd(e),
+		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
 		historyCmd(e), configCmd(e), versionCmd(e), demoCmd(e),
 	)
