@@ -72,8 +72,10 @@ func TestAgentsReactToDecisions(t *testing.T) {
 	anyIt := func(client.Interrupt) bool { return true }
 	answer("support", isTool("send_email"), []client.Decision{{Type: client.Edit, Args: json.RawMessage(`{"to":"x@example.com","subject":"s","body":"b"}`)}},
 		`ran send_email {"to":"x@example.com","subject":"s","body":"b"}`)
+	// Python middleware semantics (unlike the JS test server): the approved
+	// call runs beside the rejected one.
 	answer("ops", anyIt, []client.Decision{{Type: client.Reject, Message: "not in business hours"}, {Type: client.Approve}},
-		"did not run delete_records: not in business hours")
+		"did not run delete_records: not in business hours\n- ran notify")
 	answer("planner", anyIt, []client.Decision{{Type: client.Respond, Message: "use Go", Answers: []string{"Go", "yes"}}}, "Answers: Go; yes")
 	answer("asker", func(it client.Interrupt) bool { return it.Raw[0] == '"' }, []client.Decision{{Type: client.Respond, Message: "billing@acme.example"}}, "Thanks, I will use: billing@acme.example")
 	answer("inbox", anyIt, []client.Decision{{Type: client.Respond, Message: "less hype"}}, "Revising the tweet with your note: less hype")

@@ -481,3 +481,20 @@ func TestKeysFromConfig(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestRawAnsweredWithJSONOrText(t *testing.T) {
+	h := newHarness(t, 140, 40, fixture(t, "raw", idEmail, time.Minute), fixture(t, "raw", idOps, 2*time.Minute))
+	h.keys("f")
+	h.typeText(`{"approved": true, "limit": 50}`)
+	h.keys("ctrl+s", "y")
+	if got := h.sent(idEmail); got != `{"approved":true,"limit":50}` {
+		t.Fatalf("sent %s", got)
+	}
+	h.now = h.now.Add(time.Second)
+	h.keys("f")
+	h.typeText("go ahead")
+	h.keys("ctrl+s", "y")
+	if got := h.sent(idOps); got != `"go ahead"` {
+		t.Fatalf("sent %s", got)
+	}
+}

@@ -564,6 +564,9 @@ func (m Model) openFeedbackEditor(it *client.Interrupt, d *draft, t client.Decis
 	label := "Reason for rejecting (sent to the agent)"
 	if t == client.Respond {
 		label = "Your response"
+		if it.Schema == client.SchemaRaw {
+			label = "Your response (text, or a JSON object or array)"
+		}
 		if it.Schema == client.SchemaQuestions {
 			label = "Feedback"
 		}
@@ -700,6 +703,15 @@ func (m Model) acceptEditor() (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		dec := &client.Decision{Type: ed.decision, Message: text}
+		if it.Schema == client.SchemaRaw && (strings.HasPrefix(text, "{") || strings.HasPrefix(text, "[")) {
+			// A raw payload can be answered with JSON: an object or array
+			// typed here is sent as JSON, anything else as text.
+			if !json.Valid([]byte(text)) {
+				ed.err = "this looks like JSON but does not parse; fix it, or start it with another character to send it as text"
+				return m, nil
+			}
+			dec.Value = json.RawMessage(text)
+		}
 		for _, a := range d.answers[ed.slot] {
 			dec.Answers = append(dec.Answers, a)
 		}
