@@ -137,14 +137,26 @@ func collect(cmd tea.Cmd) []tea.Msg {
 	go func() { ch <- cmd() }()
 	select {
 	case msg := <-ch:
-		if batch, ok := msg.(tea.BatchMsg); ok {
-			var out []tea.Msg
-			for _, c := range batch {
-				out = append(out, collect(c)...)
-			}
-			return out
+		batch, ok := msg.(tea.BatchMsg)
+		if !ok {
+			return []tea.Msg{msg}
 		}
-		return []tea.Msg{msg}
+		// The commands of a batch run at once, as Bubble Tea runs them.
+		results := make([][]tea.Msg, len(batch))
+		var wg sync.WaitGroup
+		for i, c := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = collect(c)
+			}()
+		}
+		wg.Wait()
+		var out []tea.Msg
+		for _, r := range results {
+			out = append(out, r...)
+		}
+		return out
 	case <-time.After(100 * time.Millisecond):
 		return nil // a timer
 	}

@@ -596,6 +596,11 @@ func (m Model) openFeedbackEditor(it *client.Interrupt, d *draft, t client.Decis
 
 func (m *Model) newTextarea(text string) textarea.Model {
 	ta := textarea.New()
+	// A steady cursor: a blinking one redraws twice a second, which costs
+	// on a slow SSH link.
+	st := textarea.DefaultDarkStyles()
+	st.Cursor.Blink = false
+	ta.SetStyles(st)
 	ta.ShowLineNumbers = false
 	ta.Prompt = "│ "
 	ta.CharLimit = 0
