@@ -137,7 +137,7 @@ func TestEncode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Parse(fixture(t, tt.fixture))
-			r, err := Encode(&p, tt.decisions, tt.dialect)
+			r, err := Encode(&p, tt.decisions, EncodeOptions{Dialect: tt.dialect})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestEncodeBreakpointContinues(t *testing.T) {
 	if p.Title != "Paused before act" {
 		t.Errorf("title %q", p.Title)
 	}
-	r, err := Encode(&p, []Decision{{Type: Approve}}, "")
+	r, err := Encode(&p, []Decision{{Type: Approve}}, EncodeOptions{})
 	if err != nil || !r.Continue || r.Value != nil {
 		t.Fatalf("got %+v, %v", r, err)
 	}
@@ -183,7 +183,7 @@ func TestEncodeRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Parse(fixture(t, tt.fixture))
-			_, err := Encode(&p, tt.decisions, "")
+			_, err := Encode(&p, tt.decisions, EncodeOptions{})
 			if err == nil {
 				t.Fatal("encoded; want a refusal")
 			}
@@ -203,7 +203,7 @@ func TestMissingReviewConfigAllowsNothing(t *testing.T) {
 	if p.Schema != SchemaMiddleware || len(p.Actions[0].Allowed) != 0 {
 		t.Fatalf("%+v", p)
 	}
-	_, err := Encode(&p, []Decision{{Type: Approve}}, "")
+	_, err := Encode(&p, []Decision{{Type: Approve}}, EncodeOptions{})
 	if err == nil || !strings.Contains(err.Error(), "allows no decision") {
 		t.Fatalf("err = %v", err)
 	}
@@ -226,7 +226,7 @@ func FuzzParseEncode(f *testing.F) {
 		for i := range ds {
 			ds[i] = Decision{Type: DecisionType(decision), Args: json.RawMessage(args), Message: "m"}
 		}
-		r, err := Encode(&p, ds, "")
+		r, err := Encode(&p, ds, EncodeOptions{})
 		if err == nil && !r.Continue && !json.Valid(r.Value) {
 			t.Fatalf("encoded invalid JSON %q", r.Value)
 		}

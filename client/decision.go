@@ -39,6 +39,14 @@ const (
 	DialectEditedArgs EditDialect = "edited_args"
 )
 
+// EncodeOptions say how to spell decisions for a backend.
+type EncodeOptions struct {
+	Dialect EditDialect
+	// Reviewer is sent where a backend's decision carries who made it
+	// (approved_by in the REST HITL API).
+	Reviewer string
+}
+
 // Resume is what to send to resume one interrupt.
 type Resume struct {
 	// Value is the resume value, exactly as it goes on the wire.
@@ -68,7 +76,7 @@ type NotAllowedError struct{ RefusedError }
 // the exact resume value its graph expects. It refuses, sending nothing, when
 // the count is wrong, a decision is not allowed, a required message is
 // missing, or edited args are not JSON or do not match the action's schema.
-func Encode(p *Payload, decisions []Decision, dialect EditDialect) (Resume, error) {
+func Encode(p *Payload, decisions []Decision, opts EncodeOptions) (Resume, error) {
 	if len(decisions) != p.Slots() {
 		return Resume{}, &RefusedError{Slot: -1, Reason: fmt.Sprintf(
 			"this interrupt takes %d decision(s), one per action in order; got %d", p.Slots(), len(decisions))}
@@ -81,7 +89,9 @@ func Encode(p *Payload, decisions []Decision, dialect EditDialect) (Resume, erro
 	var v any
 	switch p.Schema {
 	case SchemaMiddleware:
-		v = encodeMiddleware(p, decisions, dialect)
+		v = encodeMiddleware(p, decisions, opts.Dialect)
+	case SchemaInformationReview, SchemaPayloadReview, SchemaResponseReview:
+		v = encodeCheckpoint(p, decisions[0], opts.Reviewer)
 	case SchemaAgentInbox:
 		v = encodeInbox(p, decisions)
 	case SchemaQuestions:

@@ -30,6 +30,16 @@ const (
 	SchemaBreakpoint Schema = "breakpoint"
 	// SchemaRaw is any other value, shown as it is and answered with text or JSON.
 	SchemaRaw Schema = "raw"
+
+	// The three checkpoints of the provider-agnostic REST HITL API (seed 004).
+
+	// SchemaInformationReview: model and tool choice, confidence, reasons,
+	// safety flags, before the run.
+	SchemaInformationReview Schema = "information-review"
+	// SchemaPayloadReview: the payload about to be sent, against its example.
+	SchemaPayloadReview Schema = "payload-review"
+	// SchemaResponseReview: the raw output against the cleaned text.
+	SchemaResponseReview Schema = "response-review"
 )
 
 // DecisionType is what a reviewer decides about one action, in the
@@ -74,8 +84,19 @@ type Payload struct {
 	// prompt, breakpoint, raw): such an interrupt takes exactly one decision.
 	Allowed []DecisionType  `json:"allowed_decisions,omitempty"`
 	Context json.RawMessage `json:"context,omitempty"`
+	// Compare holds two texts to read side by side (a response review's raw
+	// output and cleaned text).
+	Compare *Comparison `json:"compare,omitempty"`
 
 	wire wire
+}
+
+// Comparison is two texts a reviewer reads side by side.
+type Comparison struct {
+	LeftLabel  string `json:"left_label"`
+	Left       string `json:"left"`
+	RightLabel string `json:"right_label"`
+	Right      string `json:"right"`
 }
 
 // Action is one thing the agent wants to do, such as a tool call.
@@ -87,6 +108,9 @@ type Action struct {
 	Description string          `json:"description"`
 	Allowed     []DecisionType  `json:"allowed_decisions"`
 	ArgsSchema  json.RawMessage `json:"args_schema,omitempty"`
+	// Example is what the args are expected to look like (a payload
+	// review's example_input): the proposal is shown as a diff against it.
+	Example json.RawMessage `json:"example,omitempty"`
 }
 
 // wire remembers how the payload spelled things, so that the answer comes back
@@ -95,6 +119,7 @@ type wire struct {
 	casing    casing // hitl-middleware
 	argsKey   string // "args", or "arguments" in pre-release middleware
 	inboxList bool   // agent-inbox: the value was a list, so the answer is one
+	approval  string // checkpoints: the approval_id the decision answers
 }
 
 type casing int

@@ -47,7 +47,7 @@ func TestAgentsReactToDecisions(t *testing.T) {
 			if it.GraphID != graph || !pick(it) {
 				continue
 			}
-			r, err := client.Encode(&it.Payload, ds, "")
+			r, err := client.Encode(&it.Payload, ds, client.EncodeOptions{})
 			if err != nil {
 				t.Fatalf("%s: %v", graph, err)
 			}

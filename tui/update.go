@@ -502,7 +502,7 @@ func (m *Model) confirmed() (*client.Interrupt, []client.Decision, client.Resume
 		}
 		ds[i] = *x
 	}
-	r, err := client.Encode(&it.Payload, ds, m.opts.EditDialect)
+	r, err := client.Encode(&it.Payload, ds, client.EncodeOptions{Dialect: m.opts.EditDialect, Reviewer: m.opts.Reviewer})
 	return it, ds, r, err
 }
 

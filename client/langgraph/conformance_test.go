@@ -142,7 +142,7 @@ func TestConformResumeByID(t *testing.T) {
 		if len(its) != 1 || its[0].Schema != client.SchemaMiddleware || its[0].ThreadID != thread || len(its[0].ID) != 32 {
 			t.Fatalf("pending: %+v", its)
 		}
-		r, err := client.Encode(&its[0].Payload, []client.Decision{{Type: client.Approve}}, "")
+		r, err := client.Encode(&its[0].Payload, []client.Decision{{Type: client.Approve}}, client.EncodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +198,7 @@ func TestConformStaleResume(t *testing.T) {
 		thread := start(t, tg, tg.single, anyMap(meta))
 		b := backend(t, tg, meta, 0)
 		it := pendingOf(t, b)[0]
-		r, _ := client.Encode(&it.Payload, []client.Decision{{Type: client.Approve}}, "")
+		r, _ := client.Encode(&it.Payload, []client.Decision{{Type: client.Approve}}, client.EncodeOptions{})
 		if _, err := b.Send(context.Background(), it, r); err != nil {
 			t.Fatal(err)
 		}

@@ -5,29 +5,20 @@ package langgraph
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/go-resty/resty/v2"
-
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/transport"
 )
 
 // pageSize is how many threads one search asks for (the server allows 1..1000).
 const pageSize = 100
-
-// maxBody bounds what one answer may weigh: a hostile or broken server cannot
-// make hitl read without end.
-const maxBody = 64 << 20
 
 // Options configure a Backend.
 type Options struct {
@@ -54,72 +45,23 @@ type Options struct {
 
 // Backend is a LangGraph Agent Server.
 type Backend struct {
-	opts    Options
-	server  string
-	reads   *resty.Client // retried with backoff
-	writes  *resty.Client // never retried: a resume is sent once
-	follows *resty.Client // waits as long as a run may take
+	opts Options
+	*transport.Conn
 }
 
 // New returns a backend for the server at opts.URL.
 func New(opts Options) (*Backend, error) {
-	u, err := url.Parse(opts.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:2024", opts.URL)
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 30 * time.Second
-	}
-	if opts.Follow <= 0 {
-		opts.Follow = 60 * time.Second
-	}
 	if opts.PageSize <= 0 || opts.PageSize > 1000 {
 		opts.PageSize = pageSize
 	}
-	if opts.ReadRetries == 0 {
-		opts.ReadRetries = 3
+	c, err := transport.New(transport.Options{URL: opts.URL, APIKey: opts.APIKey, BearerToken: opts.BearerToken, Headers: opts.Headers,
+		Timeout: opts.Timeout, Long: opts.Follow, InsecureSkipVerify: opts.InsecureSkipVerify, ReadRetries: opts.ReadRetries,
+		Hint: "is `langgraph dev` running there?"})
+	if err != nil {
+		return nil, err
 	}
-	b := &Backend{opts: opts, server: redactURL(u)}
-	b.reads = b.newClient().
-		SetRetryCount(max(opts.ReadRetries, 0)).
-		SetRetryWaitTime(200 * time.Millisecond).
-		SetRetryMaxWaitTime(3 * time.Second).
-		AddRetryCondition(func(r *resty.Response, err error) bool {
-			if err != nil {
-				return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-			}
-			return r.StatusCode() == http.StatusTooManyRequests || r.StatusCode() >= 500
-		})
-	b.writes = b.newClient()
-	b.follows = b.newClient().SetTimeout(opts.Follow)
-	return b, nil
+	return &Backend{opts: opts, Conn: c}, nil
 }
-
-func (b *Backend) newClient() *resty.Client {
-	c := resty.New().
-		SetBaseURL(strings.TrimRight(b.opts.URL, "/")).
-		SetTimeout(b.opts.Timeout).
-		SetResponseBodyLimit(maxBody).
-		SetHeader("Accept", "application/json").
-		SetHeader("User-Agent", "hitl").
-		SetLogger(quietLogger{})
-	if b.opts.InsecureSkipVerify {
-		c.SetTLSClientConfig(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the user asked for it in the profile
-	}
-	for k, v := range b.opts.Headers {
-		c.SetHeader(k, v)
-	}
-	if b.opts.APIKey != "" {
-		c.SetHeader("X-Api-Key", b.opts.APIKey)
-	}
-	if b.opts.BearerToken != "" {
-		c.SetAuthToken(b.opts.BearerToken)
-	}
-	return c
-}
-
-// Server is the server's URL, without any credentials it carried.
-func (b *Backend) Server() string { return b.server }
 
 // Pending lists the pending interrupts of every interrupted thread that
 // matches the filters, newest thread first.
@@ -171,8 +113,8 @@ func (b *Backend) search(ctx context.Context, ids []string) ([]thread, error) {
 			delete(body, "status")
 		}
 		var page []thread
-		resp, err := b.reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
-		if err := b.check(resp, err, "list interrupted threads", &page); err != nil {
+		resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
+		if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
 			return nil, err
 		}
 		all = append(all, page...)
@@ -191,23 +133,23 @@ func (b *Backend) threadInterrupts(ctx context.Context, t *thread) ([]client.Int
 		return nil, nil
 	}
 	if t.Interrupts.count() > 0 {
-		return t.interrupts(b.server), nil
+		return t.interrupts(b.Server()), nil
 	}
 	var st threadState
-	resp, err := b.reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(t.ThreadID) + "/state")
-	if err := b.check(resp, err, "read the state of thread "+t.ThreadID, &st); err != nil {
+	resp, err := b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(t.ThreadID) + "/state")
+	if err := b.Check(resp, err, "read the state of thread "+t.ThreadID, &st); err != nil {
 		return nil, err
 	}
 	var out []client.Interrupt
 	for _, task := range st.Tasks {
 		for i, w := range task.Interrupts {
-			out = append(out, t.base(b.server, interruptID(w, t.ThreadID, task.ID, i), w.Value, client.Parse(w.Value)))
+			out = append(out, t.base(b.Server(), interruptID(w, t.ThreadID, task.ID, i), w.Value, client.Parse(w.Value)))
 		}
 	}
 	if len(out) > 0 {
 		return out, nil
 	}
-	return []client.Interrupt{t.base(b.server, breakpointID(t.ThreadID, st.Checkpoint.CheckpointID), nil, client.Breakpoint(st.Next))}, nil
+	return []client.Interrupt{t.base(b.Server(), breakpointID(t.ThreadID, st.Checkpoint.CheckpointID), nil, client.Breakpoint(st.Next))}, nil
 }
 
 // stillPending re-reads the thread and reports whether interrupt id is
@@ -269,14 +211,14 @@ func (b *Backend) Send(ctx context.Context, it client.Interrupt, r client.Resume
 		body["command"] = map[string]any{"resume": map[string]json.RawMessage{it.ID: r.Value}}
 	}
 	var created run
-	resp, err := b.writes.R().SetContext(ctx).SetBody(body).Post("/threads/" + url.PathEscape(it.ThreadID) + "/runs")
+	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/threads/" + url.PathEscape(it.ThreadID) + "/runs")
 	if resp != nil && (resp.StatusCode() == http.StatusConflict || resp.StatusCode() == http.StatusUnprocessableEntity) {
 		return client.Outcome{}, client.ErrBusy
 	}
-	if cerr := b.check(resp, err, "resume thread "+it.ThreadID, &created); cerr != nil {
+	if cerr := b.Check(resp, err, "resume thread "+it.ThreadID, &created); cerr != nil {
 		// A transport error other than a refused connection may have
 		// happened after the server took the request.
-		maybe := err != nil && !errors.Is(err, syscall.ECONNREFUSED)
+		maybe := err != nil && !transport.IsRefused(err)
 		return client.Outcome{}, &SendError{Err: cerr, MaybeSent: maybe}
 	}
 	return b.follow(ctx, it.ThreadID, created.RunID), nil
@@ -306,14 +248,14 @@ func (b *Backend) follow(ctx context.Context, threadID, runID string) client.Out
 	ctx, cancel := context.WithTimeout(ctx, b.opts.Follow)
 	defer cancel()
 	var joined map[string]json.RawMessage
-	resp, err := b.follows.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/runs/" + url.PathEscape(runID) + "/join")
-	if err := b.check(resp, err, "follow run "+runID, &joined); err != nil {
+	resp, err := b.Long.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/runs/" + url.PathEscape(runID) + "/join")
+	if err := b.Check(resp, err, "follow run "+runID, &joined); err != nil {
 		out.Error = err.Error()
 		return out
 	}
 	var r run
-	resp, err = b.reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/runs/" + url.PathEscape(runID))
-	if err := b.check(resp, err, "read run "+runID, &r); err != nil {
+	resp, err = b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/runs/" + url.PathEscape(runID))
+	if err := b.Check(resp, err, "read run "+runID, &r); err != nil {
 		out.Error = err.Error()
 		return out
 	}
@@ -360,107 +302,6 @@ func runError(raw json.RawMessage, status string) string {
 	return e.Message
 }
 
-// check turns a transport error or a non-2xx answer into an error that says
-// what to do, and decodes a 2xx JSON answer into into.
-func (b *Backend) check(resp *resty.Response, err error, what string, into any) error {
-	if err != nil {
-		return b.transportError(err, what)
-	}
-	if resp == nil {
-		return fmt.Errorf("%s: no answer from %s", what, b.server)
-	}
-	code := resp.StatusCode()
-	body := resp.Body()
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return fmt.Errorf("%s: the server at %s refused the credentials (HTTP %d): set an API key with HITL_API_KEY (or api_key_env in the profile), or a bearer token", what, b.server, code)
-	case code == http.StatusNotFound:
-		return fmt.Errorf("%s: not found on %s (HTTP 404): %s", what, b.server, serverMessage(body))
-	case code >= 300:
-		return fmt.Errorf("%s: the server at %s answered HTTP %d: %s", what, b.server, code, serverMessage(body))
-	}
-	if into == nil {
-		return nil
-	}
-	if err := json.Unmarshal(body, into); err != nil {
-		ct := resp.Header().Get("Content-Type")
-		return fmt.Errorf("%s: the server at %s answered with something that is not the expected JSON (%s, %d bytes): %v; is --url pointing at a LangGraph server?", what, b.server, orUnknown(ct), len(body), err)
-	}
-	return nil
-}
-
-func (b *Backend) transportError(err error, what string) error {
-	var nerr net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("%s: the server at %s refused the connection: is `langgraph dev` running there? (set --url or HITL_URL)", what, b.server)
-	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("%s: cancelled", what)
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
-		return fmt.Errorf("%s: the server at %s did not answer in time: is it overloaded or unreachable?", what, b.server)
-	case strings.Contains(err.Error(), "response body size limit"):
-		return fmt.Errorf("%s: the answer of %s is larger than %d MiB; narrow the listing with --graph or --assistant", what, b.server, maxBody>>20)
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return fmt.Errorf("%s: cannot resolve the host of %s: check --url", what, b.server)
-	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		// url.Error repeats the URL, which may carry credentials: keep the cause only.
-		return fmt.Errorf("%s: cannot reach %s: %v", what, b.server, uerr.Err)
-	}
-	return fmt.Errorf("%s: cannot reach %s: %v", what, b.server, err)
-}
-
-// serverMessage extracts a readable message from an error body (JSON with
-// "message"/"detail"/"error", or plain text), bounded in length.
-func serverMessage(body []byte) string {
-	var e map[string]any
-	if json.Unmarshal(body, &e) == nil {
-		for _, k := range []string{"message", "detail", "error"} {
-			if s, ok := e[k].(string); ok && s != "" {
-				return clip(s)
-			}
-		}
-	}
-	s := strings.TrimSpace(string(body))
-	if s == "" {
-		return "(empty answer)"
-	}
-	return clip(s)
-}
-
-func clip(s string) string {
-	const n = 300
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "no content type"
-	}
-	return s
-}
-
-func redactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery = ""
-	return strings.TrimRight(c.String(), "/")
-}
-
-// quietLogger keeps resty from printing to the terminal: errors reach the
-// user through the returned error, once.
-type quietLogger struct{}
-
-func (quietLogger) Errorf(string, ...any) {}
-func (quietLogger) Warnf(string, ...any)  {}
-func (quietLogger) Debugf(string, ...any) {}
-
 // Conversation reads the thread's messages (the `messages` key of its state,
 // as LangChain agents keep it). A graph without messages has none.
 func (b *Backend) Conversation(ctx context.Context, threadID string) ([]client.Message, error) {
@@ -478,8 +319,8 @@ func (b *Backend) Conversation(ctx context.Context, threadID string) ([]client.M
 			} `json:"messages"`
 		} `json:"values"`
 	}
-	resp, err := b.reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/state")
-	if err := b.check(resp, err, "read the conversation of thread "+threadID, &st); err != nil {
+	resp, err := b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/state")
+	if err := b.Check(resp, err, "read the conversation of thread "+threadID, &st); err != nil {
 		return nil, err
 	}
 	var out []client.Message

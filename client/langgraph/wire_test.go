@@ -101,7 +101,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		{401, `{"detail":"bad key"}`, "refused the credentials (HTTP 401): set an API key"},
 		{404, `No assistant found for "x".`, `not found on`},
 		{500, `<html>oops</html>`, "answered HTTP 500: <html>oops</html>"},
-		{200, `<html>not json</html>`, "is --url pointing at a LangGraph server?"},
+		{200, `<html>not json</html>`, "is --url pointing at the right server?"},
 	} {
 		b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(tt.status)

@@ -265,7 +265,7 @@ func (e *env) send(ctx context.Context, id string, f *sendFlags, build func(*cli
 		if err != nil {
 			return nil, client.Resume{}, err
 		}
-		r, err := client.Encode(&it.Payload, ds, client.EditDialect(a.settings.EditDialect))
+		r, err := client.Encode(&it.Payload, ds, client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect), Reviewer: a.settings.Reviewer})
 		var na *client.NotAllowedError
 		var refused *client.RefusedError
 		switch {
