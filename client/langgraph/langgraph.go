@@ -54,6 +54,9 @@ func New(opts Options) (*Backend, error) {
 	if opts.PageSize <= 0 || opts.PageSize > 1000 {
 		opts.PageSize = pageSize
 	}
+	if opts.Follow <= 0 {
+		opts.Follow = 60 * time.Second
+	}
 	c, err := transport.New(transport.Options{URL: opts.URL, APIKey: opts.APIKey, BearerToken: opts.BearerToken, Headers: opts.Headers,
 		Timeout: opts.Timeout, Long: opts.Follow, InsecureSkipVerify: opts.InsecureSkipVerify, ReadRetries: opts.ReadRetries,
 		Hint: "is `langgraph dev` running there?"})
