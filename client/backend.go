@@ -66,3 +66,26 @@ type Message struct {
 type Conversational interface {
 	Conversation(ctx context.Context, threadID string) ([]Message, error)
 }
+
+// Accepted: the backend took the answer and reports no run to follow.
+const Accepted OutcomeStatus = "accepted"
+
+// RunAction is a control of a whole run (REST HITL API).
+type RunAction string
+
+const (
+	PauseRun  RunAction = "pause"
+	ResumeRun RunAction = "resume"
+	CancelRun RunAction = "cancel"
+)
+
+// RunController is a backend whose runs can be paused, resumed and cancelled.
+type RunController interface {
+	ControlRun(ctx context.Context, it Interrupt, a RunAction) (status string, err error)
+}
+
+// Notifier is a backend that says when its pending set changes (a stream),
+// so that a reviewer's screen updates at once rather than at the next poll.
+type Notifier interface {
+	Changes(ctx context.Context) <-chan struct{}
+}

@@ -55,6 +55,8 @@ type Profile struct {
 	EditDialect        string `yaml:"edit_dialect"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
 	Bell               *bool  `yaml:"bell"`
+	// UserID selects whose approvals a REST backend lists (user_id).
+	UserID string `yaml:"user_id"`
 }
 
 // Duration reads "2s", "500ms", "1m".
@@ -164,6 +166,7 @@ type Settings struct {
 	InsecureSkipVerify bool
 	Bell               bool
 	Keys               map[string][]string
+	UserID             string
 }
 
 // Resolve applies flag > environment > file > default.
@@ -198,6 +201,7 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		Bell:               p.Bell == nil || *p.Bell,
 		Headers:            map[string]string{},
 		Keys:               f.Keys,
+		UserID:             p.UserID,
 	}
 	if s.PollInterval <= 0 {
 		s.PollInterval = DefaultPollInterval
@@ -206,9 +210,9 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		s.Timeout = 30 * time.Second
 	}
 	switch s.Backend {
-	case "langgraph":
+	case "langgraph", "rest", "events":
 	default:
-		return nil, fmt.Errorf("backend %q is not supported; use langgraph", s.Backend)
+		return nil, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend)
 	}
 	switch s.EditDialect {
 	case "edited_action", "edited_args":

@@ -40,7 +40,37 @@ type (
 		text string
 		err  error
 	}
+	changeMsg struct{}
+	runCtlMsg struct {
+		thread string
+		action client.RunAction
+		status string
+		err    error
+	}
 )
+
+// waitChange waits for the backend's next change signal.
+func waitChange(ch <-chan struct{}) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return nil
+		}
+		return changeMsg{}
+	}
+}
+
+func (m Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
+	rc, _ := m.opts.Backend.(client.RunController)
+	return func() tea.Msg {
+		ctx, cancel := ctxFor(30 * time.Second)
+		defer cancel()
+		status, err := rc.ControlRun(ctx, it, a)
+		return runCtlMsg{thread: it.ThreadID, action: a, status: status, err: err}
+	}
+}
 
 // fetch asks the backend for what is pending, and the journal for what was
 // handled (by this process or another one).

@@ -67,9 +67,13 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		if a.Description != "" && a.Description != it.Description {
 			line(indentBlock(renderMarkdown(safeBlock(a.Description), w-2), "  "))
 		}
-		if d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit {
+		switch {
+		case d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit:
 			line(indentBlock(m.diffView(a.Args, d.decisions[i].Args, w-2), "  "))
-		} else {
+		case len(a.Example) > 0:
+			line(st.faint.Render("  proposed, against its example:"))
+			line(indentBlock(m.diffView(a.Example, a.Args, w-2), "  "))
+		default:
 			line(indentBlock(m.highlightJSON(a.Args, w-2), "  "))
 		}
 	}
@@ -88,6 +92,10 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		line("")
 		line(st.bold.Render("Context"))
 		line(m.highlightJSON(it.Context, w))
+	}
+	if it.Compare != nil {
+		line("")
+		line(m.compareView(it.Compare, w))
 	}
 	line("")
 	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
@@ -271,4 +279,30 @@ func indentBlock(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// compareView shows two texts side by side where they fit, else one above
+// the other; both are wrapped, never cut.
+func (m *Model) compareView(c *client.Comparison, w int) string {
+	left, right := safeBlock(c.Left), safeBlock(c.Right)
+	if w < 80 {
+		return m.st.bold.Render(safe(c.LeftLabel)) + "\n" + ansi.Wrap(left, w, " ") + "\n\n" +
+			m.st.bold.Render(safe(c.RightLabel)) + "\n" + ansi.Wrap(right, w, " ")
+	}
+	col := (w - 3) / 2
+	l := strings.Split(ansi.Wrap(left, col, " "), "\n")
+	r := strings.Split(ansi.Wrap(right, col, " "), "\n")
+	var b strings.Builder
+	b.WriteString(m.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + m.st.bold.Render(safe(c.RightLabel)) + "\n")
+	for i := 0; i < max(len(l), len(r)); i++ {
+		x, y := "", ""
+		if i < len(l) {
+			x = l[i]
+		}
+		if i < len(r) {
+			y = r[i]
+		}
+		b.WriteString(pad(x, col) + " │ " + y + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -41,6 +41,8 @@ type Options struct {
 	Now func() time.Time
 	// Keys rebinds actions by name (the config file's `keys:` section).
 	Keys map[string][]string
+	// Context ends background work (a backend's change stream).
+	Context context.Context
 }
 
 type screen int
@@ -53,6 +55,7 @@ const (
 	screenHistory
 	screenHelp
 	screenQuit
+	screenRunControl
 )
 
 type sortMode int
@@ -173,6 +176,11 @@ type Model struct {
 	conversation map[string]*conversation
 	showConv     bool
 
+	runAction client.RunAction // asked for on screenRunControl
+	runTarget string           // the interrupt whose run it controls
+
+	changes <-chan struct{} // the backend's change signals, when it streams
+
 	help help.Model
 }
 
@@ -206,14 +214,18 @@ func New(opts Options) (Model, error) {
 	m.detail.KeyMap = viewport.KeyMap{} // the app routes scrolling keys itself
 	m.page = viewport.New()
 	m.page.KeyMap = viewport.KeyMap{}
+	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
+		m.changes = n.Changes(opts.Context)
+	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)
 	return m, err
 }
 
-// Init starts the first fetch and the clock.
+// Init starts the first fetch, the clock, and, for a backend that streams
+// its changes, the wait for the next one.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.fetch(), tick())
+	return tea.Batch(m.fetch(), tick(), waitChange(m.changes))
 }
 
 // current is the interrupt under the cursor.

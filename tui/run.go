@@ -10,6 +10,9 @@ import (
 // terminal is restored on quit, on ctrl+c and on a panic (Bubble Tea's own
 // panic handler).
 func Run(ctx context.Context, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts.Context = ctx
 	m, err := New(opts)
 	if err != nil {
 		return err

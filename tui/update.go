@@ -35,6 +35,24 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.fetch()
 	case tickMsg:
 		return m, tick()
+	case changeMsg:
+		cmds := []tea.Cmd{waitChange(m.changes)}
+		if !m.fetching {
+			m.fetching = true
+			cmds = append(cmds, m.fetch())
+		}
+		return m, tea.Batch(cmds...)
+	case runCtlMsg:
+		if msg.err != nil {
+			m.setStatus(fmt.Sprintf("%s run %s: %v", msg.action, msg.thread, msg.err), false)
+			return m, nil
+		}
+		m.setStatus(fmt.Sprintf("Run %s: %s (status %s).", msg.thread, msg.action, msg.status), true)
+		if m.fetching {
+			return m, nil
+		}
+		m.fetching = true
+		return m, m.fetch()
 	case sentMsg:
 		return m.onSent(msg)
 	case historyMsg:
@@ -196,6 +214,18 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.screen = m.prevScreen
 		return m, nil
+	case screenRunControl:
+		m.screen = m.prevScreen
+		if msg.String() != "y" {
+			m.setStatus("Nothing done.", true)
+			return m, nil
+		}
+		it := m.byID(m.runTarget)
+		if it == nil {
+			m.setStatus("That interrupt is gone; nothing done.", false)
+			return m, nil
+		}
+		return m, m.controlRun(*it, m.runAction)
 	}
 	if m.filtering {
 		return m.onFilterKey(msg)
@@ -271,6 +301,8 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Conversation):
 		return m.toggleConversation()
+	case key.Matches(msg, k.PauseRun, k.ResumeRun, k.CancelRun):
+		return m.askRunControl(msg)
 	}
 	if m.screen == screenInbox && !m.wide() {
 		return m, nil // decisions are made from the detail screen
@@ -772,5 +804,32 @@ func (m Model) onHistoryKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.refreshPage()
+	return m, nil
+}
+
+// askRunControl asks before pausing, resuming or cancelling a run.
+func (m Model) askRunControl(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	it := m.current()
+	if it == nil {
+		return m, nil
+	}
+	if _, ok := m.opts.Backend.(client.RunController); !ok {
+		m.setStatus("This backend has no run controls.", false)
+		return m, nil
+	}
+	if m.inGrace() {
+		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, m.keys.PauseRun):
+		m.runAction = client.PauseRun
+	case key.Matches(msg, m.keys.ResumeRun):
+		m.runAction = client.ResumeRun
+	default:
+		m.runAction = client.CancelRun
+	}
+	m.runTarget = it.ID
+	m.prevScreen, m.screen = m.screen, screenRunControl
 	return m, nil
 }

@@ -43,6 +43,13 @@ func (m Model) render() string {
 		body = h.View(m.keys)
 	case screenQuit:
 		body = "\n  Quit? A draft or a send is in progress and will be lost.\n\n  y quit · any other key stays"
+	case screenRunControl:
+		what := map[client.RunAction]string{client.PauseRun: "Pause", client.ResumeRun: "Resume", client.CancelRun: "Cancel (cannot be undone)"}[m.runAction]
+		target := ""
+		if it := m.byID(m.runTarget); it != nil {
+			target = safe(it.ThreadID) + " — " + safe(it.Title)
+		}
+		body = "\n  " + what + " run " + target + "?\n\n  y does it · any other key does nothing"
 	case screenDetail:
 		body = m.detail.View()
 	default:

@@ -12,12 +12,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/demo"
 )
@@ -295,4 +297,49 @@ func TestConformBreakpointAndUnknownAssistant(t *testing.T) {
 			t.Fatalf("unknown assistant: %d %s", code, body)
 		}
 	})
+}
+
+// TestConformSuite runs the suite every backend passes: against the embedded
+// server with injected faults, and against the real server without.
+func TestConformSuite(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			url := tg.url
+			var faults *backendtest.Faults
+			if tg.name == "embedded" {
+				srv := demo.New()
+				srv.RunDelay = 0
+				faults = &backendtest.Faults{}
+				ts := httptest.NewServer(faults.Wrap(srv.Handler()))
+				t.Cleanup(ts.Close)
+				url = ts.URL
+				tg.url = url
+			}
+			meta := tag(t)
+			b, err := langgraph.New(langgraph.Options{URL: url, Metadata: meta, ReadRetries: -1, Follow: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			backendtest.Run(t, backendtest.Fixture{
+				Backend: b,
+				Create:  func(t *testing.T) string { return start(t, tg, tg.single, anyMap(meta)) },
+				Decide:  func(client.Interrupt) []client.Decision { return []client.Decision{{Type: client.Approve}} },
+				Verify: func(t *testing.T, it client.Interrupt) {
+					_, body := call(t, "GET", url+"/threads/"+it.ThreadID+"/state", nil)
+					if !bytes.Contains(body, []byte("ran send_email")) {
+						t.Fatalf("the tool did not run: %s", body)
+					}
+				},
+				ResolveElsewhere: func(t *testing.T, it client.Interrupt) {
+					r, _ := client.Encode(&it.Payload, []client.Decision{{Type: client.Reject, Message: "no"}}, client.EncodeOptions{})
+					code, body := call(t, "POST", url+"/threads/"+it.ThreadID+"/runs/wait", map[string]any{
+						"assistant_id": tg.single.graph, "command": map[string]any{"resume": map[string]any{it.ID: json.RawMessage(r.Value)}}})
+					if code != 200 {
+						t.Fatalf("resolve elsewhere: %d %s", code, body)
+					}
+				},
+				Faults: faults,
+			})
+		})
+	}
 }

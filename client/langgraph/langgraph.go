@@ -222,27 +222,10 @@ func (b *Backend) Send(ctx context.Context, it client.Interrupt, r client.Resume
 		// A transport error other than a refused connection may have
 		// happened after the server took the request.
 		maybe := err != nil && !transport.IsRefused(err)
-		return client.Outcome{}, &SendError{Err: cerr, MaybeSent: maybe}
+		return client.Outcome{}, &transport.SendError{Err: cerr, MaybeSent: maybe}
 	}
 	return b.follow(ctx, it.ThreadID, created.RunID), nil
 }
-
-// SendError is a resume that failed. MaybeSent is set when the request may
-// have reached the server (the answer was lost): do not send again without
-// looking at the thread first.
-type SendError struct {
-	Err       error
-	MaybeSent bool
-}
-
-func (e *SendError) Error() string {
-	if e.MaybeSent {
-		return e.Err.Error() + " (the resume may have reached the server: check the thread before deciding again)"
-	}
-	return e.Err.Error()
-}
-
-func (e *SendError) Unwrap() error { return e.Err }
 
 // follow waits for run runID to end and reports how it ended. Its errors are
 // reported inside the outcome: the resume itself was accepted.
@@ -366,9 +349,6 @@ func contentText(raw json.RawMessage) string {
 	}
 	return string(raw)
 }
-
-// MaybeSentResume reports whether the resume may have reached the server.
-func (e *SendError) MaybeSentResume() bool { return e.MaybeSent }
 
 // lastAIMessage is the text of the last AI message of a messages list.
 func lastAIMessage(raw json.RawMessage) string {

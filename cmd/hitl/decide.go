@@ -14,7 +14,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/tui"
 )
 
@@ -310,7 +309,7 @@ func (e *env) sendResume(ctx context.Context, id string, f *sendFlags, build fun
 		InterruptID: it.ID, Schema: it.Schema, Decisions: ds, Resume: r.Value,
 	}
 	out, err := a.backend.Send(ctx, it, r)
-	var se *langgraph.SendError
+	var se interface{ MaybeSentResume() bool }
 	switch {
 	case errors.Is(err, client.ErrAlreadyHandled):
 		entry.Outcome = "already-handled"
@@ -321,7 +320,7 @@ func (e *env) sendResume(ctx context.Context, id string, f *sendFlags, build fun
 		entry.Outcome = "busy"
 		_ = a.journal.Record(entry)
 		return nothingErr("%v; nothing sent", err)
-	case errors.As(err, &se) && se.MaybeSent:
+	case errors.As(err, &se) && se.MaybeSentResume():
 		// The resume may have been taken: never show or send it again blindly.
 		entry.Outcome, entry.Error = "unknown", err.Error()
 		_ = a.journal.MarkHandled(it.ID)

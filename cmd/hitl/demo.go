@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/demo"
 	"github.com/hitl-sh/hitl/tui"
@@ -28,32 +28,41 @@ with scripted agents that keep asking for decisions (tool calls, questions,
 free-text prompts, Agent Inbox requests, parallel interrupts, a breakpoint, and
 a payload hiding escape sequences), and opens the reviewer on it.
 
+--backend rest serves the REST HITL API of seed 004 (runs walking through
+information, payload and response review); --backend events serves the
+event-stream coordinator protocol (see the README).
+
 With --serve it runs only the server and prints its URL, for hitl list, hitl
 watch or any LangGraph client. Decisions made in the demo are kept apart from
 your real ones (state in the "demo" folder of the state directory).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			srv := demo.New()
-			if err := srv.Start(listen); err != nil {
-				return err
-			}
-			defer srv.Close()
-			srv.Seed(burst)
-			go srv.Produce(cmd.Context(), every)
-			if serve {
-				fmt.Fprintf(e.stdout, "hitl demo server at %s\n\n  hitl --url %s list\n  hitl --url %s\n\nCtrl+C stops it.\n", srv.URL(), srv.URL(), srv.URL())
-				<-cmd.Context().Done()
-				return nil
-			}
 			f, err := config.Load(config.Path())
 			if err != nil {
 				return err
 			}
-			s, err := config.Resolve(f, e.flags, e.getenv)
+			s, err := config.Resolve(f, config.Overrides{Profile: e.flags.Profile, Reviewer: e.flags.Reviewer}, e.getenv)
 			if err != nil {
 				return &exitErr{exitUsage, err}
 			}
-			b, err := langgraph.New(langgraph.Options{URL: srv.URL()})
+			kind := e.flags.Backend
+			if kind == "" {
+				kind = "langgraph"
+			}
+			url, stop, err := startDemo(cmd.Context(), kind, listen, burst, every, s.Reviewer)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			if serve {
+				fmt.Fprintf(e.stdout, "hitl demo %s server at %s\n\n  hitl --backend %s --url %s list\n  hitl --backend %s --url %s\n\nCtrl+C stops it.\n",
+					kind, url, kind, url, kind, url)
+				<-cmd.Context().Done()
+				return nil
+			}
+			s.Backend, s.URL = kind, url
+			s.APIKey, s.BearerToken, s.Headers, s.Graph, s.Assistant, s.Metadata, s.UserID = "", "", nil, "", "", nil, ""
+			b, err := newBackend(s, 30*time.Second)
 			if err != nil {
 				return err
 			}
@@ -74,4 +83,37 @@ your real ones (state in the "demo" folder of the state directory).`,
 	cmd.Flags().DurationVar(&every, "every", 8*time.Second, "a new interrupt arrives this often (0: never)")
 	cmd.Flags().IntVar(&burst, "burst", 0, "create this many extra interrupts at start, to try the inbox at scale")
 	return cmd
+}
+
+// startDemo starts the embedded server of one backend kind with its agents.
+func startDemo(ctx context.Context, kind, listen string, burst int, every time.Duration, user string) (string, func(), error) {
+	switch kind {
+	case "rest":
+		srv := demo.NewREST()
+		if err := srv.Start(listen); err != nil {
+			return "", nil, err
+		}
+		for range 3 + burst {
+			srv.Spawn(user)
+		}
+		go srv.Produce(ctx, user, every)
+		return srv.URL(), func() { srv.Close() }, nil
+	case "events":
+		srv := demo.NewEvents()
+		if err := srv.Start(listen); err != nil {
+			return "", nil, err
+		}
+		srv.Seed(burst)
+		go srv.Produce(ctx, every)
+		return srv.URL(), func() { srv.Close() }, nil
+	case "langgraph":
+		srv := demo.New()
+		if err := srv.Start(listen); err != nil {
+			return "", nil, err
+		}
+		srv.Seed(burst)
+		go srv.Produce(ctx, every)
+		return srv.URL(), func() { srv.Close() }, nil
+	}
+	return "", nil, usageErr("--backend %q: the demo serves langgraph, rest or events", kind)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/tui"
@@ -94,4 +95,45 @@ func versionCmd(e *env) *cobra.Command {
 			fmt.Fprintf(e.stdout, "hitl %s (commit %s, built %s, %s)\n", version, commit, date, runtime.Version())
 		},
 	}
+}
+
+func runCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "run", Short: "Pause, resume or cancel the run behind an interrupt (REST backend)"}
+	for _, a := range []struct {
+		action client.RunAction
+		short  string
+	}{{client.PauseRun, "Pause the run"}, {client.ResumeRun, "Resume a paused run"}, {client.CancelRun, "Cancel the run (it cannot be undone)"}} {
+		var yes bool
+		c := &cobra.Command{
+			Use:   string(a.action) + " ID",
+			Short: a.short,
+			Args:  exactArgs(1, "an interrupt (approval) id"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				ap, err := e.open(0)
+				if err != nil {
+					return err
+				}
+				rc, ok := ap.backend.(client.RunController)
+				if !ok {
+					return nothingErr("the %s backend has no run controls", ap.settings.Backend)
+				}
+				it, err := ap.find(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if !yes {
+					return usageErr("this would %s run %s (%s); add --yes to do it", a.action, safe(it.ThreadID), safe(it.Title))
+				}
+				status, err := rc.ControlRun(cmd.Context(), it, a.action)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "Run %s: %s (status %s)\n", safe(it.ThreadID), a.action, safe(status))
+				return nil
+			},
+		}
+		c.Flags().BoolVarP(&yes, "yes", "y", false, "confirm: without it nothing is done")
+		cmd.AddCommand(c)
+	}
+	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/tui"
 	"github.com/hitl-sh/hitl/tui/inert"
 )
@@ -54,7 +55,7 @@ func printList(w io.Writer, its []client.Interrupt, now time.Time) {
 		fmt.Fprintln(w, "No pending interrupts.")
 		return
 	}
-	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-15s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
 	for _, it := range its {
 		printLine(w, it, now)
 	}
@@ -65,7 +66,7 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	if tui.Warnings(it) != 0 {
 		badge = "⚠ "
 	}
-	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-15s  %s%s\n", tui.ShortID(safe(it.ID)), tui.Age(it.UpdatedAt, now),
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s%s\n", tui.ShortID(safe(it.ID)), tui.Age(it.UpdatedAt, now),
 		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(tui.Summary(it), 70))
 }
 
@@ -95,6 +96,17 @@ func printShow(w io.Writer, it client.Interrupt) {
 			fmt.Fprintf(w, "%s\n", indent(safeBlock(a.Description), "  "))
 		}
 		fmt.Fprintf(w, "  args:\n%s\n", indent(prettyJSON(a.Args), "    "))
+		if len(a.Example) > 0 {
+			changes, err := diff.Structural(a.Example, a.Args)
+			var parts []string
+			for _, c := range changes {
+				parts = append(parts, c.String())
+			}
+			if err == nil && len(parts) > 0 {
+				fmt.Fprintf(w, "  against its example: %s\n", safe(strings.Join(parts, ", ")))
+			}
+			fmt.Fprintf(w, "  example:\n%s\n", indent(prettyJSON(a.Example), "    "))
+		}
 		if len(a.ArgsSchema) > 0 {
 			fmt.Fprintf(w, "  args_schema:\n%s\n", indent(prettyJSON(a.ArgsSchema), "    "))
 		}
@@ -104,6 +116,9 @@ func printShow(w io.Writer, it client.Interrupt) {
 	}
 	if len(it.Context) > 0 {
 		fmt.Fprintf(w, "\nContext\n%s\n", indent(prettyJSON(it.Context), "  "))
+	}
+	if c := it.Compare; c != nil {
+		fmt.Fprintf(w, "\n%s\n%s\n\n%s\n%s\n", safe(c.LeftLabel), indent(safeBlock(c.Left), "  "), safe(c.RightLabel), indent(safeBlock(c.Right), "  "))
 	}
 	if it.Schema == client.SchemaRaw {
 		fmt.Fprintf(w, "\nValue\n%s\n", indent(prettyJSON(it.Raw), "  "))
@@ -115,7 +130,7 @@ func printShow(w io.Writer, it client.Interrupt) {
 func hint(it client.Interrupt) string {
 	id := tui.ShortID(it.ID)
 	switch it.Schema {
-	case client.SchemaMiddleware, client.SchemaAgentInbox:
+	case client.SchemaMiddleware, client.SchemaAgentInbox, client.SchemaInformationReview, client.SchemaPayloadReview, client.SchemaResponseReview:
 		return fmt.Sprintf("Answer: hitl approve %s | hitl reject %s -m WHY | hitl edit %s --args FILE [--action N]", id, id, id)
 	case client.SchemaQuestions:
 		return fmt.Sprintf("Answer: hitl approve %s | hitl respond %s -m FEEDBACK --answer A1 --answer A2 | hitl reject %s -m WHY", id, id, id)

@@ -10,8 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/rest"
+	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/tui"
 )
@@ -62,7 +65,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
-	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph (env HITL_BACKEND)")
+	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest or events (env HITL_BACKEND)")
 	pf.StringVar(&e.flags.URL, "url", "", "server URL (env HITL_URL; default "+config.DefaultURL+")")
 	pf.StringVar(&e.flags.Graph, "graph", "", "only interrupts of this graph id (env HITL_GRAPH)")
 	pf.StringVar(&e.flags.Assistant, "assistant", "", "only interrupts of this assistant id (env HITL_ASSISTANT)")
@@ -73,7 +76,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), configCmd(e), versionCmd(e), demoCmd(e),
+		historyCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e),
 	)
 	return root
 }
@@ -108,11 +111,7 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if err != nil {
 		return nil, &exitErr{exitUsage, err}
 	}
-	b, err := langgraph.New(langgraph.Options{
-		URL: s.URL, APIKey: s.APIKey, BearerToken: s.BearerToken, Headers: s.Headers,
-		Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata,
-		Timeout: s.Timeout, Follow: follow, InsecureSkipVerify: s.InsecureSkipVerify,
-	})
+	b, err := newBackend(s, follow)
 	if err != nil {
 		return nil, &exitErr{exitUsage, err}
 	}
@@ -180,4 +179,21 @@ func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
 		return client.Interrupt{}, nothingErr("%s; nothing sent", msg)
 	}
 	return client.Interrupt{}, nothingErr("no pending interrupt %q on %s (see hitl list)", id, a.backend.Server())
+}
+
+// newBackend opens the backend the settings name.
+func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error) {
+	t := transport.Options{URL: s.URL, APIKey: s.APIKey, BearerToken: s.BearerToken, Headers: s.Headers,
+		Timeout: s.Timeout, Long: follow, InsecureSkipVerify: s.InsecureSkipVerify}
+	switch s.Backend {
+	case "rest":
+		return rest.New(rest.Options{Options: t, UserID: s.UserID, Follow: follow})
+	case "events":
+		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
+	}
+	return langgraph.New(langgraph.Options{
+		URL: s.URL, APIKey: s.APIKey, BearerToken: s.BearerToken, Headers: s.Headers,
+		Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata,
+		Timeout: s.Timeout, Follow: follow, InsecureSkipVerify: s.InsecureSkipVerify,
+	})
 }

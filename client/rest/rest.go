@@ -1,0 +1,225 @@
+// Package rest speaks the provider-agnostic REST HITL API of seed 004:
+// pending approvals at three checkpoints of a run (information, payload and
+// response review), decided with POST /api/hitl/run/{run_id}/approve.
+//
+// No public server implements this API; the shapes hitl reads and sends are
+// documented in the README and served by the fake in package demo.
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/transport"
+)
+
+// Options configure a Backend.
+type Options struct {
+	transport.Options
+	// UserID selects whose pending approvals are listed (user_id).
+	UserID string
+	// Follow bounds how long Send watches the run's status afterwards.
+	Follow time.Duration
+}
+
+// Backend is a REST HITL server.
+type Backend struct {
+	opts Options
+	*transport.Conn
+}
+
+// New returns a backend for the server at opts.URL.
+func New(opts Options) (*Backend, error) {
+	if opts.Follow <= 0 {
+		opts.Follow = 30 * time.Second
+	}
+	if opts.Hint == "" {
+		opts.Hint = "is the HITL API server running there?"
+	}
+	c, err := transport.New(opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{opts: opts, Conn: c}, nil
+}
+
+// approval is one pending approval as GET /api/hitl/approvals/pending lists it.
+type approval struct {
+	ApprovalID     string    `json:"approval_id"`
+	RunID          string    `json:"run_id"`
+	Checkpoint     string    `json:"checkpoint"`
+	AllowedActions []string  `json:"allowed_actions"`
+	CreatedAt      time.Time `json:"created_at"`
+	UserID         string    `json:"user_id"`
+	Message        string    `json:"message"`
+}
+
+// pendingApprovals reads the list; it takes a bare array or {"approvals": [...]}.
+func (b *Backend) pendingApprovals(ctx context.Context) ([]approval, error) {
+	req := b.Reads.R().SetContext(ctx)
+	if b.opts.UserID != "" {
+		req.SetQueryParam("user_id", b.opts.UserID)
+	}
+	var raw json.RawMessage
+	resp, err := req.Get("/api/hitl/approvals/pending")
+	if err := b.Check(resp, err, "list pending approvals", &raw); err != nil {
+		return nil, err
+	}
+	var list []approval
+	if json.Unmarshal(raw, &list) != nil {
+		var wrapped struct {
+			Approvals []approval `json:"approvals"`
+		}
+		if err := json.Unmarshal(raw, &wrapped); err != nil {
+			return nil, fmt.Errorf("list pending approvals: the server at %s answered JSON that is not a list of approvals: %v", b.Server(), err)
+		}
+		list = wrapped.Approvals
+	}
+	return list, nil
+}
+
+// Pending lists every pending approval with its run's state, newest first.
+func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	list, err := b.pendingApprovals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Interrupt, 0, len(list))
+	for _, a := range list {
+		var raw json.RawMessage
+		resp, err := b.Reads.R().SetContext(ctx).Get("/api/hitl/run/" + url.PathEscape(a.RunID) + "/state")
+		if err := b.Check(resp, err, "read the state of run "+a.RunID, &raw); err != nil {
+			return nil, err
+		}
+		var st client.RunState
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("read the state of run %s: %v", a.RunID, err)
+		}
+		p := client.CheckpointPayload(a.ApprovalID, a.Checkpoint, st, a.AllowedActions)
+		if a.Message != "" && p.Description == "" {
+			p.Description = a.Message
+		}
+		graph := "hitl-run"
+		if st.InformationResult != nil && st.InformationResult.Tool != "" {
+			graph = st.InformationResult.Tool
+		}
+		out = append(out, client.Interrupt{ID: a.ApprovalID, ThreadID: a.RunID, GraphID: graph, AssistantID: a.UserID,
+			CreatedAt: a.CreatedAt, UpdatedAt: a.CreatedAt, Payload: p, Raw: raw, Server: b.Server()})
+	}
+	sortNewest(out)
+	return out, nil
+}
+
+func sortNewest(its []client.Interrupt) {
+	for i := 1; i < len(its); i++ {
+		for j := i; j > 0 && its[j].UpdatedAt.After(its[j-1].UpdatedAt); j-- {
+			its[j], its[j-1] = its[j-1], its[j]
+		}
+	}
+}
+
+// Send posts the decision once, after checking the approval is still pending,
+// and watches the run's status until it leaves "running".
+func (b *Backend) Send(ctx context.Context, it client.Interrupt, r client.Resume) (client.Outcome, error) {
+	if r.Continue || r.Value == nil {
+		return client.Outcome{}, errors.New("this backend takes a decision, not a continue")
+	}
+	list, err := b.pendingApprovals(ctx)
+	if err != nil {
+		return client.Outcome{}, err
+	}
+	found := false
+	for _, a := range list {
+		found = found || a.ApprovalID == it.ID
+	}
+	if !found {
+		return client.Outcome{}, client.ErrAlreadyHandled
+	}
+	resp, err := b.Writes.R().SetContext(ctx).SetHeader("Content-Type", "application/json").SetBody([]byte(r.Value)).
+		Post("/api/hitl/run/" + url.PathEscape(it.ThreadID) + "/approve")
+	if resp != nil && resp.StatusCode() == http.StatusConflict {
+		return client.Outcome{}, client.ErrAlreadyHandled
+	}
+	if cerr := b.Check(resp, err, "send the decision for run "+it.ThreadID, nil); cerr != nil {
+		return client.Outcome{}, &transport.SendError{Err: cerr, MaybeSent: err != nil && !transport.IsRefused(err)}
+	}
+	return b.follow(ctx, it.ThreadID), nil
+}
+
+type runStatus struct {
+	Status      string `json:"status"`
+	CurrentStep string `json:"current_step"`
+	Error       string `json:"error"`
+	Progress    any    `json:"progress"`
+}
+
+func (b *Backend) status(ctx context.Context, runID string) (runStatus, error) {
+	var st runStatus
+	resp, err := b.Reads.R().SetContext(ctx).Get("/api/hitl/run/" + url.PathEscape(runID) + "/status")
+	return st, b.Check(resp, err, "read the status of run "+runID, &st)
+}
+
+func (b *Backend) follow(ctx context.Context, runID string) client.Outcome {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.Follow)
+	defer cancel()
+	out := client.Outcome{RunID: runID, Status: client.Running}
+	for {
+		st, err := b.status(ctx, runID)
+		if err != nil {
+			out.Error = err.Error()
+			return out
+		}
+		switch st.Status {
+		case "completed", "succeeded", "success", "cancelled":
+			out.Status = client.Finished
+			return out
+		case "awaiting_human", "paused":
+			out.Status = client.PausedAgain
+			if list, err := b.pendingApprovals(ctx); err == nil {
+				for _, a := range list {
+					if a.RunID == runID {
+						out.Pending = append(out.Pending, a.ApprovalID)
+					}
+				}
+			}
+			return out
+		case "failed", "error":
+			out.Status, out.Error = client.Failed, st.Error
+			return out
+		}
+		select {
+		case <-ctx.Done():
+			return out
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// ControlRun pauses, resumes or cancels the interrupt's run.
+func (b *Backend) ControlRun(ctx context.Context, it client.Interrupt, a client.RunAction) (string, error) {
+	path := "/api/hitl/run/" + url.PathEscape(it.ThreadID)
+	req := b.Writes.R().SetContext(ctx)
+	var resp *resty.Response
+	var err error
+	if a == client.CancelRun {
+		resp, err = req.Delete(path)
+	} else {
+		resp, err = req.Post(path + "/" + string(a))
+	}
+	if err := b.Check(resp, err, string(a)+" run "+it.ThreadID, nil); err != nil {
+		return "", err
+	}
+	st, err := b.status(ctx, it.ThreadID)
+	if err != nil {
+		return "", err
+	}
+	return st.Status, nil
+}

@@ -1,0 +1,244 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// EventsServer serves hitl's event-stream coordinator protocol (see the
+// README): GET /hitl/pending, GET /hitl/events (SSE with Last-Event-ID
+// replay), POST /hitl/respond. Scripted agents ask; a response resolves the
+// request and every reviewer is told with hitl_answered.
+type EventsServer struct {
+	mu      sync.Mutex
+	pending []eventsRequest
+	log     []sseEvent // every event, for Last-Event-ID replay
+	subs    map[chan sseEvent]bool
+	srv     *http.Server
+	url     string
+	n       int
+	// Answers are the responses received, by request id (for tests).
+	Answers map[string]json.RawMessage
+}
+
+type eventsRequest struct {
+	RequestID string    `json:"request_id"`
+	Agent     string    `json:"agent"`
+	SessionID string    `json:"session_id"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      any       `json:"data"`
+}
+
+type sseEvent struct {
+	ID   int
+	Type string
+	Data []byte
+}
+
+// NewEvents returns the coordinator with nothing pending.
+func NewEvents() *EventsServer {
+	return &EventsServer{subs: map[chan sseEvent]bool{}, Answers: map[string]json.RawMessage{}}
+}
+
+// Start listens on addr and serves in the background.
+func (s *EventsServer) Start(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (pass another --listen address)", addr, err)
+	}
+	s.url = "http://" + ln.Addr().String()
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln) //nolint:errcheck // closed by Close
+	return nil
+}
+
+// URL is where it listens.
+func (s *EventsServer) URL() string { return s.url }
+
+// Close stops it, ending every stream.
+func (s *EventsServer) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	s.mu.Lock()
+	for ch := range s.subs {
+		close(ch)
+		delete(s.subs, ch)
+	}
+	s.mu.Unlock()
+	return s.srv.Close()
+}
+
+// Handler serves the protocol.
+func (s *EventsServer) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /hitl/pending", func(w http.ResponseWriter, _ *http.Request) {
+		s.mu.Lock()
+		out := append([]eventsRequest{}, s.pending...)
+		s.mu.Unlock()
+		writeJSON(w, 200, out)
+	})
+	mux.HandleFunc("POST /hitl/respond", s.respond)
+	mux.HandleFunc("GET /hitl/events", s.events)
+	return mux
+}
+
+// Ask publishes a request from agent in session and returns its id.
+func (s *EventsServer) Ask(agent, session string, data any) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := eventsRequest{RequestID: "req-" + newID()[:16], Agent: agent, SessionID: session, CreatedAt: time.Now().UTC(), Data: data}
+	s.pending = append(s.pending, r)
+	s.publish("hitl_asked", r)
+	return r.RequestID
+}
+
+// publish appends an event and fans it out; the lock is held.
+func (s *EventsServer) publish(typ string, v any) {
+	b, _ := json.Marshal(v)
+	ev := sseEvent{ID: len(s.log) + 1, Type: typ, Data: b}
+	s.log = append(s.log, ev)
+	for ch := range s.subs {
+		select {
+		case ch <- ev:
+		default: // a stalled reader reconnects and replays from its last id
+		}
+	}
+}
+
+func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
+	var body struct {
+		RequestID   string          `json:"request_id"`
+		Response    json.RawMessage `json:"response"`
+		RespondedBy string          `json:"responded_by"`
+	}
+	if err := decodeBody(req, &body); err != nil || body.RequestID == "" || body.Response == nil {
+		writeError(w, 422, "the body needs request_id and response")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, done := s.Answers[body.RequestID]; done {
+		writeError(w, 409, "request "+body.RequestID+" was already answered")
+		return
+	}
+	idx := -1
+	for i, p := range s.pending {
+		if p.RequestID == body.RequestID {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		writeError(w, 404, "no pending request "+body.RequestID)
+		return
+	}
+	r := s.pending[idx]
+	s.pending = append(s.pending[:idx], s.pending[idx+1:]...)
+	s.Answers[r.RequestID] = body.Response
+	s.publish("hitl_answered", map[string]any{"request_id": r.RequestID, "responded_by": body.RespondedBy, "response": body.Response})
+	writeJSON(w, 200, map[string]any{"request_id": r.RequestID, "status": "resolved"})
+}
+
+func (s *EventsServer) events(w http.ResponseWriter, req *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, 500, "streaming unsupported")
+		return
+	}
+	last, _ := strconv.Atoi(req.Header.Get("Last-Event-ID"))
+	ch := make(chan sseEvent, 64)
+	s.mu.Lock()
+	replay := append([]sseEvent{}, s.log[min(last, len(s.log)):]...)
+	s.subs[ch] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.subs[ch] {
+			delete(s.subs, ch)
+		}
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	write := func(ev sseEvent) {
+		fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, ev.Data)
+		fl.Flush()
+	}
+	fmt.Fprint(w, "retry: 1000\n\n")
+	fl.Flush()
+	for _, ev := range replay {
+		write(ev)
+	}
+	keepalive := time.NewTicker(15 * time.Second)
+	defer keepalive.Stop()
+	for {
+		select {
+		case <-req.Context().Done():
+			return
+		case ev, open := <-ch:
+			if !open {
+				return
+			}
+			write(ev)
+		case <-keepalive.C:
+			fmt.Fprint(w, ": keepalive\n\n")
+			fl.Flush()
+		}
+	}
+}
+
+// eventScenarios are what the coordinator's agents ask, in every shape hitl reads.
+var eventScenarios = []struct {
+	agent string
+	data  any
+}{
+	{"deploy-bot", map[string]any{"questions": []any{"Deploy build 1842 to production now?", "Notify #releases?"},
+		"allowed_decisions": []any{"approve", "edit", "reject"}, "prompt": "The deploy agent needs your go-ahead:",
+		"context": map[string]any{"build": 1842, "tests": "312 passed"}}},
+	{"mail-agent", map[string]any{"action_requests": []any{map[string]any{"name": "send_email",
+		"args":        ordered{{"to", "cfo@example.com"}, {"subject", "Q3 numbers"}, {"body", "Attached are the Q3 numbers."}},
+		"description": "Send the quarterly numbers"}},
+		"review_configs": []any{map[string]any{"action_name": "send_email", "allowed_decisions": []any{"approve", "edit", "reject"}}}}},
+	{"research-agent", "Two sources disagree on the 2023 revenue (4.1M vs 4.6M). Which should I trust?"},
+}
+
+// Seed asks one request of every scenario, plus burst more.
+func (s *EventsServer) Seed(burst int) {
+	for range len(eventScenarios) + burst {
+		s.askNext()
+	}
+}
+
+func (s *EventsServer) askNext() {
+	s.mu.Lock()
+	sc := eventScenarios[s.n%len(eventScenarios)]
+	s.n++
+	session := fmt.Sprintf("session-%d", s.n)
+	s.mu.Unlock()
+	s.Ask(sc.agent, session, sc.data)
+	time.Sleep(time.Millisecond)
+}
+
+// Produce asks a new request every `every` until ctx ends.
+func (s *EventsServer) Produce(ctx context.Context, every time.Duration) {
+	if every <= 0 {
+		return
+	}
+	tk := time.NewTicker(every)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+			s.askNext()
+		}
+	}
+}
