@@ -15,6 +15,9 @@ import (
 // seed 004: runs that walk through information review, payload review and
 // response review, each waiting for a human approval.
 type RESTServer struct {
+	// StepDelay is how long the work between two checkpoints takes (0: none).
+	StepDelay time.Duration
+
 	mu   sync.Mutex
 	runs map[string]*restRun
 	srv  *http.Server
@@ -38,7 +41,7 @@ type restRun struct {
 var checkpoints = []string{"information_review", "payload_review", "response_review"}
 
 // NewREST returns the fake with no runs.
-func NewREST() *RESTServer { return &RESTServer{runs: map[string]*restRun{}} }
+func NewREST() *RESTServer { return &RESTServer{runs: map[string]*restRun{}, StepDelay: 200 * time.Millisecond} }
 
 // Start listens on addr and serves in the background.
 func (s *RESTServer) Start(addr string) error {
@@ -252,10 +255,7 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 	// The next step runs a moment, then waits at the next checkpoint.
 	r.Approval, r.Status, r.Updated = "", "running", time.Now()
 	step := r.CurrentStep
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		s.mu.Lock()
-		defer s.mu.Unlock()
+	next := func() {
 		for i, c := range checkpoints {
 			if c != step {
 				continue
@@ -280,7 +280,17 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 				r.Status, r.Updated = "completed", time.Now()
 			}
 		}
-	}()
+	}
+	if s.StepDelay <= 0 {
+		next()
+	} else {
+		go func() {
+			time.Sleep(s.StepDelay)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			next()
+		}()
+	}
 	writeJSON(w, 200, r.status())
 }
 

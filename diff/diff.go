@@ -232,9 +232,11 @@ func sameLines(a string) []Line {
 	return out
 }
 
-// markSpans pairs each run of deletions with the run of insertions that
-// follows it, line by line, and marks what differs between the pair: the
-// text between their common prefix and common suffix.
+// markSpans pairs, within each run of deletions followed by insertions,
+// the lines that say the same thing differently: the same object key, or
+// (for array elements) mostly the same text. It marks what differs in a
+// pair: the text between their common prefix and common suffix. A line with
+// no partner is changed as a whole.
 func markSpans(lines []Line) {
 	for i := 0; i < len(lines); {
 		if lines[i].Op != Delete {
@@ -249,14 +251,54 @@ func markSpans(lines []Line) {
 		for i < len(lines) && lines[i].Op == Insert {
 			i++
 		}
-		for k := 0; d+k < ins && ins+k < i; k++ {
-			a, b := &lines[d+k], &lines[ins+k]
-			p := commonPrefix(a.Text, b.Text)
-			s := commonSuffix(a.Text[p:], b.Text[p:])
-			a.Span = [2]int{p, len(a.Text) - s}
-			b.Span = [2]int{p, len(b.Text) - s}
+		used := map[int]bool{}
+		for a := d; a < ins; a++ {
+			for b := ins; b < i; b++ {
+				if used[b] || !similar(lines[a].Text, lines[b].Text) {
+					continue
+				}
+				used[b] = true
+				x, y := &lines[a], &lines[b]
+				p := commonPrefix(x.Text, y.Text)
+				s := commonSuffix(x.Text[p:], y.Text[p:])
+				x.Span = [2]int{p, len(x.Text) - s}
+				y.Span = [2]int{p, len(y.Text) - s}
+				break
+			}
 		}
 	}
+}
+
+// similar: the same key in canonical JSON, or keyless lines that share most
+// of their text.
+func similar(a, b string) bool {
+	ka, kb := jsonKey(a), jsonKey(b)
+	if ka != "" || kb != "" {
+		return ka == kb
+	}
+	p := commonPrefix(a, b)
+	s := commonSuffix(a[p:], b[p:])
+	return 2*(p+s) >= min(len(a), len(b)) && p+s > 0
+}
+
+// jsonKey is the `"key":` a canonical JSON line starts with, if any.
+func jsonKey(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if !strings.HasPrefix(t, `"`) {
+		return ""
+	}
+	for i := 1; i < len(t); i++ {
+		switch t[i] {
+		case '\\':
+			i++
+		case '"':
+			if strings.HasPrefix(t[i+1:], ": ") {
+				return t[:i+1]
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 func commonPrefix(a, b string) int {

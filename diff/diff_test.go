@@ -69,3 +69,22 @@ func TestLinesMarkChangedWords(t *testing.T) {
 		}
 	}
 }
+
+func TestSpansPairLinesByKey(t *testing.T) {
+	a, _ := Canonical([]byte(`{"aspect_ratio":"1:1","num_outputs":1,"output_format":"webp"}`))
+	b, _ := Canonical([]byte(`{"aspect_ratio":"16:9","image_file":null,"num_outputs":4,"output_format":"webp"}`))
+	marked := map[string]string{}
+	for _, l := range Lines(a, b) {
+		if l.Op == Same {
+			continue
+		}
+		prefix := map[Op]string{Delete: "-", Insert: "+"}[l.Op]
+		marked[prefix+jsonKey(l.Text)] = l.Text[l.Span[0]:l.Span[1]]
+	}
+	want := map[string]string{`-"aspect_ratio"`: ":1", `+"aspect_ratio"`: "6:9", `-"num_outputs"`: "1", `+"num_outputs"`: "4", `+"image_file"`: ""}
+	for k, v := range want {
+		if marked[k] != v {
+			t.Errorf("%s: span %q, want %q (all: %q)", k, marked[k], v, marked)
+		}
+	}
+}

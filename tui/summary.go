@@ -120,6 +120,12 @@ func Badge(s client.Schema) string {
 		return "prompt"
 	case client.SchemaBreakpoint:
 		return "break"
+	case client.SchemaInformationReview:
+		return "info"
+	case client.SchemaPayloadReview:
+		return "payload"
+	case client.SchemaResponseReview:
+		return "response"
 	}
 	return "raw"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +18,11 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/client/rest"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/demo"
 )
 
 func TestMain(m *testing.M) {
@@ -82,6 +87,7 @@ type harness struct {
 	t   *testing.T
 	m   Model
 	b   *fakeBackend
+	be  client.Backend
 	j   *journal.Journal
 	now time.Time
 }
@@ -93,12 +99,22 @@ func newHarness(t *testing.T, w, h int, items ...client.Interrupt) *harness {
 
 func newHarnessKeys(t *testing.T, w, h int, keys map[string][]string, items ...client.Interrupt) *harness {
 	t.Helper()
+	fb := &fakeBackend{items: items, sent: map[string]client.Resume{}}
+	hs := newHarnessOn(t, w, h, keys, fb)
+	hs.b = fb
+	return hs
+}
+
+func newHarnessOn(t *testing.T, w, h int, keys map[string][]string, backend client.Backend) *harness {
+	t.Helper()
 	j, err := journal.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &harness{t: t, b: &fakeBackend{items: items, sent: map[string]client.Resume{}}, j: j, now: t0}
-	m, err := New(Options{Backend: hs.b, Journal: j, Reviewer: "tester", PollInterval: time.Second,
+	hs := &harness{t: t, be: backend, j: j, now: t0}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m, err := New(Options{Backend: backend, Journal: j, Reviewer: "tester", PollInterval: time.Second, Context: ctx,
 		Now: func() time.Time { return hs.now }, Keys: keys})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +139,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, sentMsg, historyMsg, conversationMsg:
+		case pendingMsg, sentMsg, historyMsg, conversationMsg, runCtlMsg:
 			h.msg(msg)
 		}
 	}
@@ -508,5 +524,87 @@ func TestRawAnsweredWithJSONOrText(t *testing.T) {
 	h.keys("ctrl+s", "y")
 	if got := h.sent(idOps); got != `"go ahead"` {
 		t.Fatalf("sent %s", got)
+	}
+}
+
+func TestRESTCheckpointsAndRunControls(t *testing.T) {
+	fake := demo.NewREST()
+	fake.StepDelay = 0
+	ts := httptest.NewServer(fake.Handler())
+	defer ts.Close()
+	b, err := rest.New(rest.Options{Options: transport.Options{URL: ts.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := fake.Spawn("")
+	h := newHarnessOn(t, 120, 50, nil, b)
+	h.wantScreen("Information review: black-forest-labs/flux-schnell", "[info]", "Confidence: 0.62")
+	h.keys("P")
+	h.wantScreen("Pause run " + run)
+	h.keys("y")
+	h.wantScreen("Run " + run + ": pause (status paused)")
+	h.keys("U", "y")
+	h.wantScreen("status awaiting_human")
+	h.keys("a", "y")
+	h.wantScreen("the run paused again")
+	h.run(h.m.fetch())
+	h.now = h.now.Add(time.Second) // past the grace period of the new item
+	h.wantScreen("Payload review", "proposed, against its example:", "$.image_file added", `+   "num_outputs": [4]`, "suggested fix")
+	h.keys("e")
+	h.msg(externalEditMsg{text: `{"prompt": "A watercolor fox reading a newspaper in a cafe", "num_outputs": 1, "aspect_ratio": "16:9", "output_format": "png"}`})
+	h.keys("ctrl+s", "v")
+	h.wantScreen(`"edits": {`, `"num_outputs": 1`, `"image_file": null`, `"approved_by": "tester"`)
+	h.keys("y")
+	h.run(h.m.fetch())
+	h.now = h.now.Add(time.Second)
+	h.wantScreen("Response review", "raw output", "cleaned text", "Generated 1 image")
+	h.keys("X")
+	h.wantScreen("Cancel (cannot be undone) run " + run)
+	h.keys("n")
+	h.wantScreen("Nothing done.")
+}
+
+// Two reviewers on one event-stream coordinator: what one answers vanishes
+// from the other's screen as soon as the answered event arrives.
+func TestEventsAnsweredVanishFromTheOtherReviewer(t *testing.T) {
+	fake := demo.NewEvents()
+	ts := httptest.NewServer(fake.Handler())
+	defer func() { fake.Close(); ts.CloseClientConnections(); ts.Close() }()
+	open := func() *harness {
+		b, err := events.New(events.Options{Options: transport.Options{URL: ts.URL}, Reviewer: "tester"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newHarnessOn(t, 120, 30, nil, b)
+	}
+	alice, bob := open(), open()
+	// The stream's signal is what makes the app refetch (Update on changeMsg
+	// does what onChange below does; see TestChangeRefetches).
+	onChange := func(h *harness) {
+		t.Helper()
+		select {
+		case <-h.m.changes:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no change signal from the stream")
+		}
+		h.run(h.m.fetch())
+	}
+	id := fake.Ask("deploy-bot", "s1", map[string]any{"questions": []any{"Deploy now?"}, "allowed_decisions": []any{"approve", "reject"}})
+	onChange(bob) // hitl_asked
+	bob.wantScreen(ShortID(id), "Deploy now?")
+	alice.run(alice.m.fetch())
+	alice.keys("a", "y")
+	if got := string(fake.Answers[id]); got != `{"decision":"approve"}` {
+		t.Fatalf("the agent got %s", got)
+	}
+	onChange(bob) // hitl_answered
+	bob.wantScreen("No pending interrupts")
+}
+
+func TestChangeRefetches(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	next, cmd := h.m.Update(changeMsg{})
+	if !next.(Model).fetching || cmd == nil {
+		t.Fatal("a change signal does not start a fetch")
 	}
 }

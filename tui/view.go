@@ -79,7 +79,7 @@ func fit(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (m Model) inboxWidth() int { return max(m.width*2/5, 38) }
+func (m Model) inboxWidth() int { return max(m.width*2/5, 40) }
 
 // layout sizes the viewport and the editor for the window.
 func (m *Model) layout() {
@@ -280,8 +280,14 @@ func (m Model) inboxView(w, h int) string {
 		if d := m.drafts[it.ID]; d != nil && d.touched() {
 			decided = "✎ "
 		}
-		row := fmt.Sprintf("%s%s %-8s %4s %-10s %-11s %s%s", marker, warn, safe(ShortID(it.ID)), Age(it.UpdatedAt, now),
-			ansi.Truncate(safe(it.GraphID), 10, "…"), "["+Badge(it.Schema)+"]", decided, safe(Summary(it)))
+		var row string
+		if w >= 64 {
+			row = fmt.Sprintf("%s%s %-8s %4s %-10s %-11s %s%s", marker, warn, safe(ShortID(it.ID)), Age(it.UpdatedAt, now),
+				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+Badge(it.Schema)+"]", decided, safe(Summary(it)))
+		} else {
+			// Beside the detail there is no room for the graph: the detail shows it.
+			row = fmt.Sprintf("%s%s %-8s %3s %s %s%s", marker, warn, safe(ShortID(it.ID)), Age(it.UpdatedAt, now), "["+Badge(it.Schema)+"]", decided, safe(Summary(it)))
+		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == m.selected {
 			row = m.st.selected.Render(row + strings.Repeat(" ", max(w-ansi.StringWidth(row), 0)))
