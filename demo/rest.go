@@ -41,7 +41,9 @@ type restRun struct {
 var checkpoints = []string{"information_review", "payload_review", "response_review"}
 
 // NewREST returns the fake with no runs.
-func NewREST() *RESTServer { return &RESTServer{runs: map[string]*restRun{}, StepDelay: 200 * time.Millisecond} }
+func NewREST() *RESTServer {
+	return &RESTServer{runs: map[string]*restRun{}, StepDelay: 200 * time.Millisecond}
+}
 
 // Start listens on addr and serves in the background.
 func (s *RESTServer) Start(addr string) error {
