@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -20,9 +19,8 @@ type EventsServer struct {
 	pending []eventsRequest
 	log     []sseEvent // every event, for Last-Event-ID replay
 	subs    map[chan sseEvent]bool
-	srv     *http.Server
-	url     string
-	n       int
+	listener
+	n int
 	// Answers are the responses received, by request id (for tests).
 	Answers map[string]json.RawMessage
 }
@@ -47,32 +45,17 @@ func NewEvents() *EventsServer {
 }
 
 // Start listens on addr and serves in the background.
-func (s *EventsServer) Start(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (pass another --listen address)", addr, err)
-	}
-	s.url = "http://" + ln.Addr().String()
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln) //nolint:errcheck // closed by Close
-	return nil
-}
-
-// URL is where it listens.
-func (s *EventsServer) URL() string { return s.url }
+func (s *EventsServer) Start(addr string) error { return s.listen(addr, s.Handler()) }
 
 // Close stops it, ending every stream.
 func (s *EventsServer) Close() error {
-	if s.srv == nil {
-		return nil
-	}
 	s.mu.Lock()
 	for ch := range s.subs {
 		close(ch)
 		delete(s.subs, ch)
 	}
 	s.mu.Unlock()
-	return s.srv.Close()
+	return s.close()
 }
 
 // Handler serves the protocol.
@@ -228,17 +211,5 @@ func (s *EventsServer) askNext() {
 
 // Produce asks a new request every `every` until ctx ends.
 func (s *EventsServer) Produce(ctx context.Context, every time.Duration) {
-	if every <= 0 {
-		return
-	}
-	tk := time.NewTicker(every)
-	defer tk.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tk.C:
-			s.askNext()
-		}
-	}
+	everyTick(ctx, every, s.askNext)
 }

@@ -63,17 +63,5 @@ func (s *Server) spawnNext() {
 
 // Produce spawns a new thread every `every` until ctx ends.
 func (s *Server) Produce(ctx context.Context, every time.Duration) {
-	if every <= 0 {
-		return
-	}
-	tk := time.NewTicker(every)
-	defer tk.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tk.C:
-			s.spawnNext()
-		}
-	}
+	everyTick(ctx, every, s.spawnNext)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"sort"
 	"sync"
@@ -20,9 +19,8 @@ type RESTServer struct {
 
 	mu   sync.Mutex
 	runs map[string]*restRun
-	srv  *http.Server
-	url  string
-	n    int
+	listener
+	n int
 }
 
 type restRun struct {
@@ -46,27 +44,10 @@ func NewREST() *RESTServer {
 }
 
 // Start listens on addr and serves in the background.
-func (s *RESTServer) Start(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (pass another --listen address)", addr, err)
-	}
-	s.url = "http://" + ln.Addr().String()
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln) //nolint:errcheck // closed by Close
-	return nil
-}
-
-// URL is where it listens.
-func (s *RESTServer) URL() string { return s.url }
+func (s *RESTServer) Start(addr string) error { return s.listen(addr, s.Handler()) }
 
 // Close stops it.
-func (s *RESTServer) Close() error {
-	if s.srv == nil {
-		return nil
-	}
-	return s.srv.Close()
-}
+func (s *RESTServer) Close() error { return s.close() }
 
 // Handler serves the API.
 func (s *RESTServer) Handler() http.Handler {
@@ -352,19 +333,7 @@ func (s *RESTServer) control(action string) func(http.ResponseWriter, *http.Requ
 	}
 }
 
-// Produce starts a run every `every` until ctx ends.
+// Produce starts a run for user every `every` until ctx ends.
 func (s *RESTServer) Produce(ctx context.Context, user string, every time.Duration) {
-	if every <= 0 {
-		return
-	}
-	tk := time.NewTicker(every)
-	defer tk.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tk.C:
-			s.Spawn(user)
-		}
-	}
+	everyTick(ctx, every, func() { s.Spawn(user) })
 }

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -34,8 +33,7 @@ type Server struct {
 	// run is visibly "running" (and a second one gets 422) as on a real server.
 	RunDelay time.Duration
 
-	srv     *http.Server
-	url     string
+	listener
 	spawned int
 }
 
@@ -81,29 +79,10 @@ func New() *Server {
 
 // Start listens on addr ("127.0.0.1:0" for a free port) and serves in the
 // background. URL says where.
-func (s *Server) Start(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (pass another --listen address)", addr, err)
-	}
-	s.url = "http://" + ln.Addr().String()
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln) //nolint:errcheck // closed by Close
-	return nil
-}
-
-// URL is the server's base URL once started.
-func (s *Server) URL() string { return s.url }
+func (s *Server) Start(addr string) error { return s.listen(addr, s.Handler()) }
 
 // Close stops the server.
-func (s *Server) Close() error {
-	if s.srv == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return s.srv.Shutdown(ctx)
-}
+func (s *Server) Close() error { return s.close() }
 
 // Handler serves the API.
 func (s *Server) Handler() http.Handler {
@@ -523,10 +502,12 @@ func (r *run) json() map[string]any {
 }
 
 func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
-	ru := s.startRun(w, r)
-	if ru == nil {
-		return
+	if ru := s.startRun(w, r); ru != nil {
+		s.writeRun(w, ru)
 	}
+}
+
+func (s *Server) writeRun(w http.ResponseWriter, ru *run) {
 	s.mu.Lock()
 	out := ru.json()
 	s.mu.Unlock()
@@ -576,14 +557,9 @@ func (s *Server) lookupRun(w http.ResponseWriter, r *http.Request) *run {
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	ru := s.lookupRun(w, r)
-	if ru == nil {
-		return
+	if ru := s.lookupRun(w, r); ru != nil {
+		s.writeRun(w, ru)
 	}
-	s.mu.Lock()
-	out := ru.json()
-	s.mu.Unlock()
-	writeJSON(w, 200, out)
 }
 
 func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {

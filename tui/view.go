@@ -355,13 +355,7 @@ func (m Model) editorView(h int) string {
 }
 
 // safe makes one line of backend text inert.
-func safe(s string) string {
-	out, _ := inert.Text(s, false)
-	return out
-}
+func safe(s string) string { return inert.Line(s) }
 
 // safeBlock makes multi-line backend text inert, keeping its lines.
-func safeBlock(s string) string {
-	out, _ := inert.Text(s, true)
-	return out
-}
+func safeBlock(s string) string { return inert.Block(s) }

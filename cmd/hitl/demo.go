@@ -70,12 +70,8 @@ your real ones (state in the "demo" folder of the state directory).`,
 			if err != nil {
 				return err
 			}
-			editor := e.getenv("VISUAL")
-			if editor == "" {
-				editor = e.getenv("EDITOR")
-			}
 			return tui.Run(cmd.Context(), tui.Options{Backend: b, Journal: j, Reviewer: s.Reviewer,
-				PollInterval: time.Second, EditDialect: client.DialectEditedAction, Bell: false, Editor: editor, Keys: s.Keys})
+				PollInterval: time.Second, EditDialect: client.DialectEditedAction, Bell: false, Editor: e.editor(), Keys: s.Keys})
 		},
 	}
 	cmd.Flags().BoolVar(&serve, "serve", false, "run only the server and print its URL")

@@ -32,17 +32,11 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	return err
 }
 
-// safe makes one line of backend text printable.
-func safe(s string) string {
-	out, _ := inert.Text(s, false)
-	return out
-}
-
-// safeBlock makes multi-line backend text printable, keeping its lines.
-func safeBlock(s string) string {
-	out, _ := inert.Text(s, true)
-	return out
-}
+// safe and safeBlock make backend text printable (one line; lines kept).
+var (
+	safe      = inert.Line
+	safeBlock = inert.Block
+)
 
 // oneLine makes s printable on one line and cuts it to width cells.
 func oneLine(s string, width int) string {

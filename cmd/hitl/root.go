@@ -52,14 +52,10 @@ same from scripts. See the README for the config file and exit codes.`,
 			if err != nil {
 				return err
 			}
-			editor := e.getenv("VISUAL")
-			if editor == "" {
-				editor = e.getenv("EDITOR")
-			}
 			return tui.Run(cmd.Context(), tui.Options{
 				Backend: a.backend, Journal: a.journal, Reviewer: a.settings.Reviewer,
 				PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
-				Bell: a.settings.Bell, Editor: editor, Keys: a.settings.Keys,
+				Bell: a.settings.Bell, Editor: e.editor(), Keys: a.settings.Keys,
 			})
 		},
 	}
@@ -196,4 +192,12 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 		Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata,
 		Timeout: s.Timeout, Follow: follow, InsecureSkipVerify: s.InsecureSkipVerify,
 	})
+}
+
+// editor is the external editor command: $VISUAL, else $EDITOR.
+func (e *env) editor() string {
+	if v := e.getenv("VISUAL"); v != "" {
+		return v
+	}
+	return e.getenv("EDITOR")
 }

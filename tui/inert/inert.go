@@ -87,6 +87,18 @@ func Text(s string, keepNewlines bool) (string, Warning) {
 	return b.String(), w
 }
 
+// Line is Text for one-line fields: newlines and tabs escaped too.
+func Line(s string) string {
+	out, _ := Text(s, false)
+	return out
+}
+
+// Block is Text for multi-line text: lines and tabs kept.
+func Block(s string) string {
+	out, _ := Text(s, true)
+	return out
+}
+
 // Check reports what Text would warn about, without building a string.
 func Check(s string) Warning {
 	if isPlain(s, true) {
