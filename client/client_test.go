@@ -244,3 +244,24 @@ func equalTypes(a, b []DecisionType) bool {
 	}
 	return true
 }
+
+// BenchmarkParse1MB parses a middleware interrupt of about 1 MB (README: speed).
+func BenchmarkParse1MB(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"action_requests":[{"name":"bulk","args":{"rows":[`)
+	for i := 0; sb.Len() < 1<<20; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"id":1234,"email":"someone@example.com","amount":12.50}`)
+	}
+	sb.WriteString(`]}}],"review_configs":[{"action_name":"bulk","allowed_decisions":["approve","reject"]}]}`)
+	raw := json.RawMessage(sb.String())
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p := Parse(raw); p.Schema != SchemaMiddleware {
+			b.Fatal(p.Schema)
+		}
+	}
+}

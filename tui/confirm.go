@@ -87,6 +87,12 @@ func stamp(t time.Time) string {
 	return t.Local().Format(time.DateTime)
 }
 
+// Past these sizes markdown is not rendered (see renderMarkdown).
+const (
+	maxMarkdown      = 16 << 10
+	maxMarkdownLines = 200
+)
+
 var (
 	mdMu        sync.Mutex
 	mdRenderers = map[int]*glamour.TermRenderer{}
@@ -96,6 +102,11 @@ var (
 // renderMarkdown renders already-inert markdown to width w. On any error it
 // falls back to the wrapped text, so nothing is lost.
 func renderMarkdown(s string, w int) string {
+	// A huge description is shown as plain wrapped text: rendering it line
+	// by line would stall the screen, and nothing may be cut.
+	if len(s) > maxMarkdown || strings.Count(s, "\n") > maxMarkdownLines {
+		return ansi.Wrap(s, w, " ")
+	}
 	mdMu.Lock()
 	defer mdMu.Unlock()
 	k := fmt.Sprintf("%d\x00%s", w, s)

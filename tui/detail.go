@@ -147,13 +147,16 @@ func (m *Model) conversationText(thread string, w int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// maxHighlight is the largest JSON text that is coloured; larger is shown plain.
+const maxHighlight = 256 << 10
+
 // highlightJSON pretty-prints JSON (key order and numbers kept; characters a
 // terminal would act on escaped) and colours its tokens. Lines wider than w
 // wrap rather than being cut.
 func (m *Model) highlightJSON(raw json.RawMessage, w int) string {
 	text := string(inert.JSON([]byte(indentJSON(raw))))
 	lexer := lexers.Get("json")
-	if lexer == nil {
+	if lexer == nil || len(text) > maxHighlight {
 		return ansi.Wrap(text, w, "")
 	}
 	iter, err := lexer.Tokenise(nil, text)
