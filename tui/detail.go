@@ -101,11 +101,13 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
 	line(st.faint.Render(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt))))
 	line(st.faint.Render("id " + safe(it.ID)))
-	if m.showConv {
-		line("")
-		line(m.conversationText(it.ThreadID, w))
-	} else {
-		line(st.faint.Render("c shows the conversation"))
+	if _, ok := m.opts.Backend.(client.Conversational); ok {
+		if m.showConv {
+			line("")
+			line(m.conversationText(it.ThreadID, w))
+		} else {
+			line(st.faint.Render("c shows the conversation"))
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -170,6 +170,8 @@ func outcomeText(id string, o client.Outcome) string {
 		s = head + fmt.Sprintf("the run paused again (%d pending).", len(o.Pending))
 	case client.Failed:
 		return head + "the run failed: " + o.Error
+	case client.Accepted:
+		s = head + "the agent has the answer."
 	default:
 		s = head + "the run is still going."
 	}

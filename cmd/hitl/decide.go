@@ -375,6 +375,8 @@ func describeOutcome(it client.Interrupt, ds []client.Decision, out client.Outco
 		return head + ": the run paused again at " + strings.Join(ids, ", ") + " (see hitl show)."
 	case client.Failed:
 		return head + ": the run failed."
+	case client.Accepted:
+		return head + ": the agent has the answer."
 	}
 	msg := head + ": the run is still going (run " + out.RunID + ")"
 	if out.Error != "" {
