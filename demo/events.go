@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -17,8 +16,7 @@ import (
 type EventsServer struct {
 	mu      sync.Mutex
 	pending []eventsRequest
-	log     []sseEvent // every event, for Last-Event-ID replay
-	subs    map[chan sseEvent]bool
+	hub     hub
 	listener
 	n int
 	// Answers are the responses received, by request id (for tests).
@@ -33,15 +31,9 @@ type eventsRequest struct {
 	Data      any       `json:"data"`
 }
 
-type sseEvent struct {
-	ID   int
-	Type string
-	Data []byte
-}
-
 // NewEvents returns the coordinator with nothing pending.
 func NewEvents() *EventsServer {
-	return &EventsServer{subs: map[chan sseEvent]bool{}, Answers: map[string]json.RawMessage{}}
+	return &EventsServer{Answers: map[string]json.RawMessage{}}
 }
 
 // Start listens on addr and serves in the background.
@@ -49,12 +41,7 @@ func (s *EventsServer) Start(addr string) error { return s.listen(addr, s.Handle
 
 // Close stops it, ending every stream.
 func (s *EventsServer) Close() error {
-	s.mu.Lock()
-	for ch := range s.subs {
-		close(ch)
-		delete(s.subs, ch)
-	}
-	s.mu.Unlock()
+	s.hub.closeAll()
 	return s.close()
 }
 
@@ -68,7 +55,7 @@ func (s *EventsServer) Handler() http.Handler {
 		writeJSON(w, 200, out)
 	})
 	mux.HandleFunc("POST /hitl/respond", s.respond)
-	mux.HandleFunc("GET /hitl/events", s.events)
+	mux.HandleFunc("GET /hitl/events", s.hub.serve)
 	return mux
 }
 
@@ -78,21 +65,8 @@ func (s *EventsServer) Ask(agent, session string, data any) string {
 	defer s.mu.Unlock()
 	r := eventsRequest{RequestID: "req-" + newID()[:16], Agent: agent, SessionID: session, CreatedAt: time.Now().UTC(), Data: data}
 	s.pending = append(s.pending, r)
-	s.publish("hitl_asked", r)
+	s.hub.publish("hitl_asked", r)
 	return r.RequestID
-}
-
-// publish appends an event and fans it out; the lock is held.
-func (s *EventsServer) publish(typ string, v any) {
-	b, _ := json.Marshal(v)
-	ev := sseEvent{ID: len(s.log) + 1, Type: typ, Data: b}
-	s.log = append(s.log, ev)
-	for ch := range s.subs {
-		select {
-		case ch <- ev:
-		default: // a stalled reader reconnects and replays from its last id
-		}
-	}
 }
 
 func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
@@ -124,57 +98,8 @@ func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
 	r := s.pending[idx]
 	s.pending = append(s.pending[:idx], s.pending[idx+1:]...)
 	s.Answers[r.RequestID] = body.Response
-	s.publish("hitl_answered", map[string]any{"request_id": r.RequestID, "responded_by": body.RespondedBy, "response": body.Response})
+	s.hub.publish("hitl_answered", map[string]any{"request_id": r.RequestID, "responded_by": body.RespondedBy, "response": body.Response})
 	writeJSON(w, 200, map[string]any{"request_id": r.RequestID, "status": "resolved"})
-}
-
-func (s *EventsServer) events(w http.ResponseWriter, req *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, 500, "streaming unsupported")
-		return
-	}
-	last, _ := strconv.Atoi(req.Header.Get("Last-Event-ID"))
-	ch := make(chan sseEvent, 64)
-	s.mu.Lock()
-	replay := append([]sseEvent{}, s.log[min(last, len(s.log)):]...)
-	s.subs[ch] = true
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		if s.subs[ch] {
-			delete(s.subs, ch)
-		}
-		s.mu.Unlock()
-	}()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(200)
-	write := func(ev sseEvent) {
-		fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, ev.Data)
-		fl.Flush()
-	}
-	fmt.Fprint(w, "retry: 1000\n\n")
-	fl.Flush()
-	for _, ev := range replay {
-		write(ev)
-	}
-	keepalive := time.NewTicker(15 * time.Second)
-	defer keepalive.Stop()
-	for {
-		select {
-		case <-req.Context().Done():
-			return
-		case ev, open := <-ch:
-			if !open {
-				return
-			}
-			write(ev)
-		case <-keepalive.C:
-			fmt.Fprint(w, ": keepalive\n\n")
-			fl.Flush()
-		}
-	}
 }
 
 // eventScenarios are what the coordinator's agents ask, in every shape hitl reads.

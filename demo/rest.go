@@ -19,6 +19,7 @@ type RESTServer struct {
 
 	mu   sync.Mutex
 	runs map[string]*restRun
+	hub  hub
 	listener
 	n int
 }
@@ -47,12 +48,21 @@ func NewREST() *RESTServer {
 func (s *RESTServer) Start(addr string) error { return s.listen(addr, s.Handler()) }
 
 // Close stops it.
-func (s *RESTServer) Close() error { return s.close() }
+func (s *RESTServer) Close() error {
+	s.hub.closeAll()
+	return s.close()
+}
+
+// event tells every stream reader what happened to run r.
+func (s *RESTServer) event(typ string, r *restRun) {
+	s.hub.publish(typ, map[string]any{"run_id": r.ID, "status": r.Status, "current_step": r.CurrentStep})
+}
 
 // Handler serves the API.
 func (s *RESTServer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/hitl/approvals/pending", s.pending)
+	mux.HandleFunc("GET /api/hitl/events", s.hub.serve)
 	mux.HandleFunc("GET /api/hitl/runs", s.list)
 	mux.HandleFunc("POST /api/hitl/run", s.create)
 	mux.HandleFunc("GET /api/hitl/run/{id}/state", s.withRun(func(w http.ResponseWriter, _ *http.Request, r *restRun) { writeJSON(w, 200, r.state()) }))
@@ -98,6 +108,8 @@ func (s *RESTServer) Spawn(user string) string {
 	}}
 	s.runs[r.ID] = r
 	r.enter(checkpoints[0])
+	s.event("created", r)
+	s.event(r.CurrentStep, r)
 	time.Sleep(time.Millisecond) // distinct times: a stable newest-first order
 	return r.ID
 }
@@ -224,6 +236,7 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 	if body.Action == "reject" {
 		r.Status, r.Approval, r.Updated = "cancelled", "", time.Now()
 		r.State["error"] = "rejected at " + r.CurrentStep + ": " + body.Reason
+		s.event("cancelled", r)
 		writeJSON(w, 200, r.status())
 		return
 	}
@@ -237,6 +250,7 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 	}
 	// The next step runs a moment, then waits at the next checkpoint.
 	r.Approval, r.Status, r.Updated = "", "running", time.Now()
+	s.event("api_call", r)
 	step := r.CurrentStep
 	next := func() {
 		for i, c := range checkpoints {
@@ -259,8 +273,10 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 					r.State["final_result"] = "Generated 1 image: https://replicate.delivery/xyz/out-0.webp (2.4 s)."
 				}
 				r.enter(checkpoints[i+1])
+				s.event(r.CurrentStep, r)
 			} else {
 				r.Status, r.Updated = "completed", time.Now()
+				s.event("completed", r)
 			}
 		}
 	}
@@ -329,6 +345,7 @@ func (s *RESTServer) control(action string) func(http.ResponseWriter, *http.Requ
 			r.Status, r.Approval = "cancelled", ""
 		}
 		r.Updated = time.Now()
+		s.event(map[string]string{"pause": "paused", "resume": "resumed", "cancel": "cancelled"}[action], r)
 		writeJSON(w, 200, r.status())
 	}
 }

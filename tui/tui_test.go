@@ -531,7 +531,7 @@ func TestRESTCheckpointsAndRunControls(t *testing.T) {
 	fake := demo.NewREST()
 	fake.StepDelay = 0
 	ts := httptest.NewServer(fake.Handler())
-	defer ts.Close()
+	defer func() { fake.Close(); ts.CloseClientConnections(); ts.Close() }() // streams end first
 	b, err := rest.New(rest.Options{Options: transport.Options{URL: ts.URL}})
 	if err != nil {
 		t.Fatal(err)

@@ -16,10 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
-
-	sse "github.com/tmaxmax/go-sse"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/transport"
@@ -115,34 +112,5 @@ func (b *Backend) Send(ctx context.Context, it client.Interrupt, r client.Resume
 // Changes follows /hitl/events and signals every hitl_asked and
 // hitl_answered, reconnecting with Last-Event-ID until ctx ends.
 func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case ch <- struct{}{}:
-		default: // one pending signal is enough: the reader refetches everything
-		}
-	}
-	go func() {
-		defer close(ch)
-		c := &sse.Client{HTTPClient: &http.Client{}, Backoff: sse.Backoff{InitialInterval: 500 * time.Millisecond, MaxInterval: 15 * time.Second}}
-		for ctx.Err() == nil {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(b.opts.URL, "/")+"/hitl/events", http.NoBody)
-			if err != nil {
-				return
-			}
-			b.Header(req.Header)
-			conn := c.NewConnection(req)
-			conn.SubscribeToAll(func(ev sse.Event) {
-				if ev.Type == "hitl_asked" || ev.Type == "hitl_answered" {
-					notify()
-				}
-			})
-			_ = conn.Connect() // returns on ctx end or a permanent error
-			select {
-			case <-ctx.Done():
-			case <-time.After(2 * time.Second):
-			}
-		}
-	}()
-	return ch
+	return b.Watch(ctx, "/hitl/events", "hitl_asked", "hitl_answered")
 }

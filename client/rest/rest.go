@@ -223,3 +223,13 @@ func (b *Backend) ControlRun(ctx context.Context, it client.Interrupt, a client.
 	}
 	return st.Status, nil
 }
+
+// RunEvents are the event types of the seed's run stream.
+var RunEvents = []string{"created", "information_review", "payload_review", "api_call", "response_review", "completed",
+	"paused", "resumed", "cancelled", "failed"}
+
+// Changes follows the server's run events (GET /api/hitl/events) when it
+// offers them; a server without the stream is polled instead.
+func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
+	return b.Watch(ctx, "/api/hitl/events", RunEvents...)
+}

@@ -30,7 +30,7 @@ func setup(t *testing.T) *env {
 	fake := demo.NewREST()
 	faults := &backendtest.Faults{}
 	ts := httptest.NewServer(faults.Wrap(fake.Handler()))
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() { fake.Close(); ts.CloseClientConnections(); ts.Close() }) // streams end first
 	b, err := rest.New(rest.Options{Options: transport.Options{URL: ts.URL, ReadRetries: -1}, Follow: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -172,5 +172,32 @@ func TestRejectAndRunControls(t *testing.T) {
 	}
 	if _, err := e.b.Send(context.Background(), it2, r); !errors.Is(err, client.ErrAlreadyHandled) {
 		t.Fatalf("decide a cancelled run: %v", err)
+	}
+}
+
+// The run stream makes a change visible at once; a server without it is polled.
+func TestChangesFollowRunEvents(t *testing.T) {
+	e := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := e.b.Changes(ctx)
+	e.fake.Spawn("")
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no signal for a new run")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/hitl/approvals/pending", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("[]")) })
+	plain := httptest.NewServer(mux) // no /api/hitl/events
+	defer plain.Close()
+	b, _ := rest.New(rest.Options{Options: transport.Options{URL: plain.URL}})
+	select {
+	case _, open := <-b.Changes(ctx):
+		if open {
+			t.Fatal("a signal from a server without a stream")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("watching a server without a stream did not give up")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+	sse "github.com/tmaxmax/go-sse"
 )
 
 // MaxBody bounds what one answer may weigh: a hostile or broken server
@@ -258,3 +259,57 @@ func (e *SendError) Unwrap() error { return e.Err }
 
 // MaybeSentResume reports whether the decision may have reached the server.
 func (e *SendError) MaybeSentResume() bool { return e.MaybeSent }
+
+// errNoStream is a server that offers no event stream at that path.
+var errNoStream = errors.New("no event stream")
+
+// Watch follows the Server-Sent Events stream at path and signals on the
+// returned channel whenever an event of one of the given types arrives. It
+// reconnects with backoff, sending Last-Event-ID, until ctx ends; when the
+// server has no such stream (404, or not text/event-stream) it gives up and
+// closes the channel, and the caller polls.
+func (c *Conn) Watch(ctx context.Context, path string, types ...string) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	want := map[string]bool{}
+	for _, t := range types {
+		want[t] = true
+	}
+	go func() {
+		defer close(ch)
+		client := &sse.Client{
+			HTTPClient: &http.Client{},
+			Backoff:    sse.Backoff{InitialInterval: 500 * time.Millisecond, MaxInterval: 15 * time.Second},
+			ResponseValidator: func(r *http.Response) error {
+				if r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusMethodNotAllowed ||
+					(r.StatusCode == 200 && !strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream")) {
+					return errNoStream
+				}
+				return sse.DefaultValidator(r)
+			},
+		}
+		for ctx.Err() == nil {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.opts.URL, "/")+path, http.NoBody)
+			if err != nil {
+				return
+			}
+			c.Header(req.Header)
+			conn := client.NewConnection(req)
+			conn.SubscribeToAll(func(ev sse.Event) {
+				if want[ev.Type] {
+					select {
+					case ch <- struct{}{}:
+					default: // one pending signal is enough: the reader refetches everything
+					}
+				}
+			})
+			if err := conn.Connect(); errors.Is(err, errNoStream) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}()
+	return ch
+}
