@@ -288,16 +288,13 @@ func (m *Model) applyItems(list []client.Interrupt, handled map[string]bool) {
 	if prev != "" && m.selected != prev {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)
 	}
-	// Forget drafts of interrupts that are gone for good.
-	live := map[string]bool{}
-	for _, it := range m.all {
-		live[it.ID] = true
+	// A detail whose interrupt is gone must not quietly show another one.
+	if m.screen == screenDetail && prev != "" && m.selected != prev {
+		m.screen = screenInbox
+		m.setStatus(ShortID(prev)+" is no longer pending (handled elsewhere?).", false)
 	}
-	for id := range m.drafts {
-		if !live[id] && id != m.confirmID && (m.ed == nil || m.ed.id != id) {
-			delete(m.drafts, id)
-		}
-	}
+	// Drafts are kept (never lose typed feedback): an interrupt missing from
+	// one answer may be back in the next.
 	m.loaded = true
 	m.refreshDetail()
 }

@@ -608,3 +608,27 @@ func TestChangeRefetches(t *testing.T) {
 		t.Fatal("a change signal does not start a fetch")
 	}
 }
+
+// The detail of an interrupt that vanishes does not turn into another one's.
+func TestDetailOfAVanishedInterrupt(t *testing.T) {
+	h := newHarness(t, 80, 24,
+		fixture(t, "middleware-js-email", idEmail, time.Minute),
+		fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "r")
+	h.typeText("half done")
+	h.keys("esc")
+	h.wantScreen("Review tool call send_email")
+	h.b.items = h.b.items[1:]
+	h.run(h.m.fetch())
+	h.wantScreen("aaaa1111 is no longer pending", "▸   bbbb2222")
+	if h.m.screen != screenInbox {
+		t.Fatal("still on a detail screen")
+	}
+	// It comes back (a glitch): the typed reason is still there.
+	h.b.items = append([]client.Interrupt{fixture(t, "middleware-js-email", idEmail, time.Minute)}, h.b.items...)
+	h.run(h.m.fetch())
+	h.keys("k")
+	h.now = h.now.Add(time.Second)
+	h.keys("enter", "r")
+	h.wantScreen("half done")
+}

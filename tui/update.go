@@ -312,9 +312,10 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m.onDecisionKey(msg)
 }
 
+// anyDraft reports whether a pending interrupt has typed work on it.
 func (m *Model) anyDraft() bool {
-	for _, d := range m.drafts {
-		if d.touched() {
+	for _, it := range m.all {
+		if d := m.drafts[it.ID]; d != nil && d.touched() {
 			return true
 		}
 	}
