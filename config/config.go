@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -115,7 +116,7 @@ func Parse(path string, b []byte) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, fmt.Errorf("config %s: %s", path, yamlMessage(err))
 	}
 	for name, p := range f.Profiles {
 		if p == nil {
@@ -302,4 +303,21 @@ func osUser() string {
 		return u.Username
 	}
 	return ""
+}
+
+var notFound = regexp.MustCompile(`field (\S+) not found in type config\.(\w+)`)
+
+// yamlMessage says a YAML error in the config's words, not Go's.
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	msg = notFound.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := notFound.FindStringSubmatch(m)
+		where := "at the top level"
+		if sub[2] == "Profile" {
+			where = "in a profile"
+		}
+		return fmt.Sprintf("unknown setting %q %s (the README lists the settings)", sub[1], where)
+	})
+	return strings.TrimSpace(strings.ReplaceAll(msg, "\n  ", "; "))
 }

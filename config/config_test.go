@@ -67,7 +67,7 @@ func TestDefaultsWithoutFile(t *testing.T) {
 
 func TestErrorsSayWhere(t *testing.T) {
 	for _, tt := range []struct{ yaml, want string }{
-		{"profiles:\n  a:\n    urll: x\n", "line 3: field urll not found"},
+		{"profiles:\n  a:\n    urll: x\n", `line 3: unknown setting "urll" in a profile`},
 		{"profiles:\n  a:\n    poll_interval: soon\n", `line 3: "soon" is not a duration`},
 		{"profiles: [\n", "line 1"},
 		{"default_profile: b\nprofiles:\n  a: {}\n", `default_profile "b" is not one of the profiles (a)`},
