@@ -108,6 +108,8 @@ func CheckpointPayload(approvalID, checkpoint string, st RunState, allowed []str
 	default:
 		return rawPayload()
 	}
+	step := map[string]int{"information_review": 1, "payload_review": 2, "response_review": 3}[checkpoint]
+	fmt.Fprintf(&md, "\n_Run %s: %s, checkpoint %d of 3._", st.RunID, orDash(st.Status), step)
 	p.Description = strings.TrimSpace(md.String())
 	return normalized(p)
 }
@@ -222,4 +224,11 @@ func jsonEqual(a, b json.RawMessage) bool {
 		return bytes.Equal(a, b)
 	}
 	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
