@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/hitl-sh/hitl/client"
 )
 
@@ -63,4 +65,18 @@ func TestHugeAndDeepPayloadsRender(t *testing.T) {
 		t.Fatal("a too-deep payload is not shown raw")
 	}
 	t.Logf("1 MB detail in %s", time.Since(start))
+}
+
+// BenchmarkPoll1MB is a poll that brings back the same 1 MB interrupt while
+// its detail is open: the detail is not rendered again.
+func BenchmarkPoll1MB(b *testing.B) {
+	it := hugeInterrupt(1 << 20)
+	m, _ := New(Options{Backend: &fakeBackend{}, Now: func() time.Time { return t0 }})
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	m = next.(Model)
+	m.applyItems([]client.Interrupt{it}, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.applyItems([]client.Interrupt{it}, nil)
+	}
 }

@@ -27,7 +27,7 @@ func (m Model) confirmView() string {
 	}
 	line(m.st.title.Render(ansi.Truncate("Send this? "+safe(it.Title), w, "…")))
 	line(m.st.faint.Render(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID))))
-	if warn := Warnings(*it); warn != 0 {
+	if warn := m.warning(it); warn != 0 {
 		line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
 	}
 	line("")

@@ -16,13 +16,41 @@ import (
 )
 
 // refreshDetail renders the selected interrupt into the detail viewport.
+// It renders only when something it shows changed: polls and key presses
+// come often, and a large payload takes tens of milliseconds to render.
 func (m *Model) refreshDetail() {
 	it := m.current()
 	if it == nil {
 		m.detail.SetContent("")
+		m.detailKey = ""
 		return
 	}
+	key := m.detailSignature(it)
+	if key == m.detailKey {
+		return
+	}
+	m.detailKey = key
 	m.detail.SetContent(m.detailText(it, m.detail.Width()))
+}
+
+// detailSignature names everything detailText depends on.
+func (m *Model) detailSignature(it *client.Interrupt) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%d|%v|%v|", it.ID, m.detail.Width(), m.showConv, m.sideBySide)
+	if d := m.drafts[it.ID]; d != nil {
+		fmt.Fprintf(&b, "slot%d|", d.slot)
+		for _, x := range d.decisions {
+			if x != nil {
+				fmt.Fprintf(&b, "%s:%q:%s:%q|", x.Type, x.Message, x.Args, x.Answers)
+			} else {
+				b.WriteString("-|")
+			}
+		}
+	}
+	if c := m.conversation[it.ThreadID]; m.showConv && c != nil {
+		fmt.Fprintf(&b, "conv%v|%v|%d", c.loading, c.err, len(c.messages))
+	}
+	return b.String()
 }
 
 func (m *Model) detailText(it *client.Interrupt, w int) string {
@@ -33,7 +61,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	wrap := func(s string) string { return ansi.Wrap(s, w, " ") }
 
 	line(st.title.Render(wrap(safeBlock(it.Title))))
-	if warn := Warnings(*it); warn != 0 {
+	if warn := m.warning(it); warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
 	line(st.faint.Render(fmt.Sprintf("[%s] %s · thread %s", Badge(it.Schema), safe(ShortID(it.ID)), safe(it.ThreadID))))

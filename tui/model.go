@@ -20,6 +20,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/tui/inert"
 )
 
 // GracePeriod is how long decision keys are ignored after the item under the
@@ -131,8 +132,9 @@ type Model struct {
 	width  int
 	height int
 
-	all      []client.Interrupt // what the backend has, less what was handled
-	items    []client.Interrupt // all, filtered and sorted
+	all      []client.Interrupt       // what the backend has, less what was handled
+	items    []client.Interrupt       // all, filtered and sorted
+	warn     map[string]inert.Warning // per interrupt id, computed once: it reads the whole payload
 	selected string
 	handled  map[string]bool
 
@@ -159,9 +161,10 @@ type Model struct {
 	status   string
 	statusOK bool
 
-	detail viewport.Model
-	page   viewport.Model // the confirm and history screens, which scroll too
-	ed     *editor
+	detail    viewport.Model
+	detailKey string         // what the detail viewport shows now (see refreshDetail)
+	page      viewport.Model // the confirm and history screens, which scroll too
+	ed        *editor
 
 	showJSON     bool
 	sideBySide   bool
@@ -206,6 +209,7 @@ func New(opts Options) (Model, error) {
 		height:       24,
 		drafts:       map[string]*draft{},
 		handled:      map[string]bool{},
+		warn:         map[string]inert.Warning{},
 		conversation: map[string]*conversation{},
 		spin:         spinner.New(spinner.WithSpinner(spinner.Line)),
 		help:         help.New(),
@@ -277,6 +281,9 @@ func (m *Model) applyItems(list []client.Interrupt, handled map[string]bool) {
 		if m.loaded && !known[it.ID] {
 			fresh++
 		}
+		if _, ok := m.warn[it.ID]; !ok {
+			m.warn[it.ID] = Warnings(it)
+		}
 		m.all = append(m.all, it)
 	}
 	m.newCount += fresh
@@ -322,6 +329,14 @@ func (m *Model) rebuild() {
 			m.selected = m.items[0].ID
 		}
 	}
+}
+
+// warning is the interrupt's hidden-content warning (cached).
+func (m *Model) warning(it *client.Interrupt) inert.Warning {
+	if w, ok := m.warn[it.ID]; ok {
+		return w
+	}
+	return Warnings(*it)
 }
 
 // searchText is what `/` matches: ids, graph, tools, arguments, questions.

@@ -273,7 +273,7 @@ func (m Model) inboxView(w, h int) string {
 			marker = "▸ "
 		}
 		warn := " "
-		if Warnings(it) != 0 {
+		if m.warning(&it) != 0 {
 			warn = "⚠"
 		}
 		decided := ""

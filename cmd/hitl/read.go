@@ -93,6 +93,11 @@ backoff.`,
 }
 
 func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool) error {
+	// A backend that streams its changes wakes the loop at once.
+	var changes <-chan struct{}
+	if n, ok := a.backend.(client.Notifier); ok {
+		changes = n.Changes(ctx)
+	}
 	seen := map[string]bool{}
 	wait := interval
 	failing := false
@@ -131,6 +136,10 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 		case <-ctx.Done():
 			return nil
 		case <-time.After(wait):
+		case _, open := <-changes:
+			if !open {
+				changes = nil // the stream is gone: keep polling
+			}
 		}
 	}
 }
