@@ -482,6 +482,7 @@ func (s *Server) resumeMap(t *thread, raw json.RawMessage) (map[string]json.RawM
 	case 1:
 		return map[string]json.RawMessage{t.Interrupts[0].ID: raw}, nil
 	}
+	//lint:ignore ST1005 the real server's message, word for word
 	return nil, errors.New("When there are multiple pending interrupts, you must specify the interrupt id when resuming.")
 }
 
@@ -655,7 +656,7 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request, ru *run) {
 	event("values", values)
 }
 
-// compact is for tests and logs.
+// compact writes v as one line of JSON, for messages.
 func compact(v any) string {
 	var b bytes.Buffer
 	_ = json.NewEncoder(&b).Encode(v)

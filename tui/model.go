@@ -86,15 +86,6 @@ func newDraft(it *client.Interrupt) *draft {
 	return &draft{decisions: make([]*client.Decision, n), argsText: make([]string, n), feedback: make([]string, n), answers: make([][]string, n)}
 }
 
-func (d *draft) complete() bool {
-	for _, x := range d.decisions {
-		if x == nil {
-			return false
-		}
-	}
-	return true
-}
-
 func (d *draft) touched() bool {
 	for i := range d.decisions {
 		if d.decisions[i] != nil || d.argsText[i] != "" || d.feedback[i] != "" || len(d.answers[i]) > 0 {

@@ -752,9 +752,7 @@ func (m Model) acceptEditor() (tea.Model, tea.Cmd) {
 			}
 			dec.Value = json.RawMessage(text)
 		}
-		for _, a := range d.answers[ed.slot] {
-			dec.Answers = append(dec.Answers, a)
-		}
+		dec.Answers = append(dec.Answers, d.answers[ed.slot]...)
 		if len(dec.Answers) > 0 && allEmpty(dec.Answers) {
 			dec.Answers = nil
 		}

@@ -287,12 +287,12 @@ func TestConformBreakpointAndUnknownAssistant(t *testing.T) {
 		if err != nil || out.Status != client.Finished {
 			t.Fatalf("continue: %+v %v", out, err)
 		}
-		code, body := call(t, "POST", tg.url+"/threads", map[string]any{})
+		_, body := call(t, "POST", tg.url+"/threads", map[string]any{})
 		var th struct {
 			ThreadID string `json:"thread_id"`
 		}
 		json.Unmarshal(body, &th)
-		code, body = call(t, "POST", tg.url+"/threads/"+th.ThreadID+"/runs", map[string]any{"assistant_id": "no-such-graph", "input": map[string]any{}})
+		code, body := call(t, "POST", tg.url+"/threads/"+th.ThreadID+"/runs", map[string]any{"assistant_id": "no-such-graph", "input": map[string]any{}})
 		if code != 404 || !strings.Contains(string(body), "No assistant found") {
 			t.Fatalf("unknown assistant: %d %s", code, body)
 		}

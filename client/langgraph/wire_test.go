@@ -21,8 +21,8 @@ func TestHashMatchesXXH3(t *testing.T) {
 	if interruptID(w, "t", "task", 0) != hash128("agent:1|node:2") {
 		t.Fatal("old-format id is not the hash of the joined namespace")
 	}
-	if interruptID(wireInterrupt{}, "t", "task", 0) != interruptID(wireInterrupt{}, "t", "task", 0) ||
-		interruptID(wireInterrupt{}, "t", "task", 0) == interruptID(wireInterrupt{}, "t", "task", 1) {
+	first, again, other := interruptID(wireInterrupt{}, "t", "task", 0), interruptID(wireInterrupt{}, "t", "task", 0), interruptID(wireInterrupt{}, "t", "task", 1)
+	if first != again || first == other {
 		t.Fatal("derived ids are not stable and distinct")
 	}
 }
