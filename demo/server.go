@@ -197,23 +197,29 @@ func (s *Server) newThread(meta map[string]any) *thread {
 	return t
 }
 
-func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// thread finds the request's thread, or answers 404 as the real server
+// does; the lock is held.
+func (s *Server) thread(w http.ResponseWriter, r *http.Request) *thread {
 	t := s.threads[r.PathValue("id")]
 	if t == nil {
 		writeError(w, 404, fmt.Sprintf("Thread with ID %s not found", r.PathValue("id")))
-		return
 	}
-	writeJSON(w, 200, t.json(true))
+	return t
+}
+
+func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.thread(w, r); t != nil {
+		writeJSON(w, 200, t.json(true))
+	}
 }
 
 func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[r.PathValue("id")]
+	t := s.thread(w, r)
 	if t == nil {
-		writeError(w, 404, fmt.Sprintf("Thread with ID %s not found", r.PathValue("id")))
 		return
 	}
 	tasks := []any{}
@@ -354,9 +360,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.threads[r.PathValue("id")]
+	t := s.thread(w, r)
 	if t == nil {
-		writeError(w, 404, fmt.Sprintf("Thread with ID %s not found", r.PathValue("id")))
 		return nil
 	}
 	graph := s.graphFor(req.AssistantID)
