@@ -632,3 +632,14 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 	h.keys("enter", "r")
 	h.wantScreen("half done")
 }
+
+func TestHelpFitsAt80Columns(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.keys("?")
+	h.wantScreen("resume JSON", "unified/side-by-side", "cancel run", "ctrl+c quit now")
+	for _, line := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(line, "…") {
+			t.Fatalf("a help line is cut: %q", line)
+		}
+	}
+}

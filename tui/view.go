@@ -37,10 +37,7 @@ func (m Model) render() string {
 			body = fit(body, m.width, bodyH-1) + "\n" + m.st.faint.Render(fmt.Sprintf("↓ %d more lines (j/k, pgdn/pgup)", more))
 		}
 	case screenHelp:
-		h := m.help
-		h.ShowAll = true
-		h.SetWidth(m.width)
-		body = h.View(m.keys)
+		body = m.helpView()
 	case screenQuit:
 		body = "\n  Quit? A draft or a send is in progress and will be lost.\n\n  y quit · any other key stays"
 	case screenRunControl:
@@ -359,3 +356,21 @@ func safe(s string) string { return inert.Line(s) }
 
 // safeBlock makes multi-line backend text inert, keeping its lines.
 func safeBlock(s string) string { return inert.Block(s) }
+
+// helpView lays the full key map out in as many rows of columns as the
+// width needs, so that no key is cut at 80 columns.
+func (m Model) helpView() string {
+	h := m.help
+	h.SetWidth(0) // measure whole columns; the loop below decides what fits
+	groups := m.keys.FullHelp()
+	var rows []string
+	for start := 0; start < len(groups); {
+		end := start + 1
+		for end < len(groups) && lipgloss.Width(h.FullHelpView(groups[start:end+1])) <= m.width {
+			end++
+		}
+		rows = append(rows, h.FullHelpView(groups[start:end]))
+		start = end
+	}
+	return strings.Join(rows, "\n\n")
+}
