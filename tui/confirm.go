@@ -11,7 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // confirmView shows, before anything is sent, the decision per action, the
@@ -26,7 +27,7 @@ func (m Model) confirmView() string {
 		return "\n  " + m.st.err.Render(safe(err.Error())) + "\n  esc goes back."
 	}
 	line(m.st.title.Render(ansi.Truncate("Send this? "+safe(it.Title), w, "…")))
-	line(m.st.faint.Render(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID))))
+	line(m.st.faint.Render(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID))))
 	if warn := m.warning(it); warn != 0 {
 		line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
 	}

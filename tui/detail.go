@@ -12,7 +12,8 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // refreshDetail renders the selected interrupt into the detail viewport.
@@ -64,7 +65,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	if warn := m.warning(it); warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
-	line(st.faint.Render(fmt.Sprintf("[%s] %s · thread %s", Badge(it.Schema), safe(ShortID(it.ID)), safe(it.ThreadID))))
+	line(st.faint.Render(fmt.Sprintf("[%s] %s · thread %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)), safe(it.ThreadID))))
 	if it.Description != "" {
 		line("")
 		line(renderMarkdown(safeBlock(it.Description), w))

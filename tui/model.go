@@ -20,7 +20,8 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // GracePeriod is how long decision keys are ignored after the item under the
@@ -273,7 +274,7 @@ func (m *Model) applyItems(list []client.Interrupt, handled map[string]bool) {
 			fresh++
 		}
 		if _, ok := m.warn[it.ID]; !ok {
-			m.warn[it.ID] = Warnings(it)
+			m.warn[it.ID] = present.Warnings(it)
 		}
 		m.all = append(m.all, it)
 	}
@@ -289,7 +290,7 @@ func (m *Model) applyItems(list []client.Interrupt, handled map[string]bool) {
 	// A detail whose interrupt is gone must not quietly show another one.
 	if m.screen == screenDetail && prev != "" && m.selected != prev {
 		m.screen = screenInbox
-		m.setStatus(ShortID(prev)+" is no longer pending (handled elsewhere?).", false)
+		m.setStatus(present.ShortID(prev)+" is no longer pending (handled elsewhere?).", false)
 	}
 	// Drafts are kept (never lose typed feedback): an interrupt missing from
 	// one answer may be back in the next.
@@ -327,7 +328,7 @@ func (m *Model) warning(it *client.Interrupt) inert.Warning {
 	if w, ok := m.warn[it.ID]; ok {
 		return w
 	}
-	return Warnings(*it)
+	return present.Warnings(*it)
 }
 
 // searchText is what `/` matches: ids, graph, tools, arguments, questions.

@@ -23,6 +23,7 @@ import (
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/present"
 )
 
 func TestMain(m *testing.M) {
@@ -591,7 +592,7 @@ func TestEventsAnsweredVanishFromTheOtherReviewer(t *testing.T) {
 	}
 	id := fake.Ask("deploy-bot", "s1", map[string]any{"questions": []any{"Deploy now?"}, "allowed_decisions": []any{"approve", "reject"}})
 	onChange(bob) // hitl_asked
-	bob.wantScreen(ShortID(id), "Deploy now?")
+	bob.wantScreen(present.ShortID(id), "Deploy now?")
 	alice.run(alice.m.fetch())
 	alice.keys("a", "y")
 	if got := string(fake.Answers[id]); got != `{"decision":"approve"}` {

@@ -15,7 +15,8 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // Update handles one message.
@@ -124,13 +125,13 @@ func (m Model) onSent(msg sentMsg) (tea.Model, tea.Cmd) {
 	case errors.Is(msg.err, client.ErrAlreadyHandled):
 		m.handled[msg.id] = true
 		delete(m.drafts, msg.id)
-		m.setStatus(ShortID(msg.id)+": already handled elsewhere; nothing sent", false)
+		m.setStatus(present.ShortID(msg.id)+": already handled elsewhere; nothing sent", false)
 	case errors.As(msg.err, &maybe) && maybe.MaybeSentResume():
 		m.handled[msg.id] = true
-		m.setStatus(ShortID(msg.id)+": "+msg.err.Error(), false)
+		m.setStatus(present.ShortID(msg.id)+": "+msg.err.Error(), false)
 	default:
 		// The draft stays; the reviewer can retry.
-		m.setStatus(ShortID(msg.id)+": not sent, draft kept (s retries): "+msg.err.Error(), false)
+		m.setStatus(present.ShortID(msg.id)+": not sent, draft kept (s retries): "+msg.err.Error(), false)
 		m.screen = m.decisionScreen()
 		return m, nil
 	}
@@ -161,7 +162,7 @@ func (m *Model) rebuildAll() {
 }
 
 func outcomeText(id string, o client.Outcome) string {
-	head := "Sent " + ShortID(id) + ": "
+	head := "Sent " + present.ShortID(id) + ": "
 	var s string
 	switch o.Status {
 	case client.Finished:

@@ -11,7 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // View draws the screen.
@@ -146,7 +147,7 @@ func (m Model) statusLine() string {
 	case !m.loaded:
 		conn = "connecting to " + safe(m.opts.Backend.Server()) + "…"
 	default:
-		conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + Age(m.lastUpdate, m.opts.Now()) + " ago"
+		conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + present.Age(m.lastUpdate, m.opts.Now()) + " ago"
 	}
 	line := conn
 	if m.status != "" {
@@ -279,11 +280,11 @@ func (m Model) inboxView(w, h int) string {
 		}
 		var row string
 		if w >= 64 {
-			row = fmt.Sprintf("%s%s %-8s %4s %-10s %-11s %s%s", marker, warn, safe(ShortID(it.ID)), Age(it.UpdatedAt, now),
-				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+Badge(it.Schema)+"]", decided, safe(Summary(it)))
+			row = fmt.Sprintf("%s%s %-8s %4s %-10s %-11s %s%s", marker, warn, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, safe(present.Summary(it)))
 		} else {
 			// Beside the detail there is no room for the graph: the detail shows it.
-			row = fmt.Sprintf("%s%s %-8s %3s %s %s%s", marker, warn, safe(ShortID(it.ID)), Age(it.UpdatedAt, now), "["+Badge(it.Schema)+"]", decided, safe(Summary(it)))
+			row = fmt.Sprintf("%s%s %-8s %3s %s %s%s", marker, warn, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), "["+present.Badge(it.Schema)+"]", decided, safe(present.Summary(it)))
 		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == m.selected {
@@ -320,7 +321,7 @@ func (m Model) historyView() string {
 		if i == m.histSel {
 			marker = "▸ "
 		}
-		row := fmt.Sprintf("%s%s  %-8s  %-10s  %-15s  %-15s %s", marker, e.Time.Local().Format(time.DateTime), safe(ShortID(e.InterruptID)),
+		row := fmt.Sprintf("%s%s  %-8s  %-10s  %-15s  %-15s %s", marker, e.Time.Local().Format(time.DateTime), safe(present.ShortID(e.InterruptID)),
 			ansi.Truncate(safe(e.Reviewer), 10, "…"), e.Schema, e.Outcome, strings.Join(kinds, ","))
 		if i == m.histSel {
 			row = m.st.selected.Render(row)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/tui"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // sendFlags are shared by every command that sends a decision.
@@ -363,14 +363,14 @@ func describeOutcome(it client.Interrupt, ds []client.Decision, out client.Outco
 	if what == "" {
 		what = "resume value"
 	}
-	head := fmt.Sprintf("Sent %s for %s (thread %s)", what, tui.ShortID(it.ID), safe(it.ThreadID))
+	head := fmt.Sprintf("Sent %s for %s (thread %s)", what, present.ShortID(it.ID), safe(it.ThreadID))
 	switch out.Status {
 	case client.Finished:
 		return head + ": the run finished."
 	case client.PausedAgain:
 		var ids []string
 		for _, id := range out.Pending {
-			ids = append(ids, tui.ShortID(id))
+			ids = append(ids, present.ShortID(id))
 		}
 		return head + ": the run paused again at " + strings.Join(ids, ", ") + " (see hitl show)."
 	case client.Failed:

@@ -10,7 +10,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
-	"github.com/hitl-sh/hitl/tui"
+	"github.com/hitl-sh/hitl/present"
 )
 
 func configCmd(e *env) *cobra.Command {
@@ -76,7 +76,7 @@ func historyCmd(e *env) *cobra.Command {
 					kinds = append(kinds, string(d.Type))
 				}
 				fmt.Fprintf(e.stdout, "%s  %-8s  %-10s  %-16s  %-15s  %v\n", x.Time.Local().Format(time.DateTime),
-					tui.ShortID(safe(x.InterruptID)), oneLine(x.Reviewer, 10), x.Outcome, x.Schema, kinds)
+					present.ShortID(safe(x.InterruptID)), oneLine(x.Reviewer, 10), x.Outcome, x.Schema, kinds)
 			}
 			return nil
 		},

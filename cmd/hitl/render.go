@@ -12,8 +12,8 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
-	"github.com/hitl-sh/hitl/tui"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // writeJSON prints v as JSON, with characters a terminal would act on or
@@ -57,11 +57,11 @@ func printList(w io.Writer, its []client.Interrupt, now time.Time) {
 
 func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	badge := ""
-	if tui.Warnings(it) != 0 {
+	if present.Warnings(it) != 0 {
 		badge = "⚠ "
 	}
-	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s%s\n", tui.ShortID(safe(it.ID)), tui.Age(it.UpdatedAt, now),
-		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(tui.Summary(it), 70))
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s%s\n", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
+		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(present.Summary(it), 70))
 }
 
 // printShow prints one interrupt in full.
@@ -71,7 +71,7 @@ func printShow(w io.Writer, it client.Interrupt) {
 	fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
 	fmt.Fprintf(w, "Graph      %s   assistant %s\n", safe(it.GraphID), safe(it.AssistantID))
 	fmt.Fprintf(w, "Created    %s   updated %s\n", stamp(it.CreatedAt), stamp(it.UpdatedAt))
-	if warn := tui.Warnings(it); warn != 0 {
+	if warn := present.Warnings(it); warn != 0 {
 		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
 	}
 	fmt.Fprintf(w, "\n%s\n", safeBlock(it.Title))
@@ -122,7 +122,7 @@ func printShow(w io.Writer, it client.Interrupt) {
 
 // hint says how to answer this interrupt from the shell.
 func hint(it client.Interrupt) string {
-	id := tui.ShortID(it.ID)
+	id := present.ShortID(it.ID)
 	switch it.Schema {
 	case client.SchemaMiddleware, client.SchemaAgentInbox, client.SchemaInformationReview, client.SchemaPayloadReview, client.SchemaResponseReview:
 		return fmt.Sprintf("Answer: hitl approve %s | hitl reject %s -m WHY | hitl edit %s --args FILE [--action N]", id, id, id)

@@ -16,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/present"
 	"github.com/hitl-sh/hitl/tui"
 )
 
@@ -162,7 +163,7 @@ func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
 	case len(matches) > 1:
 		var ids []string
 		for _, m := range matches {
-			ids = append(ids, fmt.Sprintf("  %s  %s  %s", m.ID, m.GraphID, oneLine(tui.Summary(m), 50)))
+			ids = append(ids, fmt.Sprintf("  %s  %s  %s", m.ID, m.GraphID, oneLine(present.Summary(m), 50)))
 		}
 		return client.Interrupt{}, usageErr("%q matches %d interrupts; give more characters:\n%s", id, len(matches), strings.Join(ids, "\n"))
 	case len(matches) == 1 && !handled[matches[0].ID]:

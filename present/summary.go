@@ -1,4 +1,4 @@
-package tui
+package present
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/tui/inert"
+	"github.com/hitl-sh/hitl/inert"
 )
 
 // Warnings collects the hidden content any string of the interrupt carries:
