@@ -2,19 +2,134 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"time"
 )
 
 // Backend is a HITL server the reviewer works against.
+//
+// A decision goes through it in steps that the decision pipeline (package
+// decide) drives, the same way for every backend: Standing says whether the
+// interrupts are still waiting, Resume sends the answer once, Verify reads
+// from the server which decision took effect, and Follow waits for the run
+// the answer started. No step retries a resume.
 type Backend interface {
-	// Server names the backend for people and the audit log (its URL).
+	// Server names the backend for people and the audit log (its URL,
+	// without credentials).
 	Server() string
 	// Pending lists every interrupt waiting for a decision, newest first.
+	// Interrupts already answered are not listed, even where the server
+	// still shows them.
 	Pending(ctx context.Context) ([]Interrupt, error)
-	// Send resumes one interrupt. It checks, right before sending, that the
-	// interrupt is still pending, sends once, never retries, and then
-	// follows the run long enough to report how it ended.
-	Send(ctx context.Context, it Interrupt, r Resume) (Outcome, error)
+	// Standing reads where each interrupt stands right now. The interrupts
+	// belong to one thread.
+	Standing(ctx context.Context, its []Interrupt) ([]Standing, error)
+	// Resume sends the submission once. Its errors say whether anything
+	// may have reached the server: ErrBusy and ErrAlreadyHandled mean
+	// nothing was taken; an error that Is ErrMaybeSent may have been taken.
+	Resume(ctx context.Context, s *Submission) (Receipt, error)
+	// Verify establishes, from the server, which decision took effect for
+	// each interrupt of the submission. The receipt may be empty when the
+	// answer to Resume was lost: the submission's DecisionID then finds it.
+	Verify(ctx context.Context, s *Submission, rc Receipt) ([]Verdict, error)
+	// Follow waits (within ctx) for the run the receipt names to end and
+	// reports how it ended. Its errors are in the outcome: the decision
+	// itself was taken.
+	Follow(ctx context.Context, s *Submission, rc Receipt) Outcome
+}
+
+// Submission is one resume: the answers to one or more interrupts of one
+// thread, sent together.
+type Submission struct {
+	// DecisionID names this decision everywhere: the audit log, and the
+	// server where it can carry it (a LangGraph run's metadata).
+	DecisionID string
+	Reviewer   string
+	ThreadID   string
+	Items      []Item
+}
+
+// Item is the answer to one interrupt.
+type Item struct {
+	Interrupt Interrupt
+	Decisions []Decision
+	Resume    Resume
+}
+
+// IDs lists the submission's interrupt ids.
+func (s *Submission) IDs() []string {
+	ids := make([]string, len(s.Items))
+	for i, it := range s.Items {
+		ids[i] = it.Interrupt.ID
+	}
+	return ids
+}
+
+// Receipt is what the server said when it took a resume. The zero Receipt
+// stands for an answer that was lost.
+type Receipt struct {
+	// Acknowledged: the server answered that it took the resume.
+	Acknowledged bool
+	// RunID is the run the resume started, when the backend has runs.
+	RunID string
+}
+
+// Presence is where an interrupt stands on the server.
+type Presence string
+
+const (
+	// Waiting: pending, and nothing is answering it.
+	Waiting Presence = "waiting"
+	// Answered: answered already, or being answered by a run in progress.
+	Answered Presence = "answered"
+	// ThreadBusy: still pending, but its thread runs another task (another
+	// branch is being answered); a resume now would be refused.
+	ThreadBusy Presence = "busy"
+	// Gone: the server does not know it (never existed, or deleted).
+	Gone Presence = "gone"
+)
+
+// Standing is where one interrupt stands.
+type Standing struct {
+	ID       string
+	Presence Presence
+	// By is who answered it, when the server tells.
+	By *Winner
+}
+
+// Took says what became of one interrupt's answer in a submission.
+type Took string
+
+const (
+	// Mine: this submission's answer is the one the interrupt took.
+	Mine Took = "mine"
+	// Theirs: another decision took effect first; this one did nothing.
+	Theirs Took = "theirs"
+	// NotTaken: the server has no trace of this submission.
+	NotTaken Took = "not-taken"
+	// InFlight: the submission reached the server but has not been
+	// applied yet (its run is queued); look again later.
+	InFlight Took = "in-flight"
+)
+
+// Verdict is what became of one interrupt's answer.
+type Verdict struct {
+	ID   string
+	Took Took
+	// Winner is the decision that took effect, when it was not this one
+	// (and the server tells).
+	Winner *Winner
+	// RunID is this submission's run, when Verify found one.
+	RunID string
+}
+
+// Winner describes a decision that took effect, as the server records it.
+type Winner struct {
+	RunID    string          `json:"run_id,omitempty"`
+	Reviewer string          `json:"reviewer,omitempty"`
+	At       time.Time       `json:"at,omitzero"`
+	Value    json.RawMessage `json:"value,omitempty"`
 }
 
 // OutcomeStatus is how the run that a decision started ended (as far as the
@@ -31,14 +146,17 @@ const (
 	// Running: the resume was accepted and the run had not ended when the
 	// reviewer stopped waiting.
 	Running OutcomeStatus = "running"
+	// Accepted: the backend took the answer and reports no run to follow.
+	Accepted OutcomeStatus = "accepted"
 )
 
-// Outcome reports what happened after a resume was accepted.
+// Outcome reports what happened after a resume was taken.
 type Outcome struct {
 	RunID  string        `json:"run_id,omitempty"`
 	Status OutcomeStatus `json:"status"`
 	Error  string        `json:"error,omitempty"`
-	// Pending are the ids of the thread's interrupts after the run.
+	// Pending are the ids of the thread's interrupts still waiting after
+	// the run (answered branches excluded).
 	Pending []string `json:"pending,omitempty"`
 	// Reply is the agent's last message after the run, when it has one: what
 	// the decision led to, in the agent's words.
@@ -47,12 +165,31 @@ type Outcome struct {
 
 var (
 	// ErrAlreadyHandled: the interrupt is no longer pending on the server;
-	// someone (or something) answered it already. Nothing was sent.
+	// someone (or something) answered it already. Nothing was taken.
 	ErrAlreadyHandled = errors.New("already handled elsewhere: the interrupt is no longer pending")
-	// ErrBusy: the thread is running another task (another reviewer is
-	// resuming it). Nothing was resumed; look again before retrying.
-	ErrBusy = errors.New("another reviewer is resuming this thread (the server refused a second run); refresh and look again")
+	// ErrBusy: the thread is running another task. Nothing was taken; the
+	// interrupt is still pending.
+	ErrBusy = errors.New("another run is in progress on this thread")
+	// ErrMaybeSent marks an error after which the server may have taken
+	// the resume (the connection broke after the request left, a gateway
+	// answered for the server, the answer was cut). Never retry blindly:
+	// verify first.
+	ErrMaybeSent = errors.New("the decision may have reached the server")
 )
+
+// SendError is a resume that failed. MaybeSent is set when the request may
+// have reached the server; errors.Is(err, ErrMaybeSent) tells.
+type SendError struct {
+	Err       error
+	MaybeSent bool
+}
+
+func (e *SendError) Error() string { return e.Err.Error() }
+func (e *SendError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrMaybeSent) true for a resume that may have
+// been taken.
+func (e *SendError) Is(target error) bool { return target == ErrMaybeSent && e.MaybeSent }
 
 // Message is one message of a thread's conversation, for context.
 type Message struct {
@@ -66,9 +203,6 @@ type Message struct {
 type Conversational interface {
 	Conversation(ctx context.Context, threadID string) ([]Message, error)
 }
-
-// Accepted: the backend took the answer and reports no run to follow.
-const Accepted OutcomeStatus = "accepted"
 
 // RunAction is a control of a whole run (REST HITL API).
 type RunAction string
@@ -88,4 +222,28 @@ type RunController interface {
 // so that a reviewer's screen updates at once rather than at the next poll.
 type Notifier interface {
 	Changes(ctx context.Context) <-chan struct{}
+}
+
+// Batcher is a backend that takes the answers to several interrupts of one
+// thread in one resume. Others get one submission per interrupt.
+type Batcher interface {
+	Batches() bool
+}
+
+// StandingIn is the shared "still pending?" rule for backends whose pending
+// list is the whole truth: an interrupt listed is waiting, one missing was
+// answered.
+func StandingIn(pending []Interrupt, its []Interrupt) []Standing {
+	listed := make(map[string]bool, len(pending))
+	for _, p := range pending {
+		listed[p.ID] = true
+	}
+	out := make([]Standing, len(its))
+	for i, it := range its {
+		out[i] = Standing{ID: it.ID, Presence: Answered}
+		if listed[it.ID] {
+			out[i].Presence = Waiting
+		}
+	}
+	return out
 }

@@ -71,6 +71,12 @@ type Interrupt struct {
 	Raw json.RawMessage `json:"raw"`
 	// Server is where the interrupt came from (for the audit log).
 	Server string `json:"server,omitempty"`
+	// Busy: its thread is running another task right now (another branch
+	// is being answered); a decision sent now would be refused.
+	Busy bool `json:"busy,omitempty"`
+	// Checkpoint is the server's checkpoint the interrupt sits at, where the
+	// backend needs it to verify a decision (a LangGraph breakpoint).
+	Checkpoint string `json:"-"`
 }
 
 // Payload is what an interrupt's value says, normalized.

@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/demo"
 )
 
@@ -23,7 +26,7 @@ func TestAgentsReactToDecisions(t *testing.T) {
 	}
 	defer srv.Close()
 	srv.Seed(0)
-	b, err := langgraph.New(langgraph.Options{URL: srv.URL()})
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +50,8 @@ func TestAgentsReactToDecisions(t *testing.T) {
 			if it.GraphID != graph || !pick(it) {
 				continue
 			}
-			r, err := client.Encode(&it.Payload, ds, client.EncodeOptions{})
-			if err != nil {
-				t.Fatalf("%s: %v", graph, err)
-			}
-			if _, err := b.Send(context.Background(), it, r); err != nil {
-				t.Fatalf("%s: %v", graph, err)
+			if res := backendtest.Send(t, b, "demo", it, ds...); res.Kind != decide.Sent {
+				t.Fatalf("%s: %s", graph, res.Text())
 			}
 			msgs, _ := b.Conversation(context.Background(), it.ThreadID)
 			var all []string
@@ -92,11 +91,16 @@ func TestDisallowedDecisionFailsTheRun(t *testing.T) {
 	}
 	defer srv.Close()
 	thread, _ := srv.Spawn("ops", nil)
-	b, _ := langgraph.New(langgraph.Options{URL: srv.URL()})
+	b, _ := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
 	its, _ := b.Pending(context.Background())
-	out, err := b.Send(context.Background(), its[0], client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"edit","edited_action":{"name":"delete_records","args":{}}},{"type":"approve"}]}`)})
-	if err != nil || out.Status != client.Failed || !strings.Contains(out.Error, "not allowed for tool 'delete_records'") {
-		t.Fatalf("%+v %v", out, err)
+	p := &decide.Pipeline{Backend: b}
+	subs, err := p.Prepare([]decide.Draft{{Interrupt: its[0], Resume: &client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"edit","edited_action":{"name":"delete_records","args":{}}},{"type":"approve"}]}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.Send(context.Background(), subs[0])
+	if res.Kind != decide.Sent || res.Run.Status != client.Failed || !strings.Contains(res.Run.Error, "not allowed for tool 'delete_records'") {
+		t.Fatalf("%s %+v", res.Text(), res.Run)
 	}
 	resp, _ := http.Get(srv.URL() + "/threads/" + thread)
 	body, _ := io.ReadAll(resp.Body)

@@ -20,7 +20,15 @@ type EventsServer struct {
 	listener
 	n int
 	// Answers are the responses received, by request id (for tests).
-	Answers map[string]json.RawMessage
+	Answers  map[string]json.RawMessage
+	answered map[string]eventsAnswer
+}
+
+// eventsAnswer is who answered a request, for GET /hitl/requests/{id}.
+type eventsAnswer struct {
+	DecisionID  string    `json:"decision_id"`
+	RespondedBy string    `json:"responded_by"`
+	AnsweredAt  time.Time `json:"answered_at"`
 }
 
 type eventsRequest struct {
@@ -33,7 +41,7 @@ type eventsRequest struct {
 
 // NewEvents returns the coordinator with nothing pending.
 func NewEvents() *EventsServer {
-	return &EventsServer{Answers: map[string]json.RawMessage{}}
+	return &EventsServer{Answers: map[string]json.RawMessage{}, answered: map[string]eventsAnswer{}}
 }
 
 // Start listens on addr and serves in the background.
@@ -55,6 +63,7 @@ func (s *EventsServer) Handler() http.Handler {
 		writeJSON(w, 200, out)
 	})
 	mux.HandleFunc("POST /hitl/respond", s.respond)
+	mux.HandleFunc("GET /hitl/requests/{id}", s.request)
 	mux.HandleFunc("GET /hitl/events", s.hub.serve)
 	return mux
 }
@@ -74,6 +83,7 @@ func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
 		RequestID   string          `json:"request_id"`
 		Response    json.RawMessage `json:"response"`
 		RespondedBy string          `json:"responded_by"`
+		DecisionID  string          `json:"decision_id"`
 	}
 	if err := decodeBody(req, &body); err != nil || body.RequestID == "" || body.Response == nil {
 		writeError(w, 422, "the body needs request_id and response")
@@ -98,8 +108,29 @@ func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
 	r := s.pending[idx]
 	s.pending = append(s.pending[:idx], s.pending[idx+1:]...)
 	s.Answers[r.RequestID] = body.Response
+	s.answered[r.RequestID] = eventsAnswer{DecisionID: body.DecisionID, RespondedBy: body.RespondedBy, AnsweredAt: time.Now().UTC()}
 	s.hub.publish("hitl_answered", map[string]any{"request_id": r.RequestID, "responded_by": body.RespondedBy, "response": body.Response})
 	writeJSON(w, 200, map[string]any{"request_id": r.RequestID, "status": "resolved"})
+}
+
+// request says where one request stands: pending, or answered by whom with
+// which decision id (hitl reads it when the answer to a response was lost).
+func (s *EventsServer) request(w http.ResponseWriter, req *http.Request) {
+	id := req.PathValue("id")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a, ok := s.answered[id]; ok {
+		writeJSON(w, 200, map[string]any{"request_id": id, "status": "answered", "response": s.Answers[id],
+			"decision_id": a.DecisionID, "responded_by": a.RespondedBy, "answered_at": a.AnsweredAt})
+		return
+	}
+	for _, p := range s.pending {
+		if p.RequestID == id {
+			writeJSON(w, 200, map[string]any{"request_id": id, "status": "pending"})
+			return
+		}
+	}
+	writeError(w, 404, "no request "+id)
 }
 
 // eventScenarios are what the coordinator's agents ask, in every shape hitl reads.

@@ -44,7 +44,7 @@ func Graphs() []Graph {
 				description: "Runs a shell command on the build host.",
 				args:        ordered{{"cmd", "echo cleaning up\x1b[2J\x1b[1;1H"}, {"file", "report\u202egnp.exe"}, {"note", "all\u200bgood"}}}},
 		}, order: []string{"sneaky"}},
-		plannerAgent{}, askerAgent{}, inboxAgent{}, parallelAgent{}, breakpointAgent{},
+		plannerAgent{}, askerAgent{}, inboxAgent{}, parallelAgent{}, breakpointAgent{}, fanoutAgent{},
 	}
 }
 
@@ -426,6 +426,35 @@ func (parallelAgent) Resume(t *thread, p pending, value json.RawMessage) error {
 }
 
 func (parallelAgent) Continue(*thread) error { return nil }
+
+// fanoutAgent sends one branch per region (LangGraph Send), each of which
+// asks before it ships: several interrupts in one thread, answered one by
+// one or all in one resume.
+type fanoutAgent struct{}
+
+func (fanoutAgent) ID() string { return "fanout" }
+
+func (fanoutAgent) Start(t *thread, input map[string]any) error {
+	regions := []string{"eu-west-1", "us-east-1", "ap-south-1"}
+	if s, ok := input["topic"].(string); ok && s != "" {
+		regions = strings.Split(s, ",")
+	}
+	human(t, "Ship release 1842 to "+strings.Join(regions, ", ")+".")
+	for _, r := range regions {
+		interruptNow(t, "branch:"+r, map[string]any{"question": "Ship 1842 to " + r + "?", "item": r})
+	}
+	return nil
+}
+
+func (fanoutAgent) Resume(t *thread, p pending, value json.RawMessage) error {
+	human(t, fmt.Sprintf("%s: %s", strings.TrimPrefix(p.TaskID, "branch:"), value))
+	if len(t.Interrupts) == 0 {
+		ai(t, "Every region answered.")
+	}
+	return nil
+}
+
+func (fanoutAgent) Continue(*thread) error { return nil }
 
 // breakpointAgent stops before "deploy" with no interrupt value.
 type breakpointAgent struct{}

@@ -35,6 +35,9 @@ type restRun struct {
 	Allowed     []string
 	State       map[string]any
 	History     []map[string]any
+	// Decisions are who decided each approval, with the decision id the
+	// reviewer sent (hitl reads it back when the answer was lost).
+	Decisions []map[string]any
 }
 
 var checkpoints = []string{"information_review", "payload_review", "response_review"}
@@ -131,7 +134,7 @@ func (r *restRun) enter(step string) {
 func (r *restRun) state() map[string]any {
 	out := map[string]any{"run_id": r.ID, "status": r.Status, "current_step": r.CurrentStep,
 		"created_at": r.Created.UTC().Format(time.RFC3339Nano), "updated_at": r.Updated.UTC().Format(time.RFC3339Nano),
-		"step_history": r.History}
+		"step_history": r.History, "decisions": r.Decisions}
 	for k, v := range r.State {
 		out[k] = v
 	}
@@ -214,6 +217,7 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 		Edits      json.RawMessage `json:"edits"`
 		Reason     string          `json:"reason"`
 		ApprovedBy string          `json:"approved_by"`
+		DecisionID string          `json:"decision_id"`
 	}
 	if err := decodeBody(req, &body); err != nil {
 		writeError(w, 422, "body: "+err.Error())
@@ -233,6 +237,8 @@ func (s *RESTServer) approve(w http.ResponseWriter, req *http.Request, r *restRu
 	}
 	r.History = append(r.History, map[string]any{"step": r.CurrentStep, "actor": "human", "approved_by": body.ApprovedBy,
 		"action": body.Action, "edits": body.Edits, "reason": body.Reason, "at": time.Now().UTC().Format(time.RFC3339)})
+	r.Decisions = append(r.Decisions, map[string]any{"approval_id": body.ApprovalID, "decision_id": body.DecisionID,
+		"approved_by": body.ApprovedBy, "action": body.Action, "at": time.Now().UTC().Format(time.RFC3339Nano)})
 	if body.Action == "reject" {
 		r.Status, r.Approval, r.Updated = "cancelled", "", time.Now()
 		r.State["error"] = "rejected at " + r.CurrentStep + ": " + body.Reason

@@ -45,16 +45,29 @@ type thread struct {
 	Status     string // idle | busy | interrupted | error
 	Values     map[string]any
 	Interrupts []pending
+	// Answered are branches answered while siblings still wait: like the
+	// real server, the thread keeps listing them (its state's tasks carry
+	// their results) until the last sibling is answered.
+	Answered   []pending
 	Next       []string
 	Checkpoint string
-	graph      string
-	state      any // the graph's own memory
+	// History is every checkpoint the thread's runs wrote, oldest first.
+	History []checkpointRec
+	graph   string
+	state   any // the graph's own memory
+}
+
+type checkpointRec struct {
+	ID       string
+	Parent   string
+	Metadata map[string]any
 }
 
 type pending struct {
 	ID     string
 	TaskID string
 	Value  any
+	Result json.RawMessage // for an answered branch: what it was answered
 }
 
 type run struct {
@@ -64,6 +77,7 @@ type run struct {
 	Status    string // pending | running | success | error | interrupted
 	Error     string
 	CreatedAt time.Time
+	Metadata  map[string]any
 	done      chan struct{}
 	kwargs    map[string]any
 }
@@ -92,6 +106,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /threads/search", s.searchThreads)
 	mux.HandleFunc("GET /threads/{id}", s.getThread)
 	mux.HandleFunc("GET /threads/{id}/state", s.getState)
+	mux.HandleFunc("POST /threads/{id}/history", s.getHistory)
 	mux.HandleFunc("GET /threads/{id}/runs", s.listRuns)
 	mux.HandleFunc("POST /threads/{id}/runs", s.createRun)
 	mux.HandleFunc("POST /threads/{id}/runs/wait", s.createRunWait)
@@ -151,7 +166,7 @@ func decodeBody(r *http.Request, v any) error {
 // threadJSON is a thread as the API shows it.
 func (t *thread) json(withValues bool) map[string]any {
 	ints := map[string]any{}
-	for _, p := range t.Interrupts {
+	for _, p := range append(append([]pending(nil), t.Answered...), t.Interrupts...) {
 		list, _ := ints[p.TaskID].([]any)
 		ints[p.TaskID] = append(list, map[string]any{"id": p.ID, "value": p.Value})
 	}
@@ -224,15 +239,19 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 	}
 	tasks := []any{}
 	byTask := map[string][]any{}
+	results := map[string]any{}
 	var order []string
-	for _, p := range t.Interrupts {
+	for _, p := range append(append([]pending(nil), t.Answered...), t.Interrupts...) {
 		if _, ok := byTask[p.TaskID]; !ok {
 			order = append(order, p.TaskID)
 		}
 		byTask[p.TaskID] = append(byTask[p.TaskID], map[string]any{"id": p.ID, "value": p.Value})
+		if p.Result != nil {
+			results[p.TaskID] = map[string]any{"answer": p.Result}
+		}
 	}
 	for _, id := range order {
-		tasks = append(tasks, map[string]any{"id": id, "name": id, "interrupts": byTask[id]})
+		tasks = append(tasks, map[string]any{"id": id, "name": id, "interrupts": byTask[id], "result": results[id]})
 	}
 	for _, n := range t.Next {
 		if len(t.Interrupts) == 0 {
@@ -348,7 +367,8 @@ type runRequest struct {
 	Command     *struct {
 		Resume json.RawMessage `json:"resume"`
 	} `json:"command"`
-	MultitaskStrategy string `json:"multitask_strategy"`
+	MultitaskStrategy string         `json:"multitask_strategy"`
+	Metadata          map[string]any `json:"metadata"`
 }
 
 // startRun validates and starts a run; the graph step runs after RunDelay.
@@ -380,8 +400,12 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
 		t.Metadata["graph_id"] = graph.ID()
 		t.Metadata["assistant_id"] = assistantID(graph.ID())
 	}
+	meta := map[string]any{"graph_id": graph.ID(), "assistant_id": assistantID(graph.ID())}
+	for k, v := range req.Metadata {
+		meta[k] = v
+	}
 	ru := &run{ID: newUUID(), ThreadID: t.ID, Assistant: assistantID(graph.ID()), Status: "pending", CreatedAt: time.Now(), done: make(chan struct{}),
-		kwargs: map[string]any{}}
+		kwargs: map[string]any{}, Metadata: meta}
 	if req.Command != nil {
 		ru.kwargs["command"] = map[string]any{"resume": req.Command.Resume}
 	} else {
@@ -414,9 +438,20 @@ func (s *Server) execute(ru *run, t *thread, g Graph, req runRequest, prevStatus
 	defer s.mu.Unlock()
 	defer close(ru.done)
 	ru.Status = "running"
-	err := s.step(t, g, req, prevStatus)
+	wrote, err := s.step(t, g, req, prevStatus)
 	t.UpdatedAt = time.Now()
-	t.Checkpoint = newUUID()
+	if wrote && err == nil {
+		// Like the real server: a run that changed the graph writes a
+		// checkpoint (carrying the run's metadata); a stale resume and a
+		// branch answered while its siblings wait write none.
+		meta := map[string]any{"run_id": ru.ID, "step": len(t.History)}
+		for k, v := range ru.Metadata {
+			meta[k] = v
+		}
+		id := newUUID()
+		t.History = append(t.History, checkpointRec{ID: id, Parent: t.Checkpoint, Metadata: meta})
+		t.Checkpoint = id
+	}
 	switch {
 	case err != nil:
 		ru.Status, ru.Error = "error", err.Error()
@@ -431,39 +466,63 @@ func (s *Server) execute(ru *run, t *thread, g Graph, req runRequest, prevStatus
 	}
 }
 
-func (s *Server) step(t *thread, g Graph, req runRequest, prevStatus string) error {
+// step runs the graph and reports whether it wrote a checkpoint.
+func (s *Server) step(t *thread, g Graph, req runRequest, prevStatus string) (bool, error) {
 	if req.Command != nil && req.Command.Resume != nil {
 		resumes, err := s.resumeMap(t, req.Command.Resume)
 		if err != nil {
-			return err
+			return false, err
 		}
 		// Keys that are not pending resume nothing (as on the real server).
-		for _, p := range append([]pending(nil), t.Interrupts...) {
+		before := append([]pending(nil), t.Interrupts...)
+		applied := 0
+		for _, p := range before {
 			v, ok := resumes[p.ID]
 			if !ok {
 				continue
 			}
+			applied++
 			t.Interrupts = without(t.Interrupts, p.ID)
+			p.Result = v
+			t.Answered = append(t.Answered, p)
 			if err := g.Resume(t, p, v); err != nil {
-				return err
+				return false, err
 			}
 		}
-		return nil
+		if applied == 0 {
+			return false, nil
+		}
+		for _, p := range before {
+			if _, ok := resumes[p.ID]; !ok && hasPending(t.Interrupts, p.ID) {
+				return false, nil // siblings still wait: no checkpoint yet
+			}
+		}
+		t.Answered = nil
+		return true, nil
 	}
 	if prevStatus == "interrupted" && len(t.Next) > 0 && len(t.Interrupts) == 0 {
 		t.Next = nil
-		return g.Continue(t)
+		return true, g.Continue(t)
 	}
 	var input map[string]any
 	if len(req.Input) > 0 && string(req.Input) != "null" {
 		if err := json.Unmarshal(req.Input, &input); err != nil {
-			return fmt.Errorf("input must be an object: %v", err)
+			return false, fmt.Errorf("input must be an object: %v", err)
 		}
 	}
 	if input == nil && prevStatus != "idle" {
-		return nil
+		return false, nil
 	}
-	return g.Start(t, input)
+	return true, g.Start(t, input)
+}
+
+func hasPending(ps []pending, id string) bool {
+	for _, p := range ps {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // resumeMap reads a resume: a map keyed by interrupt id, or a plain value
@@ -503,7 +562,7 @@ func without(ps []pending, id string) []pending {
 
 func (r *run) json() map[string]any {
 	return map[string]any{"run_id": r.ID, "thread_id": r.ThreadID, "assistant_id": r.Assistant, "status": r.Status,
-		"multitask_strategy": "reject", "kwargs": r.kwargs,
+		"multitask_strategy": "reject", "kwargs": r.kwargs, "metadata": r.Metadata,
 		"created_at": r.CreatedAt.UTC().Format(time.RFC3339Nano), "updated_at": r.CreatedAt.UTC().Format(time.RFC3339Nano)}
 }
 
@@ -591,12 +650,52 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 			list = append(list, ru)
 		}
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].CreatedAt.After(list[j].CreatedAt) })
-	for _, ru := range list {
+	// Oldest first, and 10 unless asked, as the JS server lists them.
+	sort.Slice(list, func(i, j int) bool { return list[i].CreatedAt.Before(list[j].CreatedAt) })
+	limit := 10
+	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n > 0 {
+		limit = n
+	}
+	for _, ru := range list[:min(limit, len(list))] {
 		out = append(out, ru.json())
 	}
 	if out == nil {
 		out = []map[string]any{}
+	}
+	writeJSON(w, 200, out)
+}
+
+// getHistory lists the thread's checkpoints whose metadata matches, newest
+// first (limit, default 10).
+func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Limit    int            `json:"limit"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	if body.Limit <= 0 {
+		body.Limit = 10
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.thread(w, r)
+	if t == nil {
+		return
+	}
+	out := []any{}
+	for i := len(t.History) - 1; i >= 0 && len(out) < body.Limit; i-- {
+		c := t.History[i]
+		if !metaMatches(c.Metadata, body.Metadata) {
+			continue
+		}
+		e := map[string]any{"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_id": c.ID, "checkpoint_ns": ""}, "metadata": c.Metadata}
+		if c.Parent != "" {
+			e["parent_checkpoint"] = map[string]any{"thread_id": t.ID, "checkpoint_id": c.Parent, "checkpoint_ns": ""}
+		}
+		out = append(out, e)
 	}
 	writeJSON(w, 200, out)
 }

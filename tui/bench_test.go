@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
 )
 
 // hugeInterrupt is a middleware interrupt whose args weigh about size bytes
@@ -31,7 +32,7 @@ func hugeInterrupt(size int) client.Interrupt {
 // BenchmarkDetail1MB renders the detail of a 1 MB payload (README: speed).
 func BenchmarkDetail1MB(b *testing.B) {
 	it := hugeInterrupt(1 << 20)
-	m, _ := New(Options{Backend: &fakeBackend{}, Now: func() time.Time { return t0 }})
+	m, _ := New(Options{Backend: fake.New(), Now: func() time.Time { return t0 }})
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.detailText(&it, 100)
@@ -42,7 +43,7 @@ func BenchmarkDetail1MB(b *testing.B) {
 func BenchmarkDetailSmall(b *testing.B) {
 	raw := json.RawMessage(`{"actionRequests":[{"name":"send_email","args":{"to":"a@example.com","subject":"Hi","body":"Hello"},"description":"Send it"}],"reviewConfigs":[{"actionName":"send_email","allowedDecisions":["approve","edit","reject"]}]}`)
 	it := client.Interrupt{ID: "x", Payload: client.Parse(raw), Raw: raw}
-	m, _ := New(Options{Backend: &fakeBackend{}, Now: func() time.Time { return t0 }})
+	m, _ := New(Options{Backend: fake.New(), Now: func() time.Time { return t0 }})
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.detailText(&it, 100)
@@ -71,7 +72,7 @@ func TestHugeAndDeepPayloadsRender(t *testing.T) {
 // its detail is open: the detail is not rendered again.
 func BenchmarkPoll1MB(b *testing.B) {
 	it := hugeInterrupt(1 << 20)
-	m, _ := New(Options{Backend: &fakeBackend{}, Now: func() time.Time { return t0 }})
+	m, _ := New(Options{Backend: fake.New(), Now: func() time.Time { return t0 }})
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	m = next.(Model)
 	m.applyItems([]client.Interrupt{it}, nil)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/decide"
 )
 
 // Messages the commands answer with.
@@ -18,14 +19,19 @@ type (
 	pendingMsg struct {
 		items   []client.Interrupt
 		handled map[string]bool
+		unknown []journal.Entry
+		err     error
+	}
+	// checkedMsg: decisions of unknown outcome were looked up again.
+	checkedMsg struct {
+		results []*decide.Result
 		err     error
 	}
 	pollMsg struct{}
 	tickMsg time.Time
 	sentMsg struct {
-		id      string
-		outcome client.Outcome
-		err     error
+		ids    []string // the interrupts the submission answered
+		result *decide.Result
 	}
 	historyMsg struct {
 		entries []journal.Entry
@@ -81,10 +87,12 @@ func (m Model) fetch() tea.Cmd {
 		defer cancel()
 		items, err := b.Pending(ctx)
 		var handled map[string]bool
+		var unknown []journal.Entry
 		if j != nil {
 			handled = j.Handled()
+			unknown, _ = j.Unresolved(b.Server())
 		}
-		return pendingMsg{items: items, handled: handled, err: err}
+		return pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
 	}
 }
 
@@ -98,34 +106,26 @@ func tick() tea.Cmd {
 	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
-// send resumes the interrupt once and records the result; it is the only
-// path by which the app sends anything.
-func (m Model) send(it client.Interrupt, ds []client.Decision, r client.Resume) tea.Cmd {
-	b, j, reviewer := m.opts.Backend, m.opts.Journal, m.opts.Reviewer
+// send hands one submission to the decision pipeline; it is the only path
+// by which the app sends anything.
+func (m Model) send(sub *client.Submission) tea.Cmd {
+	p := m.pipe
 	return func() tea.Msg {
 		ctx, cancel := ctxFor(2 * time.Minute)
 		defer cancel()
-		out, err := b.Send(ctx, it, r)
-		entry := journal.Entry{Reviewer: reviewer, Server: b.Server(), ThreadID: it.ThreadID, InterruptID: it.ID,
-			Schema: it.Schema, Decisions: ds, Resume: r.Value, Outcome: string(out.Status), RunID: out.RunID, Error: out.Error}
-		var maybe interface{ MaybeSentResume() bool }
-		switch {
-		case errors.Is(err, client.ErrAlreadyHandled):
-			entry.Outcome = "already-handled"
-		case errors.Is(err, client.ErrBusy):
-			entry.Outcome = "busy"
-		case errors.As(err, &maybe) && maybe.MaybeSentResume():
-			entry.Outcome, entry.Error = "unknown", err.Error()
-		case err != nil:
-			entry.Outcome, entry.Error = "error", err.Error()
-		}
-		if j != nil {
-			if err == nil || entry.Outcome == "already-handled" || entry.Outcome == "unknown" {
-				_ = j.MarkHandled(it.ID)
-			}
-			_ = j.Record(entry)
-		}
-		return sentMsg{id: it.ID, outcome: out, err: err}
+		return sentMsg{ids: sub.IDs(), result: p.Send(ctx, sub)}
+	}
+}
+
+// reconcile looks up, on the server, decisions whose outcome this machine
+// does not know (hitl was killed mid-send, the network broke), then fetches.
+func (m Model) reconcile() tea.Cmd {
+	p := m.pipe
+	return func() tea.Msg {
+		ctx, cancel := ctxFor(30 * time.Second)
+		defer cancel()
+		results, err := p.Reconcile(ctx, nil)
+		return checkedMsg{results: results, err: err}
 	}
 }
 

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -22,32 +21,54 @@ func (m Model) confirmView() string {
 	w := m.width
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
-	it, ds, r, err := m.confirmed()
+	it, sub, err := m.confirmed()
 	if it == nil {
 		return "\n  " + m.st.err.Render(safe(err.Error())) + "\n  esc goes back."
 	}
+	items := []client.Item{{Interrupt: *it}}
+	if sub != nil {
+		items = sub.Items
+	}
 	line(m.st.title.Render(ansi.Truncate("Send this? "+safe(it.Title), w, "…")))
 	line(m.st.faint.Render(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID))))
-	if warn := m.warning(it); warn != 0 {
-		line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
+	if len(items) > 1 {
+		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
 	}
-	line("")
-	d := m.draftFor(it)
-	for i, dec := range d.decisions {
-		if dec == nil {
-			continue
+	for n, x := range items {
+		x := x
+		target := &x.Interrupt
+		if len(items) > 1 {
+			line("")
+			line(m.st.bold.Render(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(target.Title))))
 		}
-		name := "decision"
-		if len(it.Actions) > 0 {
-			name = fmt.Sprintf("Action %d/%d %s", i+1, len(it.Actions), safe(it.Actions[i].Name))
+		if warn := m.warning(target); warn != 0 {
+			line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
 		}
-		line(m.st.bold.Render(name) + ": " + m.decisionText(dec))
-		if dec.Type == client.Edit && len(it.Actions) > 0 {
-			line(indentBlock(m.diffView(it.Actions[i].Args, dec.Args, w-4), "    "))
-		}
-		if len(dec.Answers) > 0 {
+		line("")
+		d := m.draftFor(target)
+		for i, dec := range d.decisions {
+			if dec == nil {
+				continue
+			}
+			name := "decision"
+			if len(target.Actions) > 0 {
+				name = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
+			}
+			line(m.st.bold.Render(name) + ": " + m.decisionText(dec))
+			if dec.Type == client.Edit && len(target.Actions) > 0 {
+				line(indentBlock(m.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
+			}
 			for j, a := range dec.Answers {
 				line(fmt.Sprintf("    answer %d: %s", j+1, safe(a)))
+			}
+		}
+		if target.Busy {
+			line(m.st.warn.Render(ansi.Wrap("Note: a run is in progress on this thread; the server refuses a decision until it ends.", w, " ")))
+		}
+		if sub != nil {
+			for _, note := range client.Consequences(&target.Payload, x.Decisions) {
+				line("")
+				line(m.st.warn.Render(ansi.Wrap("Note: "+note, w, " ")))
 			}
 		}
 	}
@@ -57,21 +78,23 @@ func (m Model) confirmView() string {
 		line("esc goes back to change the decision.")
 		return b.String()
 	}
-	for _, note := range client.Consequences(&it.Payload, ds) {
-		line("")
-		line(m.st.warn.Render(ansi.Wrap("Note: "+note, w, " ")))
-	}
 	if m.confirmError != "" {
 		line("")
 		line(m.st.err.Render(ansi.Wrap("✗ "+safe(m.confirmError), w, " ")))
 	}
 	line("")
 	if m.showJSON {
-		line(m.st.bold.Render("Resume value, exactly as sent:"))
-		if r.Continue {
-			line("(none: the run continues from the breakpoint with no input)")
-		} else {
-			line(m.highlightJSON(json.RawMessage(r.Value), w))
+		for _, x := range sub.Items {
+			if len(sub.Items) > 1 {
+				line(m.st.bold.Render("Resume value for " + safe(x.Interrupt.ID) + ", exactly as sent:"))
+			} else {
+				line(m.st.bold.Render("Resume value, exactly as sent:"))
+			}
+			if x.Resume.Continue {
+				line("(none: the run continues from the breakpoint with no input)")
+			} else {
+				line(m.highlightJSON(x.Resume.Value, w))
+			}
 		}
 	} else {
 		line(m.st.faint.Render("v shows the exact resume JSON"))

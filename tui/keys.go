@@ -16,7 +16,7 @@ type keyMap struct {
 	Filter, Sort, Refresh, Conversation, History    key.Binding
 	Help, Quit, ForceQuit, ScrollDown, ScrollUp     key.Binding
 	Accept, External, NextField                     key.Binding
-	PauseRun, ResumeRun, CancelRun                  key.Binding
+	PauseRun, ResumeRun, CancelRun, Check           key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -56,6 +56,7 @@ func defaultKeys() keyMap {
 		PauseRun:     b([]string{"P"}, "P", "pause run"),
 		ResumeRun:    b([]string{"U"}, "U", "resume run"),
 		CancelRun:    b([]string{"X"}, "X", "cancel run"),
+		Check:        b([]string{"C"}, "C", "check unknown"),
 	}
 }
 
@@ -69,7 +70,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"diff_mode": &k.DiffMode, "filter": &k.Filter, "sort": &k.Sort, "refresh": &k.Refresh,
 		"conversation": &k.Conversation, "history": &k.History, "help": &k.Help, "quit": &k.Quit,
 		"scroll_down": &k.ScrollDown, "scroll_up": &k.ScrollUp, "accept": &k.Accept, "external": &k.External,
-		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun,
+		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun, "check": &k.Check,
 	}
 }
 
@@ -110,7 +111,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Open, k.Back, k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction},
 		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit},
 		{k.Confirm, k.ShowJSON, k.DiffMode, k.Accept, k.External},
-		{k.Filter, k.Sort, k.Refresh, k.Conversation, k.History, k.Help, k.Quit, k.ForceQuit},
+		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History, k.Help, k.Quit, k.ForceQuit},
 		{k.PauseRun, k.ResumeRun, k.CancelRun},
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -176,6 +177,14 @@ type Model struct {
 
 	changes <-chan struct{} // the backend's change signals, when it streams
 
+	pipe *decide.Pipeline // the one path by which a decision is sent
+	// unknown are decisions sent from this machine whose outcome hitl could
+	// not establish: shown in a section of their own until checked.
+	unknown  []journal.Entry
+	checking bool
+	// quitting: quit once the decision being sent is recorded.
+	quitting bool
+
 	help help.Model
 }
 
@@ -208,6 +217,8 @@ func New(opts Options) (Model, error) {
 		detail:       viewport.New(),
 	}
 	m.detail.KeyMap = viewport.KeyMap{} // the app routes scrolling keys itself
+	m.pipe = &decide.Pipeline{Backend: opts.Backend, Journal: opts.Journal, Reviewer: opts.Reviewer,
+		Encoding: client.EncodeOptions{Dialect: opts.EditDialect}}
 	m.page = viewport.New()
 	m.page.KeyMap = viewport.KeyMap{}
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
@@ -221,7 +232,7 @@ func New(opts Options) (Model, error) {
 // Init starts the first fetch, the clock, and, for a backend that streams
 // its changes, the wait for the next one.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.fetch(), tick(), waitChange(m.changes))
+	return tea.Batch(m.reconcile(), tick(), waitChange(m.changes))
 }
 
 // current is the interrupt under the cursor.

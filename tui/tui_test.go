@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/events"
+	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
@@ -29,46 +30,6 @@ import (
 func TestMain(m *testing.M) {
 	time.Local = time.UTC
 	os.Exit(m.Run())
-}
-
-// fakeBackend records what would reach the graph.
-type fakeBackend struct {
-	mu      sync.Mutex
-	items   []client.Interrupt
-	sent    map[string]client.Resume
-	sendErr error
-	listErr error
-}
-
-func (f *fakeBackend) Server() string { return "http://fake" }
-
-func (f *fakeBackend) Pending(context.Context) ([]client.Interrupt, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.listErr != nil {
-		return nil, f.listErr
-	}
-	return append([]client.Interrupt(nil), f.items...), nil
-}
-
-func (f *fakeBackend) Send(_ context.Context, it client.Interrupt, r client.Resume) (client.Outcome, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.sendErr != nil {
-		return client.Outcome{}, f.sendErr
-	}
-	if _, dup := f.sent[it.ID]; dup {
-		return client.Outcome{}, client.ErrAlreadyHandled
-	}
-	f.sent[it.ID] = r
-	kept := f.items[:0]
-	for _, x := range f.items {
-		if x.ID != it.ID {
-			kept = append(kept, x)
-		}
-	}
-	f.items = kept
-	return client.Outcome{RunID: "run-1", Status: client.Finished}, nil
 }
 
 var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -87,7 +48,7 @@ func fixture(t *testing.T, name, id string, age time.Duration) client.Interrupt 
 type harness struct {
 	t   *testing.T
 	m   Model
-	b   *fakeBackend
+	b   *fake.Backend
 	be  client.Backend
 	j   *journal.Journal
 	now time.Time
@@ -100,7 +61,7 @@ func newHarness(t *testing.T, w, h int, items ...client.Interrupt) *harness {
 
 func newHarnessKeys(t *testing.T, w, h int, keys map[string][]string, items ...client.Interrupt) *harness {
 	t.Helper()
-	fb := &fakeBackend{items: items, sent: map[string]client.Resume{}}
+	fb := fake.New(items...)
 	hs := newHarnessOn(t, w, h, keys, fb)
 	hs.b = fb
 	return hs
@@ -140,7 +101,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, sentMsg, historyMsg, conversationMsg, runCtlMsg:
+		case pendingMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg:
 			h.msg(msg)
 		}
 	}
@@ -221,9 +182,7 @@ func (h *harness) screen() string { return ansi.Strip(h.m.render()) }
 
 func (h *harness) sent(id string) string {
 	h.t.Helper()
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	r, ok := h.b.sent[id]
+	r, ok := h.b.SentValue(id)
 	if !ok {
 		return ""
 	}
@@ -260,12 +219,12 @@ func TestApproveSendsExactlyOnceAndRemembers(t *testing.T) {
 	if got := h.sent(idEmail); got != `{"decisions":[{"type":"approve"}]}` {
 		t.Fatalf("sent %s", got)
 	}
-	h.wantScreen("Sent aaaa1111: the run finished.", "No pending interrupts")
+	h.wantScreen("Sent approve for aaaa1111 (thread thread-a): the run finished.", "No pending interrupts")
 	if !h.j.IsHandled(idEmail) {
 		t.Fatal("not recorded as handled")
 	}
 	// The server still lists it for a moment: it does not come back.
-	h.b.items = []client.Interrupt{fixture(t, "middleware-js-email", idEmail, time.Minute)}
+	h.b.Set(fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.run(h.m.fetch())
 	h.wantScreen("No pending interrupts")
 }
@@ -356,7 +315,7 @@ func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
 		fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
 	h.wantScreen("▸   aaaa1111")
 	// Someone else handles the selected one; the cursor lands on the other.
-	h.b.items = h.b.items[1:]
+	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch())
 	h.wantScreen("▸   bbbb2222")
 	h.keys("A")
@@ -371,15 +330,15 @@ func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
 
 func TestFailureKeepsTheDraft(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
-	h.b.sendErr = errors.New("resume thread: the server at http://fake refused the connection")
+	h.b.SetSendErr(errors.New("resume thread: the server at http://fake refused the connection"))
 	h.keys("enter", "r")
 	h.typeText("not this one")
 	h.keys("ctrl+s", "y")
-	h.wantScreen("not sent, draft kept (s retries)")
+	h.wantScreen("Draft kept (s sends it again). aaaa1111: not sent:")
 	if h.j.IsHandled(idEmail) {
 		t.Fatal("a failed send was recorded as handled")
 	}
-	h.b.sendErr = nil
+	h.b.SetSendErr(nil)
 	h.keys("s")
 	h.wantScreen("reject: not this one")
 	h.keys("y")
@@ -390,9 +349,30 @@ func TestFailureKeepsTheDraft(t *testing.T) {
 
 func TestAlreadyHandledElsewhere(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
-	h.b.sent[idEmail] = client.Resume{Value: json.RawMessage(`"other reviewer"`)}
+	h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"}]}`)})
 	h.keys("enter", "a", "y")
-	h.wantScreen("already handled elsewhere; nothing sent", "No pending interrupts")
+	h.wantScreen("already handled elsewhere; nothing sent", "by bob", "No pending interrupts")
+}
+
+// A decision whose fate cannot be established is never hidden: it stays in
+// a section of its own until the server tells, and C looks it up.
+func TestUnknownOutcomeStaysVisibleUntilChecked(t *testing.T) {
+	h := newHarness(t, 160, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.LoseAnswer = true
+	h.b.SetVerifyErr(errors.New("the server at http://fake did not answer in time"))
+	h.keys("a", "y")
+	h.wantScreen("cannot tell whether the decision reached the server")
+	h.run(h.m.fetch())
+	h.wantScreen("? 1 decision(s) of unknown outcome · C looks them up again", "? aaaa1111")
+	if h.j.IsHandled(idEmail) {
+		t.Fatal("a guess hid the interrupt")
+	}
+	h.b.SetVerifyErr(nil)
+	h.keys("C")
+	h.wantScreen("Looked up again: Sent approve for aaaa1111")
+	if strings.Contains(h.screen(), "unknown outcome") || !h.j.IsHandled(idEmail) {
+		t.Fatalf("still unknown:\n%s", h.screen())
+	}
 }
 
 func TestQuestionsNeedFeedbackAndTakeAnswers(t *testing.T) {
@@ -424,13 +404,13 @@ func TestQuitAsksWhileADraftExists(t *testing.T) {
 
 func TestBackendErrorShowsAndRecovers(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
-	h.b.listErr = errors.New("list interrupted threads: the server at http://fake refused the connection")
+	h.b.SetListErr(errors.New("list interrupted threads: the server at http://fake refused the connection"))
 	h.run(h.m.fetch())
 	h.wantScreen("✗ list interrupted threads", "aaaa1111")
 	if h.m.backoff != 2*time.Second {
 		t.Fatalf("backoff %s", h.m.backoff)
 	}
-	h.b.listErr = nil
+	h.b.SetListErr(nil)
 	h.run(h.m.fetch())
 	h.wantScreen("● http://fake · updated")
 }
@@ -619,14 +599,14 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 	h.typeText("half done")
 	h.keys("esc")
 	h.wantScreen("Review tool call send_email")
-	h.b.items = h.b.items[1:]
+	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch())
 	h.wantScreen("aaaa1111 is no longer pending", "▸   bbbb2222")
 	if h.m.screen != screenInbox {
 		t.Fatal("still on a detail screen")
 	}
 	// It comes back (a glitch): the typed reason is still there.
-	h.b.items = append([]client.Interrupt{fixture(t, "middleware-js-email", idEmail, time.Minute)}, h.b.items...)
+	h.b.Set(append([]client.Interrupt{fixture(t, "middleware-js-email", idEmail, time.Minute)}, h.b.Items()...)...)
 	h.run(h.m.fetch())
 	h.keys("k")
 	h.now = h.now.Add(time.Second)

@@ -14,9 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/diff"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/inert"
-	"github.com/hitl-sh/hitl/present"
 )
 
 // Update handles one message.
@@ -56,6 +55,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.fetch()
 	case sentMsg:
 		return m.onSent(msg)
+	case checkedMsg:
+		return m.onChecked(msg)
 	case historyMsg:
 		m.history, m.historyErr = msg.entries, msg.err
 		m.refreshPage()
@@ -105,6 +106,7 @@ func (m Model) onPending(msg pendingMsg) (tea.Model, tea.Cmd) {
 	}
 	m.fetchErr, m.backoff = nil, 0
 	m.lastUpdate = m.opts.Now()
+	m.unknown = msg.unknown
 	before := m.newCount
 	m.applyItems(msg.items, msg.handled)
 	cmds := []tea.Cmd{pollAfter(m.opts.PollInterval)}
@@ -116,22 +118,36 @@ func (m Model) onPending(msg pendingMsg) (tea.Model, tea.Cmd) {
 
 func (m Model) onSent(msg sentMsg) (tea.Model, tea.Cmd) {
 	m.sending = false
-	var maybe interface{ MaybeSentResume() bool }
-	switch {
-	case msg.err == nil:
-		m.handled[msg.id] = true
-		delete(m.drafts, msg.id)
-		m.setStatus(outcomeText(msg.id, msg.outcome), msg.outcome.Status != client.Failed)
-	case errors.Is(msg.err, client.ErrAlreadyHandled):
-		m.handled[msg.id] = true
-		delete(m.drafts, msg.id)
-		m.setStatus(present.ShortID(msg.id)+": already handled elsewhere; nothing sent", false)
-	case errors.As(msg.err, &maybe) && maybe.MaybeSentResume():
-		m.handled[msg.id] = true
-		m.setStatus(present.ShortID(msg.id)+": "+msg.err.Error(), false)
+	r := msg.result
+	if m.quitting {
+		return m, tea.Quit // the outcome is in the audit log
+	}
+	text := r.Text()
+	if r.Kind == decide.Sent && r.Run.Reply != "" {
+		text += " Agent: " + strings.Join(strings.Fields(r.Run.Reply), " ")
+	}
+	for _, w := range r.Warnings {
+		text += " (" + w + ")"
+	}
+	switch r.Kind {
+	case decide.Sent, decide.HandledElsewhere:
+		for _, ir := range r.Items {
+			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
+				m.handled[ir.ID] = true
+				delete(m.drafts, ir.ID)
+			}
+		}
+		m.setStatus(text, r.Kind == decide.Sent && r.Run.Status != client.Failed)
+	case decide.Unknown:
+		// Not handled: it stays listed (and in the unknown section) until
+		// the server says what became of it.
+		m.setStatus(text, false)
 	default:
-		// The draft stays; the reviewer can retry.
-		m.setStatus(present.ShortID(msg.id)+": not sent, draft kept (s retries): "+msg.err.Error(), false)
+		// Busy or not sent: the draft stays; the reviewer can send again.
+		if r.Kind == decide.NotSent {
+			text = "Draft kept (s sends it again). " + text
+		}
+		m.setStatus(text, false)
 		m.screen = m.decisionScreen()
 		return m, nil
 	}
@@ -142,6 +158,31 @@ func (m Model) onSent(msg sentMsg) (tea.Model, tea.Cmd) {
 	m.screen = screenInbox
 	m.graceUntil = m.opts.Now().Add(GracePeriod)
 	return m, pollAfter(0)
+}
+
+// onChecked reports what looking up decisions of unknown outcome found,
+// then fetches.
+func (m Model) onChecked(msg checkedMsg) (tea.Model, tea.Cmd) {
+	m.checking = false
+	var found []string
+	for _, r := range msg.results {
+		if r.Kind != decide.Unknown {
+			found = append(found, r.Text())
+		}
+	}
+	switch {
+	case msg.err != nil:
+		m.setStatus("Cannot read the audit log: "+msg.err.Error(), false)
+	case len(found) > 0:
+		m.setStatus("Looked up again: "+strings.Join(found, " "), true)
+	case len(msg.results) > 0:
+		m.setStatus(fmt.Sprintf("%d decision(s) still of unknown outcome: the server cannot be read yet.", len(msg.results)), false)
+	}
+	if m.fetching {
+		return m, nil
+	}
+	m.fetching = true
+	return m, m.fetch()
 }
 
 // rebuildAll drops handled items and rebuilds the view of them.
@@ -161,27 +202,6 @@ func (m *Model) rebuildAll() {
 	m.refreshDetail()
 }
 
-func outcomeText(id string, o client.Outcome) string {
-	head := "Sent " + present.ShortID(id) + ": "
-	var s string
-	switch o.Status {
-	case client.Finished:
-		s = head + "the run finished."
-	case client.PausedAgain:
-		s = head + fmt.Sprintf("the run paused again (%d pending).", len(o.Pending))
-	case client.Failed:
-		return head + "the run failed: " + o.Error
-	case client.Accepted:
-		s = head + "the agent has the answer."
-	default:
-		s = head + "the run is still going."
-	}
-	if o.Reply != "" {
-		s += " Agent: " + strings.Join(strings.Fields(o.Reply), " ")
-	}
-	return s
-}
-
 // wide is whether the detail sits beside the inbox.
 func (m *Model) wide() bool { return m.width >= 100 }
 
@@ -196,7 +216,10 @@ func (m *Model) decisionScreen() screen {
 
 func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.ForceQuit) {
-		return m, tea.Quit
+		if m.quitting {
+			return m, tea.Quit // asked twice: now
+		}
+		return m.quit()
 	}
 	switch m.screen {
 	case screenEditor:
@@ -213,7 +236,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case screenQuit:
 		switch msg.String() {
 		case "y", "q":
-			return m, tea.Quit
+			return m.quit()
 		}
 		m.screen = m.prevScreen
 		return m, nil
@@ -259,6 +282,13 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.fetching = true
 		return m, m.fetch()
+	case key.Matches(msg, k.Check):
+		if len(m.unknown) == 0 || m.checking {
+			return m, nil
+		}
+		m.checking = true
+		m.setStatus("Looking up decisions of unknown outcome…", true)
+		return m, m.reconcile()
 	case key.Matches(msg, k.Back):
 		if m.screen == screenDetail {
 			m.screen = screenInbox
@@ -311,6 +341,19 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil // decisions are made from the detail screen
 	}
 	return m.onDecisionKey(msg)
+}
+
+// quit ends the app, but not in the middle of a send: the decision being
+// sent is recorded first (its intent is on disk already; this waits for
+// its outcome so that the next start need not look it up).
+func (m Model) quit() (tea.Model, tea.Cmd) {
+	if !m.sending {
+		return m, tea.Quit
+	}
+	m.quitting = true
+	m.screen = screenInbox
+	m.setStatus("Recording the outcome of the decision being sent, then quitting… (ctrl+c again quits now)", false)
+	return m, nil
 }
 
 // anyDraft reports whether a pending interrupt has typed work on it.
@@ -518,28 +561,56 @@ func (m *Model) scrollPage(msg tea.KeyPressMsg) {
 	}
 }
 
-// confirmed returns the interrupt being confirmed, its decisions and the
-// exact resume value, or why it cannot be sent.
-func (m *Model) confirmed() (*client.Interrupt, []client.Decision, client.Resume, error) {
-	var it *client.Interrupt
+// confirmed returns the interrupt being confirmed and the submission that
+// answers it, with every other interrupt of its thread whose draft is
+// complete (one resume answers them all), or why it cannot be sent.
+func (m *Model) confirmed() (*client.Interrupt, *client.Submission, error) {
+	it := m.byID(m.confirmID)
+	if it == nil {
+		return nil, nil, errors.New("this interrupt is no longer pending (handled elsewhere?)")
+	}
+	ds, err := m.decisionsOf(it)
+	if err != nil {
+		return it, nil, err
+	}
+	drafts := []decide.Draft{{Interrupt: *it, Decisions: ds}}
 	for i := range m.all {
-		if m.all[i].ID == m.confirmID {
-			it = &m.all[i]
+		other := &m.all[i]
+		if other.ID == it.ID || other.ThreadID != it.ThreadID || m.drafts[other.ID] == nil {
+			continue
+		}
+		if ods, err := m.decisionsOf(other); err == nil {
+			drafts = append(drafts, decide.Draft{Interrupt: *other, Decisions: ods})
 		}
 	}
-	if it == nil {
-		return nil, nil, client.Resume{}, errors.New("this interrupt is no longer pending (handled elsewhere?)")
+	subs, err := m.pipe.Prepare(drafts)
+	if err != nil {
+		// A sibling's draft may be what does not encode: send this one alone.
+		if subs, err = m.pipe.Prepare(drafts[:1]); err != nil {
+			return it, nil, err
+		}
 	}
+	for _, s := range subs {
+		for _, x := range s.Items {
+			if x.Interrupt.ID == it.ID {
+				return it, s, nil
+			}
+		}
+	}
+	return it, nil, errors.New("nothing to send")
+}
+
+// decisionsOf is the draft of it when every slot has a decision.
+func (m *Model) decisionsOf(it *client.Interrupt) ([]client.Decision, error) {
 	d := m.draftFor(it)
 	ds := make([]client.Decision, len(d.decisions))
 	for i, x := range d.decisions {
 		if x == nil {
-			return it, nil, client.Resume{}, fmt.Errorf("action %d has no decision", i+1)
+			return nil, fmt.Errorf("action %d has no decision", i+1)
 		}
 		ds[i] = *x
 	}
-	r, err := client.Encode(&it.Payload, ds, client.EncodeOptions{Dialect: m.opts.EditDialect, Reviewer: m.opts.Reviewer})
-	return it, ds, r, err
+	return ds, nil
 }
 
 func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -567,7 +638,7 @@ func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
 			return m, nil
 		}
-		it, ds, r, err := m.confirmed()
+		_, sub, err := m.confirmed()
 		if err != nil {
 			m.confirmError = err.Error()
 			m.refreshPage()
@@ -575,7 +646,7 @@ func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.sending = true
 		m.setStatus("Sending…", true)
-		return m, tea.Batch(m.send(*it, ds, r), m.spin.Tick)
+		return m, tea.Batch(m.send(sub), m.spin.Tick)
 	}
 	return m, nil
 }
@@ -723,53 +794,27 @@ func (m Model) acceptEditor() (tea.Model, tea.Cmd) {
 	}
 	d := m.draftFor(it)
 	d.slot = ed.slot
-	switch ed.kind {
-	case editArgs:
-		args, err := client.CheckArgs([]byte(ed.fields[0].Value()), it.Actions[ed.slot].ArgsSchema)
-		if err != nil {
-			ed.err = err.Error()
-			return m, nil
-		}
-		if diff.Equal(args, it.Actions[ed.slot].Args) {
-			// Nothing changed: this is an approve.
-			d.decisions[ed.slot] = &client.Decision{Type: client.Approve}
-			m.setStatus("The arguments are unchanged: recorded as approve.", true)
-		} else {
-			d.decisions[ed.slot] = &client.Decision{Type: client.Edit, Args: args}
-		}
-	case editFeedback:
-		text := strings.TrimSpace(d.feedback[ed.slot])
-		if text == "" && it.RequiresMessage(ed.decision) {
-			ed.err = "this interrupt needs feedback text for " + string(ed.decision)
-			return m, nil
-		}
-		dec := &client.Decision{Type: ed.decision, Message: text}
-		if it.Schema == client.SchemaRaw && (strings.HasPrefix(text, "{") || strings.HasPrefix(text, "[")) {
-			// A raw payload can be answered with JSON: an object or array
-			// typed here is sent as JSON, anything else as text.
-			if !json.Valid([]byte(text)) {
-				ed.err = "this looks like JSON but does not parse; fix it, or start it with another character to send it as text"
-				return m, nil
-			}
-			dec.Value = json.RawMessage(text)
-		}
-		dec.Answers = append(dec.Answers, d.answers[ed.slot]...)
-		if len(dec.Answers) > 0 && allEmpty(dec.Answers) {
-			dec.Answers = nil
-		}
-		d.decisions[ed.slot] = dec
+	in := decide.Input{Type: ed.decision, Text: d.feedback[ed.slot], Answers: d.answers[ed.slot]}
+	if ed.kind == editArgs {
+		in = decide.Input{Type: client.Edit, Args: ed.fields[0].Value()}
 	}
+	// The same rules as the CLI's: unchanged args are an approve, JSON
+	// typed for a raw payload is sent as JSON, answers match the questions.
+	dec, err := decide.Decision(it, ed.slot, in)
+	if err != nil {
+		ed.err = err.Error()
+		return m, nil
+	}
+	if ed.kind == editFeedback && dec.Message == "" && dec.Value == nil && it.RequiresMessage(ed.decision) {
+		ed.err = "this interrupt needs feedback text for " + string(ed.decision)
+		return m, nil
+	}
+	if ed.kind == editArgs && dec.Type == client.Approve {
+		m.setStatus("The arguments are unchanged: recorded as approve.", true)
+	}
+	d.decisions[ed.slot] = &dec
 	m.ed = nil
 	return m.advance(it, d)
-}
-
-func allEmpty(ss []string) bool {
-	for _, s := range ss {
-		if s != "" {
-			return false
-		}
-	}
-	return true
 }
 
 // indentJSON indents raw JSON keeping its key order and numbers.

@@ -251,19 +251,36 @@ func (m Model) inboxView(w, h int) string {
 	if !m.loaded && m.fetchErr == nil {
 		return "\n  Looking for pending interrupts…"
 	}
+	now := m.opts.Now()
+	var b strings.Builder
+	if n := len(m.unknown); n > 0 {
+		// Decisions whose fate is unknown are never hidden: a section of
+		// their own, above the inbox, until the server tells.
+		b.WriteString(m.st.warn.Render(ansi.Truncate(fmt.Sprintf("? %d decision(s) of unknown outcome · C looks them up again", n), w, "…")) + "\n")
+		shown := min(n, 3)
+		for _, e := range m.unknown[:shown] {
+			b.WriteString(ansi.Truncate(fmt.Sprintf("  ? %-8s %s %s", safe(present.ShortID(e.InterruptID)), e.Time.Local().Format("15:04"), safe(e.Title)), w, "…") + "\n")
+		}
+		if n > shown {
+			b.WriteString(m.st.faint.Render(fmt.Sprintf("  … %d more (hitl check lists them all)", n-shown)) + "\n")
+		}
+		h -= shown + 1
+		if n > shown {
+			h--
+		}
+		h = max(h, 1)
+	}
 	if len(m.items) == 0 {
 		if m.filter != "" {
-			return "\n  Nothing matches the filter (esc clears it)."
+			return b.String() + "\n  Nothing matches the filter (esc clears it)."
 		}
-		return "\n  No pending interrupts. New ones appear here as agents pause."
+		return b.String() + "\n  No pending interrupts. New ones appear here as agents pause."
 	}
-	now := m.opts.Now()
 	// Keep the selection in view.
 	start := 0
 	if i := m.index(); i >= h {
 		start = i - h + 1
 	}
-	var b strings.Builder
 	for i := start; i < len(m.items) && i < start+h; i++ {
 		it := m.items[i]
 		marker := "  "
@@ -277,6 +294,9 @@ func (m Model) inboxView(w, h int) string {
 		decided := ""
 		if d := m.drafts[it.ID]; d != nil && d.touched() {
 			decided = "✎ "
+		}
+		if it.Busy {
+			decided += "(run in progress) "
 		}
 		var row string
 		if w >= 64 {

@@ -1,34 +1,43 @@
 // Package backendtest is the conformance suite every backend passes: it
-// discovers, reads and decides interrupts, refuses what was handled
-// elsewhere, and reports server errors and bad JSON in words a user can act
-// on. Each backend runs it against its fake, and LangGraph also against the
-// real server.
+// discovers, reads and decides interrupts through the decision pipeline,
+// refuses what was handled elsewhere, lets exactly one of two racing
+// reviewers win, finds a decision whose answer was lost, and reports server
+// errors and bad JSON in words a user can act on. Each backend runs it
+// against its fake, and LangGraph also against the real server.
 package backendtest
 
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/decide"
 )
 
 // Fixture is one backend under test.
 type Fixture struct {
 	Backend client.Backend
+	// Other is a second client of the same server (another reviewer).
+	Other client.Backend
 	// Create makes a new pending interrupt and returns its thread (or run,
 	// or session) id.
 	Create func(t *testing.T) string
-	// Decide returns allowed decisions for the created interrupt.
+	// Decide returns allowed decisions for the created interrupt; Reject
+	// returns others (the second reviewer's), or nil when Decide's serve.
 	Decide func(it client.Interrupt) []client.Decision
+	Reject func(it client.Interrupt) []client.Decision
 	// Verify checks that the decision reached the agent.
 	Verify func(t *testing.T, it client.Interrupt)
 	// ResolveElsewhere answers the interrupt as another reviewer would.
 	ResolveElsewhere func(t *testing.T, it client.Interrupt)
-	// Faults, when set, makes the server answer badly: "500" or "html".
+	// Faults, when set, makes the server answer badly (see Faults.Set).
 	Faults *Faults
 }
 
@@ -38,7 +47,12 @@ type Faults struct {
 	mode string
 }
 
-// Set switches the fault mode ("" for none).
+// Set switches the fault mode ("" for none):
+//   - "500": every request gets HTTP 500;
+//   - "html": every request gets an HTML page;
+//   - "lose-answer": writes (POST) are served, then the connection is
+//     closed without the answer (the server acted; the client cannot know);
+//   - "drop-write": writes are dropped before the server sees them.
 func (f *Faults) Set(mode string) {
 	f.mu.Lock()
 	f.mode = mode
@@ -51,16 +65,36 @@ func (f *Faults) Wrap(h http.Handler) http.Handler {
 		f.mu.Lock()
 		mode := f.mode
 		f.mu.Unlock()
-		switch mode {
-		case "500":
+		write := r.Method == http.MethodPost && !strings.HasSuffix(r.URL.Path, "/search") && !strings.HasSuffix(r.URL.Path, "/history")
+		switch {
+		case mode == "500":
 			http.Error(w, "internal error: database is locked", http.StatusInternalServerError)
-		case "html":
+		case mode == "html":
 			w.Header().Set("Content-Type", "text/html")
 			w.Write([]byte("<html><body>Bad gateway</body></html>"))
+		case mode == "lose-answer" && write:
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			hangUp(w)
+		case mode == "drop-write" && write:
+			hangUp(w)
 		default:
 			h.ServeHTTP(w, r)
 		}
 	})
+}
+
+// hangUp closes the client's connection without an answer.
+func hangUp(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			if tc, ok := conn.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
 }
 
 func find(t *testing.T, b client.Backend, thread string) (client.Interrupt, bool) {
@@ -75,6 +109,31 @@ func find(t *testing.T, b client.Backend, thread string) (client.Interrupt, bool
 		}
 	}
 	return client.Interrupt{}, false
+}
+
+func pipeline(t *testing.T, b client.Backend, reviewer string) *decide.Pipeline {
+	t.Helper()
+	j, err := journal.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &decide.Pipeline{Backend: b, Journal: j, Reviewer: reviewer}
+}
+
+// Send sends decisions for it through a pipeline of its own (no journal
+// kept past the test) and returns the result.
+func Send(t *testing.T, b client.Backend, reviewer string, it client.Interrupt, ds ...client.Decision) *decide.Result {
+	t.Helper()
+	return submit(t, pipeline(t, b, reviewer), it, ds)
+}
+
+func submit(t *testing.T, p *decide.Pipeline, it client.Interrupt, ds []client.Decision) *decide.Result {
+	t.Helper()
+	subs, err := p.Prepare([]decide.Draft{{Interrupt: it, Decisions: ds}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Send(context.Background(), subs[0])
 }
 
 // Run runs the suite.
@@ -93,16 +152,19 @@ func Run(t *testing.T, f Fixture) {
 	t.Run("decide", func(t *testing.T) {
 		thread := f.Create(t)
 		it, _ := find(t, f.Backend, thread)
-		r, err := client.Encode(&it.Payload, f.Decide(it), client.EncodeOptions{Reviewer: "suite"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := f.Backend.Send(ctx, it, r)
-		if err != nil || out.Status == client.Failed {
-			t.Fatalf("send: %+v %v", out, err)
+		p := pipeline(t, f.Backend, "suite")
+		res := submit(t, p, it, f.Decide(it))
+		if res.Kind != decide.Sent || res.Run.Status == client.Failed {
+			t.Fatalf("send: %s", res.Text())
 		}
 		if again, ok := find(t, f.Backend, thread); ok && again.ID == it.ID {
 			t.Fatal("still pending after the decision")
+		}
+		if !p.Journal.IsHandled(it.ID) {
+			t.Fatal("not recorded as handled")
+		}
+		if e, ok := p.Journal.Last(it.ID); !ok || !e.Outcome.Took() || e.DecisionID == "" {
+			t.Fatalf("audit: %+v", e)
 		}
 		f.Verify(t, it)
 	})
@@ -110,17 +172,89 @@ func Run(t *testing.T, f Fixture) {
 		thread := f.Create(t)
 		it, _ := find(t, f.Backend, thread)
 		f.ResolveElsewhere(t, it)
-		r, err := client.Encode(&it.Payload, f.Decide(it), client.EncodeOptions{Reviewer: "suite"})
-		if err != nil {
-			t.Fatal(err)
+		p := pipeline(t, f.Backend, "suite")
+		res := submit(t, p, it, f.Decide(it))
+		if res.Kind != decide.HandledElsewhere || !errors.Is(res.Err(), client.ErrAlreadyHandled) ||
+			!strings.Contains(res.Text(), "already handled elsewhere; nothing sent") {
+			t.Fatalf("got %s: %s", res.Kind, res.Text())
 		}
-		if _, err := f.Backend.Send(ctx, it, r); !errors.Is(err, client.ErrAlreadyHandled) {
-			t.Fatalf("err = %v, want already handled", err)
+		if !p.Journal.IsHandled(it.ID) {
+			t.Fatal("an interrupt answered on the server is not recorded as handled")
 		}
 	})
+	if f.Other != nil {
+		t.Run("two reviewers race: exactly one is told sent", func(t *testing.T) {
+			thread := f.Create(t)
+			it, _ := find(t, f.Backend, thread)
+			alice, bob := pipeline(t, f.Backend, "alice"), pipeline(t, f.Other, "bob")
+			other := f.Decide(it)
+			if f.Reject != nil {
+				other = f.Reject(it)
+			}
+			var wg sync.WaitGroup
+			var ra, rb *decide.Result
+			wg.Add(2)
+			go func() { defer wg.Done(); ra = submit(t, alice, it, f.Decide(it)) }()
+			go func() { defer wg.Done(); rb = submit(t, bob, it, other) }()
+			wg.Wait()
+			sent := 0
+			for _, r := range []*decide.Result{ra, rb} {
+				switch r.Kind {
+				case decide.Sent:
+					sent++
+				case decide.HandledElsewhere, decide.Busy:
+				default:
+					t.Fatalf("unexpected %s: %s", r.Kind, r.Text())
+				}
+			}
+			if sent != 1 {
+				t.Fatalf("%d reviewers told sent:\n  alice: %s\n  bob: %s", sent, ra.Text(), rb.Text())
+			}
+		})
+	}
 	if f.Faults == nil {
 		return
 	}
+	t.Run("a lost answer is found, not sent again", func(t *testing.T) {
+		thread := f.Create(t)
+		it, _ := find(t, f.Backend, thread)
+		p := pipeline(t, f.Backend, "suite")
+		subs, err := p.Prepare([]decide.Draft{{Interrupt: it, Decisions: f.Decide(it)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The fault hits writes only: the reads that look for the lost
+		// answer go through.
+		f.Faults.Set("lose-answer")
+		res := p.Send(ctx, subs[0])
+		f.Faults.Set("")
+		if res.Kind != decide.Sent {
+			t.Fatalf("got %s: %s", res.Kind, res.Text())
+		}
+		f.Verify(t, it)
+	})
+	t.Run("a resume dropped before the server is not sent", func(t *testing.T) {
+		thread := f.Create(t)
+		it, _ := find(t, f.Backend, thread)
+		p := pipeline(t, f.Backend, "suite")
+		p.Settle = 1
+		subs, err := p.Prepare([]decide.Draft{{Interrupt: it, Decisions: f.Decide(it)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Faults.Set("drop-write")
+		res := p.Send(ctx, subs[0])
+		f.Faults.Set("")
+		if res.Kind != decide.NotSent || !errors.Is(res.Err(), decide.ErrNotSent) {
+			t.Fatalf("got %s: %s", res.Kind, res.Text())
+		}
+		if p.Journal.IsHandled(it.ID) {
+			t.Fatal("a decision that never arrived hides the interrupt")
+		}
+		if again, ok := find(t, f.Backend, thread); !ok || again.ID != it.ID {
+			t.Fatal("the interrupt no longer waits")
+		}
+	})
 	t.Run("server errors", func(t *testing.T) {
 		f.Faults.Set("500")
 		defer f.Faults.Set("")

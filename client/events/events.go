@@ -15,7 +15,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
@@ -82,31 +84,81 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 	return out, nil
 }
 
-// Send responds to one request, once, after checking it is still pending.
-func (b *Backend) Send(ctx context.Context, it client.Interrupt, r client.Resume) (client.Outcome, error) {
-	if r.Continue || r.Value == nil {
-		return client.Outcome{}, errors.New("this backend takes a response, not a continue")
-	}
+// Standing: a request still listed as pending is waiting; one that is not
+// was answered.
+func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
 	pending, err := b.Pending(ctx)
 	if err != nil {
-		return client.Outcome{}, err
+		return nil, err
 	}
-	found := false
-	for _, p := range pending {
-		found = found || p.ID == it.ID
+	return client.StandingIn(pending, its), nil
+}
+
+// Resume responds to one request, once. 404 and 409 mean it was answered
+// (or never existed): nothing was taken.
+func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
+	if len(s.Items) != 1 {
+		return client.Receipt{}, errors.New("this backend takes one response at a time")
 	}
-	if !found {
-		return client.Outcome{}, client.ErrAlreadyHandled
+	it := s.Items[0]
+	if it.Resume.Continue || it.Resume.Value == nil {
+		return client.Receipt{}, errors.New("this backend takes a response, not a continue")
 	}
-	body := map[string]any{"request_id": it.ID, "response": r.Value, "responded_by": b.opts.Reviewer}
+	body := map[string]any{"request_id": it.Interrupt.ID, "response": it.Resume.Value, "responded_by": b.opts.Reviewer, "decision_id": s.DecisionID}
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/hitl/respond")
-	if resp != nil && (resp.StatusCode() == http.StatusConflict || resp.StatusCode() == http.StatusNotFound) {
-		return client.Outcome{}, client.ErrAlreadyHandled
+	if err == nil && (resp.StatusCode() == http.StatusConflict || resp.StatusCode() == http.StatusNotFound) {
+		return client.Receipt{}, client.ErrAlreadyHandled
 	}
-	if cerr := b.Check(resp, err, "respond to request "+it.ID, nil); cerr != nil {
-		return client.Outcome{}, &transport.SendError{Err: cerr, MaybeSent: err != nil && !transport.IsRefused(err)}
+	if cerr := b.Check(resp, err, "respond to request "+it.Interrupt.ID, nil); cerr != nil {
+		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
-	return client.Outcome{Status: client.Accepted}, nil
+	return client.Receipt{Acknowledged: true}, nil
+}
+
+// Verify: an acknowledged response took effect (a second one gets 409). A
+// lost answer is looked up with GET /hitl/requests/{id}, which says who
+// answered with which decision id; a request still pending was not taken.
+func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	it := s.Items[0].Interrupt
+	v := client.Verdict{ID: it.ID, Took: client.Mine}
+	if rc.Acknowledged {
+		return []client.Verdict{v}, nil
+	}
+	var req struct {
+		Status      string          `json:"status"`
+		DecisionID  string          `json:"decision_id"`
+		RespondedBy string          `json:"responded_by"`
+		Response    json.RawMessage `json:"response"`
+		AnsweredAt  time.Time       `json:"answered_at"`
+	}
+	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/requests/" + url.PathEscape(it.ID))
+	if err == nil && resp.IsSuccess() && json.Unmarshal(resp.Body(), &req) == nil && req.Status != "" {
+		switch {
+		case req.Status == "pending":
+			v.Took = client.NotTaken
+		case req.DecisionID != s.DecisionID:
+			v.Took = client.Theirs
+			v.Winner = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
+		}
+		return []client.Verdict{v}, nil
+	}
+	// A coordinator without the lookup: only "still pending" is certain.
+	pending, perr := b.Pending(ctx)
+	if perr != nil {
+		return nil, perr
+	}
+	for _, p := range pending {
+		if p.ID == it.ID {
+			v.Took = client.NotTaken
+			return []client.Verdict{v}, nil
+		}
+	}
+	return nil, fmt.Errorf("request %s is no longer pending, and the coordinator cannot say who answered it (it has no GET /hitl/requests/{id})", it.ID)
+}
+
+// Follow: the coordinator reports no run to follow.
+func (b *Backend) Follow(context.Context, *client.Submission, client.Receipt) client.Outcome {
+	return client.Outcome{Status: client.Accepted}
 }
 
 // Changes follows /hitl/events and signals every hitl_asked and

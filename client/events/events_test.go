@@ -15,6 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/demo"
 )
 
@@ -45,9 +46,14 @@ func respondDirect(t *testing.T, url, id string) {
 
 func TestConformance(t *testing.T) {
 	fake, url, b, faults := setup(t, "alice")
+	other, err := events.New(events.Options{Options: transport.Options{URL: url, ReadRetries: -1}, Reviewer: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	backendtest.Run(t, backendtest.Fixture{
 		Backend: b,
+		Other:   other,
 		Create: func(*testing.T) string {
 			n++
 			session := "session-" + string(rune('a'+n))
@@ -82,9 +88,8 @@ func TestAnsweredDisappearsEverywhere(t *testing.T) {
 	if len(its) != 1 || its[0].ID != id {
 		t.Fatalf("second sees %+v", its)
 	}
-	r, _ := client.Encode(&its[0].Payload, []client.Decision{{Type: client.Approve}}, client.EncodeOptions{})
-	if out, err := first.Send(ctx, its[0], r); err != nil || out.Status != client.Accepted {
-		t.Fatalf("send: %+v %v", out, err)
+	if res := backendtest.Send(t, first, "alice", its[0], client.Decision{Type: client.Approve}); res.Kind != decide.Sent || res.Run.Status != client.Accepted {
+		t.Fatalf("send: %s", res.Text())
 	}
 	waitSignal(t, changes) // hitl_answered
 	if its, _ := second.Pending(ctx); len(its) != 0 {

@@ -1,10 +1,17 @@
 // Package journal keeps what this machine has decided: the ids of handled
 // interrupts (so that nothing is shown twice, across restarts) and an
-// append-only audit log of every decision sent.
+// append-only audit log of every decision.
+//
+// The audit log is written ahead: a decision's intent (the exact resume
+// value, who, when, its decision id) is on disk, synced, before anything
+// is sent, and its outcome is appended once known. An intent without an
+// outcome is a decision whose fate is unknown (the process died, the
+// network broke): it is reconciled against the server at the next start.
 //
 // Both files are shared by every hitl process of the user (CLI, watch, TUI):
-// each record is one line written with a single O_APPEND write, and readers
-// take the files as they find them.
+// each record is one whole line written with a single O_APPEND write, and
+// readers repair a torn last line (a crash mid-write) instead of letting it
+// swallow the next record.
 package journal
 
 import (
@@ -13,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,22 +36,86 @@ const (
 	auditFile   = "audit.jsonl"
 )
 
-// Entry is one line of the audit log.
+// Kind says what an audit line records.
+type Kind string
+
+const (
+	// Intent: written, and synced, before the decision is sent.
+	Intent Kind = "intent"
+	// Result: what became of it, appended once known.
+	Result Kind = "outcome"
+)
+
+// Outcome is what became of a decision, as the audit log and history say it.
+type Outcome string
+
+const (
+	// The decision took effect; the run then finished, paused again at a
+	// new interrupt, failed, was still running when hitl stopped following
+	// it, or (backends without runs) the agent has the answer.
+	Finished    Outcome = "finished"
+	Interrupted Outcome = "interrupted"
+	Failed      Outcome = "failed"
+	Running     Outcome = "running"
+	Accepted    Outcome = "accepted"
+	// HandledElsewhere: another decision took effect first; this one did not.
+	HandledElsewhere Outcome = "already-handled"
+	// Busy: the thread was running another task; nothing was sent.
+	Busy Outcome = "busy"
+	// NotSent: the server certainly did not take it.
+	NotSent Outcome = "not-sent"
+	// Unknown: hitl could not tell whether the server took it.
+	Unknown Outcome = "unknown"
+	// legacyError is what older versions wrote for a failed send.
+	legacyError Outcome = "error"
+)
+
+// Took reports whether the outcome is a decision that took effect.
+func (o Outcome) Took() bool {
+	switch o {
+	case Finished, Interrupted, Failed, Running, Accepted:
+		return true
+	}
+	return false
+}
+
+// OfRun is the outcome of a decision that took effect, by how its run ended.
+func OfRun(s client.OutcomeStatus) Outcome {
+	switch s {
+	case client.Finished:
+		return Finished
+	case client.PausedAgain:
+		return Interrupted
+	case client.Failed:
+		return Failed
+	case client.Accepted:
+		return Accepted
+	}
+	return Running
+}
+
+// Entry is one line of the audit log: an intent, an outcome, or (written by
+// older versions) both at once.
 type Entry struct {
+	Kind        Kind              `json:"kind,omitempty"`
+	DecisionID  string            `json:"decision_id,omitempty"`
 	Time        time.Time         `json:"time"`
-	Reviewer    string            `json:"reviewer"`
-	Server      string            `json:"server"`
-	ThreadID    string            `json:"thread_id"`
+	Reviewer    string            `json:"reviewer,omitempty"`
+	Server      string            `json:"server,omitempty"`
+	ThreadID    string            `json:"thread_id,omitempty"`
 	InterruptID string            `json:"interrupt_id"`
-	Schema      client.Schema     `json:"schema"`
-	Decisions   []client.Decision `json:"decisions"`
+	Schema      client.Schema     `json:"schema,omitempty"`
+	Title       string            `json:"title,omitempty"`
+	Decisions   []client.Decision `json:"decisions,omitempty"`
 	// Resume is the exact value sent (null for a breakpoint's continue).
-	Resume json.RawMessage `json:"resume"`
-	// Outcome is "finished", "interrupted", "failed", "running", or
-	// "already-handled", "busy", "error" when the resume was not accepted.
-	Outcome string `json:"outcome"`
-	RunID   string `json:"run_id,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Resume  json.RawMessage `json:"resume,omitempty"`
+	Outcome Outcome         `json:"outcome,omitempty"`
+	RunID   string          `json:"run_id,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	// Winner is the decision that took effect instead, when the server told.
+	Winner *client.Winner `json:"winner,omitempty"`
+	// Resolved is when the outcome line was written (History merges it in).
+	Resolved time.Time `json:"-"`
 }
 
 // Journal is the state directory of one user.
@@ -53,6 +125,7 @@ type Journal struct {
 	mu      sync.Mutex
 	handled map[string]bool
 	size    int64 // bytes of the handled file already read
+	redact  func(string) string
 }
 
 // Open uses dir (created when missing) as the state directory.
@@ -67,10 +140,16 @@ func Open(dir string) (*Journal, error) {
 	return j, nil
 }
 
-// Dir is the state directory.
-func (j *Journal) Dir() string { return j.dir }
+// SetRedactor makes every error text written to the audit log pass through
+// redact first (secrets a server echoed must not reach the disk).
+func (j *Journal) SetRedactor(redact func(string) string) {
+	j.mu.Lock()
+	j.redact = redact
+	j.mu.Unlock()
+}
 
-// reload reads ids that other processes appended since the last read.
+// reload reads ids that other processes appended since the last read. A
+// line "-ID" forgets ID.
 func (j *Journal) reload() error {
 	f, err := os.Open(filepath.Join(j.dir, handledFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -80,18 +159,25 @@ func (j *Journal) reload() error {
 		return fmt.Errorf("cannot read handled ids: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.Seek(j.size, 0); err != nil {
+	if _, err := f.Seek(j.size, io.SeekStart); err != nil {
 		return err
 	}
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			// A partial last line is another process mid-write: read it next time.
+			// A last line without its newline is another process
+			// mid-write, or a crash mid-write: read it once it is whole
+			// (the next append repairs a torn one).
 			break
 		}
 		j.size += int64(len(line))
-		if id := strings.TrimSpace(line); id != "" {
+		id := strings.TrimSpace(line)
+		switch {
+		case id == "":
+		case strings.HasPrefix(id, "-"):
+			delete(j.handled, id[1:])
+		default:
 			j.handled[id] = true
 		}
 	}
@@ -118,36 +204,90 @@ func (j *Journal) Handled() map[string]bool {
 	return out
 }
 
-// MarkHandled records id as handled.
-func (j *Journal) MarkHandled(id string) error {
+// MarkHandled records ids as handled: the server has their answer.
+func (j *Journal) MarkHandled(ids ...string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.handled[id] {
+	_ = j.reload()
+	var lines [][]byte
+	for _, id := range ids {
+		if !j.handled[id] {
+			lines = append(lines, []byte(id))
+		}
+	}
+	if len(lines) == 0 {
 		return nil
 	}
-	if err := appendLine(filepath.Join(j.dir, handledFile), []byte(id)); err != nil {
+	if err := appendLines(filepath.Join(j.dir, handledFile), lines, false); err != nil {
 		return err
 	}
-	j.handled[id] = true
+	for _, id := range ids {
+		j.handled[id] = true
+	}
 	return nil
 }
 
-// Record appends e to the audit log.
-func (j *Journal) Record(e Entry) error {
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC()
+// Forget makes a handled id pending again on this machine: it is listed
+// again while the server lists it.
+func (j *Journal) Forget(id string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = j.reload()
+	if !j.handled[id] {
+		return nil
 	}
-	if e.Resume == nil {
-		e.Resume = json.RawMessage("null")
-	}
-	b, err := json.Marshal(e)
-	if err != nil {
+	if err := appendLines(filepath.Join(j.dir, handledFile), [][]byte{[]byte("-" + id)}, false); err != nil {
 		return err
 	}
-	return appendLine(filepath.Join(j.dir, auditFile), b)
+	delete(j.handled, id)
+	return nil
 }
 
-// History returns the audit log, newest first. Lines that do not parse
+// Intend writes the intent lines of one decision (one per interrupt) and
+// syncs them to disk before returning: only then may the decision be sent.
+func (j *Journal) Intend(es []Entry) error {
+	for i := range es {
+		es[i].Kind = Intent
+	}
+	return j.write(es)
+}
+
+// Resolve appends the outcome lines of a decision (one per interrupt).
+func (j *Journal) Resolve(es []Entry) error {
+	for i := range es {
+		es[i].Kind = Result
+	}
+	return j.write(es)
+}
+
+// Record appends complete entries (intent and outcome in one line), for
+// decisions decided without sending anything.
+func (j *Journal) Record(e Entry) error { return j.write([]Entry{e}) }
+
+func (j *Journal) write(es []Entry) error {
+	j.mu.Lock()
+	redact := j.redact
+	j.mu.Unlock()
+	lines := make([][]byte, 0, len(es))
+	for _, e := range es {
+		if e.Time.IsZero() {
+			e.Time = time.Now().UTC()
+		}
+		if redact != nil {
+			e.Error = redact(e.Error)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, b)
+	}
+	return appendLines(filepath.Join(j.dir, auditFile), lines, true)
+}
+
+// History returns the audit log, newest decision first: one entry per
+// interrupt of each decision, its intent with its latest outcome merged
+// in. An intent without an outcome has Outcome "". Lines that do not parse
 // (a crash mid-write) are skipped.
 func (j *Journal) History() ([]Entry, error) {
 	b, err := os.ReadFile(filepath.Join(j.dir, auditFile))
@@ -158,15 +298,48 @@ func (j *Journal) History() ([]Entry, error) {
 		return nil, err
 	}
 	var out []Entry
+	index := map[string]int{} // decision id + interrupt id -> position in out
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		var e Entry
 		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &e) != nil {
 			continue
 		}
-		out = append(out, e)
+		key := e.DecisionID + "\x00" + e.InterruptID
+		switch e.Kind {
+		case Result:
+			i, ok := index[key]
+			if !ok {
+				continue
+			}
+			out[i].Outcome, out[i].RunID, out[i].Error, out[i].Winner, out[i].Resolved = e.Outcome, e.RunID, e.Error, e.Winner, e.Time
+		default:
+			if e.Outcome == legacyError {
+				e.Outcome = NotSent
+			}
+			if e.DecisionID != "" {
+				index[key] = len(out)
+			}
+			out = append(out, e)
+		}
 	}
 	for l, r := 0, len(out)-1; l < r; l, r = l+1, r-1 {
 		out[l], out[r] = out[r], out[l]
+	}
+	return out, nil
+}
+
+// Unresolved lists the decisions sent to server whose outcome is not known:
+// an intent with no outcome line, or an outcome of Unknown. Newest first.
+func (j *Journal) Unresolved(server string) ([]Entry, error) {
+	h, err := j.History()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range h {
+		if e.DecisionID != "" && e.Server == server && (e.Outcome == "" || e.Outcome == Unknown) {
+			out = append(out, e)
+		}
 	}
 	return out, nil
 }
@@ -185,15 +358,35 @@ func (j *Journal) Last(id string) (Entry, bool) {
 	return Entry{}, false
 }
 
-func appendLine(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+// appendLines appends whole lines with one write. A file whose last line
+// was torn (no newline: a crash mid-write) gets the newline first, so the
+// torn line stays one bad line instead of swallowing the next record. With
+// sync, the data reaches the disk before appendLines returns.
+func appendLines(path string, lines [][]byte, sync bool) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	line := append(append([]byte{}, b...), '\n')
-	if _, err := f.Write(line); err != nil {
+	var buf bytes.Buffer
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			buf.WriteByte('\n')
+		}
+	}
+	for _, l := range lines {
+		buf.Write(l)
+		buf.WriteByte('\n')
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
 		f.Close()
 		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("cannot write %s to disk: %w", path, err)
+		}
 	}
 	return f.Close()
 }

@@ -20,7 +20,10 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/backendtest"
+	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/demo"
 )
 
@@ -32,6 +35,11 @@ type target struct {
 	parallel graphInput // two interrupts in one thread: raw + prompt
 	bp       graphInput // a static breakpoint
 	slow     graphInput // a run that takes a while
+	fanout   graphInput // three Send branches that each interrupt (items a, b, c)
+	// branches reads what each fan-out branch received, by item.
+	branches func(t *testing.T, thread string) map[string]string
+	// slowAnswer makes a fan-out branch's run take a while once answered.
+	slowAnswer json.RawMessage
 }
 
 type graphInput struct {
@@ -53,11 +61,52 @@ func targets(t *testing.T) []target {
 	t.Cleanup(func() { srv.Close() })
 	out := []target{{name: "embedded", url: srv.URL(),
 		single: graphInput{"support", email()}, parallel: graphInput{"parallel", map[string]any{}},
-		bp: graphInput{"release", map[string]any{}}, slow: graphInput{"asker", map[string]any{}}}}
+		bp: graphInput{"release", map[string]any{}}, slow: graphInput{"asker", map[string]any{}},
+		fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`"yes"`)}}
+	out[0].branches = func(t *testing.T, thread string) map[string]string {
+		_, body := call(t, "GET", out[0].url+"/threads/"+thread+"/state", nil)
+		var st struct {
+			Values struct {
+				Messages []struct {
+					Type    string `json:"type"`
+					Content string `json:"content"`
+				} `json:"messages"`
+			} `json:"values"`
+		}
+		json.Unmarshal(body, &st)
+		got := map[string]string{}
+		for _, m := range st.Values.Messages {
+			if item, v, ok := strings.Cut(m.Content, ": "); ok && m.Type == "human" && len(item) == 1 {
+				got[item] = v
+			}
+		}
+		return got
+	}
 	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
 		out = append(out, target{name: "langgraph-dev", url: u,
 			single: graphInput{"agent", email()}, parallel: graphInput{"parallel", map[string]any{}},
-			bp: graphInput{"breakpoint", map[string]any{}}, slow: graphInput{"slow", map[string]any{}}})
+			bp: graphInput{"breakpoint", map[string]any{}}, slow: graphInput{"slow", map[string]any{}},
+			fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`{"sleep":1500}`),
+			branches: func(t *testing.T, thread string) map[string]string {
+				_, body := call(t, "GET", u+"/threads/"+thread+"/state", nil)
+				var st struct {
+					Values struct {
+						Log []struct {
+							Node  string          `json:"node"`
+							Item  string          `json:"item"`
+							Value json.RawMessage `json:"value"`
+						} `json:"log"`
+					} `json:"values"`
+				}
+				json.Unmarshal(body, &st)
+				got := map[string]string{}
+				for _, e := range st.Values.Log {
+					if e.Node == "branch" {
+						got[e.Item] = string(e.Value)
+					}
+				}
+				return got
+			}})
 	} else if os.Getenv("CI") != "" {
 		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
 	}
@@ -107,7 +156,7 @@ func start(t *testing.T, tg target, g graphInput, meta map[string]any) string {
 
 func backend(t *testing.T, tg target, meta map[string]string, pageSize int) *langgraph.Backend {
 	t.Helper()
-	b, err := langgraph.New(langgraph.Options{URL: tg.url, Metadata: meta, PageSize: pageSize, Follow: 20 * time.Second})
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, PageSize: pageSize, Follow: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,15 +193,24 @@ func TestConformResumeByID(t *testing.T) {
 		if len(its) != 1 || its[0].Schema != client.SchemaMiddleware || its[0].ThreadID != thread || len(its[0].ID) != 32 {
 			t.Fatalf("pending: %+v", its)
 		}
-		r, err := client.Encode(&its[0].Payload, []client.Decision{{Type: client.Approve}}, client.EncodeOptions{})
-		if err != nil {
-			t.Fatal(err)
+		res := backendtest.Send(t, b, "alice", its[0], client.Decision{Type: client.Approve})
+		if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+			t.Fatalf("send: %s", res.Text())
 		}
-		out, err := b.Send(context.Background(), its[0], r)
-		if err != nil || out.Status != client.Finished {
-			t.Fatalf("send: %+v %v", out, err)
+		// The server records who decided, on the run.
+		_, body := call(t, "GET", tg.url+"/threads/"+thread+"/runs?limit=100", nil)
+		var runs []struct {
+			Metadata map[string]any `json:"metadata"`
 		}
-		_, body := call(t, "GET", tg.url+"/threads/"+thread+"/state", nil)
+		json.Unmarshal(body, &runs)
+		stamped := false
+		for _, r := range runs {
+			stamped = stamped || (r.Metadata["hitl_reviewer"] == "alice" && r.Metadata["hitl_decision_id"] == res.Submission.DecisionID)
+		}
+		if !stamped {
+			t.Fatalf("no run carries the reviewer and decision id: %s", body)
+		}
+		_, body = call(t, "GET", tg.url+"/threads/"+thread+"/state", nil)
 		if !bytes.Contains(body, []byte(`ran send_email`)) {
 			t.Fatalf("the tool did not run: %s", body)
 		}
@@ -179,17 +237,17 @@ func TestConformPartialResumeOfParallelInterrupts(t *testing.T) {
 				prompt = it
 			}
 		}
-		out, err := b.Send(context.Background(), raw, client.Resume{Value: json.RawMessage(`{"approved":true}`)})
-		if err != nil || out.Status != client.PausedAgain || len(out.Pending) != 1 || out.Pending[0] != prompt.ID {
-			t.Fatalf("partial resume: %+v %v", out, err)
+		res := sendValue(t, b, raw, `{"approved":true}`)
+		if res.Kind != decide.Sent || res.Run.Status != client.PausedAgain || len(res.Run.Pending) != 1 || res.Run.Pending[0] != prompt.ID {
+			t.Fatalf("partial resume: %s %+v", res.Text(), res.Run)
 		}
 		left := pendingOf(t, b)
 		if len(left) != 1 || left[0].ID != prompt.ID {
 			t.Fatalf("the other interrupt changed: %+v", left)
 		}
-		out, err = b.Send(context.Background(), left[0], client.Resume{Value: json.RawMessage(`"eu-west-1"`)})
-		if err != nil || out.Status != client.Finished {
-			t.Fatalf("second resume: %+v %v", out, err)
+		res = sendValue(t, b, left[0], `"eu-west-1"`)
+		if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+			t.Fatalf("second resume: %s", res.Text())
 		}
 	})
 }
@@ -201,8 +259,8 @@ func TestConformStaleResume(t *testing.T) {
 		b := backend(t, tg, meta, 0)
 		it := pendingOf(t, b)[0]
 		r, _ := client.Encode(&it.Payload, []client.Decision{{Type: client.Approve}}, client.EncodeOptions{})
-		if _, err := b.Send(context.Background(), it, r); err != nil {
-			t.Fatal(err)
+		if res := backendtest.Send(t, b, "alice", it, client.Decision{Type: client.Approve}); res.Kind != decide.Sent {
+			t.Fatal(res.Text())
 		}
 		// The server itself accepts a resume of an interrupt that is gone.
 		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{
@@ -212,9 +270,8 @@ func TestConformStaleResume(t *testing.T) {
 		}
 		// hitl does not: it looks first and sends nothing.
 		_, before := call(t, "GET", tg.url+"/threads/"+thread+"/runs", nil)
-		_, err := b.Send(context.Background(), it, r)
-		if !errors.Is(err, client.ErrAlreadyHandled) {
-			t.Fatalf("err = %v", err)
+		if res := backendtest.Send(t, b, "bob", it, client.Decision{Type: client.Reject}); !errors.Is(res.Err(), client.ErrAlreadyHandled) {
+			t.Fatalf("got %s", res.Text())
 		}
 		_, after := call(t, "GET", tg.url+"/threads/"+thread+"/runs", nil)
 		if countRuns(before) != countRuns(after) {
@@ -283,9 +340,9 @@ func TestConformBreakpointAndUnknownAssistant(t *testing.T) {
 		if len(its) != 1 || its[0].Schema != client.SchemaBreakpoint || !strings.HasPrefix(its[0].Title, "Paused before ") {
 			t.Fatalf("breakpoint: %+v", its)
 		}
-		out, err := b.Send(context.Background(), its[0], client.Resume{Continue: true})
-		if err != nil || out.Status != client.Finished {
-			t.Fatalf("continue: %+v %v", out, err)
+		res := backendtest.Send(t, b, "alice", its[0], client.Decision{Type: client.Approve})
+		if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+			t.Fatalf("continue: %s", res.Text())
 		}
 		_, body := call(t, "POST", tg.url+"/threads", map[string]any{})
 		var th struct {
@@ -316,14 +373,22 @@ func TestConformSuite(t *testing.T) {
 				tg.url = url
 			}
 			meta := tag(t)
-			b, err := langgraph.New(langgraph.Options{URL: url, Metadata: meta, ReadRetries: -1, Follow: 20 * time.Second})
+			b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url, ReadRetries: -1}, Metadata: meta, Follow: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url, ReadRetries: -1}, Metadata: meta, Follow: 20 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
 			backendtest.Run(t, backendtest.Fixture{
 				Backend: b,
-				Create:  func(t *testing.T) string { return start(t, tg, tg.single, anyMap(meta)) },
-				Decide:  func(client.Interrupt) []client.Decision { return []client.Decision{{Type: client.Approve}} },
+				Other:   other,
+				Reject: func(client.Interrupt) []client.Decision {
+					return []client.Decision{{Type: client.Reject, Message: "no"}}
+				},
+				Create: func(t *testing.T) string { return start(t, tg, tg.single, anyMap(meta)) },
+				Decide: func(client.Interrupt) []client.Decision { return []client.Decision{{Type: client.Approve}} },
 				Verify: func(t *testing.T, it client.Interrupt) {
 					_, body := call(t, "GET", url+"/threads/"+it.ThreadID+"/state", nil)
 					if !bytes.Contains(body, []byte("ran send_email")) {
@@ -342,4 +407,148 @@ func TestConformSuite(t *testing.T) {
 			})
 		})
 	}
+}
+
+// sendValue sends a raw payload's JSON answer through the pipeline.
+func sendValue(t *testing.T, b client.Backend, it client.Interrupt, value string) *decide.Result {
+	t.Helper()
+	return backendtest.Send(t, b, "alice", it, client.Decision{Type: client.Respond, Value: json.RawMessage(value), Message: value})
+}
+
+func fanoutOf(t *testing.T, tg target, b *langgraph.Backend, thread string) map[string]client.Interrupt {
+	t.Helper()
+	out := map[string]client.Interrupt{}
+	for _, it := range pendingOf(t, b) {
+		if it.ThreadID != thread {
+			continue
+		}
+		var v struct {
+			Item string `json:"item"`
+		}
+		json.Unmarshal(it.Raw, &v)
+		out[v.Item] = it
+	}
+	return out
+}
+
+// An answered fan-out branch is never offered again, although the server
+// keeps listing it; a decision on it is refused, and the branch keeps the
+// first answer.
+func TestConformAnsweredBranchesAreNotPending(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		thread := start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		branches := fanoutOf(t, tg, b, thread)
+		if len(branches) != 3 {
+			t.Fatalf("want 3 branches, got %+v", branches)
+		}
+		if res := sendValue(t, b, branches["a"], `"yes-a"`); res.Kind != decide.Sent {
+			t.Fatal(res.Text())
+		}
+		res := sendValue(t, b, branches["b"], `"yes-b"`)
+		if res.Kind != decide.Sent || len(res.Run.Pending) != 1 || res.Run.Pending[0] != branches["c"].ID {
+			t.Fatalf("after b: %s %+v (paused again must name c only)", res.Text(), res.Run.Pending)
+		}
+		left := fanoutOf(t, tg, b, thread)
+		if len(left) != 1 || left["c"].ID != branches["c"].ID {
+			t.Fatalf("answered branches are listed: %+v", left)
+		}
+		st, err := b.Standing(context.Background(), []client.Interrupt{branches["a"]})
+		if err != nil || st[0].Presence != client.Answered {
+			t.Fatalf("standing of an answered branch: %+v %v", st, err)
+		}
+		if res := sendValue(t, b, branches["a"], `"NO"`); !errors.Is(res.Err(), client.ErrAlreadyHandled) {
+			t.Fatalf("a decision on an answered branch: %s", res.Text())
+		}
+		if got := tg.branches(t, thread); got["a"] != `"yes-a"` || got["b"] != `"yes-b"` {
+			t.Fatalf("the branches got %v", got)
+		}
+	})
+}
+
+// One resume answers every branch: one run, each branch its own value.
+func TestConformOneResumeAnswersEveryBranch(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		thread := start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		var drafts []decide.Draft
+		for item, it := range fanoutOf(t, tg, b, thread) {
+			v := json.RawMessage(`"ship-` + item + `"`)
+			drafts = append(drafts, decide.Draft{Interrupt: it, Decisions: []client.Decision{{Type: client.Respond, Value: v, Message: string(v)}}})
+		}
+		_, before := call(t, "GET", tg.url+"/threads/"+thread+"/runs?limit=100", nil)
+		p := &decide.Pipeline{Backend: b, Reviewer: "alice"}
+		subs, err := p.Prepare(drafts)
+		if err != nil || len(subs) != 1 || len(subs[0].Items) != 3 {
+			t.Fatalf("want one submission of 3: %v %v", subs, err)
+		}
+		res := p.Send(context.Background(), subs[0])
+		if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+			t.Fatalf("%s", res.Text())
+		}
+		for _, ir := range res.Items {
+			if ir.Kind != decide.Sent {
+				t.Fatalf("item %s: %s", ir.ID, ir.Kind)
+			}
+		}
+		_, after := call(t, "GET", tg.url+"/threads/"+thread+"/runs?limit=100", nil)
+		if countRuns(after) != countRuns(before)+1 {
+			t.Fatalf("%d runs for one resume", countRuns(after)-countRuns(before))
+		}
+		if got := tg.branches(t, thread); got["a"] != `"ship-a"` || got["b"] != `"ship-b"` || got["c"] != `"ship-c"` {
+			t.Fatalf("the branches got %v", got)
+		}
+	})
+}
+
+// While a run answers one branch, a decision on another is refused as busy
+// (nothing sent, still listed, not handled); one on the branch being
+// answered is "handled elsewhere".
+func TestConformBusyIsNotHandled(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		thread := start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		branches := fanoutOf(t, tg, b, thread)
+		done := make(chan *decide.Result)
+		go func() {
+			done <- backendtest.Send(t, b, "alice", branches["a"], client.Decision{Type: client.Respond, Value: tg.slowAnswer, Message: string(tg.slowAnswer)})
+		}()
+		// Wait for the thread to be busy.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			_, body := call(t, "GET", tg.url+"/threads/"+thread, nil)
+			var th struct {
+				Status string `json:"status"`
+			}
+			if json.Unmarshal(body, &th) == nil && th.Status == "busy" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the thread never got busy")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		p := &decide.Pipeline{Backend: b, Reviewer: "bob"}
+		j, _ := journal.Open(t.TempDir())
+		p.Journal = j
+		subs, _ := p.Prepare([]decide.Draft{{Interrupt: branches["b"], Decisions: []client.Decision{{Type: client.Respond, Message: "later"}}}})
+		res := p.Send(context.Background(), subs[0])
+		if res.Kind != decide.Busy || !strings.Contains(res.Text(), "another run is in progress on this thread; nothing sent") || j.IsHandled(branches["b"].ID) {
+			t.Fatalf("busy: %s %s", res.Kind, res.Text())
+		}
+		subs, _ = p.Prepare([]decide.Draft{{Interrupt: branches["a"], Decisions: []client.Decision{{Type: client.Respond, Message: "me too"}}}})
+		if res := p.Send(context.Background(), subs[0]); res.Kind != decide.HandledElsewhere {
+			t.Fatalf("the branch being answered: %s", res.Text())
+		}
+		if first := <-done; first.Kind != decide.Sent {
+			t.Fatalf("the first decision: %s", first.Text())
+		}
+		left := fanoutOf(t, tg, b, thread)
+		if _, ok := left["b"]; !ok || len(left) != 2 {
+			t.Fatalf("after the run, b must wait again: %+v", left)
+		}
+	})
 }

@@ -15,13 +15,12 @@ import (
 
 // thread is a thread as /threads/search returns it with our select.
 type thread struct {
-	ThreadID   string          `json:"thread_id"`
-	CreatedAt  time.Time       `json:"created_at"`
-	UpdatedAt  time.Time       `json:"updated_at"`
-	Metadata   map[string]any  `json:"metadata"`
-	Status     string          `json:"status"`
-	Interrupts taskInterrupts  `json:"interrupts"`
-	Error      json.RawMessage `json:"error,omitempty"`
+	ThreadID   string         `json:"thread_id"`
+	CreatedAt  time.Time      `json:"created_at"`
+	UpdatedAt  time.Time      `json:"updated_at"`
+	Metadata   map[string]any `json:"metadata"`
+	Status     string         `json:"status"`
+	Interrupts taskInterrupts `json:"interrupts"`
 }
 
 // wireInterrupt is one interrupt: {id, value} on current servers,
@@ -75,24 +74,79 @@ func (t taskInterrupts) count() int {
 	return n
 }
 
-// threadState is the part of /threads/{id}/state a breakpoint needs.
+// threadState is the part of /threads/{id}/state hitl reads: the tasks of
+// the current checkpoint (a task with a result was answered, even where
+// thread.interrupts still lists it) and, for a breakpoint, what runs next.
 type threadState struct {
-	Next  []string `json:"next"`
-	Tasks []struct {
-		ID         string          `json:"id"`
-		Name       string          `json:"name"`
-		Interrupts []wireInterrupt `json:"interrupts"`
-	} `json:"tasks"`
+	Next       []string    `json:"next"`
+	Tasks      []stateTask `json:"tasks"`
 	Checkpoint struct {
 		CheckpointID string `json:"checkpoint_id"`
 	} `json:"checkpoint"`
-	Values json.RawMessage `json:"values"`
 }
 
-// run is the part of a Run object we read.
+type stateTask struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Interrupts []wireInterrupt `json:"interrupts"`
+	Result     json.RawMessage `json:"result"`
+}
+
+// answered reports whether the task already has its result.
+func (t stateTask) answered() bool {
+	r := bytes.TrimSpace(t.Result)
+	return len(r) > 0 && !bytes.Equal(r, []byte("null"))
+}
+
+// run is the part of a Run object hitl reads.
 type run struct {
-	RunID  string `json:"run_id"`
-	Status string `json:"status"`
+	RunID     string         `json:"run_id"`
+	Status    string         `json:"status"`
+	CreatedAt time.Time      `json:"created_at"`
+	Metadata  map[string]any `json:"metadata"`
+	Kwargs    struct {
+		Command *struct {
+			Resume json.RawMessage `json:"resume"`
+		} `json:"command"`
+	} `json:"kwargs"`
+}
+
+func (r *run) meta(key string) string {
+	if v, ok := r.Metadata[key].(string); ok {
+		return v
+	}
+	return ""
+}
+
+// active reports whether the run has not ended.
+func (r *run) active() bool { return r.Status == "pending" || r.Status == "running" }
+
+// failed reports whether the run ended in an error (its resume may not
+// have been applied).
+func (r *run) failed() bool { return r.Status == "error" || r.Status == "timeout" }
+
+// resumes returns the value the run's resume map gives interrupt id.
+func (r *run) resumes(id string) (json.RawMessage, bool) {
+	if r.Kwargs.Command == nil {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(r.Kwargs.Command.Resume, &m) != nil {
+		return nil, false
+	}
+	v, ok := m[id]
+	return v, ok
+}
+
+// checkpoint is one entry of /threads/{id}/history.
+type checkpoint struct {
+	Checkpoint struct {
+		CheckpointID string `json:"checkpoint_id"`
+	} `json:"checkpoint"`
+	Parent *struct {
+		CheckpointID string `json:"checkpoint_id"`
+	} `json:"parent_checkpoint"`
+	Metadata map[string]any `json:"metadata"`
 }
 
 // interruptID is the id LangGraph itself gives an interrupt that came
@@ -127,12 +181,17 @@ func (t *thread) meta(key string) string {
 	return ""
 }
 
-// interrupts turns a thread's pending interrupt values into the model.
-func (t *thread) interrupts(server string) []client.Interrupt {
+// interrupts turns a thread's pending interrupt values into the model,
+// leaving out the ids in skip.
+func (t *thread) interrupts(server string, skip map[string]bool) []client.Interrupt {
 	var out []client.Interrupt
 	for _, task := range t.Interrupts {
 		for i, w := range task.Interrupts {
-			out = append(out, t.base(server, interruptID(w, t.ThreadID, task.TaskID, i), w.Value, client.Parse(w.Value)))
+			id := interruptID(w, t.ThreadID, task.TaskID, i)
+			if skip[id] {
+				continue
+			}
+			out = append(out, t.base(server, id, w.Value, client.Parse(w.Value)))
 		}
 	}
 	return out

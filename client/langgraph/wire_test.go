@@ -3,6 +3,7 @@ package langgraph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/transport"
 )
 
 func TestHashMatchesXXH3(t *testing.T) {
@@ -33,7 +35,7 @@ func TestTaskOrderIsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	its := th.interrupts("s")
+	its := th.interrupts("s", nil)
 	if len(its) != 3 || its[0].ID != "1" || its[1].ID != "2" || its[2].ID != hash128("x") {
 		t.Fatalf("%+v", its)
 	}
@@ -45,7 +47,7 @@ func fakeServer(t *testing.T, handler http.HandlerFunc) *Backend {
 	t.Helper()
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	b, err := New(Options{URL: srv.URL, APIKey: "secret-key", ReadRetries: -1})
+	b, err := New(Options{Options: transport.Options{URL: srv.URL, APIKey: "secret-key", ReadRetries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,13 @@ func TestPendingFromCapturedSearch(t *testing.T) {
 	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/threads/search":
-			json.NewDecoder(r.Body).Decode(&gotBody)
+			var body map[string]any
+			json.NewDecoder(r.Body).Decode(&body)
+			if body["status"] == "busy" {
+				w.Write([]byte("[]"))
+				return
+			}
+			gotBody = body
 			gotKey = r.Header.Get("X-Api-Key")
 			w.Write(search)
 		case strings.HasSuffix(r.URL.Path, "/state"):
@@ -112,47 +120,81 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			t.Errorf("HTTP %d: %v, want %q", tt.status, err, tt.want)
 		}
 	}
-	b, _ := New(Options{URL: "http://user:pw@127.0.0.1:1", ReadRetries: -1})
+	b, _ := New(Options{Options: transport.Options{URL: "http://user:pw@127.0.0.1:1", ReadRetries: -1}})
 	_, err := b.Pending(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "refused the connection: is `langgraph dev` running") || strings.Contains(err.Error(), "pw") {
 		t.Errorf("refused: %v", err)
 	}
 }
 
-func TestSendRefusesWhenNoLongerPending(t *testing.T) {
-	posted := false
+func TestStandingSaysAnsweredWhenTheThreadMovedOn(t *testing.T) {
 	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/threads/search" {
+		switch r.URL.Path {
+		case "/threads/search":
 			w.Write([]byte(`[{"thread_id":"t1","status":"idle","interrupts":{}}]`))
-			return
+		case "/threads/t1/runs":
+			w.Write([]byte(`[{"run_id":"r1","status":"success","created_at":"2026-11-22T03:00:00Z","metadata":{"hitl_reviewer":"bob"},"kwargs":{"command":{"resume":{"abc":{"decisions":[{"type":"reject"}]}}}}}]`))
+		default:
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
 		}
-		posted = true
-		w.Write([]byte(`{"run_id":"r"}`))
 	})
-	_, err := b.Send(context.Background(), client.Interrupt{ID: "abc", ThreadID: "t1", GraphID: "agent"}, client.Resume{Value: json.RawMessage(`1`)})
-	if err != client.ErrAlreadyHandled || posted {
-		t.Fatalf("err %v, posted %v", err, posted)
+	st, err := b.Standing(context.Background(), []client.Interrupt{{ID: "abc", ThreadID: "t1", GraphID: "agent"}})
+	if err != nil || st[0].Presence != client.Answered || st[0].By == nil || st[0].By.Reviewer != "bob" || st[0].By.RunID != "r1" {
+		t.Fatalf("%+v %v", st, err)
 	}
 }
 
-func TestSendBusyIsNotRetried(t *testing.T) {
+func TestResumeBusyIsNotRetried(t *testing.T) {
 	posts := 0
 	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/threads/search" {
-			w.Write([]byte(`[{"thread_id":"t1","status":"interrupted","interrupts":{"k":[{"id":"abc","value":"q"}]}}]`))
-			return
-		}
 		posts++
 		var body map[string]any
 		json.NewDecoder(r.Body).Decode(&body)
-		if body["multitask_strategy"] != "reject" || body["assistant_id"] != "agent" {
+		meta, _ := body["metadata"].(map[string]any)
+		if body["multitask_strategy"] != "reject" || body["assistant_id"] != "agent" || meta["hitl_decision_id"] != "d1" || meta["hitl_reviewer"] != "alice" {
 			t.Errorf("body %v", body)
 		}
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		w.Write([]byte(`{"message":"Thread is already running a task"}`))
 	})
-	_, err := b.Send(context.Background(), client.Interrupt{ID: "abc", ThreadID: "t1", GraphID: "agent"}, client.Resume{Value: json.RawMessage(`"x"`)})
+	s := &client.Submission{DecisionID: "d1", Reviewer: "alice", ThreadID: "t1",
+		Items: []client.Item{{Interrupt: client.Interrupt{ID: "abc", ThreadID: "t1", GraphID: "agent"}, Resume: client.Resume{Value: json.RawMessage(`"x"`)}}}}
+	_, err := b.Resume(context.Background(), s)
 	if err != client.ErrBusy || posts != 1 {
 		t.Fatalf("err %v after %d posts", err, posts)
+	}
+}
+
+// A 422 that is not "already running" is the server refusing a malformed
+// request: certainly not taken, and not "busy".
+func TestResumeRefusedIsNotBusy(t *testing.T) {
+	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		w.Write([]byte(`{"message":"command.resume: expected object"}`))
+	})
+	s := &client.Submission{DecisionID: "d1", ThreadID: "t1",
+		Items: []client.Item{{Interrupt: client.Interrupt{ID: "abc", ThreadID: "t1", GraphID: "agent"}, Resume: client.Resume{Value: json.RawMessage(`"x"`)}}}}
+	_, err := b.Resume(context.Background(), s)
+	if err == nil || errors.Is(err, client.ErrBusy) || errors.Is(err, client.ErrMaybeSent) || !strings.Contains(err.Error(), "expected object") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// The oldest run that names an interrupt took it; failed runs may not have.
+func TestWinnerIsTheOldestRunNamingTheInterrupt(t *testing.T) {
+	var runs []run
+	json.Unmarshal([]byte(`[
+		{"run_id":"a","status":"error","created_at":"2026-11-22T03:00:00Z","kwargs":{"command":{"resume":{"x":1}}}},
+		{"run_id":"b","status":"success","created_at":"2026-11-22T03:00:01Z","kwargs":{"command":{"resume":{"y":1}}}},
+		{"run_id":"c","status":"success","created_at":"2026-11-22T03:00:02Z","kwargs":{"command":{"resume":{"x":2}}}},
+		{"run_id":"d","status":"pending","created_at":"2026-11-22T03:00:03Z","kwargs":{"command":{"resume":{"x":3}}}}]`), &runs)
+	if w := winnerOf(runs, "x", "d"); w == nil || w.RunID != "c" {
+		t.Fatalf("winner for d: %+v", w)
+	}
+	if w := winnerOf(runs, "x", "a"); w == nil || w.RunID != "a" {
+		t.Fatalf("a failed run of mine is still mine: %+v", w)
+	}
+	if w := winnerOf(runs, "z", ""); w != nil {
+		t.Fatalf("nobody resumed z: %+v", w)
 	}
 }

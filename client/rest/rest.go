@@ -7,12 +7,14 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -114,44 +116,114 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		out = append(out, client.Interrupt{ID: a.ApprovalID, ThreadID: a.RunID, GraphID: graph, AssistantID: a.UserID,
 			CreatedAt: a.CreatedAt, UpdatedAt: a.CreatedAt, Payload: p, Raw: raw, Server: b.Server()})
 	}
-	sortNewest(out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 	return out, nil
 }
 
-func sortNewest(its []client.Interrupt) {
-	for i := 1; i < len(its); i++ {
-		for j := i; j > 0 && its[j].UpdatedAt.After(its[j-1].UpdatedAt); j-- {
-			its[j], its[j-1] = its[j-1], its[j]
-		}
+// Standing: an approval still listed as pending is waiting; one that is
+// not was decided.
+func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
+	pending, err := b.Pending(ctx)
+	if err != nil {
+		return nil, err
 	}
+	return client.StandingIn(pending, its), nil
 }
 
-// Send posts the decision once, after checking the approval is still pending,
-// and watches the run's status until it leaves "running".
-func (b *Backend) Send(ctx context.Context, it client.Interrupt, r client.Resume) (client.Outcome, error) {
-	if r.Continue || r.Value == nil {
-		return client.Outcome{}, errors.New("this backend takes a decision, not a continue")
+// Resume posts the decision once. The body is the encoded decision with the
+// decision id added, so that a lost answer can be found in the run's state.
+// A 409 means another reviewer decided first.
+func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
+	if len(s.Items) != 1 {
+		return client.Receipt{}, errors.New("this backend takes one decision at a time")
 	}
-	list, err := b.pendingApprovals(ctx)
+	it := s.Items[0]
+	if it.Resume.Continue || it.Resume.Value == nil {
+		return client.Receipt{}, errors.New("this backend takes a decision, not a continue")
+	}
+	body, err := withField(it.Resume.Value, "decision_id", s.DecisionID)
 	if err != nil {
-		return client.Outcome{}, err
+		return client.Receipt{}, err
 	}
-	found := false
-	for _, a := range list {
-		found = found || a.ApprovalID == it.ID
+	resp, err := b.Writes.R().SetContext(ctx).SetHeader("Content-Type", "application/json").SetBody(body).
+		Post("/api/hitl/run/" + url.PathEscape(s.ThreadID) + "/approve")
+	if err == nil && resp.StatusCode() == http.StatusConflict {
+		return client.Receipt{}, client.ErrAlreadyHandled
 	}
-	if !found {
-		return client.Outcome{}, client.ErrAlreadyHandled
+	if cerr := b.Check(resp, err, "send the decision for run "+s.ThreadID, nil); cerr != nil {
+		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
-	resp, err := b.Writes.R().SetContext(ctx).SetHeader("Content-Type", "application/json").SetBody([]byte(r.Value)).
-		Post("/api/hitl/run/" + url.PathEscape(it.ThreadID) + "/approve")
-	if resp != nil && resp.StatusCode() == http.StatusConflict {
-		return client.Outcome{}, client.ErrAlreadyHandled
+	return client.Receipt{Acknowledged: true}, nil
+}
+
+// Verify: an acknowledged decision took effect (the server refuses a second
+// one with 409). A lost answer is looked up in the run's state: its
+// decisions carry the decision id; an approval still pending was not taken.
+func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	it := s.Items[0].Interrupt
+	v := client.Verdict{ID: it.ID, Took: client.Mine}
+	if rc.Acknowledged {
+		return []client.Verdict{v}, nil
 	}
-	if cerr := b.Check(resp, err, "send the decision for run "+it.ThreadID, nil); cerr != nil {
-		return client.Outcome{}, &transport.SendError{Err: cerr, MaybeSent: err != nil && !transport.IsRefused(err)}
+	var st struct {
+		Decisions []struct {
+			ApprovalID string    `json:"approval_id"`
+			DecisionID string    `json:"decision_id"`
+			ApprovedBy string    `json:"approved_by"`
+			Action     string    `json:"action"`
+			At         time.Time `json:"at"`
+		} `json:"decisions"`
 	}
-	return b.follow(ctx, it.ThreadID), nil
+	resp, err := b.Reads.R().SetContext(ctx).Get("/api/hitl/run/" + url.PathEscape(it.ThreadID) + "/state")
+	if err := b.Check(resp, err, "read the state of run "+it.ThreadID, &st); err != nil {
+		return nil, err
+	}
+	for _, d := range st.Decisions {
+		if d.ApprovalID != it.ID {
+			continue
+		}
+		if d.DecisionID == s.DecisionID {
+			return []client.Verdict{v}, nil
+		}
+		v.Took = client.Theirs
+		v.Winner = &client.Winner{Reviewer: d.ApprovedBy, At: d.At, Value: json.RawMessage(fmt.Sprintf("%q", d.Action))}
+		return []client.Verdict{v}, nil
+	}
+	pending, err := b.pendingApprovals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range pending {
+		if a.ApprovalID == it.ID {
+			v.Took = client.NotTaken
+			return []client.Verdict{v}, nil
+		}
+	}
+	return nil, fmt.Errorf("approval %s is no longer pending, and the run's state does not say who decided it", it.ID)
+}
+
+// Follow watches the run's status until it waits again, completes or fails.
+func (b *Backend) Follow(ctx context.Context, s *client.Submission, _ client.Receipt) client.Outcome {
+	return b.follow(ctx, s.ThreadID)
+}
+
+// withField adds key: value to a JSON object.
+func withField(obj json.RawMessage, key, value string) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil {
+		return nil, fmt.Errorf("the decision is not a JSON object: %v", err)
+	}
+	if value == "" {
+		return obj, nil
+	}
+	v, _ := json.Marshal(value)
+	// Appended, so that the fields the reviewer saw keep their order.
+	trimmed := bytes.TrimRight(bytes.TrimSpace(obj), "}")
+	sep := ","
+	if len(m) == 0 {
+		sep = ""
+	}
+	return json.RawMessage(string(trimmed) + sep + fmt.Sprintf("%q:", key) + string(v) + "}"), nil
 }
 
 type runStatus struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/demo"
 )
 
@@ -62,8 +63,13 @@ func (e *env) approveDirect(t *testing.T, run, approval string) {
 
 func TestConformance(t *testing.T) {
 	e := setup(t)
+	other, err := rest.New(rest.Options{Options: transport.Options{URL: e.url, ReadRetries: -1}, Follow: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	backendtest.Run(t, backendtest.Fixture{
 		Backend: e.b,
+		Other:   other,
 		Create:  func(*testing.T) string { return e.fake.Spawn("") },
 		Decide:  func(client.Interrupt) []client.Decision { return []client.Decision{{Type: client.Approve}} },
 		Verify: func(t *testing.T, it client.Interrupt) {
@@ -94,15 +100,11 @@ func pendingOf(t *testing.T, b *rest.Backend, run string) client.Interrupt {
 
 func send(t *testing.T, b *rest.Backend, it client.Interrupt, d client.Decision) client.Outcome {
 	t.Helper()
-	r, err := client.Encode(&it.Payload, []client.Decision{d}, client.EncodeOptions{Reviewer: "alice"})
-	if err != nil {
-		t.Fatal(err)
+	res := backendtest.Send(t, b, "alice", it, d)
+	if res.Kind != decide.Sent {
+		t.Fatal(res.Text())
 	}
-	out, err := b.Send(context.Background(), it, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return res.Run
 }
 
 // A run walks through the three checkpoints; edits send only what changed.
@@ -154,9 +156,8 @@ func TestRejectAndRunControls(t *testing.T) {
 	if err != nil || status != "paused" {
 		t.Fatalf("pause: %q %v", status, err)
 	}
-	r, _ := client.Encode(&it.Payload, []client.Decision{{Type: client.Approve}}, client.EncodeOptions{})
-	if _, err := e.b.Send(context.Background(), it, r); err == nil || !strings.Contains(err.Error(), "the run is paused: resume it first") {
-		t.Fatalf("approve while paused: %v", err)
+	if res := backendtest.Send(t, e.b, "alice", it, client.Decision{Type: client.Approve}); res.Kind != decide.NotSent || !strings.Contains(res.Text(), "the run is paused: resume it first") {
+		t.Fatalf("approve while paused: %s", res.Text())
 	}
 	if status, err = e.b.ControlRun(context.Background(), it, client.ResumeRun); err != nil || status != "awaiting_human" {
 		t.Fatalf("resume: %q %v", status, err)
@@ -170,8 +171,8 @@ func TestRejectAndRunControls(t *testing.T) {
 	if status, err = e.b.ControlRun(context.Background(), it2, client.CancelRun); err != nil || status != "cancelled" {
 		t.Fatalf("cancel: %q %v", status, err)
 	}
-	if _, err := e.b.Send(context.Background(), it2, r); !errors.Is(err, client.ErrAlreadyHandled) {
-		t.Fatalf("decide a cancelled run: %v", err)
+	if res := backendtest.Send(t, e.b, "alice", it2, client.Decision{Type: client.Approve}); !errors.Is(res.Err(), client.ErrAlreadyHandled) {
+		t.Fatalf("decide a cancelled run: %s", res.Text())
 	}
 }
 

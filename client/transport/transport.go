@@ -243,26 +243,6 @@ func (b *Conn) hint() string {
 	return "is it running?"
 }
 
-// SendError is a decision that failed. MaybeSent is set when the request may
-// have reached the server (the answer was lost): do not send again without
-// looking first.
-type SendError struct {
-	Err       error
-	MaybeSent bool
-}
-
-func (e *SendError) Error() string {
-	if e.MaybeSent {
-		return e.Err.Error() + " (the decision may have reached the server: check before deciding again)"
-	}
-	return e.Err.Error()
-}
-
-func (e *SendError) Unwrap() error { return e.Err }
-
-// MaybeSentResume reports whether the decision may have reached the server.
-func (e *SendError) MaybeSentResume() bool { return e.MaybeSent }
-
 // errNoStream is a server that offers no event stream at that path.
 var errNoStream = errors.New("no event stream")
 

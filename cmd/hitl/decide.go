@@ -13,9 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/decide"
 )
+
+// maxInput is the most a file or standard input given to --args,
+// --decisions or --value may weigh.
+const maxInput = 16 << 20
 
 // sendFlags are shared by every command that sends a decision.
 type sendFlags struct {
@@ -23,6 +26,7 @@ type sendFlags struct {
 	others  string // decision for the other actions when action is set
 	message string
 	answers []string
+	thread  string
 	asJSON  bool
 	dryRun  bool
 	wait    time.Duration
@@ -34,21 +38,24 @@ func (f *sendFlags) register(cmd *cobra.Command, withAction bool) {
 		fl.IntVar(&f.action, "action", 0, "apply to action N only (1-based); the others take --others")
 		fl.StringVar(&f.others, "others", "", "with --action: decision for every other action: approve, reject[:MESSAGE], respond:MESSAGE or ignore")
 	}
+	fl.StringVar(&f.thread, "thread", "", "every waiting interrupt of this thread (id or 4+ characters of it), in one resume")
 	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the exact resume value and send nothing")
 	fl.DurationVar(&f.wait, "wait", 60*time.Second, "how long to follow the run after sending")
 }
 
+// one builds the same input for every interrupt named.
+func oneInput(in decide.Input) func(*client.Interrupt) (decide.Input, error) {
+	return func(*client.Interrupt) (decide.Input, error) { return in, nil }
+}
+
 func approveCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	cmd := &cobra.Command{
-		Use:   "approve ID",
+		Use:   "approve ID... | --thread THREAD",
 		Short: "Approve every action (or --action N), or continue a breakpoint",
-		Args:  exactArgs(1, "an interrupt id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.decide(cmd.Context(), args[0], f, func(*client.Interrupt) (client.Decision, error) {
-				return client.Decision{Type: client.Approve}, nil
-			})
+			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve}))
 		},
 	}
 	f.register(cmd, true)
@@ -58,12 +65,11 @@ func approveCmd(e *env) *cobra.Command {
 func rejectCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	cmd := &cobra.Command{
-		Use:   "reject ID [-m TEXT]",
+		Use:   "reject ID... [-m TEXT]",
 		Short: "Reject every action (or --action N), with a message / reason",
-		Args:  exactArgs(1, "an interrupt id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.decide(cmd.Context(), args[0], f, func(*client.Interrupt) (client.Decision, error) {
-				return client.Decision{Type: client.Reject, Message: f.message}, nil
+			return e.decide(cmd.Context(), args, f, func(*client.Interrupt) (decide.Input, error) {
+				return decide.Input{Type: client.Reject, Text: f.message}, nil
 			})
 		},
 	}
@@ -75,12 +81,14 @@ func rejectCmd(e *env) *cobra.Command {
 func respondCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	cmd := &cobra.Command{
-		Use:   "respond ID -m TEXT [--answer TEXT]...",
+		Use:   "respond ID... -m TEXT [--answer TEXT]...",
 		Short: "Respond with text: a reply, feedback, and answers to questions",
-		Args:  exactArgs(1, "an interrupt id"),
+		Long: `respond sends text: a reply to a prompt, feedback with answers to questions, or
+the answer to a payload of no known shape (where text that starts with { or [
+is sent as that JSON, as the reviewer's editor does).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.decide(cmd.Context(), args[0], f, func(*client.Interrupt) (client.Decision, error) {
-				return client.Decision{Type: client.Respond, Message: f.message, Answers: f.answers}, nil
+			return e.decide(cmd.Context(), args, f, func(*client.Interrupt) (decide.Input, error) {
+				return decide.Input{Type: client.Respond, Text: f.message, Answers: f.answers}, nil
 			})
 		},
 	}
@@ -93,13 +101,10 @@ func respondCmd(e *env) *cobra.Command {
 func ignoreCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	cmd := &cobra.Command{
-		Use:   "ignore ID",
+		Use:   "ignore ID...",
 		Short: "Ignore (Agent Inbox interrupts that allow it)",
-		Args:  exactArgs(1, "an interrupt id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.decide(cmd.Context(), args[0], f, func(*client.Interrupt) (client.Decision, error) {
-				return client.Decision{Type: client.Ignore}, nil
-			})
+			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Ignore}))
 		},
 	}
 	f.register(cmd, true)
@@ -121,11 +126,11 @@ func editCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.decide(cmd.Context(), args[0], f, func(it *client.Interrupt) (client.Decision, error) {
+			return e.decide(cmd.Context(), args, f, func(it *client.Interrupt) (decide.Input, error) {
 				if len(it.Actions) > 1 && f.action == 0 {
-					return client.Decision{}, usageErr("this interrupt has %d actions: say which one with --action N, and what to do with the others with --others", len(it.Actions))
+					return decide.Input{}, usageErr("this interrupt has %d actions: say which one with --action N, and what to do with the others with --others", len(it.Actions))
 				}
-				return client.Decision{Type: client.Edit, Args: raw, Name: name}, nil
+				return decide.Input{Type: client.Edit, Args: string(raw), Name: name}, nil
 			})
 		},
 	}
@@ -135,12 +140,26 @@ func editCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// wireInput is one decision as `decide --decisions` reads it.
+type wireInput struct {
+	Type    client.DecisionType `json:"type"`
+	Args    json.RawMessage     `json:"args"`
+	Name    string              `json:"name"`
+	Message string              `json:"message"`
+	Answers []string            `json:"answers"`
+	Value   json.RawMessage     `json:"value"`
+}
+
+func (w wireInput) input() decide.Input {
+	return decide.Input{Type: w.Type, Args: string(w.Args), Name: w.Name, Text: w.Message, Answers: w.Answers, Value: w.Value}
+}
+
 func decideCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	var file string
 	cmd := &cobra.Command{
-		Use:   "decide ID --decisions FILE|-",
-		Short: "Send one decision per action from a JSON array (any mix)",
+		Use:   "decide ID... --decisions FILE|-",
+		Short: "Send one decision per action from JSON (any mix; several interrupts of a thread in one resume)",
 		Long: `decide reads a JSON array with one decision per action, in order, e.g.
 
   [{"type":"approve"},
@@ -148,8 +167,11 @@ func decideCmd(e *env) *cobra.Command {
    {"type":"reject","message":"not on a Friday"}]
 
 Fields: type (approve, edit, reject, respond, ignore), args and name (edit),
-message (reject, respond), answers (questions), value (raw JSON, raw shape).`,
-		Args: exactArgs(1, "an interrupt id"),
+message (reject, respond), answers (questions), value (raw JSON, raw shape).
+
+For several interrupts (several ids, or --thread), the file is an object from
+interrupt id (or 4+ characters of it) to such an array; the interrupts of one
+thread are answered in one resume.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if file == "" {
 				return usageErr("decide needs --decisions FILE (or - for standard input)")
@@ -158,14 +180,35 @@ message (reject, respond), answers (questions), value (raw JSON, raw shape).`,
 			if err != nil {
 				return err
 			}
-			var ds []client.Decision
-			if err := json.Unmarshal(raw, &ds); err != nil {
-				return usageErr("--decisions: not a JSON array of decisions: %v", err)
+			var list []wireInput
+			var byID map[string][]wireInput
+			if json.Unmarshal(raw, &list) != nil {
+				if err := json.Unmarshal(raw, &byID); err != nil {
+					return usageErr("--decisions: not a JSON array of decisions, nor an object from interrupt id to such an array: %v", err)
+				}
 			}
-			return e.send(cmd.Context(), args[0], f, func(*client.Interrupt) ([]client.Decision, error) { return ds, nil })
+			return e.send(cmd.Context(), args, f, func(it *client.Interrupt) ([]decide.Input, error) {
+				ws := list
+				if byID != nil {
+					ws = nil
+					for k, v := range byID {
+						if len(k) >= 4 && strings.HasPrefix(it.ID, strings.ToLower(k)) {
+							ws = v
+						}
+					}
+					if ws == nil {
+						return nil, usageErr("--decisions has no entry for interrupt %s", it.ID)
+					}
+				}
+				in := make([]decide.Input, len(ws))
+				for i, w := range ws {
+					in[i] = w.input()
+				}
+				return in, nil
+			})
 		},
 	}
-	cmd.Flags().StringVar(&file, "decisions", "", "file with a JSON array of decisions, or - for standard input")
+	cmd.Flags().StringVar(&file, "decisions", "", "file with the decisions as JSON, or - for standard input")
 	f.register(cmd, false)
 	return cmd
 }
@@ -181,8 +224,8 @@ func resumeCmd(e *env) *cobra.Command {
 			if !json.Valid([]byte(value)) {
 				return usageErr("--value must be valid JSON (quote a string as '\"text\"')")
 			}
-			return e.sendResume(cmd.Context(), args[0], f, func(*app, *client.Interrupt) ([]client.Decision, client.Resume, error) {
-				return nil, client.Resume{Value: json.RawMessage(value)}, nil
+			return e.sendDrafts(cmd.Context(), args, f, func(it client.Interrupt) (decide.Draft, error) {
+				return decide.Draft{Interrupt: it, Resume: &client.Resume{Value: json.RawMessage(value)}}, nil
 			})
 		},
 	}
@@ -191,45 +234,54 @@ func resumeCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// readArg reads a file, or standard input for "-".
+// readArg reads a file, or standard input for "-", refusing more than
+// maxInput bytes rather than cutting it.
 func readArg(stdin io.Reader, name string) ([]byte, error) {
+	var r io.Reader
+	what := name
 	if name == "-" {
-		b, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		r, what = stdin, "standard input"
+	} else {
+		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read standard input: %w", err)
+			return nil, &exitErr{exitUsage, fmt.Errorf("cannot read %s: %w", name, err)}
 		}
-		return b, nil
+		defer f.Close()
+		r = f
 	}
-	b, err := os.ReadFile(name)
+	b, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil {
-		return nil, &exitErr{exitUsage, fmt.Errorf("cannot read %s: %w", name, err)}
+		return nil, &exitErr{exitUsage, fmt.Errorf("cannot read %s: %w", what, err)}
+	}
+	if len(b) > maxInput {
+		return nil, usageErr("%s is larger than %d MiB: hitl reads at most that much", what, maxInput>>20)
 	}
 	return b, nil
 }
 
-// decide sends one decision, made by one, to every action or, with
-// --action N, to action N and --others to the rest.
-func (e *env) decide(ctx context.Context, id string, f *sendFlags, one func(*client.Interrupt) (client.Decision, error)) error {
-	return e.send(ctx, id, f, func(it *client.Interrupt) ([]client.Decision, error) {
-		d, err := one(it)
+// decide sends one input, made by one, to every action or, with --action
+// N, to action N and --others to the rest.
+func (e *env) decide(ctx context.Context, ids []string, f *sendFlags, one func(*client.Interrupt) (decide.Input, error)) error {
+	return e.send(ctx, ids, f, func(it *client.Interrupt) ([]decide.Input, error) {
+		in, err := one(it)
 		if err != nil {
 			return nil, err
 		}
 		n := it.Slots()
-		ds := make([]client.Decision, n)
+		out := make([]decide.Input, n)
 		if f.action == 0 {
 			if f.others != "" {
 				return nil, usageErr("--others needs --action N")
 			}
-			for i := range ds {
-				ds[i] = d
+			for i := range out {
+				out[i] = in
 			}
-			return ds, nil
+			return out, nil
 		}
 		if f.action < 1 || f.action > n {
 			return nil, usageErr("--action %d: this interrupt has %d action(s)", f.action, n)
 		}
-		var other client.Decision
+		var other decide.Input
 		if n > 1 {
 			if f.others == "" {
 				return nil, usageErr("--action %d: say what to do with the other %d action(s) with --others approve|reject[:MESSAGE]|respond:MESSAGE|ignore", f.action, n-1)
@@ -238,149 +290,195 @@ func (e *env) decide(ctx context.Context, id string, f *sendFlags, one func(*cli
 				return nil, err
 			}
 		}
-		for i := range ds {
-			ds[i] = other
+		for i := range out {
+			out[i] = other
 		}
-		ds[f.action-1] = d
-		return ds, nil
+		out[f.action-1] = in
+		return out, nil
 	})
 }
 
-func parseOthers(s string) (client.Decision, error) {
+func parseOthers(s string) (decide.Input, error) {
 	t, msg, _ := strings.Cut(s, ":")
 	switch client.DecisionType(t) {
 	case client.Approve, client.Ignore:
-		return client.Decision{Type: client.DecisionType(t)}, nil
+		return decide.Input{Type: client.DecisionType(t)}, nil
 	case client.Reject, client.Respond:
-		return client.Decision{Type: client.DecisionType(t), Message: msg}, nil
+		return decide.Input{Type: client.DecisionType(t), Text: msg}, nil
 	}
-	return client.Decision{}, usageErr("--others %q: use approve, reject[:MESSAGE], respond:MESSAGE or ignore", s)
+	return decide.Input{}, usageErr("--others %q: use approve, reject[:MESSAGE], respond:MESSAGE or ignore", s)
 }
 
-// send encodes the decisions against the interrupt as it is now and sends them.
-func (e *env) send(ctx context.Context, id string, f *sendFlags, build func(*client.Interrupt) ([]client.Decision, error)) error {
-	return e.sendResume(ctx, id, f, func(a *app, it *client.Interrupt) ([]client.Decision, client.Resume, error) {
-		ds, err := build(it)
+// send turns typed input into decisions by the rules the TUI shares
+// (decide.Decisions) and sends them.
+func (e *env) send(ctx context.Context, ids []string, f *sendFlags, build func(*client.Interrupt) ([]decide.Input, error)) error {
+	return e.sendDrafts(ctx, ids, f, func(it client.Interrupt) (decide.Draft, error) {
+		in, err := build(&it)
 		if err != nil {
-			return nil, client.Resume{}, err
+			return decide.Draft{}, err
 		}
-		r, err := client.Encode(&it.Payload, ds, client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect), Reviewer: a.settings.Reviewer})
-		var na *client.NotAllowedError
-		var refused *client.RefusedError
-		switch {
-		case errors.As(err, &na):
-			return nil, client.Resume{}, nothingErr("refused, nothing sent: %v", err)
-		case errors.As(err, &refused):
-			return nil, client.Resume{}, usageErr("refused, nothing sent: %v", err)
-		case err != nil:
-			return nil, client.Resume{}, err
+		ds, err := decide.Decisions(&it, in)
+		if err != nil {
+			return decide.Draft{}, refusal(err)
 		}
-		for _, note := range client.Consequences(&it.Payload, ds) {
-			fmt.Fprintln(e.stderr, "note:", note)
-		}
-		return ds, r, nil
+		return decide.Draft{Interrupt: it, Decisions: ds}, nil
 	})
 }
 
-// sendResume is the one path by which anything is sent: find the interrupt,
-// build the resume, send it once, record it.
-func (e *env) sendResume(ctx context.Context, id string, f *sendFlags, build func(*app, *client.Interrupt) ([]client.Decision, client.Resume, error)) error {
+// refusal gives a decision refused before sending its exit code: 3 for one
+// the interrupt does not allow, 2 for one that is incomplete or malformed.
+func refusal(err error) error {
+	var na *client.NotAllowedError
+	var refused *client.RefusedError
+	switch {
+	case errors.As(err, &na):
+		return nothingErr("refused, nothing sent: %v", err)
+	case errors.As(err, &refused):
+		return usageErr("refused, nothing sent: %v", err)
+	}
+	return err
+}
+
+// sendDrafts is the one path by which the CLI sends anything: find the
+// interrupts, build their drafts, and hand them to the decision pipeline.
+func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build func(client.Interrupt) (decide.Draft, error)) error {
+	if len(ids) == 0 && f.thread == "" {
+		return usageErr("give an interrupt id (or several), or --thread THREAD (see hitl list)")
+	}
 	a, err := e.open(f.wait)
 	if err != nil {
 		return err
 	}
-	it, err := a.find(ctx, id)
+	a.reconcile(ctx, e)
+	its, err := a.findAll(ctx, ids, f.thread)
 	if err != nil {
 		return err
 	}
-	ds, r, err := build(a, &it)
-	if err != nil {
-		return err
-	}
-	if f.dryRun {
-		if r.Continue {
-			fmt.Fprintln(e.stdout, `(continue: a run with no input and no resume value)`)
-			return nil
-		}
-		return writeJSON(e.stdout, json.RawMessage(r.Value), true)
-	}
-	entry := journal.Entry{
-		Reviewer: a.settings.Reviewer, Server: a.backend.Server(), ThreadID: it.ThreadID,
-		InterruptID: it.ID, Schema: it.Schema, Decisions: ds, Resume: r.Value,
-	}
-	out, err := a.backend.Send(ctx, it, r)
-	var se interface{ MaybeSentResume() bool }
-	switch {
-	case errors.Is(err, client.ErrAlreadyHandled):
-		entry.Outcome = "already-handled"
-		_ = a.journal.MarkHandled(it.ID)
-		_ = a.journal.Record(entry)
-		return nothingErr("%v; nothing sent", err)
-	case errors.Is(err, client.ErrBusy):
-		entry.Outcome = "busy"
-		_ = a.journal.Record(entry)
-		return nothingErr("%v; nothing sent", err)
-	case errors.As(err, &se) && se.MaybeSentResume():
-		// The resume may have been taken: never show or send it again blindly.
-		entry.Outcome, entry.Error = "unknown", err.Error()
-		_ = a.journal.MarkHandled(it.ID)
-		_ = a.journal.Record(entry)
-		return err
-	case err != nil:
-		entry.Outcome, entry.Error = "error", err.Error()
-		_ = a.journal.Record(entry)
-		return err
-	}
-	entry.Outcome, entry.RunID, entry.Error = string(out.Status), out.RunID, out.Error
-	if err := a.journal.MarkHandled(it.ID); err != nil {
-		fmt.Fprintf(e.stderr, "hitl: sent, but could not record it as handled: %v\n", err)
-	}
-	if err := a.journal.Record(entry); err != nil {
-		fmt.Fprintf(e.stderr, "hitl: sent, but could not write the audit log: %v\n", err)
-	}
-	if f.asJSON {
-		if err := writeJSON(e.stdout, map[string]any{"interrupt_id": it.ID, "thread_id": it.ThreadID, "resume": r.Value, "outcome": out}, true); err != nil {
+	drafts := make([]decide.Draft, 0, len(its))
+	for _, it := range its {
+		d, err := build(it)
+		if err != nil {
 			return err
 		}
-	} else {
-		fmt.Fprintln(e.stdout, describeOutcome(it, ds, out))
-		if out.Reply != "" {
-			fmt.Fprintf(e.stdout, "Agent: %s\n", indent(safeBlock(out.Reply), "  ")[2:])
+		drafts = append(drafts, d)
+	}
+	p := a.pipeline()
+	subs, err := p.Prepare(drafts)
+	if err != nil {
+		return refusal(err)
+	}
+	for _, d := range drafts {
+		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
+			fmt.Fprintln(e.stderr, "note:", note)
 		}
 	}
-	if out.Status == client.Failed {
-		return &exitErr{exitError, fmt.Errorf("the decision was sent, but the run failed: %s", safe(out.Error))}
+	if f.dryRun {
+		return printDryRun(e, subs)
+	}
+	code := exitOK
+	for _, s := range subs {
+		res := p.Send(ctx, s)
+		for _, w := range res.Warnings {
+			fmt.Fprintln(e.stderr, "hitl: warning:", w)
+		}
+		c, err := resultExit(res)
+		code = max(code, c)
+		switch {
+		case f.asJSON:
+			if err := writeJSON(e.stdout, resultJSON(res), true); err != nil {
+				return err
+			}
+		case res.Kind == decide.Sent:
+			fmt.Fprintln(e.stdout, res.Text())
+			if res.Run.Reply != "" {
+				fmt.Fprintf(e.stdout, "Agent: %s\n", indent(safeBlock(res.Run.Reply), "  ")[2:])
+			}
+		}
+		if err != nil && !f.asJSON {
+			fmt.Fprintln(e.stderr, "hitl:", err)
+		}
+	}
+	if code != exitOK {
+		return &exitErr{code, errAlreadyPrinted}
 	}
 	return nil
 }
 
-func describeOutcome(it client.Interrupt, ds []client.Decision, out client.Outcome) string {
-	var kinds []string
-	for _, d := range ds {
-		kinds = append(kinds, string(d.Type))
-	}
-	what := strings.Join(kinds, ", ")
-	if what == "" {
-		what = "resume value"
-	}
-	head := fmt.Sprintf("Sent %s for %s (thread %s)", what, present.ShortID(it.ID), safe(it.ThreadID))
-	switch out.Status {
-	case client.Finished:
-		return head + ": the run finished."
-	case client.PausedAgain:
-		var ids []string
-		for _, id := range out.Pending {
-			ids = append(ids, present.ShortID(id))
+// errAlreadyPrinted marks an error whose message went out already.
+var errAlreadyPrinted = errors.New("")
+
+// resultExit is the exit code and error of a result (see the README).
+func resultExit(r *decide.Result) (int, error) {
+	switch r.Kind {
+	case decide.Sent:
+		if r.Run.Status == client.Failed {
+			return exitError, &exitErr{exitError, fmt.Errorf("the decision was sent, but the run failed: %s", safe(r.Run.Error))}
 		}
-		return head + ": the run paused again at " + strings.Join(ids, ", ") + " (see hitl show)."
-	case client.Failed:
-		return head + ": the run failed."
-	case client.Accepted:
-		return head + ": the agent has the answer."
+		return exitOK, nil
+	case decide.HandledElsewhere, decide.Busy:
+		return exitNothing, &exitErr{exitNothing, r.Err()}
 	}
-	msg := head + ": the run is still going (run " + out.RunID + ")"
-	if out.Error != "" {
-		msg += "; " + safe(out.Error)
+	return exitError, &exitErr{exitError, r.Err()}
+}
+
+// resultJSON is the --json form of a result.
+func resultJSON(r *decide.Result) map[string]any {
+	s := r.Submission
+	out := map[string]any{"result": r.Kind, "decision_id": s.DecisionID, "thread_id": s.ThreadID,
+		"interrupt_id": s.Items[0].Interrupt.ID, "interrupt_ids": s.IDs(), "message": r.Text()}
+	if len(s.Items) == 1 {
+		out["resume"] = resumeJSON(s.Items[0].Resume)
+	} else {
+		m := map[string]any{}
+		for _, it := range s.Items {
+			m[it.Interrupt.ID] = resumeJSON(it.Resume)
+		}
+		out["resumes"] = m
 	}
-	return msg + "."
+	if r.Kind == decide.Sent {
+		out["outcome"] = r.Run
+	}
+	var items []map[string]any
+	for _, it := range r.Items {
+		x := map[string]any{"interrupt_id": it.ID, "result": it.Kind}
+		if it.Winner != nil {
+			x["winner"] = it.Winner
+		}
+		items = append(items, x)
+	}
+	if items != nil {
+		out["items"] = items
+	}
+	return out
+}
+
+func resumeJSON(r client.Resume) any {
+	if r.Continue {
+		return nil
+	}
+	return r.Value
+}
+
+// printDryRun prints what would be sent: the resume value (one interrupt),
+// or the resume map of each submission.
+func printDryRun(e *env, subs []*client.Submission) error {
+	if len(subs) == 1 && len(subs[0].Items) == 1 {
+		r := subs[0].Items[0].Resume
+		if r.Continue {
+			fmt.Fprintln(e.stdout, `(continue: a run with no input and no resume value)`)
+			return nil
+		}
+		return writeJSON(e.stdout, r.Value, true)
+	}
+	for _, s := range subs {
+		m := map[string]any{}
+		for _, it := range s.Items {
+			m[it.Interrupt.ID] = resumeJSON(it.Resume)
+		}
+		fmt.Fprintf(e.stdout, "thread %s, one resume:\n", safe(s.ThreadID))
+		if err := writeJSON(e.stdout, m, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }

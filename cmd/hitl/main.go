@@ -28,7 +28,9 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A dropped SSH session (SIGHUP) and a polite kill (SIGTERM) end hitl as
+	// ctrl+c does: what is being sent is still recorded before it exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
@@ -62,7 +64,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "hitl:", err)
+	if !errors.Is(err, errAlreadyPrinted) {
+		fmt.Fprintln(stderr, "hitl:", err)
+	}
 	var ee *exitErr
 	if errors.As(err, &ee) {
 		return ee.code

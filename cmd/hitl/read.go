@@ -21,6 +21,7 @@ func listCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.reconcile(cmd.Context(), e)
 			its, err := a.pending(cmd.Context())
 			if err != nil {
 				return err
@@ -32,6 +33,7 @@ func listCmd(e *env) *cobra.Command {
 				return writeJSON(e.stdout, its, true)
 			}
 			printList(e.stdout, its, time.Now())
+			printUnknown(e, a)
 			return nil
 		},
 	}
@@ -84,6 +86,7 @@ backoff.`,
 			if interval <= 0 {
 				interval = a.settings.PollInterval
 			}
+			a.reconcile(cmd.Context(), e)
 			return watch(cmd.Context(), e, a, interval, asJSON)
 		},
 	}

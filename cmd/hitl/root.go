@@ -16,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
 	"github.com/hitl-sh/hitl/tui"
 )
@@ -73,7 +74,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e),
+		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e),
 	)
 	return root
 }
@@ -135,18 +136,90 @@ func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
 	return out, nil
 }
 
-// find resolves an id or unique prefix (at least 4 characters) to one
-// pending interrupt.
-func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	if len(id) < 4 {
-		return client.Interrupt{}, usageErr("interrupt id %q is too short: give at least 4 characters of it (see hitl list)", id)
+// pipeline is the decision pipeline on this app's backend and journal.
+func (a *app) pipeline() *decide.Pipeline {
+	return &decide.Pipeline{Backend: a.backend, Journal: a.journal, Reviewer: a.settings.Reviewer,
+		Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}}
+}
+
+// reconcile resolves, against the server, decisions whose outcome this
+// machine does not know (hitl was killed mid-send, the network broke), and
+// says what it found on stderr.
+func (a *app) reconcile(ctx context.Context, e *env) {
+	results, err := a.pipeline().Reconcile(ctx, nil)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "hitl: cannot read the audit log:", err)
+		return
 	}
-	all, err := a.backend.Pending(ctx)
+	for _, r := range results {
+		if r.Kind != decide.Unknown {
+			fmt.Fprintln(e.stderr, "hitl: an earlier decision, looked up again:", r.Text())
+		}
+	}
+}
+
+// find resolves an id or unique prefix (at least 4 characters) to one
+// waiting interrupt.
+func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
+	its, err := a.findAll(ctx, []string{id}, "")
 	if err != nil {
 		return client.Interrupt{}, err
 	}
+	return its[0], nil
+}
+
+// findAll resolves ids (or prefixes of 4+ characters), and with thread
+// every waiting interrupt of that thread, reading the server once.
+func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]client.Interrupt, error) {
+	for _, id := range ids {
+		if len(strings.TrimSpace(id)) < 4 {
+			return nil, usageErr("interrupt id %q is too short: give at least 4 characters of it (see hitl list)", safe(id))
+		}
+	}
+	all, err := a.backend.Pending(ctx)
+	if err != nil {
+		return nil, err
+	}
 	handled := a.journal.Handled()
+	var out []client.Interrupt
+	seen := map[string]bool{}
+	add := func(it client.Interrupt) {
+		if !seen[it.ID] {
+			seen[it.ID] = true
+			out = append(out, it)
+		}
+	}
+	if thread != "" {
+		t := strings.ToLower(strings.TrimSpace(thread))
+		if len(t) < 4 {
+			return nil, usageErr("thread id %q is too short: give at least 4 characters of it", safe(thread))
+		}
+		threads := map[string]bool{}
+		for _, it := range all {
+			if strings.HasPrefix(strings.ToLower(it.ThreadID), t) && !handled[it.ID] {
+				threads[it.ThreadID] = true
+				add(it)
+			}
+		}
+		switch {
+		case len(threads) > 1:
+			return nil, usageErr("thread %q matches %d threads; give more characters", safe(thread), len(threads))
+		case len(threads) == 0:
+			return nil, nothingErr("no waiting interrupt in thread %q on %s (see hitl list)", safe(thread), safe(a.backend.Server()))
+		}
+	}
+	for _, id := range ids {
+		it, err := a.findIn(all, handled, id)
+		if err != nil {
+			return nil, err
+		}
+		add(it)
+	}
+	return out, nil
+}
+
+func (a *app) findIn(all []client.Interrupt, handled map[string]bool, id string) (client.Interrupt, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
 	var matches []client.Interrupt
 	for _, it := range all {
 		if strings.HasPrefix(strings.ToLower(it.ID), id) {
@@ -161,21 +234,21 @@ func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
 	}
 	switch {
 	case len(matches) > 1:
-		var ids []string
+		var lines []string
 		for _, m := range matches {
-			ids = append(ids, fmt.Sprintf("  %s  %s  %s", m.ID, m.GraphID, oneLine(present.Summary(m), 50)))
+			lines = append(lines, fmt.Sprintf("  %s  %s  %s", safe(m.ID), safe(m.GraphID), oneLine(present.Summary(m), 50)))
 		}
-		return client.Interrupt{}, usageErr("%q matches %d interrupts; give more characters:\n%s", id, len(matches), strings.Join(ids, "\n"))
+		return client.Interrupt{}, usageErr("%q matches %d interrupts; give more characters:\n%s", safe(id), len(matches), strings.Join(lines, "\n"))
 	case len(matches) == 1 && !handled[matches[0].ID]:
 		return matches[0], nil
 	case handledMatch != "":
-		msg := fmt.Sprintf("interrupt %s was already handled from this machine", handledMatch)
+		msg := fmt.Sprintf("interrupt %s was already handled from this machine", safe(handledMatch))
 		if e, ok := a.journal.Last(handledMatch); ok {
-			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), e.Reviewer, e.Outcome)
+			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), safe(e.Reviewer), e.Outcome)
 		}
-		return client.Interrupt{}, nothingErr("%s; nothing sent", msg)
+		return client.Interrupt{}, nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch))
 	}
-	return client.Interrupt{}, nothingErr("no pending interrupt %q on %s (see hitl list)", id, a.backend.Server())
+	return client.Interrupt{}, nothingErr("no waiting interrupt %q on %s: it was answered, or never existed (see hitl list)", safe(id), safe(a.backend.Server()))
 }
 
 // newBackend opens the backend the settings name.
@@ -188,11 +261,7 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 	case "events":
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
 	}
-	return langgraph.New(langgraph.Options{
-		URL: s.URL, APIKey: s.APIKey, BearerToken: s.BearerToken, Headers: s.Headers,
-		Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata,
-		Timeout: s.Timeout, Follow: follow, InsecureSkipVerify: s.InsecureSkipVerify,
-	})
+	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow})
 }
 
 // editor is the external editor command: $VISUAL, else $EDITOR.

@@ -1,0 +1,367 @@
+package langgraph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/transport"
+)
+
+// maxRuns is how many runs of one thread Verify reads. The JS server lists
+// runs oldest first and ignores offset past the first page, so one large
+// page is the only way to see them all; a thread with more runs than this
+// cannot be verified and is reported as unknown.
+const maxRuns = 1000
+
+// Standing reads the thread now and says, for each interrupt, whether it
+// is still waiting, answered (or being answered by a run in progress), or
+// waiting behind a run of another branch.
+func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
+	out := make([]client.Standing, len(its))
+	if len(its) == 0 {
+		return out, nil
+	}
+	threadID := its[0].ThreadID
+	t, err := b.thread(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		for i, it := range its {
+			out[i] = client.Standing{ID: it.ID, Presence: client.Gone}
+		}
+		return out, nil
+	}
+	waiting := map[string]bool{}
+	if t.Status == "interrupted" || t.Status == "busy" {
+		list, err := b.threadInterrupts(ctx, t, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range list {
+			waiting[w.ID] = true
+		}
+	}
+	var runs []run
+	for i, it := range its {
+		switch {
+		case waiting[it.ID] && t.Status == "busy":
+			out[i] = client.Standing{ID: it.ID, Presence: client.ThreadBusy}
+		case waiting[it.ID]:
+			out[i] = client.Standing{ID: it.ID, Presence: client.Waiting}
+		default:
+			out[i] = client.Standing{ID: it.ID, Presence: client.Answered}
+			if runs == nil {
+				if runs, err = b.allRuns(ctx, threadID); err != nil {
+					runs = []run{} // who answered is a courtesy: it is answered all the same
+				}
+			}
+			if w := winnerOf(runs, it.ID, ""); w != nil {
+				out[i].By = describe(w, it.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Resume posts one run that resumes every interrupt of the submission, with
+// the decision id and reviewer in the run's metadata, once.
+func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
+	if len(s.Items) == 0 {
+		return client.Receipt{}, errors.New("nothing to send")
+	}
+	first := s.Items[0].Interrupt
+	assistant := first.AssistantID
+	for _, a := range []string{first.GraphID, b.opts.Assistant, b.opts.Graph} {
+		if assistant == "" {
+			assistant = a
+		}
+	}
+	if assistant == "" {
+		return client.Receipt{}, fmt.Errorf("thread %s names no assistant or graph in its metadata: pass --assistant (or --graph) to say which one runs it", s.ThreadID)
+	}
+	meta := map[string]any{metaDecision: s.DecisionID}
+	if s.Reviewer != "" {
+		meta[metaReviewer] = s.Reviewer
+	}
+	body := map[string]any{"assistant_id": assistant, "multitask_strategy": "reject", "metadata": meta}
+	if s.Items[0].Resume.Continue {
+		if len(s.Items) > 1 {
+			return client.Receipt{}, errors.New("a breakpoint is continued on its own, not with other answers")
+		}
+		body["input"] = nil
+	} else {
+		resume := make(map[string]json.RawMessage, len(s.Items))
+		for _, it := range s.Items {
+			if it.Resume.Continue || it.Interrupt.ThreadID != s.ThreadID {
+				return client.Receipt{}, errors.New("one resume answers interrupts of one thread only")
+			}
+			resume[it.Interrupt.ID] = it.Resume.Value
+		}
+		body["command"] = map[string]any{"resume": resume}
+	}
+	var created run
+	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/threads/" + url.PathEscape(s.ThreadID) + "/runs")
+	if err == nil && resp != nil && busyAnswer(resp.StatusCode(), resp.Body()) {
+		return client.Receipt{}, client.ErrBusy
+	}
+	if cerr := b.Check(resp, err, "resume thread "+s.ThreadID, &created); cerr != nil {
+		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
+	}
+	if created.RunID == "" {
+		return client.Receipt{}, &client.SendError{Err: fmt.Errorf("resume thread %s: the server answered without a run id", s.ThreadID), MaybeSent: true}
+	}
+	return client.Receipt{Acknowledged: true, RunID: created.RunID}, nil
+}
+
+// Verify reads the thread's runs and decides, for each interrupt, which run
+// took it: the oldest run whose resume names it, skipping runs that failed
+// (they may not have applied it) unless it is this submission's. Runs of a
+// thread never run at once, so the oldest one runs first and takes the
+// interrupt; a later one finds it answered and does nothing. When this
+// submission's run has ended, its checkpoints confirm it: a run that
+// answered an interrupt wrote a checkpoint after it, or left a result on
+// the interrupt's task; a stale one wrote nothing.
+func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	runs, err := b.allRuns(ctx, s.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	var mine *run
+	for i := range runs {
+		if (rc.RunID != "" && runs[i].RunID == rc.RunID) || (rc.RunID == "" && runs[i].meta(metaDecision) == s.DecisionID) {
+			mine = &runs[i]
+		}
+	}
+	out := make([]client.Verdict, len(s.Items))
+	if mine == nil {
+		if rc.RunID != "" {
+			if len(runs) >= maxRuns {
+				return nil, fmt.Errorf("thread %s has more than %d runs: hitl cannot read them all to verify the decision", s.ThreadID, maxRuns)
+			}
+			return nil, fmt.Errorf("the server does not list run %s that it created on thread %s", rc.RunID, s.ThreadID)
+		}
+		for i, it := range s.Items {
+			out[i] = client.Verdict{ID: it.Interrupt.ID, Took: client.NotTaken}
+		}
+		return out, nil
+	}
+	var wrote *bool
+	for i, it := range s.Items {
+		id := it.Interrupt.ID
+		v := client.Verdict{ID: id, Took: client.Mine, RunID: mine.RunID}
+		if it.Resume.Continue {
+			v.Took, err = b.verifyContinue(ctx, s, it.Interrupt, mine)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+			continue
+		}
+		if w := winnerOf(runs, id, mine.RunID); w != nil && w.RunID != mine.RunID {
+			v.Took, v.Winner = client.Theirs, describe(w, id)
+			out[i] = v
+			continue
+		}
+		if mine.active() || mine.failed() {
+			out[i] = v
+			continue
+		}
+		// Mine by the runs; the checkpoints must agree.
+		if wrote == nil {
+			w, err := b.wroteCheckpoint(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			wrote = &w
+		}
+		if !*wrote {
+			answeredHere, err := b.answeredInPlace(ctx, s.ThreadID, id)
+			if err != nil {
+				return nil, err
+			}
+			if !answeredHere {
+				// Another client answered it in a way the runs do not show
+				// (a plain resume value): this run found nothing to do.
+				v.Took = client.Theirs
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// verifyContinue decides whether this run continued the breakpoint: its
+// first checkpoint follows the breakpoint's.
+func (b *Backend) verifyContinue(ctx context.Context, s *client.Submission, it client.Interrupt, mine *run) (client.Took, error) {
+	cps, err := b.history(ctx, s.ThreadID, map[string]any{metaDecision: s.DecisionID}, 100)
+	if err != nil {
+		return "", err
+	}
+	if len(cps) == 0 {
+		if mine.active() {
+			return client.InFlight, nil
+		}
+		if mine.failed() {
+			return client.Mine, nil
+		}
+		return client.Theirs, nil
+	}
+	oldest := cps[len(cps)-1]
+	if oldest.Parent != nil && it.Checkpoint != "" && oldest.Parent.CheckpointID != it.Checkpoint {
+		return client.Theirs, nil
+	}
+	return client.Mine, nil
+}
+
+// wroteCheckpoint reports whether the submission's run wrote any checkpoint.
+func (b *Backend) wroteCheckpoint(ctx context.Context, s *client.Submission) (bool, error) {
+	cps, err := b.history(ctx, s.ThreadID, map[string]any{metaDecision: s.DecisionID}, 1)
+	return len(cps) > 0, err
+}
+
+// answeredInPlace reports whether the task holding interrupt id carries a
+// result in the thread's current state (a branch answered while its
+// siblings still wait writes no checkpoint).
+func (b *Backend) answeredInPlace(ctx context.Context, threadID, id string) (bool, error) {
+	st, err := b.readState(ctx, threadID)
+	if err != nil {
+		return false, err
+	}
+	for _, task := range st.Tasks {
+		for i, w := range task.Interrupts {
+			if interruptID(w, threadID, task.ID, i) == id {
+				return task.answered(), nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// Follow waits for the run to end (or Options.Follow to pass) and reports
+// how it ended and what still waits on the thread.
+func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Receipt) client.Outcome {
+	out := client.Outcome{RunID: rc.RunID, Status: client.Running}
+	ctx, cancel := context.WithTimeout(ctx, b.opts.Follow)
+	defer cancel()
+	var joined map[string]json.RawMessage
+	resp, err := b.Long.R().SetContext(ctx).Get("/threads/" + url.PathEscape(s.ThreadID) + "/runs/" + url.PathEscape(rc.RunID) + "/join")
+	if err := b.Check(resp, err, "follow run "+rc.RunID, &joined); err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	var r run
+	resp, err = b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(s.ThreadID) + "/runs/" + url.PathEscape(rc.RunID))
+	if err := b.Check(resp, err, "read run "+rc.RunID, &r); err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	if t, err := b.thread(ctx, s.ThreadID); err == nil && t != nil {
+		if its, err := b.threadInterrupts(ctx, t, false); err == nil {
+			for _, it := range its {
+				out.Pending = append(out.Pending, it.ID)
+			}
+		}
+	}
+	out.Reply = lastAIMessage(joined["messages"])
+	switch {
+	case r.failed() || joined["__error__"] != nil:
+		out.Status = client.Failed
+		out.Error = runError(joined["__error__"], r.Status)
+	case len(out.Pending) > 0 || r.Status == "interrupted":
+		out.Status = client.PausedAgain
+	case r.Status == "success":
+		out.Status = client.Finished
+	}
+	return out
+}
+
+// allRuns reads every run of the thread, oldest first.
+func (b *Backend) allRuns(ctx context.Context, threadID string) ([]run, error) {
+	var runs []run
+	resp, err := b.Reads.R().SetContext(ctx).SetQueryParam("limit", fmt.Sprint(maxRuns)).
+		Get("/threads/" + url.PathEscape(threadID) + "/runs")
+	if err := b.Check(resp, err, "list the runs of thread "+threadID, &runs); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(runs, func(i, j int) bool {
+		if !runs[i].CreatedAt.Equal(runs[j].CreatedAt) {
+			return runs[i].CreatedAt.Before(runs[j].CreatedAt)
+		}
+		return runs[i].RunID < runs[j].RunID
+	})
+	return runs, nil
+}
+
+// history reads the thread's checkpoints whose metadata matches, newest first.
+func (b *Backend) history(ctx context.Context, threadID string, meta map[string]any, limit int) ([]checkpoint, error) {
+	var cps []checkpoint
+	resp, err := b.Reads.R().SetContext(ctx).SetBody(map[string]any{"limit": limit, "metadata": meta}).
+		Post("/threads/" + url.PathEscape(threadID) + "/history")
+	if err := b.Check(resp, err, "read the history of thread "+threadID, &cps); err != nil {
+		return nil, err
+	}
+	return cps, nil
+}
+
+// busyAnswer recognizes the refusal of a second run on a busy thread: 409
+// from the Python platform, 422 "Thread is already running a task" from the
+// JS server (whose 422 also means a malformed request).
+func busyAnswer(code int, body []byte) bool {
+	return code == http.StatusConflict ||
+		(code == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(string(body)), "already running"))
+}
+
+// winnerOf is the run that took interrupt id: the oldest run whose resume
+// names it, passing over failed runs other than mine. runs are oldest first.
+func winnerOf(runs []run, id, mine string) *run {
+	for i := range runs {
+		r := &runs[i]
+		if _, ok := r.resumes(id); !ok {
+			continue
+		}
+		if r.RunID == mine || !r.failed() {
+			return r
+		}
+	}
+	return nil
+}
+
+// describe says who a run's decision came from and what it was.
+func describe(r *run, id string) *client.Winner {
+	v, _ := r.resumes(id)
+	return &client.Winner{RunID: r.RunID, Reviewer: r.meta(metaReviewer), At: r.CreatedAt, Value: v}
+}
+
+// runError unwraps the server's {"error","message"} (whose message may itself
+// be such an object, as a JSON string).
+func runError(raw json.RawMessage, status string) string {
+	var e struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	if raw == nil || json.Unmarshal(raw, &e) != nil {
+		return "the run ended with status " + status
+	}
+	for i := 0; i < 3; i++ {
+		var inner struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal([]byte(e.Message), &inner) != nil || inner.Message == "" {
+			break
+		}
+		e = inner
+	}
+	if e.Error != "" && !strings.HasPrefix(e.Message, e.Error) {
+		return e.Error + ": " + e.Message
+	}
+	return e.Message
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
+)
+
+func checkCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check [ID]",
+		Short: "Look up on the server what became of decisions whose outcome is unknown",
+		Long: `check reads the server to find out what became of decisions sent from this
+machine whose outcome hitl could not establish (the network broke, hitl was
+killed while sending). Each is reported as sent, handled elsewhere or not sent
+and recorded; one the server still cannot tell stays unknown. With ID, only
+decisions about that interrupt (4+ characters of its id).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			var match func(journal.Entry) bool
+			if len(args) == 1 {
+				id := strings.ToLower(strings.TrimSpace(args[0]))
+				if len(id) < 4 {
+					return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
+				}
+				match = func(e journal.Entry) bool { return strings.HasPrefix(e.InterruptID, id) }
+			}
+			results, err := a.pipeline().Reconcile(cmd.Context(), match)
+			if err != nil {
+				return err
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
+				return nil
+			}
+			unknown := 0
+			for _, r := range results {
+				fmt.Fprintln(e.stdout, r.Text())
+				if r.Kind == decide.Unknown {
+					unknown++
+				}
+			}
+			if unknown > 0 {
+				return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
+			}
+			return nil
+		},
+	}
+}
+
+func forgetCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "forget ID",
+		Short: "Make a handled interrupt pending again on this machine (it is listed while the server lists it)",
+		Args:  exactArgs(1, "an interrupt id (or 4+ characters of it) that this machine handled"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := e.open(0)
+			if err != nil {
+				return err
+			}
+			id := strings.ToLower(strings.TrimSpace(args[0]))
+			if len(id) < 4 {
+				return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
+			}
+			var found []string
+			for h := range a.journal.Handled() {
+				if strings.HasPrefix(h, id) {
+					found = append(found, h)
+				}
+			}
+			switch len(found) {
+			case 0:
+				return nothingErr("no handled interrupt %q on this machine (hitl history lists what was decided)", safe(id))
+			case 1:
+			default:
+				return usageErr("%q matches %d handled interrupts; give more characters", safe(id), len(found))
+			}
+			if err := a.journal.Forget(found[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(found[0]))
+			return nil
+		},
+	}
+}
+
+// printUnknown lists decisions whose outcome is unknown, below the inbox.
+func printUnknown(e *env, a *app) {
+	open, err := a.journal.Unresolved(a.backend.Server())
+	if err != nil || len(open) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nOutcome unknown (hitl check ID looks again):\n")
+	for _, x := range open {
+		var kinds []string
+		for _, d := range x.Decisions {
+			kinds = append(kinds, string(d.Type))
+		}
+		fmt.Fprintf(e.stdout, "  %-8s  %s  %-16s  %s\n", safe(present.ShortID(x.InterruptID)), x.Time.Local().Format(time.DateTime),
+			oneLine(strings.Join(kinds, ","), 16), oneLine(x.Title, 60))
+	}
+}

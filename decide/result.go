@@ -1,0 +1,231 @@
+package decide
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// Kind is what became of a decision, in the reviewer's words.
+type Kind string
+
+const (
+	// Sent: this decision took effect (verified on the server).
+	Sent Kind = "sent"
+	// HandledElsewhere: another decision took effect first; this one did
+	// nothing. The interrupt is answered.
+	HandledElsewhere Kind = "handled-elsewhere"
+	// Busy: the thread was running another task; nothing was sent and the
+	// interrupt still waits.
+	Busy Kind = "busy"
+	// NotSent: certainly not taken; the draft is kept and may be sent again.
+	NotSent Kind = "not-sent"
+	// Unknown: hitl could not tell whether the server took it. The
+	// interrupt stays listed (`hitl check` looks again).
+	Unknown Kind = "unknown"
+)
+
+// ErrNotSent is the error of a NotSent result.
+var ErrNotSent = errors.New("not sent")
+
+// ItemResult is what became of one interrupt's answer.
+type ItemResult struct {
+	ID     string
+	Kind   Kind
+	Winner *client.Winner
+}
+
+// Result is what became of one submission.
+type Result struct {
+	Kind       Kind
+	Submission *client.Submission
+	Items      []ItemResult
+	// Run is how the run the decision started ended (Sent).
+	Run client.Outcome
+	// Warnings are things that went wrong around a decision that itself
+	// went as Kind says (the audit log could not be written).
+	Warnings []string
+	// left: the resume left this machine (an answered interrupt found
+	// before sending sent nothing).
+	left  bool
+	cause error
+}
+
+func (r *Result) fail(k Kind, cause error) *Result {
+	r.Kind, r.cause = k, cause
+	return r
+}
+
+// handledIDs are the interrupts the server has an answer for.
+func (r *Result) handledIDs() []string {
+	var ids []string
+	for _, it := range r.Items {
+		if it.Kind == Sent || it.Kind == HandledElsewhere {
+			ids = append(ids, it.ID)
+		}
+	}
+	return ids
+}
+
+// Err is nil for a decision that took effect, and otherwise an error that
+// says what happened; errors.Is tells the kinds apart: client.ErrAlreadyHandled,
+// client.ErrBusy, ErrNotSent, client.ErrMaybeSent (Unknown).
+func (r *Result) Err() error {
+	if r.Kind == Sent {
+		return nil
+	}
+	return &OutcomeError{r}
+}
+
+// OutcomeError is a Result that is not Sent, as an error.
+type OutcomeError struct{ R *Result }
+
+func (e *OutcomeError) Error() string { return e.R.Text() }
+
+// Unwrap gives the underlying cause (a transport error, …).
+func (e *OutcomeError) Unwrap() error { return e.R.cause }
+
+// Is matches the sentinel of the result's kind.
+func (e *OutcomeError) Is(target error) bool {
+	switch e.R.Kind {
+	case HandledElsewhere:
+		return target == client.ErrAlreadyHandled
+	case Busy:
+		return target == client.ErrBusy
+	case NotSent:
+		return target == ErrNotSent
+	case Unknown:
+		return target == client.ErrMaybeSent
+	}
+	return false
+}
+
+// Text says what happened, once, the same in the CLI and the TUI. Every
+// piece of server text in it is inert.
+func (r *Result) Text() string {
+	s := r.Submission
+	ids := shortIDs(s.IDs())
+	thread := inert.Line(present.ShortID(s.ThreadID))
+	switch r.Kind {
+	case Sent:
+		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
+		msg := head + ": " + runText(r.Run)
+		if others := r.elsewhere(); others != "" {
+			msg += " " + others
+		}
+		return msg
+	case HandledElsewhere:
+		if !r.left {
+			return fmt.Sprintf("%s: already handled elsewhere; nothing sent%s", ids, r.winnerText())
+		}
+		return fmt.Sprintf("%s: already handled elsewhere: another decision took effect first, and yours was not applied%s", ids, r.winnerText())
+	case Busy:
+		return fmt.Sprintf("%s: another run is in progress on this thread; nothing sent. It still waits (thread %s): look again in a moment.", ids, thread)
+	case NotSent:
+		return fmt.Sprintf("%s: not sent: %s", ids, inert.Line(causeText(r.cause)))
+	case Unknown:
+		return fmt.Sprintf("%s: hitl cannot tell whether the decision reached the server: %s. It stays listed as unknown; `hitl check %s` looks again.",
+			ids, inert.Line(causeText(r.cause)), present.ShortID(s.IDs()[0]))
+	}
+	return string(r.Kind)
+}
+
+func causeText(err error) string {
+	if err == nil {
+		return "no reason given"
+	}
+	return err.Error()
+}
+
+// what names the decisions sent: "approve", "edit, reject".
+func (r *Result) what() string {
+	var kinds []string
+	for _, it := range r.Submission.Items {
+		if it.Resume.Continue {
+			kinds = append(kinds, "continue")
+			continue
+		}
+		for _, d := range it.Decisions {
+			kinds = append(kinds, string(d.Type))
+		}
+	}
+	if len(kinds) == 0 {
+		return "resume value"
+	}
+	return strings.Join(kinds, ", ")
+}
+
+func runText(o client.Outcome) string {
+	switch o.Status {
+	case client.Finished:
+		return "the run finished."
+	case client.PausedAgain:
+		if len(o.Pending) == 0 {
+			return "the run paused again."
+		}
+		return "the run paused again at " + shortIDs(o.Pending) + " (see hitl show)."
+	case client.Failed:
+		return "the run failed: " + inert.Line(o.Error)
+	case client.Accepted:
+		return "the agent has the answer."
+	}
+	msg := "the run is still going (run " + inert.Line(o.RunID) + ")"
+	if o.Error != "" {
+		msg += "; " + inert.Line(o.Error)
+	}
+	return msg + "."
+}
+
+// elsewhere names the interrupts of a batch that another decision took.
+func (r *Result) elsewhere() string {
+	var ids []string
+	for _, it := range r.Items {
+		if it.Kind == HandledElsewhere {
+			ids = append(ids, it.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return shortIDs(ids) + " had already been handled elsewhere: your answer to it was not applied."
+}
+
+// winnerText says who decided instead, and what, when the server told.
+func (r *Result) winnerText() string {
+	for _, it := range r.Items {
+		w := it.Winner
+		if w == nil {
+			continue
+		}
+		var parts []string
+		if w.Reviewer != "" {
+			parts = append(parts, "by "+inert.Line(w.Reviewer))
+		}
+		if !w.At.IsZero() {
+			parts = append(parts, "at "+w.At.Local().Format("15:04:05"))
+		}
+		if len(w.Value) > 0 {
+			v := inert.Line(string(w.Value))
+			if r := []rune(v); len(r) > 120 {
+				v = string(r[:117]) + "… (hitl history --json shows it all)"
+			}
+			parts = append(parts, "answer "+v)
+		}
+		if len(parts) > 0 {
+			return " (" + strings.Join(parts, ", ") + ")"
+		}
+	}
+	return ""
+}
+
+func shortIDs(ids []string) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = inert.Line(present.ShortID(id))
+	}
+	return strings.Join(s, ", ")
+}
