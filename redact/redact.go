@@ -103,7 +103,8 @@ func CredentialParam(name string) bool {
 // to a space or a quote (Go's errors quote the URLs they name).
 var urlInText = regexp.MustCompile("(?i)[a-z][a-z0-9+.-]*://[^\\s\"'<>`]+")
 
-// Text redacts every URL found in s (see URL).
+// Text redacts every URL found in s (see URL), and credential parameters of
+// paths and query strings shown without their server.
 func Text(s string) string {
 	return (*Redactor)(nil).String(s)
 }
@@ -140,9 +141,26 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, v, Mark)
 		}
 	}
-	return urlInText.ReplaceAllStringFunc(s, func(u string) string {
-		// Sentence punctuation after a URL is not part of it.
-		trimmed := strings.TrimRight(u, ".,;:!)]}")
+	s = urlInText.ReplaceAllStringFunc(s, func(u string) string {
+		// Sentence punctuation after a URL is not part of it (a ']' is: an
+		// IPv6 host, or a value already hidden).
+		trimmed := strings.TrimRight(u, ".,;:!)}")
 		return URL(trimmed) + u[len(trimmed):]
 	})
+	// A path echoed without its server ("GET /threads?api_key=…").
+	return paramInText.ReplaceAllStringFunc(s, func(p string) string {
+		name, value, _ := strings.Cut(p[1:], "=")
+		if !CredentialParam(name) {
+			return p
+		}
+		// As for URLs: sentence punctuation after the value is not part of it.
+		trimmed := strings.TrimRight(value, ".,;:!")
+		return p[:1] + name + "=" + Mark + value[len(trimmed):]
+	})
 }
+
+// paramInText is one parameter of a query or fragment: ?name=value,
+// &name=value or #name=value; a closing bracket ends it (prose around it),
+// and a value already hidden is taken whole, so that hiding twice is hiding
+// once.
+var paramInText = regexp.MustCompile("[?&#][A-Za-z0-9_.%-]+=(?:" + regexp.QuoteMeta(Mark) + "|[^&#\\s\"'<>`)\\]}]*)")

@@ -44,6 +44,12 @@ func TestRedactorHidesSecretsAndURLsInText(t *testing.T) {
 			t.Errorf("%q missing: %s", keep, got)
 		}
 	}
+	if got := Text("GET /threads?api_key=k1&page=2 (fragment #access_token=k2)"); got != "GET /threads?api_key=[redacted]&page=2 (fragment #access_token=[redacted])" {
+		t.Errorf("a path's parameters: %q", got)
+	}
+	if again := r.String(got); again != got {
+		t.Errorf("hiding twice changed the text:\n%s\n%s", got, again)
+	}
 	if Text("no secrets here") != "no secrets here" || (*Redactor)(nil).String("x") != "x" {
 		t.Error("plain text changed")
 	}
