@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/redact"
 )
 
 const (
@@ -53,6 +54,7 @@ type Journal struct {
 	mu      sync.Mutex
 	handled map[string]bool
 	size    int64 // bytes of the handled file already read
+	redact  func(string) string
 }
 
 // Open uses dir (created when missing) as the state directory.
@@ -60,11 +62,35 @@ func Open(dir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the state directory %s: %w (set XDG_STATE_HOME to a writable place)", dir, err)
 	}
-	j := &Journal{dir: dir, handled: map[string]bool{}}
+	j := &Journal{dir: dir, handled: map[string]bool{}, redact: redact.Text}
 	if err := j.reload(); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// SetRedactor makes the audit log hide, in the text fields of every entry
+// (the error above all: it may quote a server that echoed a key), what f
+// hides: typically the backend's configured secrets (transport.Conn.Redact).
+// URL userinfo and credential parameters are hidden whatever f does, also
+// before SetRedactor is called. The decisions and the resume value are kept
+// as sent: the log's point is to say exactly what went to the server.
+func (j *Journal) SetRedactor(f func(string) string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.redact = func(s string) string { return redact.Text(f(s)) }
+}
+
+// redacted is e with its text fields through the redactor.
+func (j *Journal) redacted(e Entry) Entry {
+	j.mu.Lock()
+	r := j.redact
+	j.mu.Unlock()
+	for _, s := range []*string{&e.Reviewer, &e.Server, &e.ThreadID, &e.InterruptID, &e.Outcome, &e.RunID, &e.Error} {
+		*s = r(*s)
+	}
+	e.Schema = client.Schema(r(string(e.Schema)))
+	return e
 }
 
 // Dir is the state directory.
@@ -132,8 +158,9 @@ func (j *Journal) MarkHandled(id string) error {
 	return nil
 }
 
-// Record appends e to the audit log.
+// Record appends e to the audit log, redacted (see SetRedactor).
 func (j *Journal) Record(e Entry) error {
+	e = j.redacted(e)
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
@@ -147,8 +174,9 @@ func (j *Journal) Record(e Entry) error {
 	return appendLine(filepath.Join(j.dir, auditFile), b)
 }
 
-// History returns the audit log, newest first. Lines that do not parse
-// (a crash mid-write) are skipped.
+// History returns the audit log, newest first, redacted like Record (lines
+// written by older versions may hold what is hidden now). Lines that do not
+// parse (a crash mid-write) are skipped.
 func (j *Journal) History() ([]Entry, error) {
 	b, err := os.ReadFile(filepath.Join(j.dir, auditFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -163,7 +191,7 @@ func (j *Journal) History() ([]Entry, error) {
 		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &e) != nil {
 			continue
 		}
-		out = append(out, e)
+		out = append(out, j.redacted(e))
 	}
 	for l, r := 0, len(out)-1; l < r; l, r = l+1, r-1 {
 		out[l], out[r] = out[r], out[l]
