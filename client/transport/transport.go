@@ -193,7 +193,7 @@ func (c *Conn) checkStreamRedirect(req *http.Request, via []*http.Request) error
 type redirectError struct{ from, to string }
 
 func (e *redirectError) Error() string {
-	return fmt.Sprintf("the server at %s redirected to %s, another server: hitl sends credentials and decisions only to the server it is configured with; if the server moved, set --url (or url in the profile) to its new address", e.from, e.to)
+	return fmt.Sprintf("the server at %s redirected to %s, which is not the configured server (scheme, host and port must match): hitl sends credentials and decisions only there; if the server moved, set --url (or url in the profile) to its new address", e.from, e.to)
 }
 
 func (c *Conn) newClient(hc *http.Client) *resty.Client {

@@ -111,7 +111,7 @@ func TestCrossOriginRedirectIsRefused(t *testing.T) {
 					t.Fatal("a redirect to another server was followed")
 				}
 				msg := err.Error()
-				want := "redirected to " + elsewhere.URL + "/steal?token=[redacted]&page=2, another server"
+				want := "redirected to " + elsewhere.URL + "/steal?token=[redacted]&page=2, which is not the configured server"
 				if !strings.Contains(msg, want) || !strings.Contains(msg, "set --url") {
 					t.Errorf("error does not say where and what to do:\n%s", msg)
 				}
