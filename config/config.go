@@ -13,11 +13,14 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hitl-sh/hitl/redact"
 )
 
 // DefaultURL is where `langgraph dev` listens by default.
@@ -32,6 +35,9 @@ type File struct {
 	Profiles       map[string]*Profile `yaml:"profiles"`
 	// Keys rebinds the reviewer's keys: action name -> keys (see README).
 	Keys map[string][]string `yaml:"keys"`
+	// Warnings are problems that do not stop hitl (a secret in a file others
+	// can read), each saying how to fix it; the caller shows them once.
+	Warnings []string `yaml:"-"`
 }
 
 // Profile is one backend a reviewer works against.
@@ -100,14 +106,68 @@ func StateDir() string {
 
 // Load reads the config file at path. A missing file is an empty config.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &File{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read config %s: %w", path, err)
 	}
-	return Parse(path, b)
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config %s: %w", path, err)
+	}
+	b, err := io.ReadAll(fh)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config %s: %w", path, err)
+	}
+	f, err := Parse(path, b)
+	if err != nil {
+		return nil, err
+	}
+	if w := f.exposed(path, info.Mode().Perm()); w != "" {
+		f.Warnings = append(f.Warnings, w)
+	}
+	return f, nil
+}
+
+// exposed warns when a file that other users can read holds a secret.
+// Windows keeps no such bits: nothing to say there.
+func (f *File) exposed(path string, perm fs.FileMode) string {
+	if runtime.GOOS == "windows" || perm&0o044 == 0 {
+		return ""
+	}
+	var held []string
+	for _, name := range f.names() {
+		p := f.Profiles[name]
+		for _, x := range []struct {
+			what string
+			set  bool
+		}{{"api_key", p.APIKey != ""}, {"bearer_token", p.BearerToken != ""}, {"headers", len(p.Headers) > 0},
+			{"url with credentials", redact.URL(p.URL) != p.URL}} {
+			if x.set {
+				held = append(held, fmt.Sprintf("%s (profile %s)", x.what, name))
+			}
+		}
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	who := "its group"
+	if perm&0o004 != 0 {
+		who = "every user of this machine"
+	}
+	return fmt.Sprintf("config %s holds secrets (%s) and is readable by %s (mode %04o): run chmod 600 %s, or keep the secrets in environment variables (api_key_env, bearer_token_env)",
+		path, strings.Join(held, ", "), who, perm, shellQuote(path))
+}
+
+// shellQuote makes path safe to paste into a shell.
+func shellQuote(path string) string {
+	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+~:@") == "" {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }
 
 // Parse reads a config file's bytes; path only names it in errors.
@@ -231,7 +291,13 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	for _, h := range o.Headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--header %q: write it as \"Name: value\"", h)
+			// Without a colon, hitl cannot tell the name from the value: show
+			// only the first word, the rest may be a credential.
+			shown, rest, _ := strings.Cut(strings.TrimSpace(h), " ")
+			if rest != "" {
+				shown += " …"
+			}
+			return nil, fmt.Errorf("--header %q: write it as \"Name: value\"", shown)
 		}
 		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
@@ -263,9 +329,9 @@ func (s *Settings) Redacted() map[string]any {
 	return map[string]any{
 		"profile":       s.ProfileName,
 		"backend":       s.Backend,
-		"url":           s.URL,
-		"api_key":       redact(s.APIKey),
-		"bearer_token":  redact(s.BearerToken),
+		"url":           redact.URL(s.URL),
+		"api_key":       hidden(s.APIKey),
+		"bearer_token":  hidden(s.BearerToken),
 		"headers":       headers,
 		"graph":         s.Graph,
 		"assistant":     s.Assistant,
@@ -279,7 +345,7 @@ func (s *Settings) Redacted() map[string]any {
 	}
 }
 
-func redact(v string) string {
+func hidden(v string) string {
 	if v == "" {
 		return ""
 	}
@@ -291,7 +357,7 @@ func redactHeader(name, v string) string {
 	n := strings.ToLower(name)
 	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password"} {
 		if strings.Contains(n, s) {
-			return redact(v)
+			return hidden(v)
 		}
 	}
 	return v

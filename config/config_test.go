@@ -2,6 +2,9 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -104,3 +107,65 @@ func toString(m map[string]any) string {
 }
 
 func fmtAny(v any) string { return fmt.Sprint(v) }
+
+func TestSecretInReadableFileWarns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no permission bits")
+	}
+	const secret = "profiles:\n  prod:\n    url: https://prod.example\n    api_key: sk-1\n"
+	for _, c := range []struct {
+		name, body string
+		perm       os.FileMode
+		warn       string // "" for no warning
+	}{
+		{"world-readable key", secret, 0o644, "holds secrets (api_key (profile prod)) and is readable by every user of this machine (mode 0644): run chmod 600 "},
+		{"group-readable token", "profiles:\n  p:\n    bearer_token: t\n", 0o640, "holds secrets (bearer_token (profile p)) and is readable by its group"},
+		{"headers", "profiles:\n  p:\n    headers: {X-Auth: x}\n", 0o604, "headers (profile p)"},
+		{"password in the url", "profiles:\n  p:\n    url: https://u:pw@h.example\n", 0o644, "url with credentials (profile p)"},
+		{"private", secret, 0o600, ""},
+		{"no secret", "profiles:\n  p:\n    url: http://127.0.0.1:2024\n    api_key_env: MY_KEY\n", 0o644, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(c.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, c.perm); err != nil { // the umask may narrow WriteFile's mode
+				t.Fatal(err)
+			}
+			f, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.warn == "" {
+				if len(f.Warnings) != 0 {
+					t.Fatalf("unexpected warnings: %q", f.Warnings)
+				}
+				return
+			}
+			if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], c.warn) || !strings.Contains(f.Warnings[0], "chmod 600 "+path) {
+				t.Fatalf("warnings %q, want one with %q and chmod 600 %s", f.Warnings, c.warn, path)
+			}
+			if strings.Contains(f.Warnings[0], "sk-1") || strings.Contains(f.Warnings[0], "pw") {
+				t.Fatalf("the warning shows the secret: %s", f.Warnings[0])
+			}
+		})
+	}
+}
+
+func TestShowHidesURLCredentials(t *testing.T) {
+	s, err := Resolve(&File{}, Overrides{URL: "https://alice:pa55@h.example/base?token=t0k&tenant=acme"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Redacted()["url"]; got != "https://[redacted]@h.example/base?token=[redacted]&tenant=acme" {
+		t.Errorf("url shown as %v", got)
+	}
+}
+
+func TestMalformedHeaderFlagHidesItsValue(t *testing.T) {
+	_, err := Resolve(&File{}, Overrides{Headers: []string{"Authorization Bearer s3cret-tok"}}, env(nil))
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), `"Authorization …"`) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/redact"
 )
 
 const (
@@ -133,19 +134,39 @@ func Open(dir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the state directory %s: %w (set XDG_STATE_HOME to a writable place)", dir, err)
 	}
-	j := &Journal{dir: dir, handled: map[string]bool{}}
+	j := &Journal{dir: dir, handled: map[string]bool{}, redact: redact.Text}
 	if err := j.reload(); err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
-// SetRedactor makes every error text written to the audit log pass through
-// redact first (secrets a server echoed must not reach the disk).
-func (j *Journal) SetRedactor(redact func(string) string) {
+// SetRedactor makes the audit log hide, in the text fields of every entry
+// (the error above all: it may quote a server that echoed a key), what f
+// hides: typically the backend's configured secrets (transport.Conn.Redact).
+// URL userinfo and credential parameters are hidden whatever f does, also
+// before SetRedactor is called. The decisions and the resume value are kept
+// as sent: the log's point is to say exactly what went to the server.
+func (j *Journal) SetRedactor(f func(string) string) {
 	j.mu.Lock()
-	j.redact = redact
+	defer j.mu.Unlock()
+	j.redact = func(s string) string { return redact.Text(f(s)) }
+}
+
+// redacted is e with its text fields through the redactor.
+func (j *Journal) redacted(e Entry) Entry {
+	j.mu.Lock()
+	r := j.redact
 	j.mu.Unlock()
+	for _, s := range []*string{&e.Reviewer, &e.Server, &e.ThreadID, &e.InterruptID, &e.Title, &e.RunID, &e.Error} {
+		*s = r(*s)
+	}
+	if e.Winner != nil {
+		w := *e.Winner
+		w.Reviewer, w.RunID = r(w.Reviewer), r(w.RunID)
+		e.Winner = &w
+	}
+	return e
 }
 
 // reload reads ids that other processes appended since the last read. A
@@ -265,16 +286,11 @@ func (j *Journal) Resolve(es []Entry) error {
 func (j *Journal) Record(e Entry) error { return j.write([]Entry{e}) }
 
 func (j *Journal) write(es []Entry) error {
-	j.mu.Lock()
-	redact := j.redact
-	j.mu.Unlock()
 	lines := make([][]byte, 0, len(es))
 	for _, e := range es {
+		e = j.redacted(e)
 		if e.Time.IsZero() {
 			e.Time = time.Now().UTC()
-		}
-		if redact != nil {
-			e.Error = redact(e.Error)
 		}
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -287,8 +303,9 @@ func (j *Journal) write(es []Entry) error {
 
 // History returns the audit log, newest decision first: one entry per
 // interrupt of each decision, its intent with its latest outcome merged
-// in. An intent without an outcome has Outcome "". Lines that do not parse
-// (a crash mid-write) are skipped.
+// in. An intent without an outcome has Outcome "". Entries are redacted
+// like written ones (lines of older versions may hold what is hidden now).
+// Lines that do not parse (a crash mid-write) are skipped.
 func (j *Journal) History() ([]Entry, error) {
 	b, err := os.ReadFile(filepath.Join(j.dir, auditFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -304,6 +321,7 @@ func (j *Journal) History() ([]Entry, error) {
 		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &e) != nil {
 			continue
 		}
+		e = j.redacted(e)
 		key := e.DecisionID + "\x00" + e.InterruptID
 		switch e.Kind {
 		case Result:

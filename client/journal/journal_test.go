@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
@@ -49,5 +50,48 @@ func TestAuditNewestFirstSkipsTornLines(t *testing.T) {
 	}
 	if e, ok := j.Last("first"); !ok || e.Outcome != "finished" {
 		t.Fatalf("last: %+v", e)
+	}
+}
+
+func TestAuditLogIsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Before any redactor is set, URL credentials are hidden already.
+	if err := j.Record(Entry{InterruptID: "a", Server: "https://bob:pw-123456@h.example", Error: `Get "https://h.example/x?token=t0k3n-1"`}); err != nil {
+		t.Fatal(err)
+	}
+	// The caller forgot to redact its error; the journal does not.
+	j.SetRedactor(func(s string) string { return strings.ReplaceAll(s, "sk-secret-key", "[redacted]") })
+	resume := json.RawMessage(`{"decisions":[{"type":"approve"}]}`)
+	if err := j.Record(Entry{InterruptID: "b", Resume: resume, Outcome: "error",
+		Error: "the server at https://h.example answered HTTP 500: bad key sk-secret-key (see https://u:pw-654321@h.example)"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, auditFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"pw-123456", "t0k3n-1", "sk-secret-key", "pw-654321"} {
+		if strings.Contains(string(b), leak) {
+			t.Errorf("the audit log holds %q:\n%s", leak, b)
+		}
+	}
+	if !strings.Contains(string(b), `"resume":{"decisions":[{"type":"approve"}]}`) {
+		t.Errorf("the resume value was not kept as sent:\n%s", b)
+	}
+	// Lines written before redaction existed are hidden when read.
+	old := `{"interrupt_id":"c","error":"bad key sk-secret-key"}` + "\n"
+	f, _ := os.OpenFile(filepath.Join(dir, auditFile), os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(old)
+	f.Close()
+	h, err := j.History()
+	if err != nil || len(h) != 3 {
+		t.Fatalf("history: %v %v", h, err)
+	}
+	if h[0].Error != "bad key [redacted]" {
+		t.Errorf("an old line read back: %q", h[0].Error)
 	}
 }

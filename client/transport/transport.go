@@ -1,7 +1,7 @@
 // Package transport is the HTTP plumbing every backend shares: clients for
 // reads (retried with backoff) and for decisions (never retried), auth
-// headers, body limits, and errors that say what to do next without ever
-// showing a secret.
+// headers sent to the configured server only, body limits, and errors that
+// say what to do next without ever showing a secret.
 package transport
 
 import (
@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"syscall"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/go-resty/resty/v2"
 	sse "github.com/tmaxmax/go-sse"
+
+	"github.com/hitl-sh/hitl/redact"
 )
 
 // MaxBody bounds what one answer may weigh: a hostile or broken server
@@ -45,8 +48,11 @@ type Options struct {
 
 // Conn is a server reached over HTTP.
 type Conn struct {
-	opts   Options
-	server string
+	opts     Options
+	server   string
+	origin   string // scheme://host:port of opts.URL: the only place credentials go
+	redactor *redact.Redactor
+	stream   *http.Client
 	// Reads are retried with backoff on transport errors, 429 and 5xx.
 	Reads *resty.Client
 	// Writes are never retried: a decision is sent once.
@@ -57,9 +63,10 @@ type Conn struct {
 
 // New checks the URL and builds the clients.
 func New(opts Options) (*Conn, error) {
+	r := redact.New(secrets(opts)...)
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:2024", opts.URL)
+		return nil, fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:2024", r.String(redact.URL(opts.URL)))
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
@@ -70,33 +77,133 @@ func New(opts Options) (*Conn, error) {
 	if opts.ReadRetries == 0 {
 		opts.ReadRetries = 3
 	}
-	c := &Conn{opts: opts, server: redactURL(u)}
-	c.Reads = c.newClient().
+	c := &Conn{opts: opts, redactor: r, origin: origin(u)}
+	c.server = c.Redact(redactURL(u))
+	// One transport for every request, so that the profile's TLS setting
+	// reaches all of them, streams included.
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	if opts.InsecureSkipVerify {
+		base.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it in the profile
+	}
+	// Cookies (an auth proxy's session) go back only to the configured
+	// origin, since no request leaves it: no public suffix list is needed.
+	jar, _ := cookiejar.New(nil)
+	stream := base.Clone()
+	// A stream has no overall timeout (it lasts), but its answer must start
+	// in time.
+	stream.ResponseHeaderTimeout = opts.Timeout
+	c.stream = &http.Client{Transport: stream, Jar: jar, CheckRedirect: c.checkStreamRedirect}
+	newClient := func() *resty.Client {
+		return c.newClient(&http.Client{Transport: base, Jar: jar, CheckRedirect: c.checkRedirect})
+	}
+	c.Reads = newClient().
 		SetRetryCount(max(opts.ReadRetries, 0)).
 		SetRetryWaitTime(200 * time.Millisecond).
 		SetRetryMaxWaitTime(3 * time.Second).
 		AddRetryCondition(func(r *resty.Response, err error) bool {
 			if err != nil {
-				return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+				var rerr *redirectError
+				return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &rerr)
 			}
 			return r.StatusCode() == http.StatusTooManyRequests || r.StatusCode() >= 500
 		})
-	c.Writes = c.newClient()
-	c.Long = c.newClient().SetTimeout(opts.Long)
+	c.Writes = newClient()
+	c.Long = newClient().SetTimeout(opts.Long)
 	return c, nil
 }
 
-func (c *Conn) newClient() *resty.Client {
-	r := resty.New().
+// secrets are the values of opts that must never be shown: the API key, the
+// bearer token, every extra header's value (hitl cannot tell a tenant name
+// from a token, so it hides both), and a password or token in the URL.
+func secrets(opts Options) []string {
+	out := []string{opts.APIKey, opts.BearerToken}
+	for _, v := range opts.Headers {
+		out = append(out, v)
+		// "Bearer xyz", "Basic xyz": a server may echo the credential alone.
+		if scheme, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			switch strings.ToLower(scheme) {
+			case "bearer", "basic", "token", "digest", "apikey":
+				out = append(out, strings.TrimSpace(cred))
+			}
+		}
+	}
+	u, err := url.Parse(opts.URL)
+	if err != nil {
+		return out
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw, u.User.String())
+		} else {
+			// https://TOKEN@host: the user name is the credential.
+			out = append(out, u.User.Username())
+		}
+	}
+	for k, vs := range u.Query() {
+		if redact.CredentialParam(k) {
+			out = append(out, vs...)
+		}
+	}
+	return out
+}
+
+// origin is scheme://host:port, with the scheme's default port written out,
+// so that http://h and http://h:80 are the same place.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// checkRedirect follows redirects within the configured origin only (with
+// the credentials: same server). A redirect to another origin is refused
+// rather than followed without credentials, because
+//   - the request may be a decision, and a 307/308 carries its body (the exact
+//     resume value) along: it must not reach a server the user never named;
+//   - credentials hide in more places than headers hitl knows to strip (the
+//     URL's userinfo, cookies, a header the user added for a proxy);
+//   - followed without credentials, the other server would answer 401 and
+//     the user would be told the configured server refused the key.
+//
+// The error names the target (redacted) and says to change the URL.
+func (c *Conn) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if origin(req.URL) != c.origin {
+		return &redirectError{from: c.server, to: c.Redact(redact.URL(req.URL.String()))}
+	}
+	return nil
+}
+
+// checkStreamRedirect is checkRedirect for streams: the event-stream client
+// retries connection errors without end, so a redirect elsewhere is handed
+// back as the 3xx answer instead, and Watch gives up on the stream (the
+// caller's polling then reports the refusal).
+func (c *Conn) checkStreamRedirect(req *http.Request, via []*http.Request) error {
+	if err := c.checkRedirect(req, via); err != nil {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// redirectError is a redirect to another origin, refused.
+type redirectError struct{ from, to string }
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("the server at %s redirected to %s, which is not the configured server (scheme, host and port must match): hitl sends credentials and decisions only there; if the server moved, set --url (or url in the profile) to its new address", e.from, e.to)
+}
+
+func (c *Conn) newClient(hc *http.Client) *resty.Client {
+	r := resty.NewWithClient(hc).
 		SetBaseURL(strings.TrimRight(c.opts.URL, "/")).
 		SetTimeout(c.opts.Timeout).
 		SetResponseBodyLimit(MaxBody).
 		SetHeader("Accept", "application/json").
 		SetHeader("User-Agent", "hitl").
 		SetLogger(quietLogger{})
-	if c.opts.InsecureSkipVerify {
-		r.SetTLSClientConfig(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the user asked for it in the profile
-	}
 	for k, v := range c.opts.Headers {
 		r.SetHeader(k, v)
 	}
@@ -112,10 +219,15 @@ func (c *Conn) newClient() *resty.Client {
 // Server is the server's URL, without any credentials it carried.
 func (c *Conn) Server() string { return c.server }
 
-// HTTPClient is a plain client with the same auth headers, for streams.
-func (c *Conn) HTTPClient() *http.Client {
-	return c.Long.GetClient()
-}
+// HTTPClient is the client Watch uses for streams: the profile's TLS
+// setting and the redirect policy of the other clients, no overall timeout.
+// It sends no headers of its own: set them with Header.
+func (c *Conn) HTTPClient() *http.Client { return c.stream }
+
+// Redact hides, in s, the secrets this Conn was configured with, URL
+// userinfo and credential-looking URL parameters. Every error of the
+// package has been through it; callers use it for text of their own.
+func (c *Conn) Redact(s string) string { return c.redactor.String(s) }
 
 // Header applies the auth and extra headers to a request made by hand.
 func (c *Conn) Header(h http.Header) {
@@ -134,8 +246,16 @@ func (c *Conn) Header(h http.Header) {
 func IsRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // Check turns a transport error or a non-2xx answer into an error that says
-// what to do, and decodes a 2xx JSON answer into into.
+// what to do, and decodes a 2xx JSON answer into into. The error's text has
+// been through Redact: a server that echoes the key does not get it shown.
 func (b *Conn) Check(resp *resty.Response, err error, what string, into any) error {
+	if err := b.check(resp, err, what, into); err != nil {
+		return errors.New(b.Redact(err.Error()))
+	}
+	return nil
+}
+
+func (b *Conn) check(resp *resty.Response, err error, what string, into any) error {
 	if err != nil {
 		return b.transportError(err, what)
 	}
@@ -175,6 +295,10 @@ func (b *Conn) transportError(err error, what string) error {
 		return fmt.Errorf("%s: the server at %s did not answer in time: is it overloaded or unreachable?", what, b.server)
 	case strings.Contains(err.Error(), "response body size limit"):
 		return fmt.Errorf("%s: the answer of %s is larger than %d MiB; narrow the listing with --graph or --assistant", what, b.server, MaxBody>>20)
+	}
+	var rerr *redirectError
+	if errors.As(err, &rerr) {
+		return fmt.Errorf("%s: %v", what, rerr)
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
@@ -249,8 +373,9 @@ var errNoStream = errors.New("no event stream")
 // Watch follows the Server-Sent Events stream at path and signals on the
 // returned channel whenever an event of one of the given types arrives. It
 // reconnects with backoff, sending Last-Event-ID, until ctx ends; when the
-// server has no such stream (404, or not text/event-stream) it gives up and
-// closes the channel, and the caller polls.
+// server has no such stream (404, not text/event-stream, or a redirect to
+// another server) it gives up and closes the channel, and the caller polls.
+// It uses HTTPClient, so the profile's TLS setting applies.
 func (c *Conn) Watch(ctx context.Context, path string, types ...string) <-chan struct{} {
 	ch := make(chan struct{}, 1)
 	want := map[string]bool{}
@@ -260,10 +385,12 @@ func (c *Conn) Watch(ctx context.Context, path string, types ...string) <-chan s
 	go func() {
 		defer close(ch)
 		client := &sse.Client{
-			HTTPClient: &http.Client{},
+			HTTPClient: c.stream,
 			Backoff:    sse.Backoff{InitialInterval: 500 * time.Millisecond, MaxInterval: 15 * time.Second},
 			ResponseValidator: func(r *http.Response) error {
+				// A 3xx is a redirect to another server, refused (see checkStreamRedirect).
 				if r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusMethodNotAllowed ||
+					(r.StatusCode >= 300 && r.StatusCode < 400) ||
 					(r.StatusCode == 200 && !strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream")) {
 					return errNoStream
 				}

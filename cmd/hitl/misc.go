@@ -32,6 +32,7 @@ func configCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			e.warn(f)
 			s, err := config.Resolve(f, e.flags, e.getenv)
 			if err != nil {
 				return &exitErr{exitUsage, err}
@@ -40,6 +41,14 @@ func configCmd(e *env) *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+// warn prints the config file's warnings (a secret others can read) on
+// stderr, where they do not spoil output meant for scripts.
+func (e *env) warn(f *config.File) {
+	for _, w := range f.Warnings {
+		fmt.Fprintln(e.stderr, "hitl: warning:", w)
+	}
 }
 
 func historyCmd(e *env) *cobra.Command {

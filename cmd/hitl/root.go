@@ -105,6 +105,7 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.warn(f)
 	s, err := config.Resolve(f, e.flags, e.getenv)
 	if err != nil {
 		return nil, &exitErr{exitUsage, err}
@@ -116,6 +117,9 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	j, err := journal.Open(config.StateDir())
 	if err != nil {
 		return nil, err
+	}
+	if r, ok := b.(interface{ Redact(string) string }); ok { // every backend on transport.Conn
+		j.SetRedactor(r.Redact)
 	}
 	return &app{settings: s, backend: b, journal: j}, nil
 }
