@@ -101,9 +101,13 @@ func IndentJSON(raw []byte, o JSONOptions) (string, error) {
 	var b strings.Builder
 	err := FormatJSON(raw, o, func(_ JSONKind, s string) {
 		if b.Cap() == 0 {
-			// Indented text is a little longer than raw, folded text can
-			// be much shorter: start at most 64 KB and let it grow.
-			b.Grow(min(len(raw)+len(raw)/4+64, 64<<10))
+			// Indented text is usually a little longer than raw; folded
+			// text can be much shorter, so then start small and grow.
+			n := len(raw) + len(raw)/4 + 64
+			if o.MaxString > 0 {
+				n = min(n, 64<<10)
+			}
+			b.Grow(n)
 		}
 		b.WriteString(s)
 	})
