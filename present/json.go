@@ -51,8 +51,9 @@ type JSONOptions struct {
 	MaxDepth int
 	// MaxString, if positive, is the most bytes of any one string's decoded
 	// content that are shown (cut between characters, never inside one).
-	// A longer string is closed where it was cut and followed, at the end
-	// of its line, by a note saying how many bytes were not shown.
+	// A longer string is closed where it was cut and followed by a note
+	// saying how many bytes were not shown: at the end of its line, or
+	// right after it where nesting is too deep to indent.
 	MaxString int
 	// FoldHint ends every fold note in parentheses, e.g. "hitl show ID
 	// --raw prints all of it". It is made inert before it is shown.
