@@ -154,7 +154,8 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 				}
 			}
 		}
-		res.Kind = Busy
+		// The server refused the run: nothing of this decision was taken.
+		res.Kind, res.left = Busy, false
 		outcome := journal.Busy
 		if len(res.Items) > 0 {
 			res.Kind, outcome = HandledElsewhere, journal.HandledElsewhere

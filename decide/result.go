@@ -197,29 +197,37 @@ func (r *Result) elsewhere() string {
 // winnerText says who decided instead, and what, when the server told.
 func (r *Result) winnerText() string {
 	for _, it := range r.Items {
-		w := it.Winner
-		if w == nil {
-			continue
-		}
-		var parts []string
-		if w.Reviewer != "" {
-			parts = append(parts, "by "+inert.Line(w.Reviewer))
-		}
-		if !w.At.IsZero() {
-			parts = append(parts, "at "+w.At.Local().Format("15:04:05"))
-		}
-		if len(w.Value) > 0 {
-			v := inert.Line(string(w.Value))
-			if r := []rune(v); len(r) > 120 {
-				v = string(r[:117]) + "… (hitl history --json shows it all)"
-			}
-			parts = append(parts, "answer "+v)
-		}
-		if len(parts) > 0 {
-			return " (" + strings.Join(parts, ", ") + ")"
+		if s := WinnerText(it.Winner); s != "" {
+			return s
 		}
 	}
 	return ""
+}
+
+// WinnerText says who took a decision and what it was, as " (by bob at
+// 12:03:04, answer …)", or "" when the server did not tell.
+func WinnerText(w *client.Winner) string {
+	if w == nil {
+		return ""
+	}
+	var parts []string
+	if w.Reviewer != "" {
+		parts = append(parts, "by "+inert.Line(w.Reviewer))
+	}
+	if !w.At.IsZero() {
+		parts = append(parts, "at "+w.At.Local().Format("15:04:05"))
+	}
+	if len(w.Value) > 0 {
+		v := inert.Line(string(w.Value))
+		if r := []rune(v); len(r) > 120 {
+			v = string(r[:117]) + "… (hitl history --json shows it all)"
+		}
+		parts = append(parts, "answer "+v)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func shortIDs(ids []string) string {

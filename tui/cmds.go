@@ -89,6 +89,7 @@ func (m Model) fetch() tea.Cmd {
 		var handled map[string]bool
 		var unknown []journal.Entry
 		if j != nil {
+			_ = j.Saw(items)
 			handled = j.Handled()
 			unknown, _ = j.Unresolved(b.Server())
 		}

@@ -286,6 +286,10 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if len(m.unknown) == 0 || m.checking {
 			return m, nil
 		}
+		if m.sending {
+			m.setStatus("A decision is being sent; look up the others once it is done.", false)
+			return m, nil
+		}
 		m.checking = true
 		m.setStatus("Looking up decisions of unknown outcome…", true)
 		return m, m.reconcile()
@@ -631,7 +635,7 @@ func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp):
 		m.scrollPage(msg)
 	case key.Matches(msg, k.Confirm):
-		if m.sending {
+		if m.sending || m.checking {
 			return m, nil
 		}
 		if m.inGrace() {

@@ -115,6 +115,9 @@ type Entry struct {
 	Error   string          `json:"error,omitempty"`
 	// Winner is the decision that took effect instead, when the server told.
 	Winner *client.Winner `json:"winner,omitempty"`
+	// PID is the process that wrote an intent: while it lives, the decision
+	// is still being sent and no other process may reconcile it.
+	PID int `json:"pid,omitempty"`
 	// Resolved is when the outcome line was written (History merges it in).
 	Resolved time.Time `json:"-"`
 }
@@ -127,6 +130,7 @@ type Journal struct {
 	handled map[string]bool
 	size    int64 // bytes of the handled file already read
 	redact  func(string) string
+	seen    map[string]bool // ids in the sightings file
 }
 
 // Open uses dir (created when missing) as the state directory.
@@ -269,6 +273,7 @@ func (j *Journal) Forget(id string) error {
 func (j *Journal) Intend(es []Entry) error {
 	for i := range es {
 		es[i].Kind = Intent
+		es[i].PID = os.Getpid()
 	}
 	return j.write(es)
 }
@@ -346,8 +351,15 @@ func (j *Journal) History() ([]Entry, error) {
 	return out, nil
 }
 
+// inFlight is how long an intent whose process still lives counts as being
+// sent: longer than any send takes (2 minutes at most), short enough that a
+// process id reused later does not keep a decision unresolved for long.
+const inFlight = 15 * time.Minute
+
 // Unresolved lists the decisions sent to server whose outcome is not known:
-// an intent with no outcome line, or an outcome of Unknown. Newest first.
+// an intent with no outcome line, or an outcome of Unknown. A decision that
+// another live process is sending right now is not listed: it is not
+// unknown, only unfinished. Newest first.
 func (j *Journal) Unresolved(server string) ([]Entry, error) {
 	h, err := j.History()
 	if err != nil {
@@ -355,9 +367,13 @@ func (j *Journal) Unresolved(server string) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, e := range h {
-		if e.DecisionID != "" && e.Server == server && (e.Outcome == "" || e.Outcome == Unknown) {
-			out = append(out, e)
+		if e.DecisionID == "" || e.Server != server || (e.Outcome != "" && e.Outcome != Unknown) {
+			continue
 		}
+		if e.Outcome == "" && e.PID != 0 && e.PID != os.Getpid() && alive(e.PID) && time.Since(e.Time) < inFlight {
+			continue
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -89,4 +89,3 @@ func lastAIMessage(raw json.RawMessage) string {
 	}
 	return ""
 }
-

@@ -50,20 +50,30 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 	}
 	var runs []run
+	readRuns := func() []run {
+		if runs == nil {
+			if runs, err = b.allRuns(ctx, threadID); err != nil {
+				runs = []run{} // who answered is a courtesy: the presence stands all the same
+			}
+		}
+		return runs
+	}
 	for i, it := range its {
 		switch {
 		case waiting[it.ID] && t.Status == "busy":
-			out[i] = client.Standing{ID: it.ID, Presence: client.ThreadBusy}
+			// A run in progress may be answering this very interrupt: the
+			// runs say so even when the server is slow to show it on the
+			// thread (its run list updates before its thread status).
+			if w := winnerOf(readRuns(), it.ID, ""); w != nil {
+				out[i] = client.Standing{ID: it.ID, Presence: client.Answered, By: describe(w, it.ID)}
+			} else {
+				out[i] = client.Standing{ID: it.ID, Presence: client.ThreadBusy}
+			}
 		case waiting[it.ID]:
 			out[i] = client.Standing{ID: it.ID, Presence: client.Waiting}
 		default:
 			out[i] = client.Standing{ID: it.ID, Presence: client.Answered}
-			if runs == nil {
-				if runs, err = b.allRuns(ctx, threadID); err != nil {
-					runs = []run{} // who answered is a courtesy: it is answered all the same
-				}
-			}
-			if w := winnerOf(runs, it.ID, ""); w != nil {
+			if w := winnerOf(readRuns(), it.ID, ""); w != nil {
 				out[i].By = describe(w, it.ID)
 			}
 		}

@@ -130,6 +130,7 @@ func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
 	if err != nil {
 		return nil, err
 	}
+	_ = a.journal.Saw(all)
 	handled := a.journal.Handled()
 	out := all[:0]
 	for _, it := range all {
@@ -184,6 +185,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
+	_ = a.journal.Saw(all)
 	handled := a.journal.Handled()
 	var out []client.Interrupt
 	seen := map[string]bool{}
@@ -213,7 +215,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		}
 	}
 	for _, id := range ids {
-		it, err := a.findIn(all, handled, id)
+		it, err := a.findIn(ctx, all, handled, id)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +224,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	return out, nil
 }
 
-func (a *app) findIn(all []client.Interrupt, handled map[string]bool, id string) (client.Interrupt, error) {
+func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[string]bool, id string) (client.Interrupt, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	var matches []client.Interrupt
 	for _, it := range all {
@@ -251,6 +253,20 @@ func (a *app) findIn(all []client.Interrupt, handled map[string]bool, id string)
 			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), safe(e.Reviewer), e.Outcome)
 		}
 		return client.Interrupt{}, nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch))
+	}
+	// Not listed: if it was seen pending before, its thread tells whether it
+	// was answered (and by whom) or is gone.
+	if seen := a.journal.Sightings(id); len(seen) == 1 {
+		it := seen[0].Interrupt()
+		if st, err := a.backend.Standing(ctx, []client.Interrupt{it}); err == nil && len(st) == 1 {
+			switch st[0].Presence {
+			case client.Answered:
+				_ = a.journal.MarkHandled(it.ID)
+				return client.Interrupt{}, nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
+			case client.Gone:
+				return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
+			}
+		}
 	}
 	return client.Interrupt{}, nothingErr("no waiting interrupt %q on %s: it was answered, or never existed (see hitl list)", safe(id), safe(a.backend.Server()))
 }

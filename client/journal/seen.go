@@ -1,0 +1,123 @@
+package journal
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+const (
+	seenFile = "seen.jsonl"
+	// maxSeen bounds the file of sightings: past it, the older half goes.
+	maxSeen = 2 << 20
+)
+
+// Sighting is where an interrupt was seen pending: enough to look it up on
+// its thread once it is no longer listed, and tell "answered" (and by whom)
+// from "never existed".
+type Sighting struct {
+	ID          string    `json:"id"`
+	ThreadID    string    `json:"thread_id"`
+	GraphID     string    `json:"graph_id,omitempty"`
+	AssistantID string    `json:"assistant_id,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Server      string    `json:"server,omitempty"`
+	Time        time.Time `json:"time"`
+}
+
+// Interrupt is the sighting as an interrupt (without its payload).
+func (s Sighting) Interrupt() client.Interrupt {
+	it := client.Interrupt{ID: s.ID, ThreadID: s.ThreadID, GraphID: s.GraphID, AssistantID: s.AssistantID, Server: s.Server, Raw: json.RawMessage("null")}
+	it.Title = s.Title
+	return it
+}
+
+// Saw records interrupts seen pending (those not recorded yet).
+func (j *Journal) Saw(its []client.Interrupt) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.seen == nil {
+		j.seen = map[string]bool{}
+		for _, s := range j.readSeen() {
+			j.seen[s.ID] = true
+		}
+	}
+	var lines [][]byte
+	now := time.Now().UTC()
+	for _, it := range its {
+		if j.seen[it.ID] {
+			continue
+		}
+		j.seen[it.ID] = true
+		b, err := json.Marshal(Sighting{ID: it.ID, ThreadID: it.ThreadID, GraphID: it.GraphID, AssistantID: it.AssistantID,
+			Title: it.Title, Server: it.Server, Time: now})
+		if err != nil {
+			return err
+		}
+		lines = append(lines, b)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	path := filepath.Join(j.dir, seenFile)
+	if st, err := os.Stat(path); err == nil && st.Size() > maxSeen {
+		j.trimSeen(path)
+	}
+	return appendLines(path, lines, false)
+}
+
+// Sightings returns the recorded sightings whose id starts with prefix.
+func (j *Journal) Sightings(prefix string) []Sighting {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []Sighting
+	seen := map[string]bool{}
+	for _, s := range j.readSeen() {
+		if strings.HasPrefix(s.ID, prefix) && !seen[s.ID] {
+			seen[s.ID] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (j *Journal) readSeen() []Sighting {
+	f, err := os.Open(filepath.Join(j.dir, seenFile))
+	if errors.Is(err, fs.ErrNotExist) || err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []Sighting
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var s Sighting
+		if json.Unmarshal(sc.Bytes(), &s) == nil && s.ID != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// trimSeen keeps the newer half of the sightings.
+func (j *Journal) trimSeen(path string) {
+	all := j.readSeen()
+	keep := all[len(all)/2:]
+	var b strings.Builder
+	for _, s := range keep {
+		line, _ := json.Marshal(s)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, []byte(b.String()), 0o600) == nil {
+		_ = os.Rename(tmp, path)
+	}
+}
