@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -109,10 +110,11 @@ func tick() tea.Cmd {
 
 // send hands one submission to the decision pipeline; it is the only path
 // by which the app sends anything.
-func (m Model) send(sub *client.Submission) tea.Cmd {
+// ctx ends the send early (the reviewer quits): the pipeline then stops
+// following the run and records what it knows.
+func (m Model) send(ctx context.Context, cancel context.CancelFunc, sub *client.Submission) tea.Cmd {
 	p := m.pipe
 	return func() tea.Msg {
-		ctx, cancel := ctxFor(2 * time.Minute)
 		defer cancel()
 		return sentMsg{ids: sub.IDs(), result: p.Send(ctx, sub)}
 	}

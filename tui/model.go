@@ -184,6 +184,8 @@ type Model struct {
 	checking bool
 	// quitting: quit once the decision being sent is recorded.
 	quitting bool
+	// stopSend ends the send in progress early (on quit).
+	stopSend context.CancelFunc
 
 	help help.Model
 }

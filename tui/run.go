@@ -2,22 +2,44 @@ package tui
 
 import (
 	"context"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
 
+// signalQuitMsg asks the app to end as ctrl+c does (the terminal hung up,
+// or hitl was told to stop).
+type signalQuitMsg struct{}
+
 // Run opens the app on the terminal and returns when the reviewer quits. The
 // terminal is restored on quit, on ctrl+c and on a panic (Bubble Tea's own
-// panic handler).
+// panic handler). When ctx ends (SIGHUP from a dropped SSH session,
+// SIGTERM), the app ends as on ctrl+c: a decision being sent is recorded
+// first, for at most a few seconds.
 func Run(ctx context.Context, opts Options) error {
-	ctx, cancel := context.WithCancel(ctx)
+	bg, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts.Context = ctx
+	opts.Context = bg
 	m, err := New(opts)
 	if err != nil {
 		return err
 	}
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	// Signals come through ctx (main listens for SIGINT, SIGTERM, SIGHUP), so
+	// that they end the app the way ctrl+c does rather than at once.
+	p := tea.NewProgram(m, tea.WithoutSignalHandler())
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-bg.Done():
+			return
+		}
+		p.Send(signalQuitMsg{})
+		select {
+		case <-time.After(10 * time.Second):
+			p.Kill()
+		case <-bg.Done():
+		}
+	}()
 	_, err = p.Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil

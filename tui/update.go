@@ -57,6 +57,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onSent(msg)
 	case checkedMsg:
 		return m.onChecked(msg)
+	case signalQuitMsg:
+		return m.quit()
 	case historyMsg:
 		m.history, m.historyErr = msg.entries, msg.err
 		m.refreshPage()
@@ -355,6 +357,9 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	}
 	m.quitting = true
+	if m.stopSend != nil {
+		m.stopSend() // stop following the run; the outcome is recorded at once
+	}
 	m.screen = screenInbox
 	m.setStatus("Recording the outcome of the decision being sent, then quitting… (ctrl+c again quits now)", false)
 	return m, nil
@@ -650,7 +655,9 @@ func (m Model) onConfirmKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.sending = true
 		m.setStatus("Sending…", true)
-		return m, tea.Batch(m.send(sub), m.spin.Tick)
+		ctx, cancel := ctxFor(2 * time.Minute)
+		m.stopSend = cancel
+		return m, tea.Batch(m.send(ctx, cancel, sub), m.spin.Tick)
 	}
 	return m, nil
 }

@@ -288,7 +288,7 @@ func (b *Conn) transportError(err error, what string) error {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("%s: the server at %s refused the connection: %s (set --url or HITL_URL)", what, b.server, b.hint())
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%s: the server at %s closed the connection without answering: is something else listening there? (set --url or HITL_URL)", what, b.server)
+		return fmt.Errorf("%s: the connection to %s broke before an answer came (if this keeps happening, is something else listening there? set --url or HITL_URL)", what, b.server)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("%s: cancelled", what)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():

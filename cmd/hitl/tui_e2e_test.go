@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/faultproxy"
 )
 
 type tmuxTUI struct {
@@ -21,16 +23,18 @@ type tmuxTUI struct {
 
 func startTUI(t *testing.T, s *server, w, h int, env ...string) *tmuxTUI {
 	t.Helper()
+	return startTUIAt(t, s.url, w, h, env...)
+}
+
+func startTUIAt(t *testing.T, url string, w, h int, env ...string) *tmuxTUI {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	bin := filepath.Join(t.TempDir(), "hitl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	session := fmt.Sprintf("hitl-e2e-%d", time.Now().UnixNano())
 	vars := append([]string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME"), "HITL_CONFIG=" + os.Getenv("HITL_CONFIG"), "TERM=xterm-256color"}, env...)
-	shell := "env " + strings.Join(quoteAll(vars), " ") + " " + bin + " --url " + s.url
+	shell := "env " + strings.Join(quoteAll(vars), " ") + " " + bin + " --url " + url
 	cmd := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
@@ -162,4 +166,48 @@ func TestRealTUIEditAndReject(t *testing.T) {
 	if strings.Contains(final, emailID[:8]) || strings.Contains(final, opsID[:8]) {
 		t.Fatalf("a handled interrupt is listed again:\n%s", final)
 	}
+}
+
+// The terminal hangs up (a dropped SSH session) while the TUI follows the
+// run of a decision it sent: the decision is recorded, intent and outcome,
+// before hitl exits.
+func TestRealTUIHangUpWhileSending(t *testing.T) {
+	s := realServer(t)
+	th := s.email()
+	id := s.interruptOf(th)
+	p := proxied(t, s)
+	p.Inject(faultproxy.Rule{Method: "GET", Path: "/threads/*/runs/*/join", Fault: faultproxy.Stall(0)})
+	tui := startTUIAt(t, p.URL(), 100, 30, "NO_COLOR=1")
+	tui.waitFor("pending", "updated")
+	tui.keys("/")
+	tui.text(th)
+	tui.keys("Enter")
+	tui.waitFor("Review tool call send_email")
+	tui.keys("a")
+	tui.waitFor("Send this?")
+	tui.keys("y")
+	deadline := time.Now().Add(20 * time.Second)
+	for !joined(p) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the TUI never joined its run:\n%s", tui.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	exec.Command("tmux", "kill-session", "-t", tui.session).Run() // SIGHUP
+	r := reviewer{state: os.Getenv("XDG_STATE_HOME")}
+	runs := s.decisionRuns(th)
+	if len(runs) != 1 {
+		t.Fatalf("decision runs: %v", runs)
+	}
+	for time.Now().Before(deadline) {
+		if lines := r.audit(t)[runs[0]]; len(lines) >= 2 {
+			if !strings.HasPrefix(lines[0], "intent:") || lines[1] != "outcome:running" {
+				t.Fatalf("audit: %v", lines)
+			}
+			_ = id
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no outcome recorded after the hang-up: %v", r.audit(t)[runs[0]])
 }
