@@ -189,9 +189,7 @@ const (
 type Line struct {
 	Op   Op
 	Text string
-	// OldNo and NewNo are 1-based line numbers (0 when not on that side).
-	OldNo, NewNo int
-	Span         [2]int
+	Span [2]int
 }
 
 // Lines is the full line diff of two texts (every line, with context).
@@ -202,21 +200,16 @@ func Lines(a, b string) []Line {
 		return sameLines(a)
 	}
 	var out []Line
-	oldNo, newNo := 1, 1
 	for _, h := range u.Hunks {
 		for _, l := range h.Lines {
 			text := strings.TrimSuffix(l.Content, "\n")
 			switch l.Kind {
 			case udiff.Equal:
-				out = append(out, Line{Op: Same, Text: text, OldNo: oldNo, NewNo: newNo})
-				oldNo++
-				newNo++
+				out = append(out, Line{Op: Same, Text: text})
 			case udiff.Delete:
-				out = append(out, Line{Op: Delete, Text: text, OldNo: oldNo})
-				oldNo++
+				out = append(out, Line{Op: Delete, Text: text})
 			case udiff.Insert:
-				out = append(out, Line{Op: Insert, Text: text, NewNo: newNo})
-				newNo++
+				out = append(out, Line{Op: Insert, Text: text})
 			}
 		}
 	}
@@ -226,8 +219,8 @@ func Lines(a, b string) []Line {
 
 func sameLines(a string) []Line {
 	var out []Line
-	for i, l := range strings.Split(strings.TrimSuffix(a, "\n"), "\n") {
-		out = append(out, Line{Op: Same, Text: l, OldNo: i + 1, NewNo: i + 1})
+	for _, l := range strings.Split(strings.TrimSuffix(a, "\n"), "\n") {
+		out = append(out, Line{Op: Same, Text: l})
 	}
 	return out
 }
