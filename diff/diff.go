@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // Canonical is raw JSON with sorted keys and two-space indentation. Numbers
@@ -193,36 +193,53 @@ type Line struct {
 }
 
 // Lines is the full line diff of two texts (every line, with context).
+//
+// Lines are aligned by go-udiff's lcs package, which bounds its search:
+// past about a hundred differences it stops looking for the shortest
+// diff and settles for a correct but coarser one (the differing middle
+// deleted, then inserted), so the cost stays linear in the size of the
+// texts.
 func Lines(a, b string) []Line {
-	edits := udiff.Lines(a, b)
-	u, err := udiff.ToUnifiedDiff("proposed", "edited", a, edits, 1<<30)
-	if err != nil || len(u.Hunks) == 0 {
-		return sameLines(a)
+	al, bl := splitLines(a), splitLines(b)
+	diffs := lcs.DiffLines(al, bl)
+	if len(al) == 0 && len(diffs) == 0 {
+		return []Line{{Op: Same}} // two empty texts: one empty line
 	}
-	var out []Line
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			text := strings.TrimSuffix(l.Content, "\n")
-			switch l.Kind {
-			case udiff.Equal:
-				out = append(out, Line{Op: Same, Text: text})
-			case udiff.Delete:
-				out = append(out, Line{Op: Delete, Text: text})
-			case udiff.Insert:
-				out = append(out, Line{Op: Insert, Text: text})
-			}
+	n := len(al)
+	for _, d := range diffs {
+		n += d.ReplEnd - d.ReplStart
+	}
+	out := make([]Line, 0, n)
+	add := func(op Op, lines []string) {
+		for _, l := range lines {
+			out = append(out, Line{Op: op, Text: strings.TrimSuffix(l, "\n")})
 		}
 	}
+	at := 0
+	for _, d := range diffs {
+		add(Same, al[at:d.Start])
+		add(Delete, al[d.Start:d.End])
+		add(Insert, bl[d.ReplStart:d.ReplEnd])
+		at = d.End
+	}
+	add(Same, al[at:])
 	markSpans(out)
 	return out
 }
 
-func sameLines(a string) []Line {
-	var out []Line
-	for _, l := range strings.Split(strings.TrimSuffix(a, "\n"), "\n") {
-		out = append(out, Line{Op: Same, Text: l})
+// splitLines cuts s after each newline, keeping it, so that a last line
+// with no newline differs from the same line with one.
+func splitLines(s string) []string {
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for s != "" {
+		i := strings.IndexByte(s, '\n') + 1
+		if i == 0 {
+			i = len(s)
+		}
+		lines = append(lines, s[:i])
+		s = s[i:]
 	}
-	return out
+	return lines
 }
 
 // markSpans pairs, within each run of deletions followed by insertions,

@@ -4,9 +4,128 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
+
+// TestLinesFourLineEdit is the edit that used to freeze the TUI on ctrl+s:
+// one value changed in a four-line document.
+func TestLinesFourLineEdit(t *testing.T) {
+	a, _ := Canonical([]byte(`{"a":1,"b":"x"}`))
+	b, _ := Canonical([]byte(`{"a":1,"b":"yz"}`))
+	got := Lines(a, b)
+	want := []Line{
+		{Op: Same, Text: `{`},
+		{Op: Same, Text: `  "a": 1,`},
+		{Op: Delete, Text: `  "b": "x"`, Span: [2]int{8, 9}},
+		{Op: Insert, Text: `  "b": "yz"`, Span: [2]int{8, 10}},
+		{Op: Same, Text: `}`},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLinesEdges(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want []Line
+	}{
+		{"", "", []Line{{Op: Same, Text: ""}}},
+		{"x", "x", []Line{{Op: Same, Text: "x"}}},
+		{"", "x", []Line{{Op: Insert, Text: "x"}}},
+		{"x", "", []Line{{Op: Delete, Text: "x"}}},
+		{"x\ny", "y", []Line{{Op: Delete, Text: "x"}, {Op: Same, Text: "y"}}},
+		{"x\ny", "x\nz\ny", []Line{{Op: Same, Text: "x"}, {Op: Insert, Text: "z"}, {Op: Same, Text: "y"}}},
+	} {
+		if got := Lines(c.a, c.b); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Lines(%q, %q)\ngot  %+v\nwant %+v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// checkLines asserts that lines is a diff of a and b: its Same and Delete
+// lines spell a, its Same and Insert lines spell b, and spans lie within
+// their changed lines.
+func checkLines(t *testing.T, a, b string, lines []Line) {
+	t.Helper()
+	var old, new []string
+	for i, l := range lines {
+		switch l.Op {
+		case Same:
+			old, new = append(old, l.Text), append(new, l.Text)
+			if l.Span != [2]int{} {
+				t.Fatalf("line %d: unchanged line with a span: %+v", i, l)
+			}
+		case Delete:
+			old = append(old, l.Text)
+		case Insert:
+			new = append(new, l.Text)
+		default:
+			t.Fatalf("line %d: op %d", i, l.Op)
+		}
+		if s, e := l.Span[0], l.Span[1]; s < 0 || s > e || e > len(l.Text) {
+			t.Fatalf("line %d: span %v outside %q", i, l.Span, l.Text)
+		}
+	}
+	if got, want := strings.Join(old, "\n"), strings.TrimSuffix(a, "\n"); got != want {
+		t.Fatalf("Same+Delete lines do not give the proposed text:\ngot  %q\nwant %q", clip(got), clip(want))
+	}
+	if got, want := strings.Join(new, "\n"), strings.TrimSuffix(b, "\n"); got != want {
+		t.Fatalf("Same+Insert lines do not give the edited text:\ngot  %q\nwant %q", clip(got), clip(want))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+func count(lines []Line) (same, del, ins int) {
+	for _, l := range lines {
+		switch l.Op {
+		case Same:
+			same++
+		case Delete:
+			del++
+		case Insert:
+			ins++
+		}
+	}
+	return
+}
+
+// TestLinesRoundTrip diffs random texts over a small alphabet of lines (so
+// that there are many equal lines to align, and many edits).
+func TestLinesRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"{", "}", `  "a": 1,`, `  "a": 2,`, `  "b": "x"`, "[", "]", ""}
+	text := func(n int) string {
+		var ls []string
+		for range n {
+			ls = append(ls, alphabet[r.IntN(len(alphabet))])
+		}
+		s := strings.Join(ls, "\n")
+		if r.IntN(3) == 0 {
+			s += "\n"
+		}
+		return s
+	}
+	for i := range 2000 {
+		a, b := text(r.IntN(40)), text(r.IntN(40))
+		if i%4 == 0 { // a small edit of a
+			ls := strings.Split(a, "\n")
+			j := r.IntN(len(ls))
+			ls[j] = alphabet[r.IntN(len(alphabet))]
+			b = strings.Join(ls, "\n")
+		}
+		checkLines(t, a, b, Lines(a, b))
+	}
+}
 
 // bigJSON is canonical JSON of at least size bytes: an array of records,
 // their values drawn from seed.
@@ -54,11 +173,15 @@ func fewChanges(a string, n int) string {
 	ls := strings.Split(a, "\n")
 	for i := 1; i <= n; i++ {
 		j := i * len(ls) / (n + 1)
+		for !strings.Contains(ls[j], `"`) {
+			j++
+		}
 		ls[j] = strings.Replace(ls[j], `"`, `"changed `, 1)
 	}
-	k := len(ls) / 3
+	// Between edited lines: at 1/7 and 5/7 of the way.
+	k := len(ls) / 7
 	ls = append(ls[:k], append([]string{`    "extra": true,`}, ls[k:]...)...)
-	ls = append(ls[:2*k], ls[2*k+1:]...)
+	ls = append(ls[:5*k], ls[5*k+1:]...)
 	return strings.Join(ls, "\n")
 }
 
@@ -74,6 +197,22 @@ func bigInputs() (string, string, string) {
 		bigFew = fewChanges(big1, 5)
 	}
 	return big1, big2, bigFew
+}
+
+func TestLinesLargeFewChanges(t *testing.T) {
+	a, _, b := bigInputs()
+	start := time.Now()
+	lines := Lines(a, b)
+	took := time.Since(start)
+	checkLines(t, a, b, lines)
+	// 5 edited lines, 1 inserted, 1 deleted: the diff is minimal.
+	if _, del, ins := count(lines); del != 6 || ins != 6 {
+		t.Errorf("%d deletions and %d insertions, want 6 and 6", del, ins)
+	}
+	// Linear work takes milliseconds; quadratic work took seconds to minutes.
+	if took > 5*time.Second {
+		t.Errorf("Lines on %d bytes took %v", len(a), took)
+	}
 }
 
 func BenchmarkLinesSmall(b *testing.B) {
