@@ -215,6 +215,17 @@ func TestLinesLargeFewChanges(t *testing.T) {
 	}
 }
 
+func TestLinesLargeAllChanged(t *testing.T) {
+	a, b, _ := bigInputs()
+	start := time.Now()
+	lines := Lines(a, b)
+	took := time.Since(start)
+	checkLines(t, a, b, lines)
+	if took > 5*time.Second {
+		t.Errorf("Lines on %d bytes took %v", len(a), took)
+	}
+}
+
 func BenchmarkLinesSmall(b *testing.B) {
 	x, _ := Canonical([]byte(`{"a":1,"b":"x"}`))
 	y, _ := Canonical([]byte(`{"a":1,"b":"yz"}`))
@@ -245,5 +256,110 @@ func BenchmarkLines1MBSame(b *testing.B) {
 	b.SetBytes(int64(len(x)))
 	for b.Loop() {
 		Lines(x, y)
+	}
+}
+
+// bigArray is canonical JSON of at least size bytes: an array of strings
+// drawn from seed, keyless lines that are all different.
+func bigArray(size int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 0))
+	var words []string
+	for n := 0; n < size; {
+		b := make([]byte, 8+r.IntN(24))
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		words = append(words, "  \""+string(b)+"\",")
+		n += len(b) + 6
+	}
+	return "[\n" + strings.TrimSuffix(strings.Join(words, "\n"), ",") + "\n]"
+}
+
+func BenchmarkLines1MBArrayAllChanged(b *testing.B) {
+	x, y := bigArray(1<<20, 1), bigArray(1<<20, 2)
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		Lines(x, y)
+	}
+}
+
+// BenchmarkLines1MBRepeated: 1 MB of equal lines, 500 more of them in the
+// edit: every diagonal the diff explores slides the whole length.
+func BenchmarkLines1MBRepeated(b *testing.B) {
+	x := "[\n" + strings.Repeat("    0,\n", 1<<20/7) + "    0\n]"
+	y := "[\n" + strings.Repeat("    0,\n", 1<<20/7+500) + "    0\n]"
+	b.SetBytes(int64(len(x)))
+	for b.Loop() {
+		Lines(x, y)
+	}
+}
+
+// referenceSpans is markSpans as first written: for each deleted line,
+// the first untaken inserted line of its run with the same key or,
+// keyless both, alike. Quadratic, and unbounded.
+func referenceSpans(lines []Line) {
+	for i := 0; i < len(lines); {
+		if lines[i].Op != Delete {
+			i++
+			continue
+		}
+		d := i
+		for i < len(lines) && lines[i].Op == Delete {
+			i++
+		}
+		ins := i
+		for i < len(lines) && lines[i].Op == Insert {
+			i++
+		}
+		used := map[int]bool{}
+		for a := d; a < ins; a++ {
+			for b := ins; b < i; b++ {
+				x, y := &lines[a], &lines[b]
+				ka, kb := jsonKey(x.Text), jsonKey(y.Text)
+				p := commonPrefix(x.Text, y.Text)
+				s := commonSuffix(x.Text[p:], y.Text[p:])
+				ok := ka == kb && (ka != "" || 2*(p+s) >= min(len(x.Text), len(y.Text)) && p+s > 0)
+				if used[b] || !ok {
+					continue
+				}
+				used[b] = true
+				x.Span = [2]int{p, len(x.Text) - s}
+				y.Span = [2]int{p, len(y.Text) - s}
+				break
+			}
+		}
+	}
+}
+
+// TestSpansMatchReference: within its budget, markSpans pairs exactly as
+// the simple quadratic pairing does.
+func TestSpansMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{`  "a": 1,`, `  "a": 22,`, `  "b": "x"`, `  "b": "xy",`, `  "abc",`, `  "abd",`, `  "zzzz"`, `  {`, `  },`, `  }`, ``, `é`, `è`}
+	for range 3000 {
+		var lines []Line
+		for range r.IntN(60) {
+			op := Op(r.IntN(3))
+			lines = append(lines, Line{Op: op, Text: alphabet[r.IntN(len(alphabet))]})
+		}
+		want := append([]Line(nil), lines...)
+		referenceSpans(want)
+		markSpans(lines)
+		if !reflect.DeepEqual(lines, want) {
+			t.Fatalf("got  %+v\nwant %+v", lines, want)
+		}
+	}
+}
+
+// TestLinesLargeArrayAllChanged: a run of unalike array elements far over
+// the pairing budget still comes out a correct diff, quickly.
+func TestLinesLargeArrayAllChanged(t *testing.T) {
+	a, b := bigArray(1<<20, 1), bigArray(1<<20, 2)
+	start := time.Now()
+	lines := Lines(a, b)
+	took := time.Since(start)
+	checkLines(t, a, b, lines)
+	if took > 5*time.Second {
+		t.Errorf("Lines on %d bytes took %v", len(a), took)
 	}
 }
