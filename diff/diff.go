@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // Canonical is raw JSON with sorted keys and two-space indentation. Numbers
@@ -189,48 +189,71 @@ const (
 type Line struct {
 	Op   Op
 	Text string
-	// OldNo and NewNo are 1-based line numbers (0 when not on that side).
-	OldNo, NewNo int
-	Span         [2]int
+	Span [2]int
 }
 
 // Lines is the full line diff of two texts (every line, with context).
+//
+// Lines are aligned by go-udiff's lcs package, which bounds its search:
+// past about a hundred differences it stops looking for the shortest
+// diff and settles for a correct but coarser one (the differing middle
+// deleted, then inserted), so the cost stays linear in the size of the
+// texts.
 func Lines(a, b string) []Line {
-	edits := udiff.Lines(a, b)
-	u, err := udiff.ToUnifiedDiff("proposed", "edited", a, edits, 1<<30)
-	if err != nil || len(u.Hunks) == 0 {
-		return sameLines(a)
+	al, bl := splitLines(a), splitLines(b)
+	diffs := lcs.DiffLines(al, bl)
+	if len(al) == 0 && len(diffs) == 0 {
+		return []Line{{Op: Same}} // two empty texts: one empty line
 	}
-	var out []Line
-	oldNo, newNo := 1, 1
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			text := strings.TrimSuffix(l.Content, "\n")
-			switch l.Kind {
-			case udiff.Equal:
-				out = append(out, Line{Op: Same, Text: text, OldNo: oldNo, NewNo: newNo})
-				oldNo++
-				newNo++
-			case udiff.Delete:
-				out = append(out, Line{Op: Delete, Text: text, OldNo: oldNo})
-				oldNo++
-			case udiff.Insert:
-				out = append(out, Line{Op: Insert, Text: text, NewNo: newNo})
-				newNo++
-			}
+	n := len(al)
+	for _, d := range diffs {
+		n += d.ReplEnd - d.ReplStart
+	}
+	out := make([]Line, 0, n)
+	add := func(op Op, lines []string) {
+		for _, l := range lines {
+			out = append(out, Line{Op: op, Text: strings.TrimSuffix(l, "\n")})
 		}
 	}
+	at := 0
+	for _, d := range diffs {
+		add(Same, al[at:d.Start])
+		add(Delete, al[d.Start:d.End])
+		add(Insert, bl[d.ReplStart:d.ReplEnd])
+		at = d.End
+	}
+	add(Same, al[at:])
 	markSpans(out)
 	return out
 }
 
-func sameLines(a string) []Line {
-	var out []Line
-	for i, l := range strings.Split(strings.TrimSuffix(a, "\n"), "\n") {
-		out = append(out, Line{Op: Same, Text: l, OldNo: i + 1, NewNo: i + 1})
+// splitLines cuts s after each newline, keeping it, so that a last line
+// with no newline differs from the same line with one.
+func splitLines(s string) []string {
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for s != "" {
+		i := strings.IndexByte(s, '\n') + 1
+		if i == 0 {
+			i = len(s)
+		}
+		lines = append(lines, s[:i])
+		s = s[i:]
 	}
-	return out
+	return lines
 }
+
+// Pairing keyless lines (array elements) compares each deleted line with
+// the untaken inserted lines of its run until one is alike: quadratic in
+// the run when they are not alike. A run may spend spanBudgetBase, plus
+// spanBudgetPerByte per byte of its lines, on those comparisons (each
+// costs one plus the bytes it matches); past that its remaining keyless
+// deleted lines go unpaired and show as changed as a whole. A run of about
+// a hundred unalike array elements still pairs completely. Keyed lines
+// pair by key, at no cost to the budget.
+const (
+	spanBudgetBase    = 1 << 16
+	spanBudgetPerByte = 2
+)
 
 // markSpans pairs, within each run of deletions followed by insertions,
 // the lines that say the same thing differently: the same object key, or
@@ -251,34 +274,79 @@ func markSpans(lines []Line) {
 		for i < len(lines) && lines[i].Op == Insert {
 			i++
 		}
-		used := map[int]bool{}
-		for a := d; a < ins; a++ {
-			for b := ins; b < i; b++ {
-				if used[b] || !similar(lines[a].Text, lines[b].Text) {
-					continue
-				}
-				used[b] = true
-				x, y := &lines[a], &lines[b]
+		if ins < i {
+			pairRun(lines[d:ins], lines[ins:i])
+		}
+	}
+}
+
+// pairRun gives each deleted line, in order, the first inserted line not
+// yet taken that has its key or, keyless, is alike.
+func pairRun(dels, inss []Line) {
+	budget := spanBudgetBase
+	byKey := map[string][]int{} // inserted lines with a key, in order
+	var keyless []int
+	for j := range inss {
+		budget += spanBudgetPerByte * len(inss[j].Text)
+		if k := jsonKey(inss[j].Text); k != "" {
+			byKey[k] = append(byKey[k], j)
+		} else {
+			keyless = append(keyless, j)
+		}
+	}
+	for i := range dels {
+		budget += spanBudgetPerByte * len(dels[i].Text)
+	}
+	// next[j] leads to the first untaken keyless line at j or after it
+	// (path halving keeps the chains short), so taken lines cost nothing.
+	next := make([]int, len(keyless)+1)
+	for j := range next {
+		next[j] = j
+	}
+	untaken := func(j int) int {
+		for next[j] != j {
+			next[j] = next[next[j]]
+			j = next[j]
+		}
+		return j
+	}
+	for i := range dels {
+		x := &dels[i]
+		if k := jsonKey(x.Text); k != "" {
+			if q := byKey[k]; len(q) > 0 {
+				byKey[k] = q[1:]
+				y := &inss[q[0]]
 				p := commonPrefix(x.Text, y.Text)
-				s := commonSuffix(x.Text[p:], y.Text[p:])
-				x.Span = [2]int{p, len(x.Text) - s}
-				y.Span = [2]int{p, len(y.Text) - s}
+				mark(x, y, p, commonSuffix(x.Text[p:], y.Text[p:]))
+			}
+			continue
+		}
+		for j := untaken(0); j < len(keyless) && budget > 0; j = untaken(j + 1) {
+			y := &inss[keyless[j]]
+			p, s, ok := alike(x.Text, y.Text)
+			budget -= 1 + p + s
+			if ok {
+				next[j] = j + 1
+				mark(x, y, p, s)
 				break
 			}
 		}
 	}
 }
 
-// similar: the same key in canonical JSON, or keyless lines that share most
-// of their text.
-func similar(a, b string) bool {
-	ka, kb := jsonKey(a), jsonKey(b)
-	if ka != "" || kb != "" {
-		return ka == kb
-	}
-	p := commonPrefix(a, b)
-	s := commonSuffix(a[p:], b[p:])
-	return 2*(p+s) >= min(len(a), len(b)) && p+s > 0
+// mark sets the spans of a pair whose common prefix is p bytes long and
+// common suffix (after it) s bytes.
+func mark(x, y *Line, p, s int) {
+	x.Span = [2]int{p, len(x.Text) - s}
+	y.Span = [2]int{p, len(y.Text) - s}
+}
+
+// alike: keyless lines whose common prefix and suffix, p and s bytes, make
+// up at least half of the shorter.
+func alike(a, b string) (p, s int, ok bool) {
+	p = commonPrefix(a, b)
+	s = commonSuffix(a[p:], b[p:])
+	return p, s, 2*(p+s) >= min(len(a), len(b)) && p+s > 0
 }
 
 // jsonKey is the `"key":` a canonical JSON line starts with, if any.
