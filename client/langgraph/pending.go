@@ -27,12 +27,22 @@ type threadFacts struct {
 // (marked Busy), newest thread first.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 	var threads []thread
+	at := map[string]int{}
 	for _, status := range []string{"interrupted", "busy"} {
 		list, err := b.search(ctx, status, nil)
 		if err != nil {
 			return nil, err
 		}
-		threads = append(threads, list...)
+		// A thread that changed status between the two searches is in
+		// both: the later answer is the newer truth.
+		for _, t := range list {
+			if i, ok := at[t.ThreadID]; ok {
+				threads[i] = t
+				continue
+			}
+			at[t.ThreadID] = len(threads)
+			threads = append(threads, t)
+		}
 	}
 	sort.SliceStable(threads, func(i, j int) bool { return threads[i].UpdatedAt.After(threads[j].UpdatedAt) })
 	var out []client.Interrupt

@@ -295,3 +295,43 @@ func TestRealKillNineLosesNoRecord(t *testing.T) {
 	}
 	t.Logf("%d kill -9s: %d decisions reached the server, %d of them with an audit line; %d outcomes found at the next start", n, reached, recorded, resolved)
 }
+
+// Every branch of a fan-out answered from the CLI in one resume: one run,
+// each branch its answer; a second reviewer's decision on a branch is then
+// refused, and the branch keeps the first answer.
+func TestRealFanOutFromTheCLI(t *testing.T) {
+	s := realServer(t)
+	th := s.start("fanout", map[string]any{"topic": "a,b,c"})
+	if n := len(s.pending(th)); n != 3 {
+		t.Fatalf("%d branches listed, want 3", n)
+	}
+	before := s.runs(th)
+	must(t, s.hitl("", "respond", "--thread", th[:8], "-m", "ship it"), 0, "Sent respond, respond, respond for")
+	if s.runs(th) != before+1 {
+		t.Fatalf("%d runs for one resume", s.runs(th)-before)
+	}
+	if got := s.log(th); strings.Count(got, `"value":"ship it"`) != 3 {
+		t.Fatalf("the branches got %s", got)
+	}
+
+	th = s.start("fanout", map[string]any{"topic": "a,b"})
+	alice, bob := os.Getenv("XDG_STATE_HOME"), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", bob)
+	p := s.pending(th) // bob looks at the inbox
+	first := p[0]
+	t.Setenv("XDG_STATE_HOME", alice)
+	must(t, s.hitl("", "respond", first.ID, "-m", "yes"), 0, "Sent respond")
+	left := s.pending(th)
+	if len(left) != 1 || left[0].ID == first.ID {
+		t.Fatalf("an answered branch is listed: %+v", left)
+	}
+	// Bob decides on what he saw: the branch alice answered.
+	t.Setenv("XDG_STATE_HOME", bob)
+	r := s.hitl("", "reject", first.ID, "-m", "no")
+	if r.code != 3 || !strings.Contains(r.stderr, "already handled elsewhere") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := s.log(th); !strings.Contains(got, `"value":"yes"`) || strings.Contains(got, `"no"`) {
+		t.Fatalf("the branch got %s", got)
+	}
+}

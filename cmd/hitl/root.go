@@ -228,7 +228,7 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 	id = strings.ToLower(strings.TrimSpace(id))
 	var matches []client.Interrupt
 	for _, it := range all {
-		if strings.HasPrefix(strings.ToLower(it.ID), id) {
+		if strings.HasPrefix(strings.ToLower(it.ID), id) && (len(matches) == 0 || matches[len(matches)-1].ID != it.ID) {
 			matches = append(matches, it)
 		}
 	}
