@@ -74,10 +74,10 @@ func BenchmarkPoll1MB(b *testing.B) {
 	it := hugeInterrupt(1 << 20)
 	m, _ := New(Options{Backend: fake.New(), Now: func() time.Time { return t0 }})
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
-	m = next.(Model)
-	m.applyItems([]client.Interrupt{it}, nil)
+	m = next.(*Model)
+	m.Update(pendingMsg{items: []client.Interrupt{it}})
 	b.ReportAllocs()
 	for b.Loop() {
-		m.applyItems([]client.Interrupt{it}, nil)
+		m.Update(pendingMsg{items: []client.Interrupt{it}})
 	}
 }

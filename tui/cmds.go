@@ -69,7 +69,7 @@ func waitChange(ch <-chan struct{}) tea.Cmd {
 	}
 }
 
-func (m Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
+func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 	rc, _ := m.opts.Backend.(client.RunController)
 	return func() tea.Msg {
 		ctx, cancel := ctxFor(30 * time.Second)
@@ -81,7 +81,7 @@ func (m Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 
 // fetch asks the backend for what is pending, and the journal for what was
 // handled (by this process or another one).
-func (m Model) fetch() tea.Cmd {
+func (m *Model) fetch() tea.Cmd {
 	b, j, timeout := m.opts.Backend, m.opts.Journal, max(m.opts.PollInterval*5, 15*time.Second)
 	return func() tea.Msg {
 		ctx, cancel := ctxFor(timeout)
@@ -112,7 +112,7 @@ func tick() tea.Cmd {
 // by which the app sends anything.
 // ctx ends the send early (the reviewer quits): the pipeline then stops
 // following the run and records what it knows.
-func (m Model) send(ctx context.Context, cancel context.CancelFunc, sub *client.Submission) tea.Cmd {
+func (m *Model) send(ctx context.Context, cancel context.CancelFunc, sub *client.Submission) tea.Cmd {
 	p := m.pipe
 	return func() tea.Msg {
 		defer cancel()
@@ -122,7 +122,7 @@ func (m Model) send(ctx context.Context, cancel context.CancelFunc, sub *client.
 
 // reconcile looks up, on the server, decisions whose outcome this machine
 // does not know (hitl was killed mid-send, the network broke), then fetches.
-func (m Model) reconcile() tea.Cmd {
+func (m *Model) reconcile() tea.Cmd {
 	p := m.pipe
 	return func() tea.Msg {
 		ctx, cancel := ctxFor(30 * time.Second)
@@ -132,18 +132,7 @@ func (m Model) reconcile() tea.Cmd {
 	}
 }
 
-func (m Model) loadHistory() tea.Cmd {
-	j := m.opts.Journal
-	return func() tea.Msg {
-		if j == nil {
-			return historyMsg{}
-		}
-		h, err := j.History()
-		return historyMsg{entries: h, err: err}
-	}
-}
-
-func (m Model) loadConversation(thread string) tea.Cmd {
+func (m *Model) loadConversation(thread string) tea.Cmd {
 	b := m.opts.Backend
 	return func() tea.Msg {
 		c, ok := b.(client.Conversational)

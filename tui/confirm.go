@@ -1,29 +1,169 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
-	"charm.land/glamour/v2"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
 )
 
-// confirmView shows, before anything is sent, the decision per action, the
-// diff of every edit, what the server will do that may surprise, and on `v`
-// the exact resume JSON.
-func (m Model) confirmView() string {
-	w := m.width
+// confirmScreen shows, before anything is sent, the decision per action,
+// the diff of every edit, what the server will do that may surprise, and on
+// `v` the exact resume JSON. With the interrupt go the other interrupts of
+// its thread whose draft is complete: one resume answers them all.
+type confirmScreen struct {
+	id       string
+	showJSON bool
+	err      string // why the last attempt to send did not start
+	page     viewport.Model
+	sig      string
+}
+
+func newConfirmScreen(m *Model, id string) *confirmScreen {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{}
+	return &confirmScreen{id: id, page: vp}
+}
+
+func (*confirmScreen) name() string { return nameConfirm }
+
+func (c *confirmScreen) resize(m *Model) {
+	c.page.SetWidth(m.lay.page().w)
+	c.page.SetHeight(m.lay.page().h)
+	c.sig = ""
+}
+
+func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.pop()
+	case key.Matches(msg, k.ShowJSON):
+		c.showJSON = !c.showJSON
+		c.sig = ""
+		if c.showJSON {
+			c.render(m)
+			c.page.GotoBottom()
+		}
+	case key.Matches(msg, k.DiffMode):
+		m.sideBySide = !m.sideBySide
+	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp):
+		scroll(&c.page, k, msg)
+	case key.Matches(msg, k.Confirm):
+		if m.sending || m.checking {
+			return nil
+		}
+		if m.inGrace() {
+			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
+			return nil
+		}
+		_, sub, err := m.confirmed(c.id)
+		if err != nil {
+			c.err = err.Error()
+			return nil
+		}
+		m.sending = true
+		m.setStatus("Sending…", true)
+		ctx, cancel := ctxFor(2 * time.Minute)
+		m.stopSend = cancel
+		return tea.Batch(m.send(ctx, cancel, sub), m.spin.Tick)
+	}
+	return nil
+}
+
+// scroll moves a page viewport by the scrolling keys.
+func scroll(vp *viewport.Model, k keyMap, msg tea.KeyPressMsg) {
+	switch {
+	case key.Matches(msg, k.Down):
+		vp.ScrollDown(1)
+	case key.Matches(msg, k.Up):
+		vp.ScrollUp(1)
+	case key.Matches(msg, k.ScrollDown):
+		vp.HalfPageDown()
+	case key.Matches(msg, k.ScrollUp):
+		vp.HalfPageUp()
+	}
+}
+
+// confirmed returns the interrupt id and the submission that answers it,
+// with every other interrupt of its thread whose draft is complete, or why
+// it cannot be sent.
+func (m *Model) confirmed(id string) (*client.Interrupt, *client.Submission, error) {
+	it := m.items.get(id)
+	if it == nil {
+		return nil, nil, errors.New("this interrupt is no longer pending (handled elsewhere?)")
+	}
+	ds, err := m.drafts.of(it).complete()
+	if err != nil {
+		return it, nil, err
+	}
+	drafts := []decide.Draft{{Interrupt: *it, Decisions: ds}}
+	for i := range m.items.all {
+		other := &m.items.all[i]
+		if other.ID == it.ID || other.ThreadID != it.ThreadID || m.drafts[other.ID] == nil {
+			continue
+		}
+		if ods, err := m.drafts[other.ID].complete(); err == nil {
+			drafts = append(drafts, decide.Draft{Interrupt: *other, Decisions: ods})
+		}
+	}
+	subs, err := m.pipe.Prepare(drafts)
+	if err != nil {
+		// A sibling's draft may be what does not encode: send this one alone.
+		if subs, err = m.pipe.Prepare(drafts[:1]); err != nil {
+			return it, nil, err
+		}
+	}
+	for _, s := range subs {
+		for _, x := range s.Items {
+			if x.Interrupt.ID == it.ID {
+				return it, s, nil
+			}
+		}
+	}
+	return it, nil, errors.New("nothing to send")
+}
+
+func (c *confirmScreen) view(m *Model, r rect) string {
+	c.render(m)
+	return pageView(m, &c.page, r)
+}
+
+// render fills the page when what it shows changed.
+func (c *confirmScreen) render(m *Model) {
+	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig)
+	if sig == c.sig {
+		return
+	}
+	c.sig = sig
+	c.page.SetContent(c.text(m))
+}
+
+// pageView draws a scrolling page into r, with a marker when more is below.
+func pageView(m *Model, vp *viewport.Model, r rect) string {
+	body := vp.View()
+	if more := vp.TotalLineCount() - vp.YOffset() - r.h; more > 0 {
+		body = fit(body, r.w, r.h-1) + "\n" + m.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(m.keys.Down), name(m.keys.ScrollDown)))
+	}
+	return body
+}
+
+func (c *confirmScreen) text(m *Model) string {
+	w := c.page.Width()
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
-	it, sub, err := m.confirmed()
+	it, sub, err := m.confirmed(c.id)
 	if it == nil {
-		return "\n  " + m.st.err.Render(safe(err.Error())) + "\n  esc goes back."
+		return "\n  " + m.st.err.Render(safe(err.Error())) + "\n  " + name(m.keys.Back) + " goes back."
 	}
 	items := []client.Item{{Interrupt: *it}}
 	if sub != nil {
@@ -35,26 +175,25 @@ func (m Model) confirmView() string {
 		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
 	}
 	for n, x := range items {
-		x := x
 		target := &x.Interrupt
 		if len(items) > 1 {
 			line("")
 			line(m.st.bold.Render(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(target.Title))))
 		}
-		if warn := m.warning(target); warn != 0 {
+		if warn := m.items.warning(target); warn != 0 {
 			line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
 		}
 		line("")
-		d := m.draftFor(target)
+		d := m.drafts.of(target)
 		for i, dec := range d.decisions {
 			if dec == nil {
 				continue
 			}
-			name := "decision"
+			label := "decision"
 			if len(target.Actions) > 0 {
-				name = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
+				label = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
 			}
-			line(m.st.bold.Render(name) + ": " + m.decisionText(dec))
+			line(m.st.bold.Render(label) + ": " + m.decisionText(dec))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(m.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
@@ -75,15 +214,15 @@ func (m Model) confirmView() string {
 	if err != nil {
 		line("")
 		line(m.st.err.Render(ansi.Wrap("✗ Cannot send: "+safe(err.Error()), w, " ")))
-		line("esc goes back to change the decision.")
+		line(name(m.keys.Back) + " goes back to change the decision.")
 		return b.String()
 	}
-	if m.confirmError != "" {
+	if c.err != "" {
 		line("")
-		line(m.st.err.Render(ansi.Wrap("✗ "+safe(m.confirmError), w, " ")))
+		line(m.st.err.Render(ansi.Wrap("✗ "+safe(c.err), w, " ")))
 	}
 	line("")
-	if m.showJSON {
+	if c.showJSON {
 		for _, x := range sub.Items {
 			if len(sub.Items) > 1 {
 				line(m.st.bold.Render("Resume value for " + safe(x.Interrupt.ID) + ", exactly as sent:"))
@@ -97,95 +236,14 @@ func (m Model) confirmView() string {
 			}
 		}
 	} else {
-		line(m.st.faint.Render("v shows the exact resume JSON"))
+		line(m.st.faint.Render(name(m.keys.ShowJSON) + " shows the exact resume JSON"))
 	}
 	line("")
-	line(m.st.bold.Render("y or enter sends it once · esc goes back (nothing is lost)"))
+	line(m.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(m.keys.Confirm), name(m.keys.Back))))
 	return b.String()
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format(time.DateTime)
-}
-
-// Past these sizes markdown is not rendered (see renderMarkdown).
-const (
-	maxMarkdown      = 16 << 10
-	maxMarkdownLines = 200
-)
-
-var (
-	mdMu        sync.Mutex
-	mdRenderers = map[int]*glamour.TermRenderer{}
-	mdCache     = map[string]string{}
-)
-
-// renderMarkdown renders already-inert markdown to width w. On any error it
-// falls back to the wrapped text, so nothing is lost.
-func renderMarkdown(s string, w int) string {
-	// A huge description is shown as plain wrapped text: rendering it line
-	// by line would stall the screen, and nothing may be cut.
-	if len(s) > maxMarkdown || strings.Count(s, "\n") > maxMarkdownLines {
-		return ansi.Wrap(s, w, " ")
-	}
-	mdMu.Lock()
-	defer mdMu.Unlock()
-	k := fmt.Sprintf("%d\x00%s", w, s)
-	if out, ok := mdCache[k]; ok {
-		return out
-	}
-	r := mdRenderers[w]
-	if r == nil {
-		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(w-4, 10)))
-		if err != nil {
-			return ansi.Wrap(s, w, " ")
-		}
-		mdRenderers[w] = r
-	}
-	out, err := renderLines(r, s)
-	if err != nil {
-		return ansi.Wrap(s, w, " ")
-	}
-	// The renderer must not bring back what inert removed.
-	if inert.Check(ansi.Strip(out)) != 0 {
-		out = ansi.Wrap(s, w, " ")
-	}
-	if len(mdCache) > 256 {
-		clear(mdCache)
-	}
-	mdCache[k] = out
-	return out
-}
-
-// renderLines renders markdown one line at a time: agents write
-// descriptions as plain lines ("Tool: x", "Args: {…}"), and a paragraph
-// renderer would run them together. Fenced code is kept as it is.
-func renderLines(r *glamour.TermRenderer, s string) (string, error) {
-	var out []string
-	fenced := false
-	for _, l := range strings.Split(s, "\n") {
-		switch {
-		case strings.HasPrefix(strings.TrimSpace(l), "```"):
-			fenced = !fenced
-		case fenced:
-			out = append(out, "  "+l)
-		case strings.TrimSpace(l) == "":
-			out = append(out, "")
-		default:
-			x, err := r.Render(l)
-			if err != nil {
-				return "", err
-			}
-			for _, rl := range strings.Split(strings.Trim(x, "\n"), "\n") {
-				if strings.TrimSpace(ansi.Strip(rl)) != "" {
-					out = append(out, strings.TrimRight(rl, " "))
-				}
-			}
-		}
-	}
-	return strings.Join(out, "\n"), nil
+func (c *confirmScreen) hints(m *Model) []hint {
+	k := m.keys
+	return on(k.Confirm, k.ShowJSON, k.DiffMode, k.Back)
 }

@@ -1,46 +1,68 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
-	"charm.land/lipgloss/v2"
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/diff"
-	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
 
-// refreshDetail renders the selected interrupt into the detail viewport.
-// It renders only when something it shows changed: polls and key presses
-// come often, and a large payload takes tens of milliseconds to render.
-func (m *Model) refreshDetail() {
-	it := m.current()
-	if it == nil {
-		m.detail.SetContent("")
-		m.detailKey = ""
-		return
-	}
-	key := m.detailSignature(it)
-	if key == m.detailKey {
-		return
-	}
-	m.detailKey = key
-	m.detail.SetContent(m.detailText(it, m.detail.Width()))
+// detailPane shows the selected interrupt in full: beside the inbox from
+// 100 columns, on the detail screen below. It renders only when what it
+// shows changed: polls and key presses come often, and a large payload
+// takes tens of milliseconds to render.
+type detailPane struct {
+	vp  viewport.Model
+	sig string // what the viewport shows now (see signature)
+	// showConv: the conversation is shown, per thread.
+	showConv map[string]bool
 }
 
-// detailSignature names everything detailText depends on.
-func (m *Model) detailSignature(it *client.Interrupt) string {
+func newDetailPane() detailPane {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{} // the screens route scrolling keys themselves
+	return detailPane{vp: vp, showConv: map[string]bool{}}
+}
+
+func (d *detailPane) resize(r rect) {
+	d.vp.SetWidth(r.w)
+	d.vp.SetHeight(r.h)
+}
+
+func (d *detailPane) top() { d.vp.GotoTop() }
+
+func (d *detailPane) view(rect) string { return d.vp.View() }
+
+// sync renders the selected interrupt when something it shows changed.
+func (d *detailPane) sync(m *Model) {
+	it := m.items.current()
+	if it == nil {
+		d.vp.SetContent("")
+		d.sig = ""
+		return
+	}
+	sig := d.signature(m, it)
+	if sig == d.sig {
+		return
+	}
+	d.sig = sig
+	d.vp.SetContent(m.detailText(it, d.vp.Width()))
+}
+
+// signature names everything detailText depends on.
+func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|", it.ID, m.detail.Width(), m.showConv, m.sideBySide)
-	if d := m.drafts[it.ID]; d != nil {
-		fmt.Fprintf(&b, "slot%d|", d.slot)
-		for _, x := range d.decisions {
+	fmt.Fprintf(&b, "%s|%d|%v|%v|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide)
+	if dr := m.drafts[it.ID]; dr != nil {
+		fmt.Fprintf(&b, "slot%d|", dr.slot)
+		for _, x := range dr.decisions {
 			if x != nil {
 				fmt.Fprintf(&b, "%s:%q:%s:%q|", x.Type, x.Message, x.Args, x.Answers)
 			} else {
@@ -48,12 +70,72 @@ func (m *Model) detailSignature(it *client.Interrupt) string {
 			}
 		}
 	}
-	if c := m.conversation[it.ThreadID]; m.showConv && c != nil {
+	if c := m.convs[it.ThreadID]; d.showConv[it.ThreadID] && c != nil {
 		fmt.Fprintf(&b, "conv%v|%v|%d", c.loading, c.err, len(c.messages))
 	}
 	return b.String()
 }
 
+// detailScreen is the detail on a screen of its own, below 100 columns.
+type detailScreen struct{}
+
+func (*detailScreen) name() string { return nameDetail }
+
+func (*detailScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.pop()
+		return nil
+	case key.Matches(msg, k.Up):
+		m.detail.vp.ScrollUp(1)
+		return nil
+	case key.Matches(msg, k.Down):
+		m.detail.vp.ScrollDown(1)
+		return nil
+	}
+	if cmd, ok := browseKey(m, msg); ok {
+		return cmd
+	}
+	return m.decisionKey(msg)
+}
+
+func (*detailScreen) view(m *Model, r rect) string { return m.detail.view(r) }
+
+func (*detailScreen) hints(m *Model) []hint {
+	var out []hint
+	if it := m.items.current(); it != nil {
+		out = m.decisionHints(it)
+	}
+	return append(out, on(m.keys.Back, m.keys.Help)...)
+}
+
+// conversation is a thread's messages, loaded on demand.
+type conversation struct {
+	messages []client.Message
+	err      error
+	loading  bool
+}
+
+type conversations map[string]*conversation
+
+// toggleConversation shows or hides the selected thread's conversation,
+// loading it the first time.
+func (m *Model) toggleConversation() tea.Cmd {
+	it := m.items.current()
+	if it == nil {
+		return nil
+	}
+	show := !m.detail.showConv[it.ThreadID]
+	m.detail.showConv[it.ThreadID] = show
+	if c := m.convs[it.ThreadID]; show && (c == nil || c.err != nil) {
+		m.convs[it.ThreadID] = &conversation{loading: true}
+		return m.loadConversation(it.ThreadID)
+	}
+	return nil
+}
+
+// detailText is the interrupt in full, at width w.
 func (m *Model) detailText(it *client.Interrupt, w int) string {
 	w = max(w, 20)
 	st := m.st
@@ -62,7 +144,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	wrap := func(s string) string { return ansi.Wrap(s, w, " ") }
 
 	line(st.title.Render(wrap(safeBlock(it.Title))))
-	if warn := m.warning(it); warn != 0 {
+	if warn := m.items.warning(it); warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
 	line(st.faint.Render(fmt.Sprintf("[%s] %s · thread %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)), safe(it.ThreadID))))
@@ -78,13 +160,10 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		}
 	}
 	d := m.drafts[it.ID]
+	slot := m.drafts.slot(it)
 	for i, a := range it.Actions {
 		line("")
 		marker := "  "
-		slot := 0
-		if d != nil {
-			slot = d.slot
-		}
 		if slot == i && len(it.Actions) > 1 {
 			marker = "▸ "
 		}
@@ -131,11 +210,11 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	line(st.faint.Render(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt))))
 	line(st.faint.Render("id " + safe(it.ID)))
 	if _, ok := m.opts.Backend.(client.Conversational); ok {
-		if m.showConv {
+		if m.detail.showConv[it.ThreadID] {
 			line("")
 			line(m.conversationText(it.ThreadID, w))
 		} else {
-			line(st.faint.Render("c shows the conversation"))
+			line(st.faint.Render(name(m.keys.Conversation) + " shows the conversation"))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -153,7 +232,7 @@ func (m *Model) decisionText(d *client.Decision) string {
 }
 
 func (m *Model) conversationText(thread string, w int) string {
-	c := m.conversation[thread]
+	c := m.convs[thread]
 	switch {
 	case c == nil || c.loading:
 		return "Loading the conversation…"
@@ -178,165 +257,20 @@ func (m *Model) conversationText(thread string, w int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// maxHighlight is the largest JSON text that is coloured; larger is shown plain.
-const maxHighlight = 256 << 10
-
-// highlightJSON pretty-prints JSON (key order and numbers kept; characters a
-// terminal would act on escaped) and colours its tokens. Lines wider than w
-// wrap rather than being cut.
-func (m *Model) highlightJSON(raw json.RawMessage, w int) string {
-	text := string(inert.JSON([]byte(indentJSON(raw))))
-	lexer := lexers.Get("json")
-	if lexer == nil || len(text) > maxHighlight {
-		return ansi.Wrap(text, w, "")
+func typesText(ts []client.DecisionType) string {
+	if len(ts) == 0 {
+		return "nothing"
 	}
-	iter, err := lexer.Tokenise(nil, text)
-	if err != nil {
-		return ansi.Wrap(text, w, "")
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
 	}
-	var b strings.Builder
-	for _, tok := range iter.Tokens() {
-		b.WriteString(m.tokenStyle(tok.Type).Render(tok.Value))
-	}
-	return ansi.Wrap(b.String(), w, "")
+	return strings.Join(s, ", ")
 }
 
-func (m *Model) tokenStyle(t chroma.TokenType) lipgloss.Style {
-	switch {
-	case t == chroma.NameTag:
-		return m.st.jsonKey
-	case t.InCategory(chroma.LiteralString):
-		return m.st.jsonString
-	case t.InCategory(chroma.LiteralNumber):
-		return m.st.jsonNumber
-	case t == chroma.KeywordConstant:
-		return m.st.jsonLiteral
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
 	}
-	return m.st.jsonPunct
-}
-
-// diffView shows an edit: the structural summary over the line diff of the
-// canonical JSON, unified or side by side (where it fits).
-func (m *Model) diffView(before, after json.RawMessage, w int) string {
-	a, err1 := diff.Canonical(before)
-	b, err2 := diff.Canonical(after)
-	if err1 != nil || err2 != nil {
-		return m.highlightJSON(after, w)
-	}
-	a = string(inert.JSON([]byte(a)))
-	b = string(inert.JSON([]byte(b)))
-	var out strings.Builder
-	changes, _ := diff.Structural(before, after)
-	var parts []string
-	for _, c := range changes {
-		parts = append(parts, safe(c.String()))
-	}
-	if len(parts) == 0 {
-		parts = []string{"no change"}
-	}
-	out.WriteString(m.st.bold.Render(ansi.Wrap("Changed: "+strings.Join(parts, ", "), w, " ")) + "\n")
-	lines := diff.Lines(a, b)
-	if m.sideBySide && w >= 60 {
-		out.WriteString(m.sideBySideDiff(lines, w))
-	} else {
-		for _, l := range lines {
-			out.WriteString(ansi.Wrap(m.diffLine(l), w, "") + "\n")
-		}
-	}
-	return strings.TrimRight(out.String(), "\n")
-}
-
-func (m *Model) diffLine(l diff.Line) string {
-	switch l.Op {
-	case diff.Delete:
-		return m.st.removed.Render("- ") + m.marked(l, m.st.removed, m.st.removedWord)
-	case diff.Insert:
-		return m.st.added.Render("+ ") + m.marked(l, m.st.added, m.st.addedWord)
-	}
-	return "  " + l.Text
-}
-
-// marked styles a changed line, with its changed span stood out and, for
-// terminals without colour, bracketed.
-func (m *Model) marked(l diff.Line, base, word lipgloss.Style) string {
-	s, e := l.Span[0], l.Span[1]
-	if e <= s || e > len(l.Text) {
-		return base.Render(l.Text)
-	}
-	return base.Render(l.Text[:s]) + word.Render("["+l.Text[s:e]+"]") + base.Render(l.Text[e:])
-}
-
-func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
-	col := (w - 3) / 2
-	var left, right []string
-	flush := func(dels, ins []diff.Line) {
-		for i := 0; i < max(len(dels), len(ins)); i++ {
-			l, r := "", ""
-			if i < len(dels) {
-				l = m.st.removed.Render("-") + m.marked(dels[i], m.st.removed, m.st.removedWord)
-			}
-			if i < len(ins) {
-				r = m.st.added.Render("+") + m.marked(ins[i], m.st.added, m.st.addedWord)
-			}
-			left, right = append(left, l), append(right, r)
-		}
-	}
-	var dels, ins []diff.Line
-	for _, l := range lines {
-		switch l.Op {
-		case diff.Delete:
-			dels = append(dels, l)
-		case diff.Insert:
-			ins = append(ins, l)
-		default:
-			flush(dels, ins)
-			dels, ins = nil, nil
-			left, right = append(left, " "+l.Text), append(right, " "+l.Text)
-		}
-	}
-	flush(dels, ins)
-	var b strings.Builder
-	b.WriteString(m.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
-	for i := range left {
-		b.WriteString(pad(ansi.Truncate(left[i], col, "…"), col) + " │ " + ansi.Truncate(right[i], col, "…") + "\n")
-	}
-	return b.String()
-}
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
-}
-
-func indentBlock(s, prefix string) string {
-	lines := strings.Split(s, "\n")
-	for i := range lines {
-		lines[i] = prefix + lines[i]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// compareView shows two texts side by side where they fit, else one above
-// the other; both are wrapped, never cut.
-func (m *Model) compareView(c *client.Comparison, w int) string {
-	left, right := safeBlock(c.Left), safeBlock(c.Right)
-	if w < 80 {
-		return m.st.bold.Render(safe(c.LeftLabel)) + "\n" + ansi.Wrap(left, w, " ") + "\n\n" +
-			m.st.bold.Render(safe(c.RightLabel)) + "\n" + ansi.Wrap(right, w, " ")
-	}
-	col := (w - 3) / 2
-	l := strings.Split(ansi.Wrap(left, col, " "), "\n")
-	r := strings.Split(ansi.Wrap(right, col, " "), "\n")
-	var b strings.Builder
-	b.WriteString(m.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + m.st.bold.Render(safe(c.RightLabel)) + "\n")
-	for i := 0; i < max(len(l), len(r)); i++ {
-		x, y := "", ""
-		if i < len(l) {
-			x = l[i]
-		}
-		if i < len(r) {
-			y = r[i]
-		}
-		b.WriteString(pad(x, col) + " │ " + y + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return t.Local().Format(time.DateTime)
 }

@@ -17,6 +17,7 @@ type keyMap struct {
 	Help, Quit, ForceQuit, ScrollDown, ScrollUp     key.Binding
 	Accept, External, NextField                     key.Binding
 	PauseRun, ResumeRun, CancelRun, Check           key.Binding
+	Yes                                             key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -57,6 +58,7 @@ func defaultKeys() keyMap {
 		ResumeRun:    b([]string{"U"}, "U", "resume run"),
 		CancelRun:    b([]string{"X"}, "X", "cancel run"),
 		Check:        b([]string{"C"}, "C", "check unknown"),
+		Yes:          b([]string{"y"}, "y", "yes"),
 	}
 }
 
@@ -70,7 +72,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"diff_mode": &k.DiffMode, "filter": &k.Filter, "sort": &k.Sort, "refresh": &k.Refresh,
 		"conversation": &k.Conversation, "history": &k.History, "help": &k.Help, "quit": &k.Quit,
 		"scroll_down": &k.ScrollDown, "scroll_up": &k.ScrollUp, "accept": &k.Accept, "external": &k.External,
-		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun, "check": &k.Check,
+		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun, "check": &k.Check, "yes": &k.Yes,
 	}
 }
 
@@ -100,6 +102,9 @@ func (k keyMap) withOverrides(over map[string][]string) (keyMap, error) {
 	}
 	return k, nil
 }
+
+// name is how a binding's keys are written in a sentence ("y/enter").
+func name(b key.Binding) string { return b.Help().Key }
 
 // ShortHelp and FullHelp make keyMap a help.KeyMap for the `?` screen.
 func (k keyMap) ShortHelp() []key.Binding {

@@ -115,11 +115,10 @@ func TestCLIAndTUISendTheSameBytes(t *testing.T) {
 			cli := compact(t, out)
 
 			h := newHarnessOn(t, 140, 40, nil, b)
-			h.m.selected = it.ID
-			h.m.refreshDetail()
+			h.m.items.selected = it.ID
 			h.tuiDecide(tt.tui)
-			_, sub, err := h.m.confirmed()
-			if err != nil || h.m.screen != screenConfirm {
+			_, sub, err := h.m.confirmed(it.ID)
+			if err != nil || h.m.top().name() != nameConfirm {
 				t.Fatalf("tui: not on the confirm screen (%v):\n%s", err, h.screen())
 			}
 			tui := "(continue: a run with no input and no resume value)"

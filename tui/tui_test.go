@@ -47,7 +47,7 @@ func fixture(t *testing.T, name, id string, age time.Duration) client.Interrupt 
 
 type harness struct {
 	t   *testing.T
-	m   Model
+	m   *Model
 	b   *fake.Backend
 	be  client.Backend
 	j   *journal.Journal
@@ -91,7 +91,7 @@ func newHarnessOn(t *testing.T, w, h int, keys map[string][]string, backend clie
 func (h *harness) msg(msg tea.Msg) {
 	h.t.Helper()
 	next, cmd := h.m.Update(msg)
-	h.m = next.(Model)
+	h.m = next.(*Model)
 	h.run(cmd)
 }
 
@@ -320,7 +320,7 @@ func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
 	h.wantScreen("▸   bbbb2222")
 	h.keys("A")
 	h.wantScreen("Key ignored: the selected interrupt just changed")
-	if h.m.screen == screenConfirm {
+	if h.m.top().name() == nameConfirm {
 		t.Fatal("a key meant for the previous item acted on the new one")
 	}
 	h.now = h.now.Add(GracePeriod + time.Millisecond)
@@ -473,7 +473,7 @@ func TestKeysFromConfig(t *testing.T) {
 	h := newHarnessKeys(t, 80, 24, map[string][]string{"approve": {"Y"}, "confirm": {"ctrl+y"}},
 		fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.keys("enter", "a")
-	if h.m.screen == screenConfirm {
+	if h.m.top().name() == nameConfirm {
 		t.Fatal("the default key still approves")
 	}
 	h.keys("Y")
@@ -585,7 +585,7 @@ func TestEventsAnsweredVanishFromTheOtherReviewer(t *testing.T) {
 func TestChangeRefetches(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	next, cmd := h.m.Update(changeMsg{})
-	if !next.(Model).fetching || cmd == nil {
+	if !next.(*Model).fetching || cmd == nil {
 		t.Fatal("a change signal does not start a fetch")
 	}
 }
@@ -602,7 +602,7 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch())
 	h.wantScreen("aaaa1111 is no longer pending", "▸   bbbb2222")
-	if h.m.screen != screenInbox {
+	if h.m.top().name() != nameInbox {
 		t.Fatal("still on a detail screen")
 	}
 	// It comes back (a glitch): the typed reason is still there.

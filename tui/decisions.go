@@ -1,0 +1,188 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+// Decision keys act on the selected interrupt, from the inbox (wide) or the
+// detail screen: a decision that needs no text is recorded at once, one
+// that does opens the editor; when every action has its decision, the
+// confirm screen opens.
+
+// decisionKinds pairs each decision key with what it decides.
+func (m *Model) decisionKinds() []struct {
+	b *key.Binding
+	t client.DecisionType
+} {
+	k := &m.keys
+	return []struct {
+		b *key.Binding
+		t client.DecisionType
+	}{{&k.Approve, client.Approve}, {&k.Edit, client.Edit}, {&k.Reject, client.Reject}, {&k.Respond, client.Respond}, {&k.Ignore, client.Ignore}}
+}
+
+// decisionHints are the decision keys for it, those the current action
+// does not allow marked off.
+func (m *Model) decisionHints(it *client.Interrupt) []hint {
+	slot := m.drafts.slot(it)
+	var out []hint
+	for _, x := range m.decisionKinds() {
+		out = append(out, hint{b: *x.b, off: !it.Allows(slot, x.t)})
+	}
+	if it.Slots() > 1 {
+		out = append(out, hint{b: m.keys.NextAction}, hint{b: m.keys.Submit})
+	}
+	return out
+}
+
+func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
+	it := m.items.current()
+	if it == nil {
+		return nil
+	}
+	k := m.keys
+	d := m.drafts.of(it)
+	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit)
+	if decision && m.inGrace() {
+		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
+		return nil
+	}
+	if decision && m.sending {
+		m.setStatus("A decision is being sent; wait for it.", false)
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.NextAction):
+		d.slot = (d.slot + 1) % it.Slots()
+	case key.Matches(msg, k.PrevAction):
+		d.slot = (d.slot + it.Slots() - 1) % it.Slots()
+	case key.Matches(msg, k.Approve):
+		return m.decide(it, d, client.Approve)
+	case key.Matches(msg, k.Ignore):
+		return m.decide(it, d, client.Ignore)
+	case key.Matches(msg, k.Edit):
+		if !m.allowed(it, d.slot, client.Edit) {
+			return nil
+		}
+		m.push(newArgsEditor(m, it, d))
+		return m.top().(*editorScreen).focus()
+	case key.Matches(msg, k.Reject, k.Respond):
+		t := client.Reject
+		if key.Matches(msg, k.Respond) {
+			t = client.Respond
+		}
+		if !m.allowed(it, d.slot, t) {
+			return nil
+		}
+		m.push(newFeedbackEditor(m, it, d, t))
+		return m.top().(*editorScreen).focus()
+	case key.Matches(msg, k.ApproveAll):
+		for i := 0; i < it.Slots(); i++ {
+			if !m.allowed(it, i, client.Approve) {
+				return nil
+			}
+		}
+		for i := range d.decisions {
+			d.decisions[i] = &client.Decision{Type: client.Approve}
+		}
+		m.toConfirm(it)
+	case key.Matches(msg, k.Submit):
+		for i, x := range d.decisions {
+			if x == nil {
+				d.slot = i
+				m.setStatus(fmt.Sprintf("Action %d has no decision yet.", i+1), false)
+				return nil
+			}
+		}
+		m.toConfirm(it)
+	}
+	return nil
+}
+
+// allowed checks a decision and says, in the status line, what is allowed
+// when it is not.
+func (m *Model) allowed(it *client.Interrupt, slot int, t client.DecisionType) bool {
+	if it.Allows(slot, t) {
+		return true
+	}
+	what := "this interrupt"
+	if len(it.Actions) > 0 {
+		what = fmt.Sprintf("action %d", slot+1)
+	}
+	m.setStatus(fmt.Sprintf("%s is not allowed for %s; allowed: %s", t, what, typesText(it.AllowedAt(slot))), false)
+	return false
+}
+
+// decide records a decision that needs no editor for the current slot.
+func (m *Model) decide(it *client.Interrupt, d *draft, t client.DecisionType) tea.Cmd {
+	if !m.allowed(it, d.slot, t) {
+		return nil
+	}
+	d.decisions[d.slot] = &client.Decision{Type: t}
+	m.advance(it, d)
+	return nil
+}
+
+// advance moves to the next undecided action, or to the confirm screen when
+// every action has its decision.
+func (m *Model) advance(it *client.Interrupt, d *draft) {
+	m.backToDecisions()
+	for i := 1; i <= len(d.decisions); i++ {
+		j := (d.slot + i) % len(d.decisions)
+		if d.decisions[j] == nil {
+			d.slot = j
+			m.setStatus(fmt.Sprintf("Recorded. Action %d of %d next (%s moves, %s submits when all are decided).",
+				j+1, len(d.decisions), name(m.keys.NextAction), name(m.keys.Submit)), true)
+			return
+		}
+	}
+	m.toConfirm(it)
+}
+
+func (m *Model) toConfirm(it *client.Interrupt) {
+	m.push(newConfirmScreen(m, it.ID))
+}
+
+// askRunControl asks before pausing, resuming or cancelling a run.
+func (m *Model) askRunControl(msg tea.KeyPressMsg) tea.Cmd {
+	it := m.items.current()
+	if it == nil {
+		return nil
+	}
+	if _, ok := m.opts.Backend.(client.RunController); !ok {
+		m.setStatus("This backend has no run controls.", false)
+		return nil
+	}
+	if m.inGrace() {
+		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
+		return nil
+	}
+	action, what := client.CancelRun, "Cancel (cannot be undone)"
+	switch {
+	case key.Matches(msg, m.keys.PauseRun):
+		action, what = client.PauseRun, "Pause"
+	case key.Matches(msg, m.keys.ResumeRun):
+		action, what = client.ResumeRun, "Resume"
+	}
+	target := it.ID
+	m.push(&promptScreen{
+		question: what + " run " + safe(it.ThreadID) + " — " + safe(it.Title) + "?",
+		yes:      "does it",
+		no:       "does nothing",
+		onYes: func(m *Model) tea.Cmd {
+			it := m.items.get(target)
+			if it == nil {
+				m.setStatus("That interrupt is gone; nothing done.", false)
+				return nil
+			}
+			return m.controlRun(*it, action)
+		},
+		onNo: func(m *Model) { m.setStatus("Nothing done.", true) },
+	})
+	return nil
+}

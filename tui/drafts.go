@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+// draft is the reviewer's work on one interrupt; it survives refreshes,
+// failed sends and trips back from the confirm screen.
+type draft struct {
+	decisions []*client.Decision // per slot; nil: undecided
+	slot      int
+	argsText  []string   // per slot: the args editor's text
+	feedback  []string   // per slot: the feedback editor's text
+	answers   [][]string // per slot: answers to the questions
+}
+
+func newDraft(it *client.Interrupt) *draft {
+	n := it.Slots()
+	return &draft{decisions: make([]*client.Decision, n), argsText: make([]string, n), feedback: make([]string, n), answers: make([][]string, n)}
+}
+
+// touched reports whether anything was decided or typed.
+func (d *draft) touched() bool {
+	for i := range d.decisions {
+		if d.decisions[i] != nil || d.argsText[i] != "" || d.feedback[i] != "" || len(d.answers[i]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// complete is the draft's decisions when every slot has one.
+func (d *draft) complete() ([]client.Decision, error) {
+	ds := make([]client.Decision, len(d.decisions))
+	for i, x := range d.decisions {
+		if x == nil {
+			return nil, fmt.Errorf("action %d has no decision", i+1)
+		}
+		ds[i] = *x
+	}
+	return ds, nil
+}
+
+// drafts are the reviewer's drafts, by interrupt id.
+type drafts map[string]*draft
+
+// of is the draft of it, made on first use (and made anew if the
+// interrupt's shape changed under the same id).
+func (ds drafts) of(it *client.Interrupt) *draft {
+	d := ds[it.ID]
+	if d == nil || len(d.decisions) != it.Slots() {
+		d = newDraft(it)
+		ds[it.ID] = d
+	}
+	return d
+}
+
+// slot is the action the draft of it points at (0 without a draft).
+func (ds drafts) slot(it *client.Interrupt) int {
+	if d := ds[it.ID]; d != nil {
+		return d.slot
+	}
+	return 0
+}

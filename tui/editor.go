@@ -1,0 +1,237 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/inert"
+)
+
+// editorKind is what the editor is editing.
+type editorKind int
+
+const (
+	editArgs editorKind = iota
+	editFeedback
+)
+
+// editorScreen edits an action's arguments (as JSON), or a reject message,
+// a response or feedback (with one field per question for the answers).
+// What is typed is kept in the draft whatever happens: leaving, a failed
+// check, the interrupt vanishing.
+type editorScreen struct {
+	kind     editorKind
+	decision client.DecisionType // reject or respond, for feedback
+	id       string
+	slot     int
+	fields   []textarea.Model // args: one; feedback: the message, then one per question
+	focused  int
+	labels   []string
+	err      string
+}
+
+func (*editorScreen) name() string { return nameEditor }
+
+// newArgsEditor edits the arguments of the current action as indented JSON.
+func newArgsEditor(m *Model, it *client.Interrupt, d *draft) *editorScreen {
+	text := d.argsText[d.slot]
+	if text == "" {
+		text = string(inert.JSON([]byte(indentJSON(it.Actions[d.slot].Args))))
+	}
+	return &editorScreen{kind: editArgs, decision: client.Edit, id: it.ID, slot: d.slot,
+		fields: []textarea.Model{newTextarea(text)}, labels: []string{"Arguments of " + it.Actions[d.slot].Name + " (JSON)"}}
+}
+
+// newFeedbackEditor edits a reject message or a response; for questions,
+// one more field per question takes the answers.
+func newFeedbackEditor(m *Model, it *client.Interrupt, d *draft, t client.DecisionType) *editorScreen {
+	label := "Reason for rejecting (sent to the agent)"
+	if t == client.Respond {
+		label = "Your response"
+		if it.Schema == client.SchemaRaw {
+			label = "Your response (text, or a JSON object or array)"
+		}
+		if it.Schema == client.SchemaQuestions {
+			label = "Feedback"
+		}
+	}
+	if it.RequiresMessage(t) {
+		label += " — required"
+	}
+	ed := &editorScreen{kind: editFeedback, decision: t, id: it.ID, slot: d.slot,
+		fields: []textarea.Model{newTextarea(d.feedback[d.slot])}, labels: []string{label}}
+	if t == client.Respond && it.Schema == client.SchemaQuestions {
+		for i, q := range it.Questions {
+			a := ""
+			if i < len(d.answers[d.slot]) {
+				a = d.answers[d.slot][i]
+			}
+			ed.fields = append(ed.fields, newTextarea(a))
+			ed.labels = append(ed.labels, fmt.Sprintf("Answer %d: %s", i+1, q))
+		}
+	}
+	return ed
+}
+
+func newTextarea(text string) textarea.Model {
+	ta := textarea.New()
+	// A steady cursor: a blinking one redraws twice a second, which costs
+	// on a slow SSH link.
+	st := textarea.DefaultDarkStyles()
+	st.Cursor.Blink = false
+	ta.SetStyles(st)
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.SetValue(text)
+	ta.MoveToBegin()
+	return ta
+}
+
+func (ed *editorScreen) focus() tea.Cmd { return ed.fields[ed.focused].Focus() }
+
+func (ed *editorScreen) resize(m *Model) {
+	w, hs := m.lay.editorFields(len(ed.fields))
+	for i := range ed.fields {
+		ed.fields[i].SetWidth(w)
+		ed.fields[i].SetHeight(hs[i])
+	}
+}
+
+func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		ed.save(m)
+		m.pop()
+		return nil
+	case key.Matches(msg, k.External):
+		ed.save(m)
+		if m.opts.Editor == "" {
+			ed.err = "no external editor: set $VISUAL or $EDITOR"
+			return nil
+		}
+		ext := ".txt"
+		if ed.kind == editArgs {
+			ext = ".json"
+		}
+		return externalEdit(m.opts.Editor, ed.fields[ed.focused].Value(), ext)
+	case key.Matches(msg, k.NextField) && len(ed.fields) > 1:
+		ed.fields[ed.focused].Blur()
+		ed.focused = (ed.focused + 1) % len(ed.fields)
+		return ed.focus()
+	case key.Matches(msg, k.Accept):
+		return ed.accept(m)
+	}
+	var cmd tea.Cmd
+	ed.fields[ed.focused], cmd = ed.fields[ed.focused].Update(msg)
+	return cmd
+}
+
+// receive takes what the external editor saved, and the text field's own
+// messages.
+func (ed *editorScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+	if msg, ok := msg.(externalEditMsg); ok {
+		if msg.err != nil {
+			ed.err = "editor: " + msg.err.Error() + " (set $VISUAL or $EDITOR)"
+		} else {
+			ed.fields[ed.focused].SetValue(strings.TrimRight(msg.text, "\n"))
+			ed.err = ""
+		}
+		return nil, true
+	}
+	if m.top() != ed {
+		return nil, false
+	}
+	var cmd tea.Cmd
+	ed.fields[ed.focused], cmd = ed.fields[ed.focused].Update(msg)
+	return cmd, true
+}
+
+// save keeps what was typed, whatever happens next.
+func (ed *editorScreen) save(m *Model) {
+	it := m.items.get(ed.id)
+	if it == nil {
+		return
+	}
+	d := m.drafts.of(it)
+	if ed.kind == editArgs {
+		d.argsText[ed.slot] = ed.fields[0].Value()
+		return
+	}
+	d.feedback[ed.slot] = ed.fields[0].Value()
+	if len(ed.fields) > 1 {
+		d.answers[ed.slot] = d.answers[ed.slot][:0]
+		for _, f := range ed.fields[1:] {
+			d.answers[ed.slot] = append(d.answers[ed.slot], strings.TrimSpace(f.Value()))
+		}
+	}
+}
+
+// accept checks the text and records the decision; on an error the draft
+// stays and the error shows next to it.
+func (ed *editorScreen) accept(m *Model) tea.Cmd {
+	ed.save(m)
+	it := m.items.get(ed.id)
+	if it == nil {
+		ed.err = "this interrupt is no longer pending; your text is kept until you leave"
+		return nil
+	}
+	d := m.drafts.of(it)
+	d.slot = ed.slot
+	in := decide.Input{Type: ed.decision, Text: d.feedback[ed.slot], Answers: d.answers[ed.slot]}
+	if ed.kind == editArgs {
+		in = decide.Input{Type: client.Edit, Args: ed.fields[0].Value()}
+	}
+	// The same rules as the CLI's: unchanged args are an approve, JSON
+	// typed for a raw payload is sent as JSON, answers match the questions.
+	dec, err := decide.Decision(it, ed.slot, in)
+	if err != nil {
+		ed.err = err.Error()
+		return nil
+	}
+	if ed.kind == editFeedback && dec.Message == "" && dec.Value == nil && it.RequiresMessage(ed.decision) {
+		ed.err = "this interrupt needs feedback text for " + string(ed.decision)
+		return nil
+	}
+	if ed.kind == editArgs && dec.Type == client.Approve {
+		m.setStatus("The arguments are unchanged: recorded as approve.", true)
+	}
+	d.decisions[ed.slot] = &dec
+	m.advance(it, d)
+	return nil
+}
+
+func (ed *editorScreen) view(m *Model, r rect) string {
+	var b strings.Builder
+	for i, f := range ed.fields {
+		label := ed.labels[i]
+		if i == ed.focused && len(ed.fields) > 1 {
+			label = "▸ " + label
+		}
+		b.WriteString(m.st.bold.Render(ansi.Truncate(safe(label), r.w, "…")) + "\n")
+		b.WriteString(f.View() + "\n")
+	}
+	if ed.err != "" {
+		b.WriteString(m.st.err.Render(ansi.Wrap("✗ "+safe(ed.err), r.w, " ")) + "\n")
+		b.WriteString(m.st.faint.Render(fmt.Sprintf("Your text is kept: fix it and press %s, or %s to leave it as a draft.", name(m.keys.Accept), name(m.keys.Back))) + "\n")
+	}
+	return b.String()
+}
+
+func (ed *editorScreen) hints(m *Model) []hint {
+	k := m.keys
+	out := on(k.Accept, k.External)
+	if len(ed.fields) > 1 {
+		out = append(out, hint{b: k.NextField})
+	}
+	return append(out, hint{b: k.Back})
+}

@@ -1,0 +1,143 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// historyScreen lists the decisions sent from this machine (the audit
+// log); enter shows what the agent did next (the thread's conversation).
+type historyScreen struct {
+	entries []journal.Entry
+	err     error
+	loaded  bool
+	sel     int
+	thread  string // the thread whose conversation is shown ("": the list)
+	page    viewport.Model
+	sig     string
+}
+
+func newHistoryScreen(m *Model) *historyScreen {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{}
+	return &historyScreen{page: vp}
+}
+
+func (*historyScreen) name() string { return nameHistory }
+
+func (h *historyScreen) resize(m *Model) {
+	h.page.SetWidth(m.lay.page().w)
+	h.page.SetHeight(m.lay.page().h)
+}
+
+// load reads the audit log in a command.
+func (h *historyScreen) load(m *Model) tea.Cmd {
+	j := m.opts.Journal
+	return func() tea.Msg {
+		if j == nil {
+			return historyMsg{}
+		}
+		es, err := j.History()
+		return historyMsg{entries: es, err: err}
+	}
+}
+
+func (h *historyScreen) receive(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
+	if msg, ok := msg.(historyMsg); ok {
+		h.entries, h.err, h.loaded = msg.entries, msg.err, true
+		return nil, true
+	}
+	return nil, false
+}
+
+func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back) && h.thread != "":
+		h.thread = ""
+	case key.Matches(msg, k.Back, k.Quit, k.History):
+		m.pop()
+	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):
+		h.thread = h.entries[h.sel].ThreadID
+		m.convs[h.thread] = &conversation{loading: true}
+		h.page.GotoTop()
+		return m.loadConversation(h.thread)
+	case h.thread == "" && key.Matches(msg, k.Down):
+		h.sel = min(h.sel+1, max(len(h.entries)-1, 0))
+	case h.thread == "" && key.Matches(msg, k.Up):
+		h.sel = max(h.sel-1, 0)
+	default:
+		scroll(&h.page, k, msg)
+	}
+	return nil
+}
+
+func (h *historyScreen) view(m *Model, r rect) string {
+	sig := fmt.Sprintf("%d|%s|%v|%d|%d|%v", h.sel, h.thread, h.loaded, len(h.entries), r.w, h.err)
+	if c := m.convs[h.thread]; c != nil {
+		sig += fmt.Sprintf("|%v|%v|%d", c.loading, c.err, len(c.messages))
+	}
+	if sig != h.sig {
+		h.sig = sig
+		h.page.SetContent(h.text(m, r.w))
+	}
+	return pageView(m, &h.page, r)
+}
+
+func (h *historyScreen) text(m *Model, w int) string {
+	var b strings.Builder
+	if h.thread != "" {
+		b.WriteString(m.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
+		b.WriteString(m.conversationText(h.thread, w))
+		b.WriteString("\n\n" + m.st.faint.Render(name(m.keys.Back)+": back to the history"))
+		return b.String()
+	}
+	b.WriteString(m.st.title.Render("Decisions sent from this machine") + m.st.faint.Render("  ("+name(m.keys.Open)+": what the agent did next)") + "\n\n")
+	switch {
+	case h.err != nil:
+		b.WriteString("Cannot read the audit log: " + safe(h.err.Error()))
+		return b.String()
+	case !h.loaded:
+		b.WriteString("Reading the audit log…")
+		return b.String()
+	case len(h.entries) == 0:
+		b.WriteString("None yet.")
+	}
+	for i, e := range h.entries {
+		var kinds []string
+		for _, d := range e.Decisions {
+			kinds = append(kinds, string(d.Type))
+		}
+		marker := "  "
+		if i == h.sel {
+			marker = "▸ "
+		}
+		outcome := string(e.Outcome)
+		if outcome == "" {
+			outcome = "unknown"
+		}
+		row := fmt.Sprintf("%s%s  %-8s  %-10s  %-15s  %-15s %s", marker, e.Time.Local().Format(time.DateTime), safe(present.ShortID(e.InterruptID)),
+			ansi.Truncate(safe(e.Reviewer), 10, "…"), e.Schema, outcome, strings.Join(kinds, ","))
+		if i == h.sel {
+			row = m.st.selected.Render(row)
+		}
+		b.WriteString(row + "\n")
+	}
+	return b.String()
+}
+
+func (h *historyScreen) hints(m *Model) []hint {
+	if h.thread == "" {
+		return on(m.keys.Open, m.keys.Back)
+	}
+	return on(m.keys.Back)
+}

@@ -1,0 +1,247 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/present"
+)
+
+// Screen names.
+const (
+	nameInbox   = "inbox"
+	nameDetail  = "detail"
+	nameEditor  = "editor"
+	nameConfirm = "confirm"
+	nameHistory = "history"
+	nameHelp    = "help"
+	namePrompt  = "prompt"
+)
+
+// inboxScreen is the list of pending interrupts, with the detail of the
+// selected one beside it from 100 columns. It is always at the bottom of
+// the stack.
+type inboxScreen struct {
+	filtering bool // typing a filter
+}
+
+func (*inboxScreen) name() string { return nameInbox }
+
+func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	if s.filtering {
+		return s.filterKey(m, msg)
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Filter):
+		s.filtering, m.items.filter = true, ""
+		m.items.rebuild()
+		return nil
+	case key.Matches(msg, k.Sort):
+		m.items.sort = (m.items.sort + 1) % 3
+		m.items.rebuild()
+		m.setStatus("sorted by "+m.items.sort.String(), true)
+		return nil
+	case key.Matches(msg, k.Back):
+		if m.items.filter != "" {
+			m.items.filter = ""
+			m.items.rebuild()
+		}
+		return nil
+	case key.Matches(msg, k.Up, k.Down):
+		m.items.newCount = 0 // seen
+		if key.Matches(msg, k.Down) {
+			m.items.move(1)
+		} else {
+			m.items.move(-1)
+		}
+		m.detail.top()
+		return nil
+	case key.Matches(msg, k.Open) && !m.lay.wide:
+		m.items.newCount = 0
+		if m.items.current() != nil {
+			m.push(&detailScreen{})
+		}
+		return nil
+	}
+	if cmd, ok := browseKey(m, msg); ok {
+		return cmd
+	}
+	if !m.lay.wide {
+		return nil // decisions are made from the detail screen
+	}
+	return m.decisionKey(msg)
+}
+
+func (s *inboxScreen) filterKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		s.filtering, m.items.filter = false, ""
+	case key.Matches(msg, k.Open):
+		s.filtering = false
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(m.items.filter); len(r) > 0 {
+			m.items.filter = string(r[:len(r)-1])
+		}
+	default:
+		m.items.filter += msg.Text
+	}
+	m.items.rebuild()
+	return nil
+}
+
+func (s *inboxScreen) hints(m *Model) []hint {
+	k := m.keys
+	if s.filtering {
+		return on(withHelp(k.Open, "keep the filter"), withHelp(k.Back, "clear it"))
+	}
+	var out []hint
+	if it := m.items.current(); it != nil {
+		if m.lay.wide {
+			out = m.decisionHints(it)
+		} else {
+			out = on(k.Open)
+		}
+	}
+	return append(out, on(k.Filter, k.Help, k.Quit)...)
+}
+
+// withHelp is b with another description, for a screen where its meaning
+// reads differently.
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// browseKey handles the keys the inbox and the detail screen share.
+func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.askQuit(), true
+	case key.Matches(msg, k.Help):
+		m.push(&helpScreen{})
+		return nil, true
+	case key.Matches(msg, k.History):
+		h := newHistoryScreen(m)
+		m.push(h)
+		return h.load(m), true
+	case key.Matches(msg, k.Refresh):
+		m.items.newCount = 0
+		return m.refetch(), true
+	case key.Matches(msg, k.Check):
+		return m.check(), true
+	case key.Matches(msg, k.ScrollDown):
+		m.detail.vp.HalfPageDown()
+		return nil, true
+	case key.Matches(msg, k.ScrollUp):
+		m.detail.vp.HalfPageUp()
+		return nil, true
+	case key.Matches(msg, k.Conversation):
+		return m.toggleConversation(), true
+	case key.Matches(msg, k.PauseRun, k.ResumeRun, k.CancelRun):
+		return m.askRunControl(msg), true
+	}
+	return nil, false
+}
+
+// check looks up, again, decisions whose outcome is unknown.
+func (m *Model) check() tea.Cmd {
+	if len(m.unknown) == 0 || m.checking {
+		return nil
+	}
+	if m.sending {
+		m.setStatus("A decision is being sent; look up the others once it is done.", false)
+		return nil
+	}
+	m.checking = true
+	m.setStatus("Looking up decisions of unknown outcome…", true)
+	return m.reconcile()
+}
+
+func (s *inboxScreen) view(m *Model, r rect) string {
+	if !m.lay.wide {
+		return m.listView(r)
+	}
+	l, d := m.lay.list, m.lay.detail
+	left := m.listView(rect{w: l.w, h: r.h})
+	sep := m.st.border.Render(strings.Repeat("│\n", r.h-1) + "│")
+	return lipgloss.JoinHorizontal(lipgloss.Top, fit(left, l.w, r.h), sep, " "+strings.ReplaceAll(m.detail.view(d), "\n", "\n "))
+}
+
+// listView draws the unknown-outcome section and the list rows into r.
+func (m *Model) listView(r rect) string {
+	x := &m.items
+	if !x.loaded && m.fetchErr == nil {
+		return "\n  Looking for pending interrupts…"
+	}
+	w, h := r.w, r.h
+	now := m.opts.Now()
+	var b strings.Builder
+	if n := len(m.unknown); n > 0 {
+		// Decisions whose fate is unknown are never hidden: a section of
+		// their own, above the inbox, until the server tells.
+		b.WriteString(m.st.warn.Render(ansi.Truncate(fmt.Sprintf("? %d decision(s) of unknown outcome · %s looks them up again", n, name(m.keys.Check)), w, "…")) + "\n")
+		shown := min(n, 3)
+		for _, e := range m.unknown[:shown] {
+			b.WriteString(ansi.Truncate(fmt.Sprintf("  ? %-8s %s %s", safe(present.ShortID(e.InterruptID)), e.Time.Local().Format("15:04"), safe(e.Title)), w, "…") + "\n")
+		}
+		h -= shown + 1
+		if n > shown {
+			b.WriteString(m.st.faint.Render(fmt.Sprintf("  … %d more (hitl check lists them all)", n-shown)) + "\n")
+			h--
+		}
+		h = max(h, 1)
+	}
+	if len(x.shown) == 0 {
+		msg := "No pending interrupts. New ones appear here as agents pause."
+		if x.filter != "" {
+			msg = "Nothing matches the filter (" + name(m.keys.Back) + " clears it)."
+		}
+		return b.String() + "\n" + indentBlock(ansi.Wrap(msg, max(w-2, 10), " "), "  ")
+	}
+	// Keep the selection in view.
+	start := 0
+	if i := x.index(); i >= h {
+		start = i - h + 1
+	}
+	for i := start; i < len(x.shown) && i < start+h; i++ {
+		it := x.shown[i]
+		marker := "  "
+		if it.ID == x.selected {
+			marker = "▸ "
+		}
+		warn := " "
+		if x.warning(&it) != 0 {
+			warn = "⚠"
+		}
+		decided := ""
+		if d := m.drafts[it.ID]; d != nil && d.touched() {
+			decided = "✎ "
+		}
+		if it.Busy {
+			decided += "(run in progress) "
+		}
+		var row string
+		if w >= 64 {
+			row = fmt.Sprintf("%s%s %-8s %4s %-10s %-11s %s%s", marker, warn, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, safe(present.Summary(it)))
+		} else {
+			// Beside the detail there is no room for the graph: the detail shows it.
+			row = fmt.Sprintf("%s%s %-8s %3s %s %s%s", marker, warn, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), "["+present.Badge(it.Schema)+"]", decided, safe(present.Summary(it)))
+		}
+		row = ansi.Truncate(row, w, "…")
+		if it.ID == x.selected {
+			row = m.st.selected.Render(row + strings.Repeat(" ", max(w-ansi.StringWidth(row), 0)))
+		}
+		b.WriteString(row)
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,195 @@
+package tui
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
+)
+
+type sortMode int
+
+const (
+	sortNewest sortMode = iota
+	sortOldest
+	sortGraph
+)
+
+func (s sortMode) String() string {
+	return [...]string{"newest", "oldest", "graph"}[s]
+}
+
+// items is what the backend has pending, less what was handled, and the
+// view of it the inbox shows (filtered and sorted), with the selection
+// kept on an interrupt id, never a position. Every screen reads it.
+type items struct {
+	all      []client.Interrupt       // what the backend has, less what was handled
+	shown    []client.Interrupt       // all, filtered and sorted
+	byID     map[string]int           // index into all
+	warn     map[string]inert.Warning // per interrupt id, computed once: it reads the whole payload
+	search   map[string]string        // per interrupt id: what `/` matches, lower-cased, built once
+	selected string
+	handled  map[string]bool
+	filter   string
+	sort     sortMode
+	loaded   bool
+	newCount int // arrived since the reviewer last looked
+}
+
+func newItems() items {
+	return items{byID: map[string]int{}, warn: map[string]inert.Warning{}, search: map[string]string{}, handled: map[string]bool{}}
+}
+
+// current is the interrupt under the cursor.
+func (x *items) current() *client.Interrupt {
+	for i := range x.shown {
+		if x.shown[i].ID == x.selected {
+			return &x.shown[i]
+		}
+	}
+	return nil
+}
+
+// index is the position of the selection in shown (-1: none).
+func (x *items) index() int {
+	for i := range x.shown {
+		if x.shown[i].ID == x.selected {
+			return i
+		}
+	}
+	return -1
+}
+
+// byID finds a pending interrupt, shown or filtered out.
+func (x *items) get(id string) *client.Interrupt {
+	if i, ok := x.byID[id]; ok && i < len(x.all) && x.all[i].ID == id {
+		return &x.all[i]
+	}
+	return nil
+}
+
+// apply takes a fresh list from the backend, keeping the selection on the
+// same interrupt id. It reports whether the item under the cursor changed
+// because of it.
+func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved bool, prev string) {
+	for id := range handled {
+		x.handled[id] = true
+	}
+	prevIdx := x.index()
+	prev = x.selected
+	known := make(map[string]bool, len(x.all))
+	for _, it := range x.all {
+		known[it.ID] = true
+	}
+	x.all = x.all[:0]
+	fresh := 0
+	for _, it := range list {
+		if x.handled[it.ID] {
+			continue
+		}
+		if x.loaded && !known[it.ID] {
+			fresh++
+		}
+		if _, ok := x.warn[it.ID]; !ok {
+			x.warn[it.ID] = present.Warnings(it)
+		}
+		x.all = append(x.all, it)
+	}
+	x.newCount += fresh
+	x.rebuild()
+	if x.current() == nil && len(x.shown) > 0 {
+		x.selected = x.shown[min(max(prevIdx, 0), len(x.shown)-1)].ID
+	}
+	x.loaded = true
+	return prev != "" && x.selected != prev, prev
+}
+
+// drop removes handled ids, keeping the cursor near where it was.
+func (x *items) drop() {
+	kept := x.all[:0]
+	for _, it := range x.all {
+		if !x.handled[it.ID] {
+			kept = append(kept, it)
+		}
+	}
+	x.all = kept
+	idx := x.index()
+	x.rebuild()
+	if idx >= 0 && x.current() == nil && len(x.shown) > 0 {
+		x.selected = x.shown[min(idx, len(x.shown)-1)].ID
+	}
+}
+
+// rebuild filters and sorts all into shown.
+func (x *items) rebuild() {
+	clear(x.byID)
+	for i, it := range x.all {
+		x.byID[it.ID] = i
+	}
+	x.shown = x.shown[:0]
+	q := strings.ToLower(x.filter)
+	for _, it := range x.all {
+		if q == "" || strings.Contains(x.searchText(&it), q) {
+			x.shown = append(x.shown, it)
+		}
+	}
+	switch x.sort {
+	case sortOldest:
+		sort.SliceStable(x.shown, func(i, j int) bool { return x.shown[i].UpdatedAt.Before(x.shown[j].UpdatedAt) })
+	case sortGraph:
+		sort.SliceStable(x.shown, func(i, j int) bool { return x.shown[i].GraphID < x.shown[j].GraphID })
+	default:
+		sort.SliceStable(x.shown, func(i, j int) bool { return x.shown[i].UpdatedAt.After(x.shown[j].UpdatedAt) })
+	}
+	if x.current() == nil {
+		x.selected = ""
+		if len(x.shown) > 0 {
+			x.selected = x.shown[0].ID
+		}
+	}
+}
+
+// move moves the cursor by delta rows, within the list.
+func (x *items) move(delta int) {
+	if len(x.shown) == 0 {
+		return
+	}
+	i := min(max(x.index()+delta, 0), len(x.shown)-1)
+	x.selected = x.shown[i].ID
+}
+
+// warning is the interrupt's hidden-content warning (cached).
+func (x *items) warning(it *client.Interrupt) inert.Warning {
+	if w, ok := x.warn[it.ID]; ok {
+		return w
+	}
+	return present.Warnings(*it)
+}
+
+// searchText is what `/` matches: ids, graph, tools, arguments, questions;
+// built once per interrupt.
+func (x *items) searchText(it *client.Interrupt) string {
+	if s, ok := x.search[it.ID]; ok {
+		return s
+	}
+	var b strings.Builder
+	for _, s := range []string{it.ID, it.ThreadID, it.GraphID, it.AssistantID, string(it.Schema), it.Title, it.Description} {
+		b.WriteString(s)
+		b.WriteByte(' ')
+	}
+	for _, q := range it.Questions {
+		b.WriteString(q)
+		b.WriteByte(' ')
+	}
+	for _, a := range it.Actions {
+		b.WriteString(a.Name)
+		b.WriteByte(' ')
+		b.Write(a.Args)
+		b.WriteByte(' ')
+	}
+	s := strings.ToLower(b.String())
+	x.search[it.ID] = s
+	return s
+}

@@ -1,0 +1,54 @@
+package tui
+
+// rect is an area of the screen, in cells.
+type rect struct{ x, y, w, h int }
+
+// wideFrom is the width from which the detail sits beside the inbox.
+const wideFrom = 100
+
+// layout is every size the screens draw into, computed once per window
+// size: views ask it for their rectangles instead of doing arithmetic.
+type layout struct {
+	w, h int
+	// body is what lies between the header line and the status line and
+	// key bar.
+	body rect
+	// wide: the detail sits beside the inbox (list | sep | detail).
+	wide bool
+	list rect
+	// detail is where the selected interrupt is shown: beside the list,
+	// or the whole body on its own screen.
+	detail rect
+}
+
+func newLayout(w, h int) layout {
+	l := layout{w: w, h: h, wide: w >= wideFrom}
+	l.body = rect{x: 0, y: 1, w: w, h: max(h-3, 1)}
+	l.list, l.detail = l.body, l.body
+	if l.wide {
+		lw := max(w*2/5, 40)
+		l.list = rect{x: 0, y: 1, w: lw, h: l.body.h}
+		// A separator column, then one blank column before the detail.
+		l.detail = rect{x: lw + 2, y: 1, w: w - lw - 2, h: l.body.h}
+	}
+	return l
+}
+
+// page is a scrolling screen's viewport inside the body: the last line is
+// kept for the "more below" marker.
+func (l layout) page() rect { return l.body }
+
+// editorFields sizes the fields of an editor in the body: the first (the
+// text being written) takes what the others leave; the others (answers to
+// questions) get one line each. Each field has a label line above it, and
+// two lines stay for an error under the fields.
+func (l layout) editorFields(n int) (width int, heights []int) {
+	width = max(l.w-2, 10)
+	heights = make([]int, n)
+	for i := 1; i < n; i++ {
+		heights[i] = 1
+	}
+	// labels (n lines) + the others' lines (n-1) + the error (2 lines).
+	heights[0] = max(l.body.h-n-(n-1)-2, 3)
+	return width, heights
+}

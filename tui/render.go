@@ -1,0 +1,263 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"charm.land/glamour/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
+	"github.com/hitl-sh/hitl/inert"
+)
+
+// Renderers the screens share: JSON, diffs, side-by-side texts, markdown.
+// They are pure: text in, text out.
+
+// maxHighlight is the largest JSON text that is coloured; larger is shown plain.
+const maxHighlight = 256 << 10
+
+// highlightJSON pretty-prints JSON (key order and numbers kept; characters a
+// terminal would act on escaped) and colours its tokens. Lines wider than w
+// wrap rather than being cut.
+func (m *Model) highlightJSON(raw json.RawMessage, w int) string {
+	text := string(inert.JSON([]byte(indentJSON(raw))))
+	lexer := lexers.Get("json")
+	if lexer == nil || len(text) > maxHighlight {
+		return ansi.Wrap(text, w, "")
+	}
+	iter, err := lexer.Tokenise(nil, text)
+	if err != nil {
+		return ansi.Wrap(text, w, "")
+	}
+	var b strings.Builder
+	for _, tok := range iter.Tokens() {
+		b.WriteString(m.tokenStyle(tok.Type).Render(tok.Value))
+	}
+	return ansi.Wrap(b.String(), w, "")
+}
+
+func (m *Model) tokenStyle(t chroma.TokenType) lipgloss.Style {
+	switch {
+	case t == chroma.NameTag:
+		return m.st.jsonKey
+	case t.InCategory(chroma.LiteralString):
+		return m.st.jsonString
+	case t.InCategory(chroma.LiteralNumber):
+		return m.st.jsonNumber
+	case t == chroma.KeywordConstant:
+		return m.st.jsonLiteral
+	}
+	return m.st.jsonPunct
+}
+
+// diffView shows an edit: the structural summary over the line diff of the
+// canonical JSON, unified or side by side (where it fits).
+func (m *Model) diffView(before, after json.RawMessage, w int) string {
+	a, err1 := diff.Canonical(before)
+	b, err2 := diff.Canonical(after)
+	if err1 != nil || err2 != nil {
+		return m.highlightJSON(after, w)
+	}
+	a = string(inert.JSON([]byte(a)))
+	b = string(inert.JSON([]byte(b)))
+	var out strings.Builder
+	changes, _ := diff.Structural(before, after)
+	var parts []string
+	for _, c := range changes {
+		parts = append(parts, safe(c.String()))
+	}
+	if len(parts) == 0 {
+		parts = []string{"no change"}
+	}
+	out.WriteString(m.st.bold.Render(ansi.Wrap("Changed: "+strings.Join(parts, ", "), w, " ")) + "\n")
+	lines := diff.Lines(a, b)
+	if m.sideBySide && w >= 60 {
+		out.WriteString(m.sideBySideDiff(lines, w))
+	} else {
+		for _, l := range lines {
+			out.WriteString(ansi.Wrap(m.diffLine(l), w, "") + "\n")
+		}
+	}
+	return strings.TrimRight(out.String(), "\n")
+}
+
+func (m *Model) diffLine(l diff.Line) string {
+	switch l.Op {
+	case diff.Delete:
+		return m.st.removed.Render("- ") + m.marked(l, m.st.removed, m.st.removedWord)
+	case diff.Insert:
+		return m.st.added.Render("+ ") + m.marked(l, m.st.added, m.st.addedWord)
+	}
+	return "  " + l.Text
+}
+
+// marked styles a changed line, with its changed span stood out and, for
+// terminals without colour, bracketed.
+func (m *Model) marked(l diff.Line, base, word lipgloss.Style) string {
+	s, e := l.Span[0], l.Span[1]
+	if e <= s || e > len(l.Text) {
+		return base.Render(l.Text)
+	}
+	return base.Render(l.Text[:s]) + word.Render("["+l.Text[s:e]+"]") + base.Render(l.Text[e:])
+}
+
+func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
+	col := (w - 3) / 2
+	var left, right []string
+	flush := func(dels, ins []diff.Line) {
+		for i := 0; i < max(len(dels), len(ins)); i++ {
+			l, r := "", ""
+			if i < len(dels) {
+				l = m.st.removed.Render("-") + m.marked(dels[i], m.st.removed, m.st.removedWord)
+			}
+			if i < len(ins) {
+				r = m.st.added.Render("+") + m.marked(ins[i], m.st.added, m.st.addedWord)
+			}
+			left, right = append(left, l), append(right, r)
+		}
+	}
+	var dels, ins []diff.Line
+	for _, l := range lines {
+		switch l.Op {
+		case diff.Delete:
+			dels = append(dels, l)
+		case diff.Insert:
+			ins = append(ins, l)
+		default:
+			flush(dels, ins)
+			dels, ins = nil, nil
+			left, right = append(left, " "+l.Text), append(right, " "+l.Text)
+		}
+	}
+	flush(dels, ins)
+	var b strings.Builder
+	b.WriteString(m.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
+	for i := range left {
+		b.WriteString(pad(ansi.Truncate(left[i], col, "…"), col) + " │ " + ansi.Truncate(right[i], col, "…") + "\n")
+	}
+	return b.String()
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
+}
+
+func indentBlock(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// compareView shows two texts side by side where they fit, else one above
+// the other; both are wrapped, never cut.
+func (m *Model) compareView(c *client.Comparison, w int) string {
+	left, right := safeBlock(c.Left), safeBlock(c.Right)
+	if w < 80 {
+		return m.st.bold.Render(safe(c.LeftLabel)) + "\n" + ansi.Wrap(left, w, " ") + "\n\n" +
+			m.st.bold.Render(safe(c.RightLabel)) + "\n" + ansi.Wrap(right, w, " ")
+	}
+	col := (w - 3) / 2
+	l := strings.Split(ansi.Wrap(left, col, " "), "\n")
+	r := strings.Split(ansi.Wrap(right, col, " "), "\n")
+	var b strings.Builder
+	b.WriteString(m.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + m.st.bold.Render(safe(c.RightLabel)) + "\n")
+	for i := 0; i < max(len(l), len(r)); i++ {
+		x, y := "", ""
+		if i < len(l) {
+			x = l[i]
+		}
+		if i < len(r) {
+			y = r[i]
+		}
+		b.WriteString(pad(x, col) + " │ " + y + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Past these sizes markdown is not rendered (see renderMarkdown).
+const (
+	maxMarkdown      = 16 << 10
+	maxMarkdownLines = 200
+)
+
+var (
+	mdMu        sync.Mutex
+	mdRenderers = map[int]*glamour.TermRenderer{}
+	mdCache     = map[string]string{}
+)
+
+// renderMarkdown renders already-inert markdown to width w. On any error it
+// falls back to the wrapped text, so nothing is lost.
+func renderMarkdown(s string, w int) string {
+	// A huge description is shown as plain wrapped text: rendering it line
+	// by line would stall the screen, and nothing may be cut.
+	if len(s) > maxMarkdown || strings.Count(s, "\n") > maxMarkdownLines {
+		return ansi.Wrap(s, w, " ")
+	}
+	mdMu.Lock()
+	defer mdMu.Unlock()
+	k := fmt.Sprintf("%d\x00%s", w, s)
+	if out, ok := mdCache[k]; ok {
+		return out
+	}
+	r := mdRenderers[w]
+	if r == nil {
+		var err error
+		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(w-4, 10)))
+		if err != nil {
+			return ansi.Wrap(s, w, " ")
+		}
+		mdRenderers[w] = r
+	}
+	out, err := renderLines(r, s)
+	if err != nil {
+		return ansi.Wrap(s, w, " ")
+	}
+	// The renderer must not bring back what inert removed.
+	if inert.Check(ansi.Strip(out)) != 0 {
+		out = ansi.Wrap(s, w, " ")
+	}
+	if len(mdCache) > 256 {
+		clear(mdCache)
+	}
+	mdCache[k] = out
+	return out
+}
+
+// renderLines renders markdown one line at a time: agents write
+// descriptions as plain lines ("Tool: x", "Args: {…}"), and a paragraph
+// renderer would run them together. Fenced code is kept as it is.
+func renderLines(r *glamour.TermRenderer, s string) (string, error) {
+	var out []string
+	fenced := false
+	for _, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			fenced = !fenced
+		case fenced:
+			out = append(out, "  "+l)
+		case strings.TrimSpace(l) == "":
+			out = append(out, "")
+		default:
+			x, err := r.Render(l)
+			if err != nil {
+				return "", err
+			}
+			for _, rl := range strings.Split(strings.Trim(x, "\n"), "\n") {
+				if strings.TrimSpace(ansi.Strip(rl)) != "" {
+					out = append(out, strings.TrimRight(rl, " "))
+				}
+			}
+		}
+	}
+	return strings.Join(out, "\n"), nil
+}
