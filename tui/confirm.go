@@ -232,7 +232,7 @@ func (c *confirmScreen) text(m *Model) string {
 			if x.Resume.Continue {
 				line("(none: the run continues from the breakpoint with no input)")
 			} else {
-				line(m.highlightJSON(x.Resume.Value, w))
+				line(m.highlightJSON(x.Resume.Value, w, ""))
 			}
 		}
 	} else {

@@ -161,6 +161,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	}
 	d := m.drafts[it.ID]
 	slot := m.drafts.slot(it)
+	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
 	for i, a := range it.Actions {
 		line("")
 		marker := "  "
@@ -182,7 +183,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 			line(st.faint.Render("  proposed, against its example:"))
 			line(indentBlock(m.diffView(a.Example, a.Args, w-2), "  "))
 		default:
-			line(indentBlock(m.highlightJSON(a.Args, w-2), "  "))
+			line(indentBlock(m.highlightJSON(a.Args, w-2, see), "  "))
 		}
 	}
 	if len(it.Actions) == 0 {
@@ -193,13 +194,13 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		}
 		if it.Schema == client.SchemaRaw {
 			line(st.bold.Render("Value"))
-			line(m.highlightJSON(it.Raw, w))
+			line(m.highlightJSON(it.Raw, w, see))
 		}
 	}
 	if len(it.Context) > 0 {
 		line("")
 		line(st.bold.Render("Context"))
-		line(m.highlightJSON(it.Context, w))
+		line(m.highlightJSON(it.Context, w, see))
 	}
 	if it.Compare != nil {
 		line("")
@@ -257,20 +258,6 @@ func (m *Model) conversationText(thread string, w int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func typesText(ts []client.DecisionType) string {
-	if len(ts) == 0 {
-		return "nothing"
-	}
-	s := make([]string, len(ts))
-	for i, t := range ts {
-		s[i] = string(t)
-	}
-	return strings.Join(s, ", ")
-}
+func typesText(ts []client.DecisionType) string { return present.Types(ts) }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format(time.DateTime)
-}
+func stamp(t time.Time) string { return present.Stamp(t) }

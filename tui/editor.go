@@ -11,7 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
-	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // editorKind is what the editor is editing.
@@ -43,7 +43,7 @@ func (*editorScreen) name() string { return nameEditor }
 func newArgsEditor(m *Model, it *client.Interrupt, d *draft) *editorScreen {
 	text := d.argsText[d.slot]
 	if text == "" {
-		text = string(inert.JSON([]byte(indentJSON(it.Actions[d.slot].Args))))
+		text = present.EditableJSON(it.Actions[d.slot].Args)
 	}
 	return &editorScreen{kind: editArgs, decision: client.Edit, id: it.ID, slot: d.slot,
 		fields: []textarea.Model{newTextarea(text)}, labels: []string{"Arguments of " + it.Actions[d.slot].Name + " (JSON)"}}

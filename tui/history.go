@@ -3,12 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
@@ -113,24 +111,12 @@ func (h *historyScreen) text(m *Model, w int) string {
 		b.WriteString("None yet.")
 	}
 	for i, e := range h.entries {
-		var kinds []string
-		for _, d := range e.Decisions {
-			kinds = append(kinds, string(d.Type))
-		}
-		marker := "  "
+		row := present.HistoryRow(e, w-2)
 		if i == h.sel {
-			marker = "▸ "
+			b.WriteString(m.st.selected.Render("▸ "+row) + "\n")
+		} else {
+			b.WriteString("  " + row + "\n")
 		}
-		outcome := string(e.Outcome)
-		if outcome == "" {
-			outcome = "unknown"
-		}
-		row := fmt.Sprintf("%s%s  %-8s  %-10s  %-15s  %-15s %s", marker, e.Time.Local().Format(time.DateTime), safe(present.ShortID(e.InterruptID)),
-			ansi.Truncate(safe(e.Reviewer), 10, "…"), e.Schema, outcome, strings.Join(kinds, ","))
-		if i == h.sel {
-			row = m.st.selected.Render(row)
-		}
-		b.WriteString(row + "\n")
 	}
 	return b.String()
 }

@@ -8,51 +8,57 @@ import (
 
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // Renderers the screens share: JSON, diffs, side-by-side texts, markdown.
 // They are pure: text in, text out.
 
-// maxHighlight is the largest JSON text that is coloured; larger is shown plain.
+// maxHighlight is the largest JSON text that is coloured; larger is shown
+// plain (colouring costs per token).
 const maxHighlight = 256 << 10
 
-// highlightJSON pretty-prints JSON (key order and numbers kept; characters a
-// terminal would act on escaped) and colours its tokens. Lines wider than w
-// wrap rather than being cut.
-func (m *Model) highlightJSON(raw json.RawMessage, w int) string {
-	text := string(inert.JSON([]byte(indentJSON(raw))))
-	lexer := lexers.Get("json")
-	if lexer == nil || len(text) > maxHighlight {
-		return ansi.Wrap(text, w, "")
-	}
-	iter, err := lexer.Tokenise(nil, text)
-	if err != nil {
-		return ansi.Wrap(text, w, "")
-	}
+// maxShownString is the most of any one string a screen shows: past it the
+// string is folded, with a note saying how much more there is and how to
+// see it all.
+const maxShownString = 64 << 10
+
+// highlightJSON shows JSON for reading (key order and numbers kept; strings
+// decoded but for what a terminal would act on or hide; linear whatever the
+// depth) and colours its tokens. Lines wider than w wrap rather than being
+// cut; see is how to read what a fold leaves out.
+func (m *Model) highlightJSON(raw json.RawMessage, w int, see string) string {
 	var b strings.Builder
-	for _, tok := range iter.Tokens() {
-		b.WriteString(m.tokenStyle(tok.Type).Render(tok.Value))
+	colour := len(raw) <= maxHighlight
+	err := present.FormatJSON(raw, present.JSONOptions{MaxString: maxShownString, FoldHint: see}, func(k present.JSONKind, s string) {
+		if colour || k == present.JSONNote {
+			s = m.jsonStyle(k).Render(s)
+		}
+		b.WriteString(s)
+	})
+	if err != nil {
+		return ansi.Wrap(safeBlock(string(raw)), w, "")
 	}
 	return ansi.Wrap(b.String(), w, "")
 }
 
-func (m *Model) tokenStyle(t chroma.TokenType) lipgloss.Style {
-	switch {
-	case t == chroma.NameTag:
+func (m *Model) jsonStyle(k present.JSONKind) lipgloss.Style {
+	switch k {
+	case present.JSONKey:
 		return m.st.jsonKey
-	case t.InCategory(chroma.LiteralString):
+	case present.JSONString:
 		return m.st.jsonString
-	case t.InCategory(chroma.LiteralNumber):
+	case present.JSONNumber:
 		return m.st.jsonNumber
-	case t == chroma.KeywordConstant:
+	case present.JSONLiteral:
 		return m.st.jsonLiteral
+	case present.JSONNote:
+		return m.st.faint
 	}
 	return m.st.jsonPunct
 }
@@ -63,7 +69,7 @@ func (m *Model) diffView(before, after json.RawMessage, w int) string {
 	a, err1 := diff.Canonical(before)
 	b, err2 := diff.Canonical(after)
 	if err1 != nil || err2 != nil {
-		return m.highlightJSON(after, w)
+		return m.highlightJSON(after, w, "")
 	}
 	a = string(inert.JSON([]byte(a)))
 	b = string(inert.JSON([]byte(b)))
@@ -149,13 +155,7 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
 }
 
-func indentBlock(s, prefix string) string {
-	lines := strings.Split(s, "\n")
-	for i := range lines {
-		lines[i] = prefix + lines[i]
-	}
-	return strings.Join(lines, "\n")
-}
+func indentBlock(s, prefix string) string { return present.Indent(s, prefix) }
 
 // compareView shows two texts side by side where they fit, else one above
 // the other; both are wrapped, never cut.

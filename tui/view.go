@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -120,12 +118,3 @@ func safe(s string) string { return inert.Line(s) }
 
 // safeBlock makes multi-line backend text inert, keeping its lines.
 func safeBlock(s string) string { return inert.Block(s) }
-
-// indentJSON indents raw JSON keeping its key order and numbers.
-func indentJSON(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Indent(&b, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return b.String()
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -80,12 +79,7 @@ func historyCmd(e *env) *cobra.Command {
 				fmt.Fprintln(e.stdout, "No decisions sent from this machine yet.")
 			}
 			for _, x := range h {
-				var kinds []string
-				for _, d := range x.Decisions {
-					kinds = append(kinds, string(d.Type))
-				}
-				fmt.Fprintf(e.stdout, "%s  %-8s  %-10s  %-16s  %-15s  %v\n", x.Time.Local().Format(time.DateTime),
-					present.ShortID(safe(x.InterruptID)), oneLine(x.Reviewer, 10), x.Outcome, x.Schema, kinds)
+				fmt.Fprintln(e.stdout, present.HistoryRow(x, 0))
 			}
 			return nil
 		},

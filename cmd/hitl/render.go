@@ -136,38 +136,18 @@ func hint(it client.Interrupt) string {
 	return fmt.Sprintf("Answer: hitl respond %s -m TEXT", id)
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format(time.DateTime)
-}
+func stamp(t time.Time) string { return present.Stamp(t) }
 
 func joinTypes(ts []client.DecisionType) string {
 	if len(ts) == 0 {
 		return "(none)"
 	}
-	s := make([]string, len(ts))
-	for i, t := range ts {
-		s[i] = string(t)
-	}
-	return strings.Join(s, ", ")
+	return present.Types(ts)
 }
 
-// prettyJSON indents JSON keeping key order and numbers as sent; strings
-// stay JSON-escaped, so control characters show as \u001b.
-func prettyJSON(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return safeBlock(string(raw))
-	}
-	return string(inert.JSON(buf.Bytes()))
-}
+// prettyJSON indents JSON for reading, keeping key order and numbers as
+// sent, in linear time; strings are decoded but for what a terminal would
+// act on or hide (shown as \u001b).
+func prettyJSON(raw json.RawMessage) string { return present.JSONText(raw) }
 
-func indent(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return strings.Join(lines, "\n")
-}
+func indent(s, prefix string) string { return present.Indent(strings.TrimRight(s, "\n"), prefix) }

@@ -1,0 +1,124 @@
+package present
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/inert"
+)
+
+// Stamp is a time as the reviewer reads it, in the local zone ("-" when
+// unknown).
+func Stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format(time.DateTime)
+}
+
+// Types lists decision types: "approve, edit, reject" ("nothing" for none).
+func Types(ts []client.DecisionType) string {
+	if len(ts) == 0 {
+		return "nothing"
+	}
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Indent puts prefix before every line of s.
+func Indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// JSONText is raw JSON indented for reading (key order and numbers as
+// sent, strings decoded but for what is dangerous or invisible), in linear
+// time whatever its depth. JSON that does not parse is shown inertly as it
+// is.
+func JSONText(raw json.RawMessage) string {
+	out, err := IndentJSON(raw, JSONOptions{})
+	if err != nil {
+		return inert.Block(string(raw))
+	}
+	return out
+}
+
+// editableDepth is how deep JSON given to the editor is indented: past it
+// the editor gets the value compact, as JSON it can parse back.
+const editableDepth = 64
+
+// EditableJSON is raw JSON for the reviewer to edit: indented and decoded
+// like JSONText, and always valid JSON meaning the same value (no notes,
+// nothing folded).
+func EditableJSON(raw json.RawMessage) string {
+	var b strings.Builder
+	noted := false
+	err := FormatJSON(raw, JSONOptions{MaxDepth: editableDepth}, func(k JSONKind, s string) {
+		if k == JSONNote {
+			noted = true
+		}
+		b.WriteString(s)
+	})
+	if err != nil || noted {
+		return string(inert.JSON(raw))
+	}
+	return b.String()
+}
+
+// Outcome is an audit entry's outcome in words.
+func Outcome(e journal.Entry) string {
+	if e.Outcome == "" {
+		return "unknown"
+	}
+	return string(e.Outcome)
+}
+
+// Decided lists an entry's decisions: "approve", "reject, approve",
+// "continue" for a breakpoint, "resume value" for one sent as is.
+func Decided(e journal.Entry) string {
+	if len(e.Decisions) == 0 {
+		if len(e.Resume) == 0 || string(e.Resume) == "null" {
+			return "continue"
+		}
+		return "resume value"
+	}
+	kinds := make([]string, len(e.Decisions))
+	for i, d := range e.Decisions {
+		kinds[i] = string(d.Type)
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// HistoryRow is one decision of the audit log on one line of at most w
+// cells (0: no limit), the same in `hitl history` and the TUI: when, which
+// interrupt, what was decided, what became of it, and about what. The
+// title is what gives way (marked with …) when the line is short.
+func HistoryRow(e journal.Entry, w int) string {
+	when := e.Time.Local().Format(time.DateTime)
+	if w > 0 && w < 100 {
+		when = e.Time.Local().Format("01-02 15:04")
+	}
+	row := when + "  " + inert.Line(ShortID(e.InterruptID)) + "  " + pad(Decided(e), 15) + "  " + pad(Outcome(e), 15) + "  " + inert.Line(e.Title)
+	if w > 0 {
+		row = ansi.Truncate(row, w, "…")
+	}
+	return row
+}
+
+func pad(s string, n int) string {
+	if w := ansi.StringWidth(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
