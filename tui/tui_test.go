@@ -624,3 +624,96 @@ func TestHelpFitsAt80Columns(t *testing.T) {
 		}
 	}
 }
+
+// Golden screens of every screen but the inbox and detail (TestGolden): the
+// confirm screen with a diff, the editor with questions, help, history, and
+// the server-down state, at 80x24 and 140x40. The "ansi" set keeps the
+// colours, so that a colour regression shows in review.
+func TestGoldenScreens(t *testing.T) {
+	screens := []struct {
+		name string
+		keep bool // keep ANSI
+		make func(t *testing.T, w, h int) *harness
+	}{
+		{"confirm", false, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h, fixture(t, "middleware-js-email", idEmail, time.Minute))
+			hs.open()
+			hs.keys("e")
+			hs.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi Jane", "cc": []}`})
+			hs.keys("ctrl+s")
+			return hs
+		}},
+		{"confirm-ansi", true, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h, fixture(t, "middleware-js-ops", idOps, time.Minute))
+			hs.open()
+			hs.keys("r")
+			hs.typeText("not on a Friday")
+			hs.keys("ctrl+s", "a", "v")
+			return hs
+		}},
+		{"editor", false, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h, fixture(t, "questions", idQ, time.Minute))
+			hs.open()
+			hs.keys("f")
+			hs.typeText("React, with tests")
+			hs.keys("tab")
+			hs.typeText("React")
+			return hs
+		}},
+		{"editor-error", false, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h, fixture(t, "middleware-js-email", idEmail, time.Minute))
+			hs.open()
+			hs.keys("e")
+			hs.msg(externalEditMsg{text: `{"to": "jane@example.com",`})
+			hs.keys("ctrl+s")
+			return hs
+		}},
+		{"help", false, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h)
+			hs.keys("?")
+			return hs
+		}},
+		{"history", false, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h)
+			for i, e := range []journal.Entry{
+				{DecisionID: "d1", Time: t0.Add(-2 * time.Hour), Reviewer: "alice", InterruptID: idEmail, Title: "Review tool call send_email",
+					Schema: client.SchemaMiddleware, Decisions: []client.Decision{{Type: client.Reject, Message: "wrong customer"}}, Outcome: journal.Finished},
+				{DecisionID: "d2", Time: t0.Add(-time.Hour), Reviewer: "bob", InterruptID: idOps, Title: "Review 2 tool calls: delete_records, notify",
+					Schema: client.SchemaMiddleware, Decisions: []client.Decision{{Type: client.Approve}, {Type: client.Edit}}, Outcome: journal.HandledElsewhere},
+			} {
+				if err := hs.j.Record(e); err != nil {
+					t.Fatal(i, err)
+				}
+			}
+			hs.keys("H")
+			return hs
+		}},
+		{"server-down", false, func(t *testing.T, w, h int) *harness {
+			hs := newHarness(t, w, h)
+			hs.b.SetListErr(errors.New("list interrupted threads: the server at http://fake refused the connection: is `langgraph dev` running there? (set --url or HITL_URL)"))
+			hs.run(hs.m.fetch())
+			return hs
+		}},
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {140, 40}} {
+		for _, s := range screens {
+			t.Run(s.name+"-"+strconv.Itoa(size.w)+"x"+strconv.Itoa(size.h), func(t *testing.T) {
+				h := s.make(t, size.w, size.h)
+				out := h.screen()
+				if s.keep {
+					out = h.m.render()
+				}
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+}
+
+// open shows the selected interrupt where decisions are made: its own
+// screen below 100 columns, beside the inbox from there.
+func (h *harness) open() {
+	h.t.Helper()
+	if !h.m.lay.wide {
+		h.keys("enter")
+	}
+}
