@@ -56,7 +56,7 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.DiffMode):
 		m.sideBySide = !m.sideBySide
-	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp):
+	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp, k.PageDown, k.PageUp, k.Top, k.Bottom):
 		scroll(&c.page, k, msg)
 	case key.Matches(msg, k.Confirm):
 		if m.sending || m.checking {
@@ -91,6 +91,14 @@ func scroll(vp *viewport.Model, k keyMap, msg tea.KeyPressMsg) {
 		vp.HalfPageDown()
 	case key.Matches(msg, k.ScrollUp):
 		vp.HalfPageUp()
+	case key.Matches(msg, k.PageDown):
+		vp.PageDown()
+	case key.Matches(msg, k.PageUp):
+		vp.PageUp()
+	case key.Matches(msg, k.Top):
+		vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		vp.GotoBottom()
 	}
 }
 
@@ -152,7 +160,7 @@ func (c *confirmScreen) render(m *Model) {
 func pageView(m *Model, vp *viewport.Model, r rect) string {
 	body := vp.View()
 	if more := vp.TotalLineCount() - vp.YOffset() - r.h; more > 0 {
-		body = fit(body, r.w, r.h-1) + "\n" + m.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(m.keys.Down), name(m.keys.ScrollDown)))
+		body = fit(body, r.w, r.h-1) + "\n" + m.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(m.keys.Down), name(m.keys.PageDown)))
 	}
 	return body
 }

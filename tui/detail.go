@@ -93,6 +93,18 @@ func (*detailScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		m.detail.vp.ScrollDown(1)
 		return nil
+	case key.Matches(msg, k.PageDown):
+		m.detail.vp.PageDown()
+		return nil
+	case key.Matches(msg, k.PageUp):
+		m.detail.vp.PageUp()
+		return nil
+	case key.Matches(msg, k.Top):
+		m.detail.vp.GotoTop()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		m.detail.vp.GotoBottom()
+		return nil
 	}
 	if cmd, ok := browseKey(m, msg); ok {
 		return cmd

@@ -53,14 +53,35 @@ func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			m.items.rebuild()
 		}
 		return nil
-	case key.Matches(msg, k.Up, k.Down):
+	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom):
 		m.items.newCount = 0 // seen
-		if key.Matches(msg, k.Down) {
+		page := max(m.listRows(), 1)
+		switch {
+		case key.Matches(msg, k.Down):
 			m.items.move(1)
-		} else {
+		case key.Matches(msg, k.Up):
 			m.items.move(-1)
+		case key.Matches(msg, k.PageDown):
+			m.items.move(page)
+		case key.Matches(msg, k.PageUp):
+			m.items.move(-page)
+		case key.Matches(msg, k.Top):
+			m.items.move(-len(m.items.shown))
+		default:
+			m.items.move(len(m.items.shown))
 		}
 		m.detail.top()
+		return nil
+	case key.Matches(msg, k.Narrower, k.Wider):
+		if !m.lay.wide {
+			m.setStatus(fmt.Sprintf("The detail sits beside the list from %d columns.", wideFrom), false)
+			return nil
+		}
+		step := 5
+		if key.Matches(msg, k.Narrower) {
+			step = -5
+		}
+		m.split += step
 		return nil
 	case key.Matches(msg, k.Open) && !m.lay.wide:
 		m.items.newCount = 0
@@ -72,10 +93,21 @@ func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := browseKey(m, msg); ok {
 		return cmd
 	}
-	if !m.lay.wide {
-		return nil // decisions are made from the detail screen
-	}
+	// Decisions act on the selected interrupt at every width: beside the
+	// detail, or from the list alone below 100 columns.
 	return m.decisionKey(msg)
+}
+
+// listRows is how many rows of the list are on screen.
+func (m *Model) listRows() int {
+	h := m.lay.list.h
+	if n := len(m.unknown); n > 0 {
+		h -= min(n, 3) + 1
+		if n > 3 {
+			h--
+		}
+	}
+	return h
 }
 
 func (s *inboxScreen) filterKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
@@ -103,10 +135,9 @@ func (s *inboxScreen) hints(m *Model) []hint {
 	}
 	var out []hint
 	if it := m.items.current(); it != nil {
-		if m.lay.wide {
-			out = m.decisionHints(it)
-		} else {
-			out = on(k.Open)
+		out = m.decisionHints(it)
+		if !m.lay.wide {
+			out = append(out, hint{b: k.Open})
 		}
 	}
 	return append(out, on(k.Filter, k.Help, k.Quit)...)
@@ -143,6 +174,8 @@ func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.ScrollUp):
 		m.detail.vp.HalfPageUp()
 		return nil, true
+	case key.Matches(msg, k.Suspend):
+		return tea.Suspend, true
 	case key.Matches(msg, k.Conversation):
 		return m.toggleConversation(), true
 	case key.Matches(msg, k.PauseRun, k.ResumeRun, k.CancelRun):
@@ -187,7 +220,9 @@ func (m *Model) listView(r rect) string {
 	if n := len(m.unknown); n > 0 {
 		// Decisions whose fate is unknown are never hidden: a section of
 		// their own, above the inbox, until the server tells.
-		b.WriteString(m.st.warn.Render(ansi.Truncate(fmt.Sprintf("? %d decision(s) of unknown outcome · %s looks them up again", n, name(m.keys.Check)), w, "…")) + "\n")
+		head := ansi.Wrap(fmt.Sprintf("? %d decision(s) of unknown outcome · %s looks them up again", n, name(m.keys.Check)), w, " ")
+		b.WriteString(m.st.warn.Render(head) + "\n")
+		h -= strings.Count(head, "\n")
 		shown := min(n, 3)
 		for _, e := range m.unknown[:shown] {
 			b.WriteString(ansi.Truncate(fmt.Sprintf("  ? %-8s %s %s", safe(present.ShortID(e.InterruptID)), e.Time.Local().Format("15:04"), safe(e.Title)), w, "…") + "\n")
@@ -228,13 +263,17 @@ func (m *Model) listView(r rect) string {
 		if it.Busy {
 			decided += "(run in progress) "
 		}
+		mark := x.threadMark(i)
+		if mark == "" {
+			mark = " "
+		}
 		var row string
-		if w >= 64 {
-			row = fmt.Sprintf("%s%s %-8s %4s %-10s %-11s %s%s", marker, warn, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
-				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, safe(present.Summary(it)))
+		if !m.lay.wide {
+			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
 		} else {
 			// Beside the detail there is no room for the graph: the detail shows it.
-			row = fmt.Sprintf("%s%s %-8s %3s %s %s%s", marker, warn, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), "["+present.Badge(it.Schema)+"]", decided, safe(present.Summary(it)))
+			row = fmt.Sprintf("%s%s%s%-8s %3s %s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
 		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == x.selected {

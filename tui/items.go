@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
@@ -30,6 +32,8 @@ type items struct {
 	byID     map[string]int           // index into all
 	warn     map[string]inert.Warning // per interrupt id, computed once: it reads the whole payload
 	search   map[string]string        // per interrupt id: what `/` matches, lower-cased, built once
+	summary  map[string]string        // per interrupt id: the one-line gist, inert, built once
+	widest   int                      // the widest summary shown, in cells
 	selected string
 	handled  map[string]bool
 	filter   string
@@ -39,7 +43,7 @@ type items struct {
 }
 
 func newItems() items {
-	return items{byID: map[string]int{}, warn: map[string]inert.Warning{}, search: map[string]string{}, handled: map[string]bool{}}
+	return items{byID: map[string]int{}, warn: map[string]inert.Warning{}, search: map[string]string{}, summary: map[string]string{}, handled: map[string]bool{}}
 }
 
 // current is the interrupt under the cursor.
@@ -143,6 +147,19 @@ func (x *items) rebuild() {
 	default:
 		sort.SliceStable(x.shown, func(i, j int) bool { return x.shown[i].UpdatedAt.After(x.shown[j].UpdatedAt) })
 	}
+	// The interrupts of one thread (fan-out branches) stay together, where
+	// the sort put the thread's first one.
+	first := make(map[string]int, len(x.shown))
+	for i, it := range x.shown {
+		if _, ok := first[it.ThreadID]; !ok {
+			first[it.ThreadID] = i
+		}
+	}
+	sort.SliceStable(x.shown, func(i, j int) bool { return first[x.shown[i].ThreadID] < first[x.shown[j].ThreadID] })
+	x.widest = 0
+	for i := range x.shown {
+		x.widest = max(x.widest, ansi.StringWidth(x.gist(&x.shown[i])))
+	}
 	if x.current() == nil {
 		x.selected = ""
 		if len(x.shown) > 0 {
@@ -158,6 +175,34 @@ func (x *items) move(delta int) {
 	}
 	i := min(max(x.index()+delta, 0), len(x.shown)-1)
 	x.selected = x.shown[i].ID
+}
+
+// threadMark says where row i sits in its thread's group: "" alone, "┬"
+// first, "├" inside, "└" last.
+func (x *items) threadMark(i int) string {
+	t := x.shown[i].ThreadID
+	prev := i > 0 && x.shown[i-1].ThreadID == t
+	next := i+1 < len(x.shown) && x.shown[i+1].ThreadID == t
+	switch {
+	case prev && next:
+		return "├"
+	case prev:
+		return "└"
+	case next:
+		return "┬"
+	}
+	return ""
+}
+
+// gist is the interrupt's one-line summary, inert (cached: it decodes the
+// arguments).
+func (x *items) gist(it *client.Interrupt) string {
+	if s, ok := x.summary[it.ID]; ok {
+		return s
+	}
+	s := inert.Line(present.Summary(*it))
+	x.summary[it.ID] = s
+	return s
 }
 
 // warning is the interrupt's hidden-content warning (cached).

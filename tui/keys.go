@@ -17,7 +17,8 @@ type keyMap struct {
 	Help, Quit, ForceQuit, ScrollDown, ScrollUp     key.Binding
 	Accept, External, NextField                     key.Binding
 	PauseRun, ResumeRun, CancelRun, Check           key.Binding
-	Yes                                             key.Binding
+	Yes, PageDown, PageUp, Top, Bottom, Suspend     key.Binding
+	Narrower, Wider                                 key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -49,8 +50,15 @@ func defaultKeys() keyMap {
 		Help:         b([]string{"?"}, "?", "help"),
 		Quit:         b([]string{"q"}, "q", "quit"),
 		ForceQuit:    b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
-		ScrollDown:   b([]string{"pgdown", "ctrl+d", "J"}, "pgdn/J", "scroll down"),
-		ScrollUp:     b([]string{"pgup", "ctrl+u", "K"}, "pgup/K", "scroll up"),
+		ScrollDown:   b([]string{"J", "ctrl+d"}, "J", "scroll detail down"),
+		ScrollUp:     b([]string{"K", "ctrl+u"}, "K", "scroll detail up"),
+		PageDown:     b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+		PageUp:       b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
+		Top:          b([]string{"home", "g"}, "g/home", "first"),
+		Bottom:       b([]string{"end", "G"}, "G/end", "last"),
+		Suspend:      b([]string{"ctrl+z"}, "ctrl+z", "suspend"),
+		Narrower:     b([]string{"<"}, "<", "narrower list"),
+		Wider:        b([]string{">"}, ">", "wider list"),
 		Accept:       b([]string{"ctrl+s"}, "ctrl+s", "accept"),
 		External:     b([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
 		NextField:    b([]string{"tab"}, "tab", "next field"),
@@ -73,6 +81,8 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"conversation": &k.Conversation, "history": &k.History, "help": &k.Help, "quit": &k.Quit,
 		"scroll_down": &k.ScrollDown, "scroll_up": &k.ScrollUp, "accept": &k.Accept, "external": &k.External,
 		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun, "check": &k.Check, "yes": &k.Yes,
+		"page_down": &k.PageDown, "page_up": &k.PageUp, "top": &k.Top, "bottom": &k.Bottom, "suspend": &k.Suspend,
+		"narrower": &k.Narrower, "wider": &k.Wider,
 	}
 }
 
@@ -113,10 +123,12 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Open, k.Back, k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction},
+		{k.Up, k.Down, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Open, k.Back},
+		{k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction, k.Narrower, k.Wider},
 		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit},
 		{k.Confirm, k.ShowJSON, k.DiffMode, k.Accept, k.External},
-		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History, k.Help, k.Quit, k.ForceQuit},
+		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History},
+		{k.Help, k.Quit, k.ForceQuit, k.Suspend},
 		{k.PauseRun, k.ResumeRun, k.CancelRun},
 	}
 }

@@ -21,12 +21,18 @@ type layout struct {
 	detail rect
 }
 
-func newLayout(w, h int) layout {
-	l := layout{w: w, h: h, wide: w >= wideFrom}
+// newLayout lays out a w x h window. listW is the width the inbox list
+// wants beside the detail (its widest row); the list gets that, within 40
+// columns and half the window, plus the reviewer's adjustment (< and >).
+// Without an interrupt to show (an empty inbox), the list takes the
+// whole width.
+func newLayout(w, h, listW, adjust int) layout {
+	l := layout{w: w, h: h, wide: w >= wideFrom && listW > 0}
 	l.body = rect{x: 0, y: 1, w: w, h: max(h-3, 1)}
 	l.list, l.detail = l.body, l.body
 	if l.wide {
-		lw := max(w*2/5, 40)
+		lw := min(max(listW, 40), w/2)
+		lw = min(max(lw+adjust, 30), w-40)
 		l.list = rect{x: 0, y: 1, w: lw, h: l.body.h}
 		// A separator column, then one blank column before the detail.
 		l.detail = rect{x: lw + 2, y: 1, w: w - lw - 2, h: l.body.h}

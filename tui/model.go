@@ -100,6 +100,8 @@ type Model struct {
 	// sideBySide is the reviewer's choice of diff layout, for the detail
 	// and the confirm screen alike.
 	sideBySide bool
+	// split is the reviewer's adjustment of the list's width (< and >).
+	split int
 
 	// stack holds the screens over the inbox; the last one is in front.
 	stack []screen
@@ -155,6 +157,7 @@ func New(opts Options) (*Model, error) {
 	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)
+	m.lay = layout{w: 80, h: 24}
 	m.resize(80, 24)
 	return m, err
 }
@@ -218,13 +221,30 @@ func (m *Model) backToDecisions() {
 }
 
 func (m *Model) resize(w, h int) {
-	m.lay = newLayout(w, h)
+	m.lay = newLayout(w, h, m.listWidth(), m.split)
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
 	for _, s := range m.stack {
 		if r, ok := s.(resizer); ok {
 			r.resize(m)
 		}
+	}
+}
+
+// listWidth is what the inbox list needs beside the detail: its fixed
+// columns and the widest summary.
+func (m *Model) listWidth() int {
+	const fixed = 34 // marker, warning, thread mark, id, age, badge, spaces
+	if len(m.items.shown) == 0 {
+		return 0 // nothing to show beside it
+	}
+	return fixed + m.items.widest
+}
+
+// relayout lays the window out again when what it depends on changed.
+func (m *Model) relayout() {
+	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split); l != m.lay {
+		m.resize(m.lay.w, m.lay.h)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 // root's business; keys go to the screen in front.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	m.relayout()     // the list's width follows its content
 	m.detail.sync(m) // renders again only when what it shows changed
 	return m, cmd
 }

@@ -44,6 +44,9 @@ func fit(s string, w, h int) string {
 func (m *Model) headerLine() string {
 	x := &m.items
 	s := fmt.Sprintf("hitl · %d pending", len(x.all))
+	if i := x.index(); i >= 0 && len(x.shown) > 1 {
+		s += fmt.Sprintf(" · %d/%d", i+1, len(x.shown))
+	}
 	if x.filter != "" || m.inbox.filtering {
 		s += fmt.Sprintf(" · %d shown · filter: %s", len(x.shown), safe(x.filter))
 		if m.inbox.filtering {
