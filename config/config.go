@@ -62,6 +62,9 @@ type Profile struct {
 	EditDialect        string `yaml:"edit_dialect"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
 	Bell               *bool  `yaml:"bell"`
+	// Theme is the reviewer's background: light, dark, or auto (asked of
+	// the terminal).
+	Theme string `yaml:"theme"`
 	// UserID selects whose approvals a REST backend lists (user_id).
 	UserID string `yaml:"user_id"`
 }
@@ -226,6 +229,7 @@ type Settings struct {
 	EditDialect        string
 	InsecureSkipVerify bool
 	Bell               bool
+	Theme              string
 	Keys               map[string][]string
 	UserID             string
 }
@@ -260,6 +264,7 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		Timeout:            time.Duration(p.Timeout),
 		InsecureSkipVerify: p.InsecureSkipVerify,
 		Bell:               p.Bell == nil || *p.Bell,
+		Theme:              first(getenv("HITL_THEME"), p.Theme, "auto"),
 		Headers:            map[string]string{},
 		Keys:               f.Keys,
 		UserID:             p.UserID,
@@ -274,6 +279,11 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	case "langgraph", "rest", "events":
 	default:
 		return nil, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend)
+	}
+	switch s.Theme {
+	case "auto", "light", "dark":
+	default:
+		return nil, fmt.Errorf("theme %q is not known; use auto, light or dark", s.Theme)
 	}
 	switch s.EditDialect {
 	case "edited_action", "edited_args":

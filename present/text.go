@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/inert"
 )
 
@@ -102,18 +103,39 @@ func Decided(e journal.Entry) string {
 
 // HistoryRow is one decision of the audit log on one line of at most w
 // cells (0: no limit), the same in `hitl history` and the TUI: when, which
-// interrupt, what was decided, what became of it, and about what. The
-// title is what gives way (marked with …) when the line is short.
+// interrupt, what was decided, what became of it, and about what (the
+// tools). What gives way on a short line is the date, then the id, then
+// the end of the subject (marked with …): "what did I approve?" stays
+// answerable at 60 columns.
 func HistoryRow(e journal.Entry, w int) string {
 	when := e.Time.Local().Format(time.DateTime)
 	if w > 0 && w < 100 {
 		when = e.Time.Local().Format("01-02 15:04")
 	}
-	row := when + "  " + inert.Line(ShortID(e.InterruptID)) + "  " + pad(Decided(e), 15) + "  " + pad(Outcome(e), 15) + "  " + inert.Line(e.Title)
+	cols := []string{when, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), 13), pad(Outcome(e), 15), inert.Line(About(e.Title))}
+	if w > 0 && w < 70 {
+		cols = append(cols[:1], cols[2:]...)
+	}
+	row := strings.Join(cols, "  ")
 	if w > 0 {
 		row = ansi.Truncate(row, w, "…")
 	}
 	return row
+}
+
+// About is what an interrupt's title is about, without the words every
+// tool call's title repeats: "send_email" for "Review tool call
+// send_email", "delete_records, notify" for "Review 2 tool calls: …".
+func About(title string) string {
+	if rest, ok := strings.CutPrefix(title, "Review tool call "); ok {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(title, "Review "); ok {
+		if _, tools, ok := strings.Cut(rest, " tool calls: "); ok {
+			return tools
+		}
+	}
+	return title
 }
 
 func pad(s string, n int) string {
@@ -121,4 +143,24 @@ func pad(s string, n int) string {
 		return s + strings.Repeat(" ", n-w)
 	}
 	return s
+}
+
+// ActionDescription is an action's description without what repeats the
+// action itself: LangChain's middleware writes "…\n\nTool: NAME\nArgs:
+// {…}" by default, right above the same arguments shown as JSON. Any
+// other description is kept whole.
+func ActionDescription(a client.Action) string {
+	d := a.Description
+	i := strings.LastIndex(d, "\n\nTool: "+a.Name)
+	if i < 0 {
+		return d
+	}
+	rest := strings.TrimPrefix(d[i+2:], "Tool: "+a.Name)
+	switch {
+	case strings.TrimSpace(rest) == "":
+	case strings.HasPrefix(rest, "\nArgs: ") && diff.Equal([]byte(strings.TrimPrefix(rest, "\nArgs: ")), a.Args):
+	default:
+		return d
+	}
+	return strings.TrimRight(d[:i], "\n ")
 }

@@ -46,6 +46,11 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Back):
+		if m.items.get(c.id) == nil {
+			m.popTo(nameInbox)
+			m.setStatus(present.ShortID(c.id)+" is no longer pending (handled elsewhere?); nothing was sent.", false)
+			return nil
+		}
 		m.pop()
 	case key.Matches(msg, k.ShowJSON):
 		c.showJSON = !c.showJSON
@@ -177,8 +182,8 @@ func (c *confirmScreen) text(m *Model) string {
 	if sub != nil {
 		items = sub.Items
 	}
-	line(m.st.title.Render(ansi.Truncate("Send this? "+safe(it.Title), w, "…")))
-	line(m.st.faint.Render(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID))))
+	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(it.Title), w, " ")))
+	line(m.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
 		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
 	}
@@ -201,12 +206,12 @@ func (c *confirmScreen) text(m *Model) string {
 			if len(target.Actions) > 0 {
 				label = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
 			}
-			line(m.st.bold.Render(label) + ": " + m.decisionText(dec))
+			line(m.decisionText(m.st.bold.Render(label)+": ", dec, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(m.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
 			for j, a := range dec.Answers {
-				line(fmt.Sprintf("    answer %d: %s", j+1, safe(a)))
+				line(indentBlock(ansi.Wrap(fmt.Sprintf("answer %d: %s", j+1, safeBlock(a)), w-4, " "), "    "))
 			}
 		}
 		if target.Busy {

@@ -59,7 +59,7 @@ func (d *detailPane) sync(m *Model) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide)
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme)
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -159,10 +159,17 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	if warn := m.items.warning(it); warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
-	line(st.faint.Render(fmt.Sprintf("[%s] %s · thread %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)), safe(it.ThreadID))))
+	// An id is never broken across lines: one to copy must be whole.
+	head := fmt.Sprintf("[%s] %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)))
+	if thread := "thread " + safe(it.ThreadID); ansi.StringWidth(head+" · "+thread) <= w {
+		line(st.faint.Render(head + " · " + thread))
+	} else {
+		line(st.faint.Render(head))
+		line(st.faint.Render(wrap(thread)))
+	}
 	if it.Description != "" {
 		line("")
-		line(renderMarkdown(safeBlock(it.Description), w))
+		line(renderMarkdown(safeBlock(it.Description), m.theme, w))
 	}
 	if len(it.Questions) > 0 {
 		line("")
@@ -183,10 +190,10 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		head := fmt.Sprintf("%sAction %d/%d  %s", marker, i+1, len(it.Actions), safe(a.Name))
 		line(st.bold.Render(head) + "  " + st.faint.Render("allowed: "+typesText(a.Allowed)))
 		if d != nil && d.decisions[i] != nil {
-			line("  decision: " + m.decisionText(d.decisions[i]))
+			line(indentBlock(m.decisionText("decision: ", d.decisions[i], w-2), "  "))
 		}
-		if a.Description != "" && a.Description != it.Description {
-			line(indentBlock(renderMarkdown(safeBlock(a.Description), w-2), "  "))
+		if desc := present.ActionDescription(a); desc != "" && a.Description != it.Description {
+			line(indentBlock(renderMarkdown(safeBlock(desc), m.theme, w-2), "  "))
 		}
 		switch {
 		case d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit:
@@ -202,7 +209,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		line("")
 		line(st.faint.Render("allowed: " + typesText(it.Allowed)))
 		if d != nil && d.decisions[0] != nil {
-			line("decision: " + m.decisionText(d.decisions[0]))
+			line(m.decisionText("decision: ", d.decisions[0], w))
 		}
 		if it.Schema == client.SchemaRaw {
 			line(st.bold.Render("Value"))
@@ -220,8 +227,8 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	}
 	line("")
 	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
-	line(st.faint.Render(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt))))
-	line(st.faint.Render("id " + safe(it.ID)))
+	line(st.faint.Render(wrap(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt)))))
+	line(st.faint.Render(wrap("id " + safe(it.ID))))
 	if _, ok := m.opts.Backend.(client.Conversational); ok {
 		if m.detail.showConv[it.ThreadID] {
 			line("")
@@ -233,15 +240,17 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (m *Model) decisionText(d *client.Decision) string {
+// decisionText is a decision after label, wrapped to w: a message of
+// several lines keeps its lines, under the label.
+func (m *Model) decisionText(label string, d *client.Decision, w int) string {
 	s := string(d.Type)
-	if d.Message != "" {
-		s += ": " + safe(d.Message)
-	}
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))
 	}
-	return m.st.ok.Render(s)
+	if d.Message != "" {
+		s += ": " + safeBlock(d.Message)
+	}
+	return m.st.ok.Render(ansi.Wrap(label+s, max(w, 20), " "))
 }
 
 func (m *Model) conversationText(thread string, w int) string {
@@ -261,10 +270,15 @@ func (m *Model) conversationText(thread string, w int) string {
 	if len(msgs) > last {
 		msgs = msgs[len(msgs)-last:]
 	}
+	// The role on a line of its own: the text under it wraps at the
+	// width it really has, and no word is lost.
 	for _, msg := range msgs {
-		b.WriteString(m.st.faint.Render(safe(msg.Role)+":") + " " + ansi.Wrap(safeBlock(msg.Content), w-2, " ") + "\n")
+		b.WriteString(m.st.faint.Render(safe(msg.Role)+":") + "\n")
+		if strings.TrimSpace(msg.Content) != "" {
+			b.WriteString(indentBlock(ansi.Wrap(safeBlock(msg.Content), max(w-2, 10), " "), "  ") + "\n")
+		}
 		for _, tc := range msg.ToolCalls {
-			b.WriteString("  → " + ansi.Truncate(safe(tc), w-4, "…") + "\n")
+			b.WriteString(indentBlock(ansi.Wrap("→ "+safe(tc), max(w-2, 10), ""), "  ") + "\n")
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -111,6 +111,12 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Back):
 		ed.save(m)
+		if m.items.get(ed.id) == nil {
+			// Not back to a detail that would now show another interrupt.
+			m.popTo(nameInbox)
+			m.setStatus(present.ShortID(ed.id)+" is no longer pending (handled elsewhere?); what you typed is kept in case it comes back.", false)
+			return nil
+		}
 		m.pop()
 		return nil
 	case key.Matches(msg, k.External):
@@ -158,11 +164,10 @@ func (ed *editorScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 
 // save keeps what was typed, whatever happens next.
 func (ed *editorScreen) save(m *Model) {
-	it := m.items.get(ed.id)
-	if it == nil {
+	d := m.drafts[ed.id]
+	if d == nil || ed.slot >= len(d.decisions) {
 		return
 	}
-	d := m.drafts.of(it)
 	if ed.kind == editArgs {
 		d.argsText[ed.slot] = ed.fields[0].Value()
 		return

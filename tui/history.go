@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -102,7 +103,7 @@ func (h *historyScreen) text(m *Model, w int) string {
 	b.WriteString(m.st.title.Render("Decisions sent from this machine") + m.st.faint.Render("  ("+name(m.keys.Open)+": what the agent did next)") + "\n\n")
 	switch {
 	case h.err != nil:
-		b.WriteString("Cannot read the audit log: " + safe(h.err.Error()))
+		b.WriteString(ansi.Wrap("Cannot read the audit log: "+safe(h.err.Error()), w, " "))
 		return b.String()
 	case !h.loaded:
 		b.WriteString("Reading the audit log…")

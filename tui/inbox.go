@@ -98,6 +98,18 @@ func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return m.decisionKey(msg)
 }
 
+// fetchErrText says what failed, in full, and what to do about it.
+func (m *Model) fetchErrText() string {
+	text := "✗ " + safe(m.fetchErr.Error())
+	if !m.items.loaded {
+		text = "Cannot list the pending interrupts of " + safe(m.opts.Backend.Server()) + ":\n\n" + text +
+			fmt.Sprintf("\n\nhitl tries again in %s (%s tries now). Check that the server is running and that --url (HITL_URL, or the profile's url) points at it.", m.backoff, name(m.keys.Refresh))
+	} else {
+		text += fmt.Sprintf(" (showing what was listed %s ago)", present.Age(m.lastUpdate, m.opts.Now()))
+	}
+	return text
+}
+
 // listRows is how many rows of the list are on screen.
 func (m *Model) listRows() int {
 	h := m.lay.list.h
@@ -217,6 +229,21 @@ func (m *Model) listView(r rect) string {
 	w, h := r.w, r.h
 	now := m.opts.Now()
 	var b strings.Builder
+	if m.fetchErr != nil {
+		// The server cannot be read: that owns the body (an empty list would
+		// say "nothing pending", which nobody knows), or heads what was
+		// listed before.
+		text := m.fetchErrText()
+		if !x.loaded {
+			return "\n" + indentBlock(ansi.Wrap(text, max(w-2, 10), " "), "  ")
+		}
+		banner := strings.Split(ansi.Wrap(text, max(w, 10), " "), "\n")
+		if len(banner) > 4 {
+			banner = append(banner[:3], "… (the status line says when hitl tries again)")
+		}
+		b.WriteString(m.st.err.Render(strings.Join(banner, "\n")) + "\n")
+		h -= len(banner)
+	}
 	if n := len(m.unknown); n > 0 {
 		// Decisions whose fate is unknown are never hidden: a section of
 		// their own, above the inbox, until the server tells.

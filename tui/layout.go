@@ -10,6 +10,9 @@ const wideFrom = 100
 // size: views ask it for their rectangles instead of doing arithmetic.
 type layout struct {
 	w, h int
+	// status is how many lines the status area takes (1 to 3: a long
+	// message wraps rather than being cut).
+	status int
 	// body is what lies between the header line and the status line and
 	// key bar.
 	body rect
@@ -22,16 +25,18 @@ type layout struct {
 }
 
 // newLayout lays out a w x h window. listW is the width the inbox list
-// wants beside the detail (its widest row); the list gets that, within 40
-// columns and half the window, plus the reviewer's adjustment (< and >).
+// wants beside the detail (its widest row); the list gets that, from 40
+// columns up to half the window or what leaves the detail 80 columns,
+// plus the reviewer's adjustment (< and >).
 // Without an interrupt to show (an empty inbox), the list takes the
 // whole width.
-func newLayout(w, h, listW, adjust int) layout {
-	l := layout{w: w, h: h, wide: w >= wideFrom && listW > 0}
-	l.body = rect{x: 0, y: 1, w: w, h: max(h-3, 1)}
+func newLayout(w, h, listW, adjust, status int) layout {
+	status = min(max(status, 1), 3)
+	l := layout{w: w, h: h, status: status, wide: w >= wideFrom && listW > 0}
+	l.body = rect{x: 0, y: 1, w: w, h: max(h-2-status, 1)}
 	l.list, l.detail = l.body, l.body
 	if l.wide {
-		lw := min(max(listW, 40), w/2)
+		lw := min(max(listW, 40), max(w/2, w-80))
 		lw = min(max(lw+adjust, 30), w-40)
 		l.list = rect{x: 0, y: 1, w: lw, h: l.body.h}
 		// A separator column, then one blank column before the detail.

@@ -44,6 +44,9 @@ type Options struct {
 	Now func() time.Time
 	// Keys rebinds actions by name (the config file's `keys:` section).
 	Keys map[string][]string
+	// Theme is the terminal's background for markdown: "light", "dark", or
+	// "auto" (asked of the terminal; dark until it answers).
+	Theme string
 	// Context ends background work (a backend's change stream).
 	Context context.Context
 }
@@ -102,6 +105,8 @@ type Model struct {
 	sideBySide bool
 	// split is the reviewer's adjustment of the list's width (< and >).
 	split int
+	// theme is the markdown style: "dark" or "light".
+	theme string
 
 	// stack holds the screens over the inbox; the last one is in front.
 	stack []screen
@@ -115,6 +120,9 @@ type Model struct {
 
 	status   string
 	statusOK bool
+	// statusAt is the update that set the status: a screen change clears
+	// a status set by an earlier update (it spoke of the screen left).
+	statusAt, updates int
 
 	pipe     *decide.Pipeline // the one path by which a decision is sent
 	sending  bool
@@ -157,6 +165,10 @@ func New(opts Options) (*Model, error) {
 	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)
+	m.theme = "dark"
+	if opts.Theme == "light" {
+		m.theme = "light"
+	}
 	m.lay = layout{w: 80, h: 24}
 	m.resize(80, 24)
 	return m, err
@@ -165,7 +177,11 @@ func New(opts Options) (*Model, error) {
 // Init looks up decisions of unknown outcome (then fetches), starts the
 // clock, and, for a backend that streams its changes, the wait for the next.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.reconcile(), tick(), waitChange(m.changes))
+	cmds := []tea.Cmd{m.reconcile(), tick(), waitChange(m.changes)}
+	if m.opts.Theme == "" || m.opts.Theme == "auto" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
 }
 
 // top is the screen in front.
@@ -178,6 +194,7 @@ func (m *Model) top() screen {
 
 // push puts s in front.
 func (m *Model) push(s screen) {
+	m.staleStatus()
 	m.stack = append(m.stack, s)
 	if r, ok := s.(resizer); ok {
 		r.resize(m)
@@ -186,6 +203,7 @@ func (m *Model) push(s screen) {
 
 // pop closes the screen in front (never the inbox).
 func (m *Model) pop() {
+	m.staleStatus()
 	if len(m.stack) > 0 {
 		m.stack = m.stack[:len(m.stack)-1]
 	}
@@ -221,7 +239,7 @@ func (m *Model) backToDecisions() {
 }
 
 func (m *Model) resize(w, h int) {
-	m.lay = newLayout(w, h, m.listWidth(), m.split)
+	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
 	for _, s := range m.stack {
@@ -243,13 +261,20 @@ func (m *Model) listWidth() int {
 
 // relayout lays the window out again when what it depends on changed.
 func (m *Model) relayout() {
-	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split); l != m.lay {
+	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split, len(m.statusLines(m.lay.w))); l != m.lay {
 		m.resize(m.lay.w, m.lay.h)
 	}
 }
 
 func (m *Model) setStatus(s string, ok bool) {
-	m.status, m.statusOK = s, ok
+	m.status, m.statusOK, m.statusAt = s, ok, m.updates
+}
+
+// staleStatus forgets a status that an earlier update set.
+func (m *Model) staleStatus() {
+	if m.statusAt < m.updates {
+		m.status = ""
+	}
 }
 
 // inGrace reports whether decision keys are ignored right now.

@@ -145,8 +145,21 @@ func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
 	flush(dels, ins)
 	var b strings.Builder
 	b.WriteString(m.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
+	// Each side wraps within its column: the changed value itself must be
+	// read whole.
 	for i := range left {
-		b.WriteString(pad(ansi.Truncate(left[i], col, "…"), col) + " │ " + ansi.Truncate(right[i], col, "…") + "\n")
+		l := strings.Split(ansi.Wrap(left[i], col, ""), "\n")
+		r := strings.Split(ansi.Wrap(right[i], col, ""), "\n")
+		for j := 0; j < max(len(l), len(r)); j++ {
+			x, y := "", ""
+			if j < len(l) {
+				x = l[j]
+			}
+			if j < len(r) {
+				y = r[j]
+			}
+			b.WriteString(pad(x, col) + " │ " + y + "\n")
+		}
 	}
 	return b.String()
 }
@@ -191,13 +204,13 @@ const (
 
 var (
 	mdMu        sync.Mutex
-	mdRenderers = map[int]*glamour.TermRenderer{}
+	mdRenderers = map[string]*glamour.TermRenderer{}
 	mdCache     = map[string]string{}
 )
 
 // renderMarkdown renders already-inert markdown to width w. On any error it
 // falls back to the wrapped text, so nothing is lost.
-func renderMarkdown(s string, w int) string {
+func renderMarkdown(s, theme string, w int) string {
 	// A huge description is shown as plain wrapped text: rendering it line
 	// by line would stall the screen, and nothing may be cut.
 	if len(s) > maxMarkdown || strings.Count(s, "\n") > maxMarkdownLines {
@@ -205,18 +218,19 @@ func renderMarkdown(s string, w int) string {
 	}
 	mdMu.Lock()
 	defer mdMu.Unlock()
-	k := fmt.Sprintf("%d\x00%s", w, s)
+	k := fmt.Sprintf("%d\x00%s\x00%s", w, theme, s)
 	if out, ok := mdCache[k]; ok {
 		return out
 	}
-	r := mdRenderers[w]
+	rk := fmt.Sprintf("%s/%d", theme, w)
+	r := mdRenderers[rk]
 	if r == nil {
 		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(w-4, 10)))
+		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle(theme), glamour.WithWordWrap(max(w-4, 10)))
 		if err != nil {
 			return ansi.Wrap(s, w, " ")
 		}
-		mdRenderers[w] = r
+		mdRenderers[rk] = r
 	}
 	out, err := renderLines(r, s)
 	if err != nil {

@@ -689,8 +689,17 @@ func TestGoldenScreens(t *testing.T) {
 			return hs
 		}},
 		{"server-down", false, func(t *testing.T, w, h int) *harness {
-			hs := newHarness(t, w, h)
-			hs.b.SetListErr(errors.New("list interrupted threads: the server at http://fake refused the connection: is `langgraph dev` running there? (set --url or HITL_URL)"))
+			// Down from the start: the error owns the body.
+			b := fake.New()
+			b.SetListErr(errors.New("list interrupted threads: the server at http://fake refused the connection: is `langgraph dev` running there? (set --url or HITL_URL)"))
+			hs := newHarnessOn(t, w, h, nil, b)
+			hs.b = b
+			return hs
+		}},
+		{"server-lost", false, func(t *testing.T, w, h int) *harness {
+			// Down after a listing: the error heads what was listed.
+			hs := newHarness(t, w, h, fixture(t, "middleware-js-email", idEmail, time.Minute))
+			hs.b.SetListErr(errors.New("list interrupted threads: the server at http://fake did not answer in time: is it overloaded or unreachable?"))
 			hs.run(hs.m.fetch())
 			return hs
 		}},

@@ -17,6 +17,7 @@ import (
 // Update routes one message: the answers of commands and the clock are the
 // root's business; keys go to the screen in front.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.updates++
 	cmd := m.update(msg)
 	m.relayout()     // the list's width follows its content
 	m.detail.sync(m) // renders again only when what it shows changed
@@ -52,6 +53,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case signalQuitMsg:
 		return m.quit()
+	case tea.BackgroundColorMsg:
+		// Markdown in colours that read on this terminal's background.
+		m.theme = "light"
+		if msg.IsDark() {
+			m.theme = "dark"
+		}
+		return nil
 	case spinner.TickMsg:
 		if !m.sending {
 			return nil
@@ -110,6 +118,13 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		if m.find(nameDetail) != nil && m.find(nameEditor) == nil && m.find(nameConfirm) == nil {
 			m.popTo(nameInbox)
 			m.setStatus(present.ShortID(prev)+" is no longer pending (handled elsewhere?).", false)
+		}
+	}
+	if ed, ok := m.find(nameEditor).(*editorScreen); ok {
+		if m.items.get(ed.id) == nil {
+			ed.err = "This interrupt is no longer pending (handled elsewhere?). Your text is kept; " + name(m.keys.Back) + " leaves."
+		} else if strings.HasPrefix(ed.err, "This interrupt is no longer pending") {
+			ed.err = ""
 		}
 	}
 	// Drafts are kept (never lose typed feedback): an interrupt missing from

@@ -23,7 +23,7 @@ func (m *Model) View() tea.View {
 // header, the body of the screen in front, the status line and the key bar.
 func (m *Model) render() string {
 	body := m.top().view(m, m.lay.body)
-	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + m.statusLine() + "\n" + m.keyBar()
+	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w), "\n") + "\n" + m.keyBar()
 }
 
 // fit cuts or pads text to exactly w x h cells, so nothing spills.
@@ -62,32 +62,46 @@ func (m *Model) headerLine() string {
 	return m.st.header.Render(ansi.Truncate(s, m.lay.w, "…"))
 }
 
-func (m *Model) statusLine() string {
+// statusLines is the status area at width w: the last message, wrapped
+// (three lines at most: past that it ends with …), and where hitl stands
+// with the server.
+func (m *Model) statusLines(w int) []string {
 	var conn string
 	switch {
 	case m.fetchErr != nil:
-		conn = m.st.err.Render("✗ " + safe(m.fetchErr.Error()))
+		conn = m.st.err.Render(fmt.Sprintf("✗ cannot list interrupts · retrying in %s (%s: now)", m.backoff, name(m.keys.Refresh)))
 	case !m.items.loaded:
 		conn = "connecting to " + safe(m.opts.Backend.Server()) + "…"
 	default:
 		conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + present.Age(m.lastUpdate, m.opts.Now()) + " ago"
 	}
-	line := conn
-	if m.status != "" {
-		st := m.st.ok
-		if !m.statusOK {
-			st = m.st.warn
-		}
-		prefix := ""
-		if m.sending {
-			prefix = m.spin.View() + " "
-		}
-		line = prefix + st.Render(safe(m.status)) + "  " + m.st.faint.Render(conn)
-		if m.fetchErr != nil {
-			line = prefix + st.Render(safe(m.status)) + "  " + conn
-		}
+	if m.status == "" {
+		return []string{ansi.Truncate(conn, w, "…")}
 	}
-	return ansi.Truncate(line, m.lay.w, "…")
+	st := m.st.ok
+	if !m.statusOK {
+		st = m.st.warn
+	}
+	prefix := ""
+	if m.sending {
+		prefix = m.spin.View() + " "
+	}
+	lines := strings.Split(ansi.Wrap(prefix+safe(m.status), max(w, 10), " "), "\n")
+	if len(lines) > 3 {
+		lines = lines[:3]
+		lines[2] = ansi.Truncate(lines[2], w-2, "") + " …"
+	}
+	for i := range lines {
+		lines[i] = st.Render(lines[i])
+	}
+	last := len(lines) - 1
+	if ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
+		if m.fetchErr == nil {
+			conn = m.st.faint.Render(conn)
+		}
+		lines[last] += "  " + conn
+	}
+	return lines
 }
 
 // keyBar is the short key help of the screen in front, generated from the
@@ -98,15 +112,21 @@ func (m *Model) keyBar() string {
 	if s, ok := m.top().(*inboxScreen); ok && s.filtering {
 		items, compact = []string{"type to filter"}, []string{"type to filter"}
 	}
+	var off []string
 	for _, h := range hints {
 		k, d := h.b.Help().Key, h.b.Help().Desc
 		if h.off {
-			items = append(items, m.st.keyOff.Render(k+" "+d))
-			compact = append(compact, m.st.keyOff.Render(k+":"+d))
+			off = append(off, k)
 			continue
 		}
 		items = append(items, m.st.key.Render(k)+" "+d)
 		compact = append(compact, m.st.key.Render(k)+":"+d)
+	}
+	// Keys the interrupt does not allow are said in words (struck-out text
+	// does not show on every terminal).
+	if len(off) > 0 {
+		items = append(items, m.st.faint.Render("not allowed here: "+strings.Join(off, " ")))
+		compact = append(compact, m.st.faint.Render("not allowed here: "+strings.Join(off, " ")))
 	}
 	// Below the width the bar needs, drop to the compact "a:approve e:edit".
 	bar := strings.Join(items, " · ")

@@ -36,6 +36,15 @@ type Backend struct {
 	VerifyErr error
 	// Outcome is what Follow reports (default: finished).
 	Outcome client.Outcome
+	// Messages are the threads' conversations, by thread id.
+	Messages map[string][]client.Message
+}
+
+// Conversation is the thread's messages (Messages).
+func (f *Backend) Conversation(_ context.Context, thread string) ([]client.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Messages[thread], nil
 }
 
 type answer struct {

@@ -1,0 +1,199 @@
+package tui
+
+// The reviewer's day: what the issue "nothing cut, nothing stale, text as
+// a person reads it" asked for, each at the size where it broke.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+)
+
+// toolCall is a JS-middleware interrupt of one tool with these args.
+func toolCall(id, thread, tool, args string) client.Interrupt {
+	raw := json.RawMessage(`{"actionRequests":[{"name":"` + tool + `","args":` + args + `,"description":"Tool execution pending approval"}],"reviewConfigs":[{"actionName":"` + tool + `","allowedDecisions":["approve","edit","reject"]}]}`)
+	return client.Interrupt{ID: id, ThreadID: thread, GraphID: "agent", CreatedAt: t0.Add(-time.Minute), UpdatedAt: t0.Add(-time.Minute),
+		Payload: client.Parse(raw), Raw: raw}
+}
+
+func TestConversationKeepsEveryWordAndIsPerThread(t *testing.T) {
+	a := toolCall(idEmail, "thread-a", "notify", `{"channel":"#ops"}`)
+	b := toolCall(idOps, "thread-b", "notify", `{"channel":"#dev"}`)
+	h := newHarness(t, 80, 24, a, b)
+	h.b.Messages = map[string][]client.Message{"thread-a": {{Role: "tool notify", Content: `ran notify {"channel":"#ops","text":"[edited] Pruned sessions older than 90 days"}`}}}
+	h.keys("enter", "c")
+	h.m.detail.vp.GotoBottom()
+	s := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(s, `"text":"[edited] Pruned sessions older than 90 days"}`) {
+		t.Fatalf("words lost:\n%s", h.screen())
+	}
+	// Another thread's item is not "Loading the conversation…" for ever.
+	h.keys("esc", "j", "enter")
+	h.m.detail.vp.GotoBottom()
+	if strings.Contains(h.screen(), "Loading the conversation") || !strings.Contains(h.screen(), "c shows the conversation") {
+		t.Fatalf("the other thread:\n%s", h.screen())
+	}
+}
+
+func TestJSONReadsAsAPersonReadsIt(t *testing.T) {
+	it := toolCall(idEmail, "thread-a", "send_email", `{"to":"ren\u00e9@exemple.fr","where":"last_seen \u003c now()","subject":"Caf\u00e9 \u00e0 10h \u2014 r\u00e9union","cmd":"\u001b[2J"}`)
+	h := newHarness(t, 100, 30, it)
+	h.wantScreen(`"rené@exemple.fr"`, `"last_seen < now()"`, `"Café à 10h — réunion"`, `"\u001b[2J"`)
+	h.keys("e")
+	h.wantScreen(`"to": "rené@exemple.fr"`, `"where": "last_seen < now()"`, `"cmd": "\u001b[2J"`)
+	// The buffer is still the same JSON: unchanged, it is an approve.
+	h.keys("ctrl+s")
+	h.wantScreen("The arguments are unchanged: recorded as approve.")
+}
+
+func TestNothingCutAt100x30(t *testing.T) {
+	thread := "0b8f0c5e-3a1d-4b7e-9c2f-6d8e1a2b3c4d"
+	it := toolCall(idEmail, thread, "send_email", `{"to":"a@example.com","subject":"s","body":"`+strings.Repeat("word ", 30)+`end of the body"}`)
+	it.GraphID = "parallel"
+	h := newHarness(t, 100, 30, it)
+	if !strings.Contains(strings.ReplaceAll(h.screen(), "\n", ""), thread[:20]) || !strings.Contains(h.screen(), thread[len(thread)-12:]) {
+		t.Fatalf("the thread id is cut:\n%s", h.screen())
+	}
+	h.keys("r")
+	h.typeText("not this one:\nthe customer asked us to wait\nuntil Monday")
+	h.keys("ctrl+s")
+	h.wantScreen("graph parallel", "not this one:", "the customer asked us to wait", "until Monday")
+	// Side by side, the changed value is read whole.
+	h.keys("esc", "e")
+	h.msg(externalEditMsg{text: `{"to":"a@example.com","subject":"s","body":"` + strings.Repeat("other ", 30) + `end of the new body"}`})
+	h.keys("ctrl+s", "t")
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(h.screen(), "│", " ")), " ")
+	if !strings.Contains(flat, "end of the new") || !strings.Contains(flat, "end of the") || strings.Contains(flat, "…") {
+		t.Fatalf("the side-by-side diff cuts the changed value:\n%s", h.screen())
+	}
+}
+
+func TestStatusWrapsInsteadOfCutting(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.Outcome = client.Outcome{Status: client.Finished, Reply: "I sent the email to customer@example.com with the subject Your refund; the customer will get it within a minute, and I will follow up tomorrow morning."}
+	h.keys("a", "y")
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(flat, "and I will follow up tomorrow morning.") {
+		t.Fatalf("the status is cut:\n%s", h.screen())
+	}
+}
+
+func TestPagingPositionAndDecisionsAtEveryWidth(t *testing.T) {
+	var its []client.Interrupt
+	for i := range 50 {
+		id := fmt.Sprintf("%08d%024d", i, 0)
+		it := toolCall(id, "thread-"+id[:8], "notify", `{"n":`+fmt.Sprint(i)+`}`)
+		it.UpdatedAt = t0.Add(-time.Duration(i) * time.Minute)
+		its = append(its, it)
+	}
+	h := newHarness(t, 80, 24, its...)
+	h.wantScreen("hitl · 50 pending · 1/50")
+	h.keys("pgdown")
+	if !strings.Contains(h.screen(), "· 22/50") {
+		t.Fatalf("pgdn does not move a page:\n%s", h.screen())
+	}
+	h.keys("G")
+	h.wantScreen("· 50/50", "▸   00000049")
+	h.keys("g")
+	h.wantScreen("· 1/50")
+	// Below 100 columns, a decision key acts on the selected interrupt.
+	h.keys("a")
+	h.wantScreen("Send this?", "Action 1/1 notify: approve")
+}
+
+func TestSplitFollowsTheContentAndAdjusts(t *testing.T) {
+	it := toolCall(idEmail, "thread-a", "send_email", `{"to":"a-long-address-for-cust@example.com"}`)
+	h := newHarness(t, 160, 40, it)
+	if h.m.lay.list.w <= 64 || !strings.Contains(h.screen(), `send_email(to="a-long-address-for-cust@example.com")`) {
+		t.Fatalf("list %d wide:\n%s", h.m.lay.list.w, h.screen())
+	}
+	w := h.m.lay.list.w
+	h.keys("<")
+	if h.m.lay.list.w != w-5 {
+		t.Fatalf("< made the list %d wide (was %d)", h.m.lay.list.w, w)
+	}
+}
+
+func TestThreadsAreGrouped(t *testing.T) {
+	a1 := toolCall("a1"+strings.Repeat("0", 30), "thread-a", "notify", `{"n":1}`)
+	b1 := toolCall("b1"+strings.Repeat("0", 30), "thread-b", "notify", `{"n":2}`)
+	a2 := toolCall("a2"+strings.Repeat("0", 30), "thread-a", "notify", `{"n":3}`)
+	a1.UpdatedAt, b1.UpdatedAt, a2.UpdatedAt = t0, t0.Add(-time.Minute), t0.Add(-2*time.Minute)
+	h := newHarness(t, 80, 24, a1, b1, a2)
+	s := h.screen()
+	if ia, ib, ia2 := strings.Index(s, "┬a1"), strings.Index(s, "b1000000"), strings.Index(s, "└a2"); ia < 0 || ia2 < 0 || ib < ia2 {
+		t.Fatalf("thread a is not together:\n%s", s)
+	}
+}
+
+// The item being edited is handled elsewhere: the editor says so and keeps
+// the text; esc lands on the inbox with a word, not on another item.
+func TestEscAfterTheItemWasHandledElsewhere(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "r")
+	h.typeText("half a thought")
+	h.b.Set(h.b.Items()[1:]...)
+	h.run(h.m.fetch())
+	h.wantScreen("This interrupt is no longer pending", "half a thought")
+	h.keys("esc")
+	if h.m.top().name() != nameInbox {
+		t.Fatalf("esc went to %s", h.m.top().name())
+	}
+	h.wantScreen("aaaa1111 is no longer pending (handled elsewhere?); what you typed is kept")
+}
+
+func TestStatusDoesNotLingerOnTheNextScreen(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	h.keys("enter", "e")
+	h.wantScreen("edit is not allowed for action 1")
+	h.keys("esc", "H")
+	if strings.Contains(h.screen(), "edit is not allowed") {
+		t.Fatalf("a status of the detail lingers on the history:\n%s", h.screen())
+	}
+}
+
+func TestHistorySaysWhatWasDecidedAboutWhichTool(t *testing.T) {
+	for _, w := range []int{80, 60} {
+		h := newHarness(t, w, 24)
+		h.j.Record(journal.Entry{DecisionID: "d", Time: t0, InterruptID: idEmail, Title: "Review tool call send_email",
+			Decisions: []client.Decision{{Type: client.Reject}}, Outcome: journal.Finished})
+		h.keys("H")
+		h.wantScreen("reject", "finished", "send_email")
+	}
+}
+
+func TestDisallowedKeysAreSaidInWords(t *testing.T) {
+	h := newHarness(t, 140, 40, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	h.wantScreen("not allowed here: e f i")
+}
+
+func TestThemeFollowsTheBackground(t *testing.T) {
+	h := newHarness(t, 140, 40, fixture(t, "inbox-list", idEmail, time.Minute))
+	dark := h.m.render()
+	h.msg(tea.BackgroundColorMsg{Color: whiteColor{}})
+	if h.m.theme != "light" || h.m.render() == dark {
+		t.Fatal("a light background did not change the markdown style")
+	}
+}
+
+type whiteColor struct{}
+
+func (whiteColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+func TestCtrlZSuspends(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	_, cmd := h.m.Update(keyMsg("ctrl+z"))
+	if cmd == nil {
+		t.Fatal("ctrl+z does nothing")
+	}
+	if _, ok := cmd().(tea.SuspendMsg); !ok {
+		t.Fatal("ctrl+z does not suspend")
+	}
+}
