@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hitl-sh/hitl/client"
@@ -63,4 +64,44 @@ func (ds drafts) slot(it *client.Interrupt) int {
 		return d.slot
 	}
 	return 0
+}
+
+// savedDraft is a draft as it is kept on disk between runs.
+type savedDraft struct {
+	Decisions []*client.Decision `json:"decisions"`
+	Slot      int                `json:"slot"`
+	ArgsText  []string           `json:"args_text"`
+	Feedback  []string           `json:"feedback"`
+	Answers   [][]string         `json:"answers"`
+}
+
+// encode is the drafts with typed work, for SaveDrafts (stable: same
+// drafts, same bytes).
+func (ds drafts) encode() []byte {
+	out := map[string]savedDraft{}
+	for id, d := range ds {
+		if d.touched() {
+			out[id] = savedDraft{Decisions: d.decisions, Slot: d.slot, ArgsText: d.argsText, Feedback: d.feedback, Answers: d.answers}
+		}
+	}
+	b, _ := json.Marshal(out) // maps marshal with sorted keys
+	return b
+}
+
+// decodeDrafts reads what encode wrote; a draft whose slots do not match
+// its interrupt any more is made anew when the interrupt shows (drafts.of).
+func decodeDrafts(b []byte) drafts {
+	var in map[string]savedDraft
+	ds := drafts{}
+	if json.Unmarshal(b, &in) != nil {
+		return ds
+	}
+	for id, s := range in {
+		n := len(s.Decisions)
+		if n == 0 || len(s.ArgsText) != n || len(s.Feedback) != n || len(s.Answers) != n {
+			continue
+		}
+		ds[id] = &draft{decisions: s.Decisions, slot: min(max(s.Slot, 0), n-1), argsText: s.ArgsText, feedback: s.Feedback, answers: s.Answers}
+	}
+	return ds
 }

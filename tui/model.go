@@ -134,6 +134,9 @@ type Model struct {
 	unknown  []journal.Entry
 	checking bool
 
+	// savedDrafts is what was last written to disk (see persistDrafts).
+	savedDrafts []byte
+
 	changes <-chan struct{} // the backend's change signals, when it streams
 	help    help.Model
 }
@@ -159,6 +162,13 @@ func New(opts Options) (*Model, error) {
 		inbox:  &inboxScreen{},
 		pipe: &decide.Pipeline{Backend: opts.Backend, Journal: opts.Journal, Reviewer: opts.Reviewer,
 			Encoding: client.EncodeOptions{Dialect: opts.EditDialect}},
+	}
+	if opts.Journal != nil {
+		// The work of an earlier run, for the interrupts still pending.
+		if b, err := opts.Journal.LoadDrafts(); err == nil && b != nil {
+			m.drafts = decodeDrafts(b)
+		}
+		m.savedDrafts = m.drafts.encode()
 	}
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
@@ -280,16 +290,6 @@ func (m *Model) staleStatus() {
 // inGrace reports whether decision keys are ignored right now.
 func (m *Model) inGrace() bool {
 	return m.opts.Now().Before(m.graceUntil)
-}
-
-// anyDraft reports whether a pending interrupt has typed work on it.
-func (m *Model) anyDraft() bool {
-	for _, it := range m.items.all {
-		if d := m.drafts[it.ID]; d != nil && d.touched() {
-			return true
-		}
-	}
-	return false
 }
 
 // ctx bounds one backend call made from a command.

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -391,15 +392,46 @@ func TestQuestionsNeedFeedbackAndTakeAnswers(t *testing.T) {
 	}
 }
 
-func TestQuitAsksWhileADraftExists(t *testing.T) {
+// Quitting keeps the drafts: a reviewer interrupted mid-edit (q, ctrl+c,
+// a dropped connection) finds the text again in the next run.
+func TestDraftsSurviveQuitting(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.keys("enter", "r")
 	h.typeText("half a thought")
-	h.keys("esc", "esc", "q")
-	h.wantScreen("Quit? A draft or a send is in progress")
-	h.keys("n")
-	h.keys("enter", "r")
-	h.wantScreen("half a thought")
+	_, cmd := h.m.Update(keyMsg("ctrl+c")) // mid-edit
+	runAll(cmd)
+	next, err := New(Options{Backend: h.b, Journal: h.j, Now: func() time.Time { return h.now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := &harness{t: t, m: next, b: h.b, be: h.b, j: h.j, now: h.now}
+	h2.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h2.run(h2.m.fetch())
+	h2.wantScreen("✎")
+	h2.keys("enter", "r")
+	h2.wantScreen("half a thought")
+}
+
+// runAll runs a command and what it batches or sequences, for their effects.
+func runAll(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			runAll(c)
+		}
+	default:
+		// tea.Sequence's message is an unexported slice of commands.
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice {
+			for i := range v.Len() {
+				if c, ok := v.Index(i).Interface().(tea.Cmd); ok {
+					runAll(c)
+				}
+			}
+		}
+	}
 }
 
 func TestBackendErrorShowsAndRecovers(t *testing.T) {

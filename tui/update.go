@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case pollMsg:
 		return m.refetch()
 	case tickMsg:
-		return tick()
+		return tea.Batch(tick(), m.persistDrafts())
 	case changeMsg:
 		return tea.Batch(waitChange(m.changes), m.refetch())
 	case runCtlMsg:
@@ -141,7 +142,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	m.stopSend = nil
 	r := msg.result
 	if m.quitting {
-		return tea.Quit // the outcome is in the audit log
+		return tea.Sequence(m.persistDrafts(), tea.Quit) // the outcome is in the audit log
 	}
 	text := r.Text()
 	if r.Kind == decide.Sent && r.Run.Reply != "" {
@@ -206,7 +207,7 @@ func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
 // its outcome so that the next start need not look it up).
 func (m *Model) quit() tea.Cmd {
 	if !m.sending {
-		return tea.Quit
+		return tea.Sequence(m.persistDrafts(), tea.Quit)
 	}
 	m.quitting = true
 	if m.stopSend != nil {
@@ -217,13 +218,41 @@ func (m *Model) quit() tea.Cmd {
 	return nil
 }
 
-// askQuit quits, or asks first while a draft or a send would be lost.
+// persistDrafts writes the drafts to disk when they changed since the last
+// write, the text of an open editor included: quitting, a dropped
+// connection or a crash loses at most a second of typing.
+func (m *Model) persistDrafts() tea.Cmd {
+	j := m.opts.Journal
+	if j == nil {
+		return nil
+	}
+	if ed, ok := m.find(nameEditor).(*editorScreen); ok {
+		ed.save(m)
+	}
+	for id := range m.drafts {
+		if m.items.handled[id] {
+			delete(m.drafts, id)
+		}
+	}
+	b := m.drafts.encode()
+	if bytes.Equal(b, m.savedDrafts) {
+		return nil
+	}
+	m.savedDrafts = b
+	return func() tea.Msg {
+		_ = j.SaveDrafts(b)
+		return nil
+	}
+}
+
+// askQuit quits (drafts are kept for the next run), or asks first while a
+// decision is being sent.
 func (m *Model) askQuit() tea.Cmd {
-	if !m.sending && !m.anyDraft() {
-		return tea.Quit
+	if !m.sending {
+		return m.quit()
 	}
 	m.push(&promptScreen{
-		question: "Quit? A draft or a send is in progress and will be lost.",
+		question: "Quit? A decision is being sent: hitl records its outcome first. Your drafts are kept for next time.",
 		yes:      "quit",
 		quitToo:  true,
 		onYes:    func(m *Model) tea.Cmd { return m.quit() },
