@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -41,7 +42,8 @@ func jsonWarnings(raw json.RawMessage) inert.Warning {
 }
 
 // Summary is the one-line gist of an interrupt: tool names and the key
-// argument, or the first question, or the prompt. It is not yet inert.
+// argument, or the first question, or the prompt's first line, or what a
+// payload of no known shape holds. It is not yet inert.
 func Summary(it client.Interrupt) string {
 	switch {
 	case len(it.Actions) > 0:
@@ -51,10 +53,83 @@ func Summary(it client.Interrupt) string {
 		}
 		return strings.Join(parts, "; ")
 	case len(it.Questions) > 0:
-		return it.Questions[0]
+		return oneLine(it.Questions[0])
+	case it.Schema == client.SchemaRaw:
+		return rawGist(it.Raw)
+	case it.Schema == client.SchemaPrompt:
+		if s := firstLine(it.Title); s != "" {
+			return s
+		}
+		return "(an empty prompt: the agent waits for a reply without saying what it asks)"
 	}
-	return it.Title
+	return oneLine(it.Title)
 }
+
+// textKeys are the fields that usually say what a payload asks, in order.
+var textKeys = []string{"question", "message", "prompt", "text", "title", "description", "reason", "query", "kind", "type"}
+
+// rawGist says what a payload of no known shape holds, on one line.
+func rawGist(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return "a payload that is not JSON"
+	}
+	switch x := v.(type) {
+	case nil:
+		return "null (the interrupt carries no value)"
+	case bool, json.Number:
+		return fmt.Sprintf("the value %v", x)
+	case string:
+		if s := firstLine(x); s != "" {
+			return s
+		}
+		return "an empty string"
+	case []any:
+		if len(x) == 0 {
+			return "an empty list"
+		}
+		first, _ := json.Marshal(x[0])
+		return fmt.Sprintf("a list of %d: %s", len(x), rawGist(first))
+	case map[string]any:
+		for _, k := range textKeys {
+			if s, ok := x[k].(string); ok && strings.TrimSpace(s) != "" {
+				return k + ": " + firstLine(s)
+			}
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if len(keys) > 5 {
+			keys = append(keys[:5], "…")
+		}
+		return "{" + strings.Join(keys, ", ") + "}"
+	}
+	return "a payload of no known shape"
+}
+
+// firstLine is the first line of text that says something, without the
+// markdown marks that open a line (#, >, -, *), and the rest said to follow.
+func firstLine(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r", ""), "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#>-* "))
+		l = strings.ReplaceAll(strings.ReplaceAll(l, "**", ""), "__", "")
+		if l == "" {
+			continue
+		}
+		if rest := strings.Join(lines[i+1:], " "); strings.TrimSpace(rest) != "" {
+			return l + " …"
+		}
+		return l
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // keyArg is the first scalar argument, as "(key=value)".
 func keyArg(args json.RawMessage) string {

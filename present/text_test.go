@@ -22,3 +22,27 @@ func TestActionDescriptionDropsTheDefaultRepeat(t *testing.T) {
 		}
 	}
 }
+
+func TestSummarySaysWhatARawPayloadHolds(t *testing.T) {
+	for _, tt := range []struct {
+		raw    string
+		schema client.Schema
+		title  string
+		want   string
+	}{
+		{`42.5`, client.SchemaRaw, "", "the value 42.5"},
+		{`false`, client.SchemaRaw, "", "the value false"},
+		{`null`, client.SchemaRaw, "", "null (the interrupt carries no value)"},
+		{`[{"question":"ok?"},2]`, client.SchemaRaw, "", "a list of 2: question: ok?"},
+		{`{"kind":"budget_check","limits":{}}`, client.SchemaRaw, "", "kind: budget_check"},
+		{`{"b":1,"a":2}`, client.SchemaRaw, "", "{a, b}"},
+		{`""`, client.SchemaPrompt, "", "(an empty prompt: the agent waits for a reply without saying what it asks)"},
+		{`"x"`, client.SchemaPrompt, "## Which region?\n\nThe **replica** needs one.", "Which region? …"},
+	} {
+		it := client.Interrupt{Raw: json.RawMessage(tt.raw)}
+		it.Schema, it.Title = tt.schema, tt.title
+		if got := Summary(it); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}
