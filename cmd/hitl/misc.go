@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
@@ -95,7 +98,51 @@ func versionCmd(e *env) *cobra.Command {
 		Short: "Print the version",
 		Args:  exactArgs(0, "no arguments"),
 		Run: func(*cobra.Command, []string) {
-			fmt.Fprintf(e.stdout, "hitl %s (commit %s, built %s, %s)\n", version, commit, date, runtime.Version())
+			fmt.Fprintln(e.stdout, versionLine())
+		},
+	}
+}
+
+// versionLine says which hitl this is. A release build is stamped by
+// GoReleaser; a `go install …@v1.2.3` or a build from a clone reads what Go
+// recorded in the binary (module version, commit, whether the tree had
+// changes).
+func versionLine() string {
+	v, c, d := version, commit, date
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" {
+		if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+			v = mv
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				c = s.Value[:min(12, len(s.Value))]
+			case "vcs.time":
+				d = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					c += "-modified"
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("hitl %s (commit %s, built %s, %s)", v, c, d, runtime.Version())
+}
+
+// manCmd writes the man pages (GoReleaser ships them in the archives).
+func manCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:    "man DIR",
+		Short:  "Write hitl's man pages into DIR",
+		Hidden: true,
+		Args:   exactArgs(1, "a directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := os.MkdirAll(args[0], 0o755); err != nil {
+				return err
+			}
+			root := cmd.Root()
+			root.DisableAutoGenTag = true
+			return doc.GenManTree(root, &doc.GenManHeader{Title: "HITL", Section: "1", Source: "hitl " + version}, args[0])
 		},
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
@@ -43,13 +45,19 @@ func oneLine(s string, width int) string {
 	return ansi.Truncate(safe(s), width, "…")
 }
 
-// printList prints the inbox as a table.
+// printList prints the inbox as a table. On a terminal the rows fit its
+// width (the summary gives way, marked …); piped, they are whole.
 func printList(w io.Writer, its []client.Interrupt, now time.Time) {
 	if len(its) == 0 {
 		fmt.Fprintln(w, "No pending interrupts.")
 		return
 	}
-	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
+	width := termWidth(w)
+	if width > 0 && width < 110 {
+		fmt.Fprintf(w, "%-8s  %4s  %-14s  %-10s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
+	} else {
+		fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
+	}
 	for _, it := range its {
 		printLine(w, it, now)
 	}
@@ -60,8 +68,33 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	if present.Warnings(it) != 0 {
 		badge = "⚠ "
 	}
-	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s%s\n", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
-		oneLine(it.GraphID, 14), it.Schema, badge, oneLine(present.Summary(it), 70))
+	width := termWidth(w)
+	var row string
+	if width > 0 && width < 110 {
+		row = fmt.Sprintf("%-8s  %4s  %-14s  %-10s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
+			oneLine(it.GraphID, 14), "["+present.Badge(it.Schema)+"]", badge, safe(present.Summary(it)))
+	} else {
+		row = fmt.Sprintf("%-8s  %4s  %-14s  %-18s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
+			oneLine(it.GraphID, 14), it.Schema, badge, safe(present.Summary(it)))
+	}
+	if width > 0 {
+		row = ansi.Truncate(row, width, "…")
+	}
+	fmt.Fprintln(w, row)
+}
+
+// termWidth is the width of the terminal w writes to, or 0 when w is not a
+// terminal (a pipe, a file, a test).
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil || width <= 0 {
+		return 0
+	}
+	return width
 }
 
 // printShow prints one interrupt in full.
@@ -120,20 +153,66 @@ func printShow(w io.Writer, it client.Interrupt) {
 	fmt.Fprintf(w, "\n%s\n", hint(it))
 }
 
-// hint says how to answer this interrupt from the shell.
+// hint says how to answer this interrupt from the shell: only the
+// commands its allowed decisions take.
 func hint(it client.Interrupt) string {
 	id := present.ShortID(it.ID)
-	switch it.Schema {
-	case client.SchemaMiddleware, client.SchemaAgentInbox, client.SchemaInformationReview, client.SchemaPayloadReview, client.SchemaResponseReview:
-		return fmt.Sprintf("Answer: hitl approve %s | hitl reject %s -m WHY | hitl edit %s --args FILE [--action N]", id, id, id)
-	case client.SchemaQuestions:
-		return fmt.Sprintf("Answer: hitl approve %s | hitl respond %s -m FEEDBACK --answer A1 --answer A2 | hitl reject %s -m WHY", id, id, id)
-	case client.SchemaBreakpoint:
+	if it.Schema == client.SchemaBreakpoint {
 		return fmt.Sprintf("Answer: hitl approve %s (continues the run)", id)
-	case client.SchemaRaw:
-		return fmt.Sprintf("Answer: hitl respond %s -m TEXT | hitl resume %s --value JSON", id, id)
 	}
-	return fmt.Sprintf("Answer: hitl respond %s -m TEXT", id)
+	all := func(t client.DecisionType) bool {
+		for i := range it.Slots() {
+			if !it.Allows(i, t) {
+				return false
+			}
+		}
+		return true
+	}
+	var some []int // actions that allow an edit
+	for i := range it.Actions {
+		if it.Allows(i, client.Edit) {
+			some = append(some, i+1)
+		}
+	}
+	var cmds []string
+	if all(client.Approve) {
+		cmds = append(cmds, "hitl approve "+id)
+	}
+	if all(client.Respond) {
+		switch {
+		case len(it.Questions) > 0:
+			answers := ""
+			for i := range it.Questions {
+				answers += fmt.Sprintf(" --answer A%d", i+1)
+			}
+			cmds = append(cmds, "hitl respond "+id+" -m FEEDBACK"+answers)
+		case it.Schema == client.SchemaRaw:
+			cmds = append(cmds, "hitl respond "+id+" -m TEXT", "hitl resume "+id+" --value JSON")
+		default:
+			cmds = append(cmds, "hitl respond "+id+" -m TEXT")
+		}
+	}
+	if all(client.Reject) {
+		cmds = append(cmds, "hitl reject "+id+" -m WHY")
+	}
+	if all(client.Ignore) {
+		cmds = append(cmds, "hitl ignore "+id)
+	}
+	switch {
+	case len(some) > 0 && len(it.Actions) == 1:
+		cmds = append(cmds, "hitl edit "+id+" --args FILE")
+	case len(some) > 0:
+		for _, n := range some {
+			cmds = append(cmds, fmt.Sprintf("hitl edit %s --action %d --args FILE --others approve", id, n))
+		}
+	}
+	if len(it.Actions) > 1 {
+		cmds = append(cmds, "hitl decide "+id+" --decisions FILE (one decision per action, any mix)")
+	}
+	if len(cmds) == 0 {
+		return "This interrupt allows no decision hitl can send."
+	}
+	return "Answer: " + strings.Join(cmds, " | ")
 }
 
 func stamp(t time.Time) string { return present.Stamp(t) }

@@ -70,12 +70,15 @@ same from scripts. See the README for the config file and exit codes.`,
 	pf.StringArrayVar(&e.flags.Headers, "header", nil, `extra request header "Name: value" (repeatable)`)
 	pf.StringVar(&e.flags.Reviewer, "reviewer", "", "reviewer name for the audit log (env HITL_REVIEWER)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitErr{exitUsage, err} })
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e),
+		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e),
 	)
+	e.withCompletion(root)
 	return root
 }
 
