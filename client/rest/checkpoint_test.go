@@ -1,8 +1,11 @@
-package client
+package rest
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
+
+	"github.com/hitl-sh/hitl/client"
 )
 
 // A run's state with characters that HTML-escaping JSON encoders change
@@ -19,13 +22,13 @@ const checkpointState = `{
   "api_response": "{\"status\":\"succeeded\"}", "final_result": "One <b>fox</b>."
 }`
 
-func checkpoint(t *testing.T, name string) Payload {
+func checkpoint(t *testing.T, name string) client.Payload {
 	t.Helper()
-	var st RunState
+	var st runState
 	if err := json.Unmarshal([]byte(checkpointState), &st); err != nil {
 		t.Fatal(err)
 	}
-	return CheckpointPayload("apr-1", name, st, nil)
+	return checkpointPayload("apr-1", name, st, nil)
 }
 
 // TestCheckpointPayloads pins what each checkpoint shows and its args' bytes.
@@ -49,7 +52,7 @@ func TestCheckpointPayloads(t *testing.T) {
 			if string(p.Schema) != tt.schema || p.Title != tt.title || p.Description != tt.description {
 				t.Fatalf("got %s %q\n%q", p.Schema, p.Title, p.Description)
 			}
-			if len(p.Actions) != 1 || string(p.Actions[0].Args) != tt.args || !equalTypes(p.Actions[0].Allowed, []DecisionType{Approve, Edit, Reject}) {
+			if len(p.Actions) != 1 || string(p.Actions[0].Args) != tt.args || !slices.Equal(p.Actions[0].Allowed, []client.DecisionType{client.Approve, client.Edit, client.Reject}) {
 				t.Fatalf("actions %+v", p.Actions)
 			}
 		})
@@ -63,33 +66,34 @@ func TestCheckpointPayloads(t *testing.T) {
 	if p := checkpoint(t, "response_review"); p.Compare == nil || p.Compare.Left != `{"status":"succeeded"}` || p.Compare.Right != "One <b>fox</b>." {
 		t.Errorf("compare %+v", p.Compare)
 	}
-	if p := checkpoint(t, "no_such_review"); p.Schema != SchemaRaw {
+	if p := checkpoint(t, "no_such_review"); p.Schema != client.SchemaRaw {
 		t.Errorf("an unknown checkpoint is %s", p.Schema)
 	}
 }
 
-// TestEncodeCheckpoint asserts the exact bytes a checkpoint's decision sends.
+// TestEncodeCheckpoint asserts the exact bytes a checkpoint's decision sends,
+// through client.Encode, as the decision pipeline calls it.
 func TestEncodeCheckpoint(t *testing.T) {
 	tests := []struct {
 		name, checkpoint string
-		decision         Decision
+		decision         client.Decision
 		want             string
 	}{
-		{"approve", "information_review", Decision{Type: Approve},
+		{"approve", "information_review", client.Decision{Type: client.Approve},
 			`{"approval_id":"apr-1","action":"approve","approved_by":"alice"}`},
-		{"edit sends what changed", "information_review", Decision{Type: Edit, Args: json.RawMessage(`{"prompt": "A fox & a <cat>", "model": "black-forest-labs/flux-schnell"}`)},
+		{"edit sends what changed", "information_review", client.Decision{Type: client.Edit, Args: json.RawMessage(`{"prompt": "A fox & a <cat>", "model": "black-forest-labs/flux-schnell"}`)},
 			`{"approval_id":"apr-1","action":"edit","edits":{"prompt":"A fox & a <cat>"},"approved_by":"alice"}`},
-		{"a removed field is null", "payload_review", Decision{Type: Edit, Args: json.RawMessage(`{"num_outputs": 1, "prompt": "A fox", "seed": [1, 2]}`)},
+		{"a removed field is null", "payload_review", client.Decision{Type: client.Edit, Args: json.RawMessage(`{"num_outputs": 1, "prompt": "A fox", "seed": [1, 2]}`)},
 			`{"approval_id":"apr-1","action":"edit","edits":{"num_outputs":1,"seed":[1,2],"image_file":null},"approved_by":"alice"}`},
-		{"edited text", "response_review", Decision{Type: Edit, Args: json.RawMessage(`{"text":"One fox."}`)},
+		{"edited text", "response_review", client.Decision{Type: client.Edit, Args: json.RawMessage(`{"text":"One fox."}`)},
 			`{"approval_id":"apr-1","action":"edit","edits":{"text":"One fox."},"approved_by":"alice"}`},
-		{"reject carries the reason", "payload_review", Decision{Type: Reject, Message: "wrong <model>"},
+		{"reject carries the reason", "payload_review", client.Decision{Type: client.Reject, Message: "wrong <model>"},
 			`{"approval_id":"apr-1","action":"reject","reason":"wrong <model>","approved_by":"alice"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := checkpoint(t, tt.checkpoint)
-			r, err := Encode(&p, []Decision{tt.decision}, EncodeOptions{Reviewer: "alice"})
+			r, err := client.Encode(&p, []client.Decision{tt.decision}, client.EncodeOptions{Reviewer: "alice"})
 			if err != nil {
 				t.Fatal(err)
 			}
