@@ -15,7 +15,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +34,7 @@ type target struct {
 	// server's agents follow the Python middleware: snake_case, and the
 	// approved calls run beside the rejected one.
 	js bool
-	// graphs names this server's graph for each role (see server.start).
+	// graphs names this server's graph for each role (see server.graph).
 	graphs map[string]string
 	// record is the thread's record of the resume values its graph
 	// received, as compact JSON to search (server.got).
@@ -75,8 +74,7 @@ func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
-			t.Setenv("XDG_STATE_HOME", t.TempDir())
-			t.Setenv("HITL_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
+			isolate(t)
 			f(t, &server{t: t, target: tg})
 		})
 	}
