@@ -72,10 +72,20 @@ func (e *RefusedError) Error() string {
 // NotAllowedError is a decision type the interrupt does not allow.
 type NotAllowedError struct{ RefusedError }
 
+// An Encoder spells decisions in a backend's own vocabulary, for payloads
+// the backend built itself rather than parsed from a shape Parse knows.
+type Encoder interface {
+	// Encode returns the resume value of decisions that client.Encode has
+	// already checked against p; client.Encode writes it as JSON, without
+	// escaping <, > and &.
+	Encode(p *Payload, decisions []Decision, opts EncodeOptions) (any, error)
+}
+
 // Encode checks the decisions against what the interrupt allows and returns
 // the exact resume value its graph expects. It refuses, sending nothing, when
 // the count is wrong, a decision is not allowed, a required message is
 // missing, or edited args are not JSON or do not match the action's schema.
+// A payload with an Encoder is spelled by it; the others by their Schema.
 func Encode(p *Payload, decisions []Decision, opts EncodeOptions) (Resume, error) {
 	if len(decisions) != p.Slots() {
 		return Resume{}, &RefusedError{Slot: -1, Reason: fmt.Sprintf(
@@ -87,18 +97,21 @@ func Encode(p *Payload, decisions []Decision, opts EncodeOptions) (Resume, error
 		}
 	}
 	var v any
-	switch p.Schema {
-	case SchemaMiddleware:
+	switch {
+	case p.Encoder != nil:
+		var err error
+		if v, err = p.Encoder.Encode(p, decisions, opts); err != nil {
+			return Resume{}, err
+		}
+	case p.Schema == SchemaMiddleware:
 		v = encodeMiddleware(p, decisions, opts.Dialect)
-	case SchemaInformationReview, SchemaPayloadReview, SchemaResponseReview:
-		v = encodeCheckpoint(p, decisions[0], opts.Reviewer)
-	case SchemaAgentInbox:
+	case p.Schema == SchemaAgentInbox:
 		v = encodeInbox(p, decisions)
-	case SchemaQuestions:
+	case p.Schema == SchemaQuestions:
 		v = encodeQuestions(decisions[0])
-	case SchemaPrompt:
+	case p.Schema == SchemaPrompt:
 		v = decisions[0].Message
-	case SchemaBreakpoint:
+	case p.Schema == SchemaBreakpoint:
 		return Resume{Continue: true}, nil
 	default:
 		if decisions[0].Value != nil {

@@ -93,6 +93,10 @@ type Payload struct {
 	// Compare holds two texts to read side by side (a response review's raw
 	// output and cleaned text).
 	Compare *Comparison `json:"compare,omitempty"`
+	// Encoder, when set, spells the answer: a backend that builds payloads
+	// of its own shape (the REST API's checkpoints) sets it. Payloads that
+	// Parse recognized leave it nil, and Encode spells them by Schema.
+	Encoder Encoder `json:"-"`
 
 	wire wire
 }
@@ -119,13 +123,12 @@ type Action struct {
 	Example json.RawMessage `json:"example,omitempty"`
 }
 
-// wire remembers how the payload spelled things, so that the answer comes back
-// in the same dialect.
+// wire remembers how a parsed value spelled things, so that the answer comes
+// back in the same dialect.
 type wire struct {
 	casing    casing // hitl-middleware
 	argsKey   string // "args", or "arguments" in pre-release middleware
 	inboxList bool   // agent-inbox: the value was a list, so the answer is one
-	approval  string // checkpoints: the approval_id the decision answers
 }
 
 type casing int

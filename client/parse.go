@@ -11,12 +11,13 @@ import (
 // never fails: a value of no known shape, or a known shape with fields of the
 // wrong type, is a SchemaRaw payload that shows the value as it is.
 func Parse(value json.RawMessage) Payload {
-	return normalized(parse(value))
+	return Normalized(parse(value))
 }
 
-// normalized gives empty lists rather than nil ones, so that the JSON output
-// always has arrays where it documents arrays.
-func normalized(p Payload) Payload {
+// Normalized gives empty lists rather than nil ones, so that the JSON output
+// always has arrays where it documents arrays. A backend that builds a
+// payload itself returns it through Normalized.
+func Normalized(p Payload) Payload {
 	if p.Questions == nil {
 		p.Questions = []string{}
 	}
@@ -83,7 +84,7 @@ func Breakpoint(next []string) Payload {
 	if len(next) > 0 {
 		title = "Paused before " + strings.Join(next, ", ")
 	}
-	return normalized(Payload{Schema: SchemaBreakpoint, Title: title, Allowed: []DecisionType{Approve}})
+	return Normalized(Payload{Schema: SchemaBreakpoint, Title: title, Allowed: []DecisionType{Approve}})
 }
 
 func rawPayload() Payload {

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -48,18 +49,19 @@ func Graphs() []Graph {
 	}
 }
 
-// ordered is a JSON object that keeps its key order.
+// ordered is a JSON object that keeps its key order. Like the real servers'
+// JSON, it leaves <, > and & as they are.
 type ordered [][2]any
 
 func (o ordered) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, kv := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(kv[0])
-		v, err := json.Marshal(kv[1])
+		k, _ := marshal(kv[0])
+		v, err := marshal(kv[1])
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +70,18 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 		b.Write(v)
 	}
 	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return b.Bytes(), nil
+}
+
+// marshal is json.Marshal without escaping <, > and &.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 func addMessage(t *thread, m map[string]any) {
@@ -228,8 +241,10 @@ func (g *toolAgent) Resume(t *thread, _ pending, value json.RawMessage) error {
 
 func (g *toolAgent) Continue(*thread) error { return nil }
 
+// ran is what a tool reports: its name and the args it ran with, <, > and &
+// as they are (as JSON.stringify writes them in the real test server's tools).
 func ran(name string, args ordered) string {
-	b, _ := json.Marshal(args)
+	b, _ := marshal(args)
 	return ranRaw(name, b)
 }
 

@@ -16,6 +16,8 @@ import (
 type RESTServer struct {
 	// StepDelay is how long the work between two checkpoints takes (0: none).
 	StepDelay time.Duration
+	// User owns the runs that Seed and Produce start (their user_id).
+	User string
 
 	mu   sync.Mutex
 	runs map[string]*restRun
@@ -356,7 +358,14 @@ func (s *RESTServer) control(action string) func(http.ResponseWriter, *http.Requ
 	}
 }
 
-// Produce starts a run for user every `every` until ctx ends.
-func (s *RESTServer) Produce(ctx context.Context, user string, every time.Duration) {
-	everyTick(ctx, every, func() { s.Spawn(user) })
+// Seed starts one run of every scenario for User, then burst more.
+func (s *RESTServer) Seed(burst int) {
+	for range len(restScenarios) + burst {
+		s.Spawn(s.User)
+	}
+}
+
+// Produce starts a run for User every `every` until ctx ends.
+func (s *RESTServer) Produce(ctx context.Context, every time.Duration) {
+	everyTick(ctx, every, func() { s.Spawn(s.User) })
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,8 +109,10 @@ func (h *harness) run(cmd tea.Cmd) {
 	}
 }
 
+// collect runs cmd and returns its messages, however long it takes; timers
+// and waits (see waits) are not run: their messages would come later.
 func collect(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
+	if cmd == nil || waits(cmd) {
 		return nil
 	}
 	ch := make(chan tea.Msg, 1)
@@ -136,9 +139,28 @@ func collect(cmd tea.Cmd) []tea.Msg {
 			out = append(out, r...)
 		}
 		return out
-	case <-time.After(100 * time.Millisecond):
-		return nil // a timer
+	case <-time.After(time.Minute):
+		panic("a command did not answer in a minute; if it is a timer or a wait, teach waits its maker: " + maker(cmd))
 	}
+}
+
+// waits reports whether cmd is a timer or a wait for a signal: Bubble Tea's
+// Tick and Every (the app's poll, clock and spinner) and the app's
+// waitChange. A command is a function, so it is told by the function that
+// made it; inlining prefixes the name (tui.Model.Update.waitChange.func3),
+// so only the maker's segment is matched.
+func waits(cmd tea.Cmd) bool {
+	name := maker(cmd)
+	for _, m := range []string{".Tick.func", ".Every.func", ".waitChange.func"} {
+		if strings.Contains(name, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func maker(cmd tea.Cmd) string {
+	return runtime.FuncForPC(reflect.ValueOf(cmd).Pointer()).Name()
 }
 
 func (h *harness) keys(keys ...string) {
@@ -208,6 +230,23 @@ const (
 	idOps   = "bbbb2222bbbb2222bbbb2222bbbb2222"
 	idQ     = "cccc3333cccc3333cccc3333cccc3333"
 )
+
+// slowBackend answers reads after a while, as a real server may.
+type slowBackend struct{ *fake.Backend }
+
+func (b slowBackend) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	time.Sleep(300 * time.Millisecond)
+	return b.Backend.Pending(ctx)
+}
+
+// The harness waits for a slow answer; only timers are left alone.
+func TestHarnessWaitsForSlowAnswers(t *testing.T) {
+	fb := fake.New(fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h := newHarnessOn(t, 80, 24, nil, slowBackend{fb})
+	h.b = fb
+	h.keys("enter", "a", "y")
+	h.wantScreen("Sent approve for aaaa1111")
+}
 
 func TestApproveSendsExactlyOnceAndRemembers(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))

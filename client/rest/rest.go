@@ -101,11 +101,11 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		if err := b.Check(resp, err, "read the state of run "+a.RunID, &raw); err != nil {
 			return nil, err
 		}
-		var st client.RunState
+		var st runState
 		if err := json.Unmarshal(raw, &st); err != nil {
 			return nil, fmt.Errorf("read the state of run %s: %v", a.RunID, err)
 		}
-		p := client.CheckpointPayload(a.ApprovalID, a.Checkpoint, st, a.AllowedActions)
+		p := checkpointPayload(a.ApprovalID, a.Checkpoint, st, a.AllowedActions)
 		if a.Message != "" && p.Description == "" {
 			p.Description = a.Message
 		}

@@ -52,7 +52,9 @@ type Conn struct {
 	server   string
 	origin   string // scheme://host:port of opts.URL: the only place credentials go
 	redactor *redact.Redactor
-	stream   *http.Client
+	// stream is the client Watch uses: the profile's TLS setting and the
+	// redirect policy of the other clients, no overall timeout.
+	stream *http.Client
 	// Reads are retried with backoff on transport errors, 429 and 5xx.
 	Reads *resty.Client
 	// Writes are never retried: a decision is sent once.
@@ -219,11 +221,6 @@ func (c *Conn) newClient(hc *http.Client) *resty.Client {
 // Server is the server's URL, without any credentials it carried.
 func (c *Conn) Server() string { return c.server }
 
-// HTTPClient is the client Watch uses for streams: the profile's TLS
-// setting and the redirect policy of the other clients, no overall timeout.
-// It sends no headers of its own: set them with Header.
-func (c *Conn) HTTPClient() *http.Client { return c.stream }
-
 // Redact hides, in s, the secrets this Conn was configured with, URL
 // userinfo and credential-looking URL parameters. Every error of the
 // package has been through it; callers use it for text of their own.
@@ -375,7 +372,7 @@ var errNoStream = errors.New("no event stream")
 // reconnects with backoff, sending Last-Event-ID, until ctx ends; when the
 // server has no such stream (404, not text/event-stream, or a redirect to
 // another server) it gives up and closes the channel, and the caller polls.
-// It uses HTTPClient, so the profile's TLS setting applies.
+// Its client has the profile's TLS setting.
 func (c *Conn) Watch(ctx context.Context, path string, types ...string) <-chan struct{} {
 	ch := make(chan struct{}, 1)
 	want := map[string]bool{}

@@ -83,33 +83,23 @@ your real ones (state in the "demo" folder of the state directory).`,
 
 // startDemo starts the embedded server of one backend kind with its agents.
 func startDemo(ctx context.Context, kind, listen string, burst int, every time.Duration, user string) (string, func(), error) {
+	var srv demo.Fake
 	switch kind {
-	case "rest":
-		srv := demo.NewREST()
-		if err := srv.Start(listen); err != nil {
-			return "", nil, err
-		}
-		for range 3 + burst {
-			srv.Spawn(user)
-		}
-		go srv.Produce(ctx, user, every)
-		return srv.URL(), func() { srv.Close() }, nil
-	case "events":
-		srv := demo.NewEvents()
-		if err := srv.Start(listen); err != nil {
-			return "", nil, err
-		}
-		srv.Seed(burst)
-		go srv.Produce(ctx, every)
-		return srv.URL(), func() { srv.Close() }, nil
 	case "langgraph":
-		srv := demo.New()
-		if err := srv.Start(listen); err != nil {
-			return "", nil, err
-		}
-		srv.Seed(burst)
-		go srv.Produce(ctx, every)
-		return srv.URL(), func() { srv.Close() }, nil
+		srv = demo.New()
+	case "rest":
+		rs := demo.NewREST()
+		rs.User = user
+		srv = rs
+	case "events":
+		srv = demo.NewEvents()
+	default:
+		return "", nil, usageErr("--backend %q: the demo serves langgraph, rest or events", kind)
 	}
-	return "", nil, usageErr("--backend %q: the demo serves langgraph, rest or events", kind)
+	if err := srv.Start(listen); err != nil {
+		return "", nil, err
+	}
+	srv.Seed(burst)
+	go srv.Produce(ctx, every)
+	return srv.URL(), func() { srv.Close() }, nil
 }

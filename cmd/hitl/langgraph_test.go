@@ -1,9 +1,12 @@
 package main
 
-// These tests run the CLI against the real LangGraph dev server started by
-// scripts/test (HITL_TEST_LANGGRAPH_URL), with the graphs of testserver/:
-// the real humanInTheLoopMiddleware and interrupt() calls of every shape.
-// Each one sends a decision through the CLI and asserts what reached the graph.
+// These tests run the CLI against LangGraph servers, send a decision through
+// it, and assert what reached the graph. Each runs on every target: the
+// embedded demo server (demo.New(), always), and the real LangGraph dev
+// server that scripts/test starts (HITL_TEST_LANGGRAPH_URL) with the graphs
+// of testserver/: the real humanInTheLoopMiddleware and interrupt() calls of
+// every shape. Where the two servers' graphs differ, each test says what
+// each one shows.
 
 import (
 	"bytes"
@@ -12,32 +15,69 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/demo"
 )
 
-type server struct {
-	t   *testing.T
-	url string
+// target is one LangGraph server under test: the graph that plays each role
+// there, and how its graphs record what they received.
+type target struct {
+	name string
+	url  string
+	// js: the langgraphjs dev server running testserver/graphs. Its agent
+	// has LangChain's JavaScript middleware: camelCase, and a reject among
+	// an interrupt's decisions runs none of its calls. The embedded
+	// server's agents follow the Python middleware: snake_case, and the
+	// approved calls run beside the rejected one.
+	js bool
+	// graphs names this server's graph for each role (see server.graph).
+	graphs map[string]string
+	// record is the thread's record of the resume values its graph
+	// received, as compact JSON to search (server.got).
+	record func(s *server, thread string) string
 }
 
-// realServer returns the server under test, or skips (fails under CI).
-func realServer(t *testing.T) *server {
+// targets starts the embedded server for this test and adds the real one
+// when scripts/test runs it; under CI the real one is required.
+func targets(t *testing.T) []target {
 	t.Helper()
-	u := os.Getenv("HITL_TEST_LANGGRAPH_URL")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
-		}
-		t.Skip("no LangGraph dev server: run scripts/test")
+	srv := demo.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
 	}
-	// Each test gets its own state and no config file.
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("HITL_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
-	return &server{t: t, url: u}
+	t.Cleanup(func() { srv.Close() })
+	out := []target{{name: "embedded", url: srv.URL(), record: (*server).runResumes, graphs: map[string]string{
+		"email": "support", "ops": "ops", "refund": "support", "questions": "planner", "prompt": "asker",
+		"inbox": "inbox", "parallel": "parallel", "breakpoint": "release", "fanout": "fanout"}}}
+	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
+		out = append(out, target{name: "langgraph-dev", url: u, js: true, record: (*server).log, graphs: map[string]string{
+			"email": "agent", "ops": "agent", "refund": "agent", "questions": "questions", "prompt": "prompt",
+			"inbox": "inbox", "parallel": "parallel", "breakpoint": "breakpoint", "fanout": "fanout"}})
+	} else if os.Getenv("CI") != "" {
+		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
+	}
+	return out
+}
+
+type server struct {
+	t *testing.T
+	target
+}
+
+// eachServer runs f once per target, each with its own state directory and
+// no config file.
+func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			isolate(t)
+			f(t, &server{t: t, target: tg})
+		})
+	}
 }
 
 func (s *server) do(method, path string, body any) []byte {
@@ -61,15 +101,34 @@ func (s *server) do(method, path string, body any) []byte {
 	return b
 }
 
-// start creates a thread of graph and runs it until it pauses.
-func (s *server) start(graph string, input any) string {
+// graph is this server's graph for a role: "email", "ops" and "refund" are
+// scenarios of an agent with the HITL middleware; "questions", "prompt",
+// "inbox", "parallel", "breakpoint" and "fanout" are the graphs of those
+// names in testserver/graphs.
+func (s *server) graph(role string) string {
+	s.t.Helper()
+	g, ok := s.graphs[role]
+	if !ok {
+		s.t.Fatalf("%s has no graph for %q", s.name, role)
+	}
+	return g
+}
+
+// start creates a thread of the role's graph and runs it until it pauses.
+func (s *server) start(role string, input any) string {
 	s.t.Helper()
 	var th struct {
 		ThreadID string `json:"thread_id"`
 	}
 	json.Unmarshal(s.do("POST", "/threads", map[string]any{}), &th)
-	s.do("POST", "/threads/"+th.ThreadID+"/runs/wait", map[string]any{"assistant_id": graph, "input": input})
+	s.do("POST", "/threads/"+th.ThreadID+"/runs/wait", map[string]any{"assistant_id": s.graph(role), "input": input})
 	return th.ThreadID
+}
+
+// agent starts a middleware agent on a scenario: its first message names it.
+func (s *server) agent(scenario string) string {
+	s.t.Helper()
+	return s.start(scenario, map[string]any{"messages": []any{map[string]string{"role": "user", "content": scenario}}})
 }
 
 // values is the thread's state values.
@@ -110,6 +169,35 @@ func (s *server) log(thread string) string {
 	var b bytes.Buffer
 	json.Compact(&b, s.values(thread)["log"])
 	return b.String()
+}
+
+// got is what the thread's graph received, as compact JSON to search: on
+// the real server, the test graphs' log (each node's answer); on the
+// embedded one, each run's resume, keyed by interrupt id (how its agents
+// react is tested in package demo).
+func (s *server) got(thread string) string {
+	s.t.Helper()
+	return s.record(s, thread)
+}
+
+// runResumes are the resume values of the thread's runs, one run a line.
+func (s *server) runResumes(thread string) string {
+	var runs []struct {
+		Kwargs struct {
+			Command *struct {
+				Resume json.RawMessage `json:"resume"`
+			} `json:"command"`
+		} `json:"kwargs"`
+	}
+	json.Unmarshal(s.do("GET", "/threads/"+thread+"/runs?limit=1000", nil), &runs)
+	var out bytes.Buffer
+	for _, r := range runs {
+		if r.Kwargs.Command != nil {
+			json.Compact(&out, r.Kwargs.Command.Resume)
+			out.WriteByte('\n')
+		}
+	}
+	return out.String()
 }
 
 type result struct {
@@ -183,235 +271,280 @@ func must(t *testing.T, r result, code int, out string) {
 }
 
 func TestRealMiddlewareEdit(t *testing.T) {
-	s := realServer(t)
-	th := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}})
-	it := s.onlyPending(th)
-	if it.Schema != "hitl-middleware" || it.Actions[0].Name != "send_email" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,reject" {
-		t.Fatalf("listed %+v", it)
-	}
-	edited := `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi Jane", "cc": []}`
-	r := s.hitl(edited, "edit", it.ID[:8], "--args", "-")
-	must(t, r, 0, "the run finished")
-	if got := s.toolMessages(th)["send_email"]; got != `ran send_email {"to":"jane@example.com","subject":"Your refund","body":"Hi Jane","cc":[]}` {
-		t.Fatalf("the tool ran with %q", got)
-	}
-	// A second attempt sends nothing and says why.
-	before := s.runs(th)
-	must(t, s.hitl("", "approve", it.ID), 3, "already handled")
-	if s.runs(th) != before {
-		t.Fatal("a second attempt started a run")
-	}
-	// The audit log has the exact value sent.
-	h := s.hitl("", "history", "--json")
-	if !strings.Contains(h.stdout, `"editedAction"`) || !strings.Contains(h.stdout, it.ID) {
-		t.Fatalf("history: %s", h.stdout)
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		if it.Schema != "hitl-middleware" || it.Actions[0].Name != "send_email" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,reject" {
+			t.Fatalf("listed %+v", it)
+		}
+		edited := `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi Jane", "cc": []}`
+		r := s.hitl(edited, "edit", it.ID[:8], "--args", "-")
+		must(t, r, 0, "the run finished")
+		if got := s.toolMessages(th)["send_email"]; got != `ran send_email {"to":"jane@example.com","subject":"Your refund","body":"Hi Jane","cc":[]}` {
+			t.Fatalf("the tool ran with %q", got)
+		}
+		// A second attempt sends nothing and says why.
+		before := s.runs(th)
+		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		if s.runs(th) != before {
+			t.Fatal("a second attempt started a run")
+		}
+		// The audit log has the exact value sent, in the middleware's casing.
+		edit := `"edited_action"`
+		if s.js {
+			edit = `"editedAction"`
+		}
+		h := s.hitl("", "history", "--json")
+		if !strings.Contains(h.stdout, edit) || !strings.Contains(h.stdout, it.ID) {
+			t.Fatalf("history: %s", h.stdout)
+		}
+	})
 }
 
 func TestRealMiddlewareMixedDecisions(t *testing.T) {
-	s := realServer(t)
-	th := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "ops"}}})
-	it := s.onlyPending(th)
-	if len(it.Actions) != 2 || strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
-		t.Fatalf("listed %+v", it)
-	}
-	// delete_records allows no edit: refused before anything is sent.
-	before := s.runs(th)
-	must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject`)
-	if s.runs(th) != before || len(s.pending(th)) != 1 {
-		t.Fatal("a refused decision reached the server")
-	}
-	// Approve notify, reject the deletion with a reason. The JS middleware
-	// then runs neither: it returns the rejection to the model (observed), and
-	// hitl says so before sending.
-	r := s.hitl("", "approve", it.ID, "--action", "2", "--others", "reject:not during business hours")
-	must(t, r, 0, "the run finished")
-	must(t, r, 0, "does not run the approved or edited calls")
-	tools := s.toolMessages(th)
-	if tools["delete_records"] != "not during business hours" {
-		t.Errorf("delete_records: %q", tools["delete_records"])
-	}
-	if _, ran := tools["notify"]; ran {
-		t.Errorf("notify ran: %q", tools["notify"])
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("ops")
+		it := s.onlyPending(th)
+		if len(it.Actions) != 2 || strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
+			t.Fatalf("listed %+v", it)
+		}
+		// delete_records allows no edit: refused before anything is sent.
+		before := s.runs(th)
+		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject`)
+		if s.runs(th) != before || len(s.pending(th)) != 1 {
+			t.Fatal("a refused decision reached the server")
+		}
+		// Approve notify, reject the deletion with a reason.
+		r := s.hitl("", "approve", it.ID, "--action", "2", "--others", "reject:not during business hours")
+		must(t, r, 0, "the run finished")
+		tools := s.toolMessages(th)
+		if tools["delete_records"] != "not during business hours" {
+			t.Errorf("delete_records: %q", tools["delete_records"])
+		}
+		const note = "does not run the approved or edited calls"
+		if s.js {
+			// The JS middleware then runs neither: it returns the rejection
+			// to the model (observed), and hitl says so before sending.
+			must(t, r, 0, note)
+			if _, ran := tools["notify"]; ran {
+				t.Errorf("notify ran: %q", tools["notify"])
+			}
+			return
+		}
+		// The Python middleware runs the approved call beside the rejected one.
+		if strings.Contains(r.stdout+r.stderr, note) {
+			t.Errorf("a JS-only warning on a snake_case interrupt:\n%s%s", r.stdout, r.stderr)
+		}
+		if !strings.HasPrefix(tools["notify"], "ran notify ") {
+			t.Errorf("notify: %q", tools["notify"])
+		}
+	})
 }
 
 func TestRealMiddlewareApproveOneEditOther(t *testing.T) {
-	s := realServer(t)
-	th := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "ops"}}})
-	it := s.onlyPending(th)
-	r := s.hitl(`{"channel":"#ops-quiet","text":"Pruned"}`, "edit", it.ID, "--action", "2", "--others", "approve", "--args", "-")
-	must(t, r, 0, "the run finished")
-	tools := s.toolMessages(th)
-	if tools["delete_records"] != `ran delete_records {"table":"sessions","where":"last_seen < now() - interval '90 days'"}` ||
-		tools["notify"] != `ran notify {"channel":"#ops-quiet","text":"Pruned"}` {
-		t.Errorf("tools: %q", tools)
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("ops")
+		it := s.onlyPending(th)
+		r := s.hitl(`{"channel":"#ops-quiet","text":"Pruned"}`, "edit", it.ID, "--action", "2", "--others", "approve", "--args", "-")
+		must(t, r, 0, "the run finished")
+		tools := s.toolMessages(th)
+		if tools["delete_records"] != `ran delete_records {"table":"sessions","where":"last_seen < now() - interval '90 days'"}` ||
+			tools["notify"] != `ran notify {"channel":"#ops-quiet","text":"Pruned"}` {
+			t.Errorf("tools: %q", tools)
+		}
+	})
 }
 
 func TestRealMiddlewareArgsSchema(t *testing.T) {
-	s := realServer(t)
-	th := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "refund"}}})
-	it := s.onlyPending(th)
-	must(t, s.hitl(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 2, "at $.amount: maximum: got 150, want 100")
-	must(t, s.hitl(`{"order_id":"A-1001","amount":99.99,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 0, "finished")
-	if got := s.toolMessages(th)["issue_refund"]; got != `ran issue_refund {"order_id":"A-1001","amount":99.99,"currency":"EUR"}` {
-		t.Fatalf("tool ran with %q", got)
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("refund")
+		it := s.onlyPending(th)
+		must(t, s.hitl(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 2, "at $.amount: maximum: got 150, want 100")
+		must(t, s.hitl(`{"order_id":"A-1001","amount":99.99,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 0, "finished")
+		if got := s.toolMessages(th)["issue_refund"]; got != `ran issue_refund {"order_id":"A-1001","amount":99.99,"currency":"EUR"}` {
+			t.Fatalf("tool ran with %q", got)
+		}
+	})
 }
 
 func TestRealQuestions(t *testing.T) {
-	s := realServer(t)
-	th := s.start("questions", map[string]any{"topic": "tests"})
-	it := s.onlyPending(th)
-	if it.Schema != "questions" || len(it.Questions) != 2 {
-		t.Fatalf("listed %+v", it)
-	}
-	must(t, s.hitl("", "respond", it.ID), 2, "needs a message")
-	r := s.hitl("", "respond", it.ID, "-m", "Use React and include tests", "--answer", "React", "--answer", "Yes")
-	must(t, r, 0, "paused again")
-	if !strings.Contains(s.log(th), `"response":{"decision":"edit","feedback":"Use React and include tests","answers":["React","Yes"]}`) {
-		t.Fatalf("log: %s", s.log(th))
-	}
-	// The edit looped back to the agent, which asked again: a new interrupt.
-	again := s.onlyPending(th)
-	if again.ID == it.ID {
-		t.Fatal("the same interrupt id came back")
-	}
-	must(t, s.hitl("", "reject", again.ID, "-m", "out of scope"), 0, "finished")
-	if !strings.Contains(s.log(th), `{"decision":"reject","feedback":"out of scope","reason":"out of scope"}`) {
-		t.Fatalf("log: %s", s.log(th))
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("questions", map[string]any{"topic": "tests"})
+		it := s.onlyPending(th)
+		if it.Schema != "questions" || len(it.Questions) != 2 {
+			t.Fatalf("listed %+v", it)
+		}
+		must(t, s.hitl("", "respond", it.ID), 2, "needs a message")
+		r := s.hitl("", "respond", it.ID, "-m", "Use React and include tests", "--answer", "React", "--answer", "Yes")
+		must(t, r, 0, "paused again")
+		if got := s.got(th); !strings.Contains(got, `:{"decision":"edit","feedback":"Use React and include tests","answers":["React","Yes"]}`) {
+			t.Fatalf("got: %s", got)
+		}
+		// The edit looped back to the agent, which asked again: a new interrupt.
+		again := s.onlyPending(th)
+		if again.ID == it.ID {
+			t.Fatal("the same interrupt id came back")
+		}
+		must(t, s.hitl("", "reject", again.ID, "-m", "out of scope"), 0, "finished")
+		if got := s.got(th); !strings.Contains(got, `:{"decision":"reject","feedback":"out of scope","reason":"out of scope"}`) {
+			t.Fatalf("got: %s", got)
+		}
+	})
 }
 
 func TestRealPrompts(t *testing.T) {
-	s := realServer(t)
-	for _, topic := range []string{"string", "object"} {
-		th := s.start("prompt", map[string]any{"topic": topic})
-		it := s.onlyPending(th)
-		if it.Schema != "prompt" {
-			t.Fatalf("%s: listed %+v", topic, it)
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, topic := range []string{"string", "object"} {
+			th := s.start("prompt", map[string]any{"topic": topic})
+			it := s.onlyPending(th)
+			if it.Schema != "prompt" {
+				t.Fatalf("%s: listed %+v", topic, it)
+			}
+			must(t, s.hitl("", "approve", it.ID), 3, "allowed: respond")
+			must(t, s.hitl("", "respond", it.ID, "-m", "use the second address"), 0, "finished")
+			if got := s.got(th); !strings.Contains(got, `:"use the second address"`) {
+				t.Fatalf("%s: got %s", topic, got)
+			}
 		}
-		must(t, s.hitl("", "approve", it.ID), 3, "allowed: respond")
-		must(t, s.hitl("", "respond", it.ID, "-m", "use the second address"), 0, "finished")
-		if !strings.Contains(s.log(th), `"reply":"use the second address"`) {
-			t.Fatalf("%s: log %s", topic, s.log(th))
-		}
-	}
+	})
 }
 
 func TestRealAgentInbox(t *testing.T) {
-	s := realServer(t)
-	th := s.start("inbox", map[string]any{"topic": "list"})
-	it := s.onlyPending(th)
-	if it.Schema != "agent-inbox" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,respond,ignore" {
-		t.Fatalf("listed %+v", it)
-	}
-	must(t, s.hitl("", "reject", it.ID), 3, "not allowed")
-	must(t, s.hitl(`{"text":"v2.0 is out"}`, "edit", it.ID, "--args", "-"), 0, "finished")
-	if !strings.Contains(s.log(th), `"response":[{"type":"edit","args":{"action":"post_tweet","args":{"text":"v2.0 is out"}}}]`) {
-		t.Fatalf("log %s", s.log(th))
-	}
-	single := s.start("inbox", map[string]any{"topic": "single"})
-	must(t, s.hitl("", "ignore", s.onlyPending(single).ID), 0, "finished")
-	if !strings.Contains(s.log(single), `"response":{"type":"ignore","args":null}`) {
-		t.Fatalf("log %s", s.log(single))
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("inbox", map[string]any{"topic": "list"})
+		it := s.onlyPending(th)
+		if it.Schema != "agent-inbox" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,respond,ignore" {
+			t.Fatalf("listed %+v", it)
+		}
+		must(t, s.hitl("", "reject", it.ID), 3, "not allowed")
+		must(t, s.hitl(`{"text":"v2.0 is out"}`, "edit", it.ID, "--args", "-"), 0, "finished")
+		// A request sent as a list is answered with a list, a bare one with one.
+		if got := s.got(th); !strings.Contains(got, `:[{"type":"edit","args":{"action":"post_tweet","args":{"text":"v2.0 is out"}}}]`) {
+			t.Fatalf("got %s", got)
+		}
+		single := s.start("inbox", map[string]any{"topic": "single"})
+		must(t, s.hitl("", "ignore", s.onlyPending(single).ID), 0, "finished")
+		if got := s.got(single); !strings.Contains(got, `:{"type":"ignore","args":null}`) {
+			t.Fatalf("got %s", got)
+		}
+	})
 }
 
 func TestRealParallelInterruptsAndRaw(t *testing.T) {
-	s := realServer(t)
-	th := s.start("parallel", map[string]any{})
-	p := s.pending(th)
-	if len(p) != 2 {
-		t.Fatalf("want two pending interrupts in one thread, got %+v", p)
-	}
-	var raw, prompt listed
-	for _, it := range p {
-		switch it.Schema {
-		case "raw":
-			raw = it
-		case "prompt":
-			prompt = it
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("parallel", map[string]any{})
+		p := s.pending(th)
+		if len(p) != 2 {
+			t.Fatalf("want two pending interrupts in one thread, got %+v", p)
 		}
-	}
-	if raw.ID == "" || prompt.ID == "" || !strings.Contains(string(raw.Raw), `"budget_check"`) {
-		t.Fatalf("shapes: %+v", p)
-	}
-	// Resume one: the other stays pending with the same id.
-	must(t, s.hitl("", "resume", raw.ID, "--value", `{"approved":true,"limit":50}`), 0, "paused again")
-	left := s.onlyPending(th)
-	if left.ID != prompt.ID {
-		t.Fatalf("after a partial resume %s is pending, want %s", left.ID, prompt.ID)
-	}
-	must(t, s.hitl("", "respond", prompt.ID, "-m", "eu-west-1"), 0, "finished")
-	log := s.log(th)
-	if !strings.Contains(log, `{"node":"left","value":{"approved":true,"limit":50}}`) || !strings.Contains(log, `{"node":"right","value":"eu-west-1"}`) {
-		t.Fatalf("log %s", log)
-	}
+		var raw, prompt listed
+		for _, it := range p {
+			switch it.Schema {
+			case "raw":
+				raw = it
+			case "prompt":
+				prompt = it
+			}
+		}
+		if raw.ID == "" || prompt.ID == "" || !strings.Contains(string(raw.Raw), `"budget_check"`) {
+			t.Fatalf("shapes: %+v", p)
+		}
+		// Resume one: the other stays pending with the same id.
+		must(t, s.hitl("", "resume", raw.ID, "--value", `{"approved":true,"limit":50}`), 0, "paused again")
+		left := s.onlyPending(th)
+		if left.ID != prompt.ID {
+			t.Fatalf("after a partial resume %s is pending, want %s", left.ID, prompt.ID)
+		}
+		must(t, s.hitl("", "respond", prompt.ID, "-m", "eu-west-1"), 0, "finished")
+		// Each branch got its own answer: by node on the real server, by
+		// interrupt id on the embedded one.
+		want := []string{`{"node":"left","value":{"approved":true,"limit":50}}`, `{"node":"right","value":"eu-west-1"}`}
+		if !s.js {
+			want = []string{`"` + raw.ID + `":{"approved":true,"limit":50}`, `"` + prompt.ID + `":"eu-west-1"`}
+		}
+		got := s.got(th)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Fatalf("got %s, want %s", got, w)
+			}
+		}
+	})
 }
 
 func TestRealBreakpoint(t *testing.T) {
-	s := realServer(t)
-	th := s.start("breakpoint", map[string]any{})
-	it := s.onlyPending(th)
-	if it.Schema != "breakpoint" || it.Title != "Paused before act" {
-		t.Fatalf("listed %+v", it)
-	}
-	must(t, s.hitl("", "approve", it.ID), 0, "finished")
-	if !strings.Contains(s.log(th), `{"node":"act"}`) {
-		t.Fatalf("log %s", s.log(th))
-	}
-	must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("breakpoint", map[string]any{})
+		it := s.onlyPending(th)
+		wantTitle := "Paused before deploy"
+		if s.js {
+			wantTitle = "Paused before act"
+		}
+		if it.Schema != "breakpoint" || it.Title != wantTitle {
+			t.Fatalf("listed %+v", it)
+		}
+		before := s.runs(th)
+		must(t, s.hitl("", "approve", it.ID), 0, "finished")
+		if s.runs(th) != before+1 {
+			t.Fatalf("%d runs to continue", s.runs(th)-before)
+		}
+		if s.js && !strings.Contains(s.log(th), `{"node":"act"}`) {
+			t.Fatalf("log %s", s.log(th))
+		}
+		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+	})
 }
 
 func TestRealDryRunSendsNothing(t *testing.T) {
-	s := realServer(t)
-	th := s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}})
-	it := s.onlyPending(th)
-	before := s.runs(th)
-	r := s.hitl("", "reject", it.ID, "-m", "no", "--dry-run")
-	must(t, r, 0, `"type": "reject"`)
-	if s.runs(th) != before || len(s.pending(th)) != 1 {
-		t.Fatal("--dry-run sent something")
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		before := s.runs(th)
+		r := s.hitl("", "reject", it.ID, "-m", "no", "--dry-run")
+		must(t, r, 0, `"type": "reject"`)
+		if s.runs(th) != before || len(s.pending(th)) != 1 {
+			t.Fatal("--dry-run sent something")
+		}
+	})
 }
 
 func TestRealWatchPrintsEachOnce(t *testing.T) {
-	s := realServer(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan int)
-	go func() {
-		done <- run(ctx, []string{"--url", s.url, "--graph", "prompt", "watch", "--json", "--interval", "200ms"}, strings.NewReader(""), out, io.Discard, os.Getenv)
-	}()
-	th := s.start("prompt", map[string]any{"topic": "string"})
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), th) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(time.Second) // several more polls
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("watch exited %d", code)
-	}
-	if n := strings.Count(out.String(), `"thread_id":"`+th+`"`); n != 1 {
-		t.Fatalf("the new interrupt was printed %d times:\n%s", n, out.String())
-	}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var it listed
-		if err := json.Unmarshal([]byte(line), &it); err != nil || it.GraphID != "prompt" {
-			t.Fatalf("line %q: %v", line, err)
+	eachServer(t, func(t *testing.T, s *server) {
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &syncBuffer{}
+		done := make(chan int)
+		graph := s.graph("prompt")
+		go func() {
+			done <- run(ctx, []string{"--url", s.url, "--graph", graph, "watch", "--json", "--interval", "200ms"}, strings.NewReader(""), out, io.Discard, os.Getenv)
+		}()
+		th := s.start("prompt", map[string]any{"topic": "string"})
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(out.String(), th) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
 		}
-	}
+		time.Sleep(time.Second) // several more polls
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("watch exited %d", code)
+		}
+		if n := strings.Count(out.String(), `"thread_id":"`+th+`"`); n != 1 {
+			t.Fatalf("the new interrupt was printed %d times:\n%s", n, out.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var it listed
+			if err := json.Unmarshal([]byte(line), &it); err != nil || it.GraphID != graph {
+				t.Fatalf("line %q: %v", line, err)
+			}
+		}
+	})
 }
 
 func TestRealUnreachableServer(t *testing.T) {
-	realServer(t)
+	isolate(t)
 	r := hitl(t, "", "--url", "http://127.0.0.1:1", "list")
 	must(t, r, 1, "refused the connection: is `langgraph dev` running")
-	r = hitl(t, "", "--url", os.Getenv("HITL_TEST_LANGGRAPH_URL"), "--assistant", "no-such-assistant", "list")
-	must(t, r, 0, "No pending interrupts")
+	eachServer(t, func(t *testing.T, s *server) {
+		must(t, s.hitl("", "--assistant", "no-such-assistant", "list"), 0, "No pending interrupts")
+	})
 }
 
 type syncBuffer struct {

@@ -1,8 +1,8 @@
 package main
 
 // Races and crashes, for real: the built binary runs as separate reviewer
-// processes (each with its own state directory) against the real LangGraph
-// dev server, and is killed at random moments. What each process says is
+// processes (each with its own state directory) against each LangGraph
+// server under test (see targets), and is killed at random moments. What each process says is
 // checked against what reached the graph and what the audit log holds.
 
 import (
@@ -170,7 +170,7 @@ func (s *server) startMany(n int) []string {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			threads[i] = s.start("agent", map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}})
+			threads[i] = s.agent("email")
 		}()
 	}
 	wg.Wait()
@@ -182,156 +182,159 @@ func (s *server) startMany(n int) []string {
 // "sent", and its decision is the one that reached the graph; the other is
 // told "already handled elsewhere" (exit 3).
 func TestRealTwoReviewersRace(t *testing.T) {
-	s := realServer(t)
-	bin := builtBinary(t)
-	n := envInt("HITL_RACES", 50)
-	threads := s.startMany(n)
-	alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")
-	// Both look at the inbox first, as reviewers do.
-	for _, r := range []reviewer{alice, bob} {
-		if out, err := r.cmd(bin, s.url, "list").CombinedOutput(); err != nil {
-			t.Fatalf("list: %v\n%s", err, out)
+	eachServer(t, func(t *testing.T, s *server) {
+		bin := builtBinary(t)
+		n := envInt("HITL_RACES", 50)
+		threads := s.startMany(n)
+		alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")
+		// Both look at the inbox first, as reviewers do.
+		for _, r := range []reviewer{alice, bob} {
+			if out, err := r.cmd(bin, s.url, "list").CombinedOutput(); err != nil {
+				t.Fatalf("list: %v\n%s", err, out)
+			}
 		}
-	}
-	type tally struct{ bothSent, noneSent, wrongGraph, badLoser int }
-	var mu sync.Mutex
-	var got tally
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i, th := range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			id := s.interruptOf(th)
-			bobArgs := []string{"reject", id, "-m", "race " + strconv.Itoa(i)}
-			if i%4 == 3 {
-				bobArgs = []string{"approve", id}
-			}
-			a := alice.start(t, bin, s.url, "approve", id)
-			b := bob.start(t, bin, s.url, bobArgs...)
-			ca, cb := a.wait(), b.wait()
-			tool := s.toolMessages(th)["send_email"]
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case ca == 0 && cb == 0:
-				got.bothSent++
-				t.Errorf("race %d: both told sent:\n alice: %s\n bob: %s", i, a.stdout.String(), b.stdout.String())
-			case ca != 0 && cb != 0:
-				got.noneSent++
-				t.Errorf("race %d: neither sent (%d, %d):\n alice: %s\n bob: %s", i, ca, cb, a.stderr.String(), b.stderr.String())
-			case ca == 0:
-				if !strings.HasPrefix(tool, "ran send_email") {
-					got.wrongGraph++
-					t.Errorf("race %d: alice's approve won, but the tool got %q", i, tool)
+		type tally struct{ bothSent, noneSent, wrongGraph, badLoser int }
+		var mu sync.Mutex
+		var got tally
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 4)
+		for i, th := range threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				id := s.interruptOf(th)
+				bobArgs := []string{"reject", id, "-m", "race " + strconv.Itoa(i)}
+				if i%4 == 3 {
+					bobArgs = []string{"approve", id}
 				}
-				if cb != 3 || !strings.Contains(b.stderr.String(), "already handled elsewhere") {
-					got.badLoser++
-					t.Errorf("race %d: bob lost with exit %d: %s", i, cb, b.stderr.String())
+				a := alice.start(t, bin, s.url, "approve", id)
+				b := bob.start(t, bin, s.url, bobArgs...)
+				ca, cb := a.wait(), b.wait()
+				tool := s.toolMessages(th)["send_email"]
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case ca == 0 && cb == 0:
+					got.bothSent++
+					t.Errorf("race %d: both told sent:\n alice: %s\n bob: %s", i, a.stdout.String(), b.stdout.String())
+				case ca != 0 && cb != 0:
+					got.noneSent++
+					t.Errorf("race %d: neither sent (%d, %d):\n alice: %s\n bob: %s", i, ca, cb, a.stderr.String(), b.stderr.String())
+				case ca == 0:
+					if !strings.HasPrefix(tool, "ran send_email") {
+						got.wrongGraph++
+						t.Errorf("race %d: alice's approve won, but the tool got %q", i, tool)
+					}
+					if cb != 3 || !strings.Contains(b.stderr.String(), "already handled elsewhere") {
+						got.badLoser++
+						t.Errorf("race %d: bob lost with exit %d: %s", i, cb, b.stderr.String())
+					}
+				default:
+					want := "race " + strconv.Itoa(i)
+					if bobArgs[0] == "approve" {
+						want = "ran send_email"
+					}
+					if !strings.HasPrefix(tool, want) {
+						got.wrongGraph++
+						t.Errorf("race %d: bob's %s won, but the tool got %q", i, bobArgs[0], tool)
+					}
+					if ca != 3 || !strings.Contains(a.stderr.String(), "already handled elsewhere") {
+						got.badLoser++
+						t.Errorf("race %d: alice lost with exit %d: %s", i, ca, a.stderr.String())
+					}
 				}
-			default:
-				want := "race " + strconv.Itoa(i)
-				if bobArgs[0] == "approve" {
-					want = "ran send_email"
-				}
-				if !strings.HasPrefix(tool, want) {
-					got.wrongGraph++
-					t.Errorf("race %d: bob's %s won, but the tool got %q", i, bobArgs[0], tool)
-				}
-				if ca != 3 || !strings.Contains(a.stderr.String(), "already handled elsewhere") {
-					got.badLoser++
-					t.Errorf("race %d: alice lost with exit %d: %s", i, ca, a.stderr.String())
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	t.Logf("%d races: %d with two told sent, %d with none, %d where the graph got another decision than the winner's, %d losers not told 'already handled elsewhere'",
-		n, got.bothSent, got.noneSent, got.wrongGraph, got.badLoser)
+			}()
+		}
+		wg.Wait()
+		t.Logf("%d races: %d with two told sent, %d with none, %d where the graph got another decision than the winner's, %d losers not told 'already handled elsewhere'",
+			n, got.bothSent, got.noneSent, got.wrongGraph, got.badLoser)
+	})
 }
 
 // kill -9 at a random moment of a send: every decision that reached the
 // server has an audit line, and the next start resolves its outcome.
 func TestRealKillNineLosesNoRecord(t *testing.T) {
-	s := realServer(t)
-	bin := builtBinary(t)
-	n := envInt("HITL_KILLS", 50)
-	threads := s.startMany(n)
-	reached, recorded, resolved := 0, 0, 0
-	for i, th := range threads {
-		r := newReviewer(t, "alice")
-		id := s.interruptOf(th)
-		p := r.start(t, bin, s.url, "approve", id)
-		time.Sleep(time.Duration(rand.IntN(250)) * time.Millisecond)
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		p.wait()
-		audit := r.audit(t)
-		for _, d := range s.decisionRuns(th) {
-			reached++
-			if len(audit[d]) == 0 || !strings.HasPrefix(audit[d][0], "intent:") {
-				t.Errorf("kill %d: decision %s reached the server with no audit line (audit: %v)", i, d, audit)
-				continue
+	eachServer(t, func(t *testing.T, s *server) {
+		bin := builtBinary(t)
+		n := envInt("HITL_KILLS", 50)
+		threads := s.startMany(n)
+		reached, recorded, resolved := 0, 0, 0
+		for i, th := range threads {
+			r := newReviewer(t, "alice")
+			id := s.interruptOf(th)
+			p := r.start(t, bin, s.url, "approve", id)
+			time.Sleep(time.Duration(rand.IntN(250)) * time.Millisecond)
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			p.wait()
+			audit := r.audit(t)
+			for _, d := range s.decisionRuns(th) {
+				reached++
+				if len(audit[d]) == 0 || !strings.HasPrefix(audit[d][0], "intent:") {
+					t.Errorf("kill %d: decision %s reached the server with no audit line (audit: %v)", i, d, audit)
+					continue
+				}
+				recorded++
 			}
-			recorded++
-		}
-		// The next start looks up whatever the kill left unresolved.
-		out, err := r.cmd(bin, s.url, "list").CombinedOutput()
-		if err != nil {
-			t.Fatalf("list after kill %d: %v\n%s", i, err, out)
-		}
-		if strings.Contains(string(out), "Outcome unknown") {
-			t.Errorf("kill %d: still unknown after the next start:\n%s", i, out)
-		}
-		for d, lines := range r.audit(t) {
-			last := lines[len(lines)-1]
-			if strings.HasPrefix(last, "intent:") {
-				t.Errorf("kill %d: decision %s has no outcome after the next start: %v", i, d, lines)
-			} else if len(lines) > 1 {
-				resolved++
+			// The next start looks up whatever the kill left unresolved.
+			out, err := r.cmd(bin, s.url, "list").CombinedOutput()
+			if err != nil {
+				t.Fatalf("list after kill %d: %v\n%s", i, err, out)
+			}
+			if strings.Contains(string(out), "Outcome unknown") {
+				t.Errorf("kill %d: still unknown after the next start:\n%s", i, out)
+			}
+			for d, lines := range r.audit(t) {
+				last := lines[len(lines)-1]
+				if strings.HasPrefix(last, "intent:") {
+					t.Errorf("kill %d: decision %s has no outcome after the next start: %v", i, d, lines)
+				} else if len(lines) > 1 {
+					resolved++
+				}
 			}
 		}
-	}
-	t.Logf("%d kill -9s: %d decisions reached the server, %d of them with an audit line; %d outcomes found at the next start", n, reached, recorded, resolved)
+		t.Logf("%d kill -9s: %d decisions reached the server, %d of them with an audit line; %d outcomes found at the next start", n, reached, recorded, resolved)
+	})
 }
 
 // Every branch of a fan-out answered from the CLI in one resume: one run,
 // each branch its answer; a second reviewer's decision on a branch is then
 // refused, and the branch keeps the first answer.
 func TestRealFanOutFromTheCLI(t *testing.T) {
-	s := realServer(t)
-	th := s.start("fanout", map[string]any{"topic": "a,b,c"})
-	if n := len(s.pending(th)); n != 3 {
-		t.Fatalf("%d branches listed, want 3", n)
-	}
-	before := s.runs(th)
-	must(t, s.hitl("", "respond", "--thread", th[:8], "-m", "ship it"), 0, "Sent respond, respond, respond for")
-	if s.runs(th) != before+1 {
-		t.Fatalf("%d runs for one resume", s.runs(th)-before)
-	}
-	if got := s.log(th); strings.Count(got, `"value":"ship it"`) != 3 {
-		t.Fatalf("the branches got %s", got)
-	}
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("fanout", map[string]any{"topic": "a,b,c"})
+		if n := len(s.pending(th)); n != 3 {
+			t.Fatalf("%d branches listed, want 3", n)
+		}
+		before := s.runs(th)
+		must(t, s.hitl("", "respond", "--thread", th[:8], "-m", "ship it"), 0, "Sent respond, respond, respond for")
+		if s.runs(th) != before+1 {
+			t.Fatalf("%d runs for one resume", s.runs(th)-before)
+		}
+		if got := s.got(th); strings.Count(got, `:"ship it"`) != 3 {
+			t.Fatalf("the branches got %s", got)
+		}
 
-	th = s.start("fanout", map[string]any{"topic": "a,b"})
-	alice, bob := os.Getenv("XDG_STATE_HOME"), t.TempDir()
-	t.Setenv("XDG_STATE_HOME", bob)
-	p := s.pending(th) // bob looks at the inbox
-	first := p[0]
-	t.Setenv("XDG_STATE_HOME", alice)
-	must(t, s.hitl("", "respond", first.ID, "-m", "yes"), 0, "Sent respond")
-	left := s.pending(th)
-	if len(left) != 1 || left[0].ID == first.ID {
-		t.Fatalf("an answered branch is listed: %+v", left)
-	}
-	// Bob decides on what he saw: the branch alice answered.
-	t.Setenv("XDG_STATE_HOME", bob)
-	r := s.hitl("", "reject", first.ID, "-m", "no")
-	if r.code != 3 || !strings.Contains(r.stderr, "already handled elsewhere") {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	if got := s.log(th); !strings.Contains(got, `"value":"yes"`) || strings.Contains(got, `"no"`) {
-		t.Fatalf("the branch got %s", got)
-	}
+		th = s.start("fanout", map[string]any{"topic": "a,b"})
+		alice, bob := os.Getenv("XDG_STATE_HOME"), t.TempDir()
+		t.Setenv("XDG_STATE_HOME", bob)
+		p := s.pending(th) // bob looks at the inbox
+		first := p[0]
+		t.Setenv("XDG_STATE_HOME", alice)
+		must(t, s.hitl("", "respond", first.ID, "-m", "yes"), 0, "Sent respond")
+		left := s.pending(th)
+		if len(left) != 1 || left[0].ID == first.ID {
+			t.Fatalf("an answered branch is listed: %+v", left)
+		}
+		// Bob decides on what he saw: the branch alice answered.
+		t.Setenv("XDG_STATE_HOME", bob)
+		r := s.hitl("", "reject", first.ID, "-m", "no")
+		if r.code != 3 || !strings.Contains(r.stderr, "already handled elsewhere") {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if got := s.got(th); !strings.Contains(got, `:"yes"`) || strings.Contains(got, `"no"`) {
+			t.Fatalf("the branch got %s", got)
+		}
+	})
 }

@@ -1,15 +1,17 @@
-package client
+package rest
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/hitl-sh/hitl/client"
 )
 
-// RunState is the part of a REST HITL run's state (GET
-// /api/hitl/run/{run_id}/state, seed 004) that a checkpoint shows.
-type RunState struct {
+// runState is the part of a run's state (GET /api/hitl/run/{run_id}/state,
+// seed 004) that a checkpoint shows.
+type runState struct {
 	RunID         string `json:"run_id"`
 	Status        string `json:"status"`
 	CurrentStep   string `json:"current_step"`
@@ -36,26 +38,26 @@ type RunState struct {
 	FinalResult string `json:"final_result"`
 }
 
-// CheckpointPayload builds the payload of one pending approval at a REST
-// HITL checkpoint: information_review, payload_review or response_review.
-// Each is one action whose args the reviewer may edit; the decision goes
-// back as {approval_id, action, edits, reason, approved_by}.
-func CheckpointPayload(approvalID, checkpoint string, st RunState, allowed []string) Payload {
-	p := Payload{wire: wire{approval: approvalID}}
+// checkpointPayload builds the payload of one pending approval at a
+// checkpoint: information_review, payload_review or response_review. Each is
+// one action whose args the reviewer may edit; the payload answers with its
+// own encoder (approvalEncoder).
+func checkpointPayload(approvalID, checkpoint string, st runState, allowed []string) client.Payload {
+	p := client.Payload{Encoder: approvalEncoder{approvalID: approvalID}}
 	if allowed == nil {
 		allowed = []string{"approve", "edit", "reject"}
 	}
-	var types []DecisionType
+	var types []client.DecisionType
 	for _, a := range allowed {
-		switch DecisionType(a) {
-		case Approve, Edit, Reject:
-			types = append(types, DecisionType(a))
+		switch client.DecisionType(a) {
+		case client.Approve, client.Edit, client.Reject:
+			types = append(types, client.DecisionType(a))
 		}
 	}
 	var md strings.Builder
 	switch checkpoint {
 	case "information_review":
-		p.Schema = SchemaInformationReview
+		p.Schema = client.SchemaInformationReview
 		ir := st.InformationResult
 		args := map[string]any{"prompt": st.OriginalInput.Prompt}
 		p.Title = "Information review"
@@ -82,10 +84,10 @@ func CheckpointPayload(approvalID, checkpoint string, st RunState, allowed []str
 			}
 			p.Context = nullToNil(ir.RecommendedModelSettings)
 		}
-		p.Actions = []Action{{Name: "run_input", Args: mustOrdered(args, "prompt", "model"),
+		p.Actions = []client.Action{{Name: "run_input", Args: mustOrdered(args, "prompt", "model"),
 			Description: "Approve, or edit the prompt or the model before the run starts.", Allowed: types}}
 	case "payload_review":
-		p.Schema = SchemaPayloadReview
+		p.Schema = client.SchemaPayloadReview
 		p.Title = "Payload review: the payload about to be sent"
 		if len(st.Validation) > 0 {
 			md.WriteString("**Validation**\n")
@@ -97,21 +99,21 @@ func CheckpointPayload(approvalID, checkpoint string, st RunState, allowed []str
 				md.WriteString("\n")
 			}
 		}
-		p.Actions = []Action{{Name: "payload", Args: orEmptyObject(st.SuggestedPayload), Example: nullToNil(st.ExampleInput),
+		p.Actions = []client.Action{{Name: "payload", Args: orEmptyObject(st.SuggestedPayload), Example: nullToNil(st.ExampleInput),
 			Description: "Approve the payload, edit its fields, or reject it.", Allowed: types}}
 	case "response_review":
-		p.Schema = SchemaResponseReview
+		p.Schema = client.SchemaResponseReview
 		p.Title = "Response review: raw output against the cleaned text"
-		p.Compare = &Comparison{LeftLabel: "raw output", Left: st.APIResponse, RightLabel: "cleaned text", Right: st.FinalResult}
-		text, _ := marshal(map[string]string{"text": st.FinalResult})
-		p.Actions = []Action{{Name: "response", Args: text, Description: "Accept the cleaned text, edit it, or reject it.", Allowed: types}}
+		p.Compare = &client.Comparison{LeftLabel: "raw output", Left: st.APIResponse, RightLabel: "cleaned text", Right: st.FinalResult}
+		p.Actions = []client.Action{{Name: "response", Args: marshal(map[string]string{"text": st.FinalResult}),
+			Description: "Accept the cleaned text, edit it, or reject it.", Allowed: types}}
 	default:
-		return rawPayload()
+		return client.Parse(nil) // a checkpoint of no known kind: shown raw
 	}
 	step := map[string]int{"information_review": 1, "payload_review": 2, "response_review": 3}[checkpoint]
 	fmt.Fprintf(&md, "\n_Run %s: %s, checkpoint %d of 3._", st.RunID, orDash(st.Status), step)
 	p.Description = strings.TrimSpace(md.String())
-	return normalized(p)
+	return client.Normalized(p)
 }
 
 // mustOrdered writes m with the given keys first, in that order.
@@ -127,37 +129,42 @@ func mustOrdered(m map[string]any, keys ...string) json.RawMessage {
 		if n > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := marshal(k)
-		vb, _ := marshal(v)
-		b.Write(kb)
+		b.Write(marshal(k))
 		b.WriteByte(':')
-		b.Write(vb)
+		b.Write(marshal(v))
 		n++
 	}
 	b.WriteByte('}')
 	return b.Bytes()
 }
 
-type checkpointDecision struct {
-	ApprovalID string          `json:"approval_id"`
-	Action     DecisionType    `json:"action"`
-	Edits      json.RawMessage `json:"edits,omitempty"`
-	Reason     string          `json:"reason,omitempty"`
-	ApprovedBy string          `json:"approved_by"`
+// approvalEncoder answers one approval at a checkpoint (POST
+// /api/hitl/run/{run_id}/approve).
+type approvalEncoder struct {
+	approvalID string
 }
 
-// encodeCheckpoint answers a checkpoint. Edits carry only the top-level
-// fields that changed (null for a removed one), as the seed's
+type checkpointDecision struct {
+	ApprovalID string              `json:"approval_id"`
+	Action     client.DecisionType `json:"action"`
+	Edits      json.RawMessage     `json:"edits,omitempty"`
+	Reason     string              `json:"reason,omitempty"`
+	ApprovedBy string              `json:"approved_by"`
+}
+
+// Encode spells the one decision of a checkpoint. Edits carry only the
+// top-level fields that changed (null for a removed one), as the seed's
 // {"edits": {"prompt": "…"}} does.
-func encodeCheckpoint(p *Payload, d Decision, reviewer string) any {
-	out := checkpointDecision{ApprovalID: p.wire.approval, Action: d.Type, ApprovedBy: reviewer}
+func (e approvalEncoder) Encode(p *client.Payload, ds []client.Decision, opts client.EncodeOptions) (any, error) {
+	d := ds[0]
+	out := checkpointDecision{ApprovalID: e.approvalID, Action: d.Type, ApprovedBy: opts.Reviewer}
 	switch d.Type {
-	case Edit:
+	case client.Edit:
 		out.Edits = changedFields(p.Actions[0].Args, d.Args)
-	case Reject:
+	case client.Reject:
 		out.Reason = d.Message
 	}
-	return out
+	return out, nil
 }
 
 func changedFields(before, after json.RawMessage) json.RawMessage {
@@ -172,8 +179,7 @@ func changedFields(before, after json.RawMessage) json.RawMessage {
 		if n > 0 {
 			buf.WriteByte(',')
 		}
-		kb, _ := marshal(k)
-		buf.Write(kb)
+		buf.Write(marshal(k))
 		buf.WriteByte(':')
 		var c bytes.Buffer
 		if json.Compact(&c, v) == nil {
@@ -224,6 +230,30 @@ func jsonEqual(a, b json.RawMessage) bool {
 		return bytes.Equal(a, b)
 	}
 	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// marshal writes a string or a map of strings as JSON without escaping <, >
+// and &: the reviewer reads, and the server gets back, the text as it was.
+func marshal(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+func orEmptyObject(v json.RawMessage) json.RawMessage {
+	if v == nil || bytes.Equal(v, []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	return v
+}
+
+func nullToNil(v json.RawMessage) json.RawMessage {
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		return nil
+	}
+	return v
 }
 
 func orDash(s string) string {

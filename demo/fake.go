@@ -1,0 +1,30 @@
+package demo
+
+import (
+	"context"
+	"time"
+)
+
+// Fake is what every demo server offers, whichever backend it fakes
+// (Server: LangGraph; RESTServer: the REST HITL API; EventsServer: the
+// event-stream coordinator), so that `hitl demo` runs any of them the same
+// way.
+type Fake interface {
+	// Start listens on addr ("127.0.0.1:0": a free port) and serves in the
+	// background.
+	Start(addr string) error
+	// URL is the server's base URL once started.
+	URL() string
+	// Close stops it; open streams end.
+	Close() error
+	// Seed makes one request of every demo scenario, then burst more.
+	Seed(burst int)
+	// Produce makes a new request every `every` until ctx ends (0: never).
+	Produce(ctx context.Context, every time.Duration)
+}
+
+var (
+	_ Fake = (*Server)(nil)
+	_ Fake = (*RESTServer)(nil)
+	_ Fake = (*EventsServer)(nil)
+)
