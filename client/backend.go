@@ -230,6 +230,40 @@ type Batcher interface {
 	Batches() bool
 }
 
+// Helpers for backends whose server takes one answer at a time and refuses
+// a second one (the REST API, the event coordinator).
+
+// One is the only item of a submission.
+func (s *Submission) One() (Item, error) {
+	if len(s.Items) != 1 {
+		return Item{}, errors.New("this backend takes one answer at a time")
+	}
+	it := s.Items[0]
+	if it.Resume.Continue || it.Resume.Value == nil {
+		return Item{}, errors.New("this backend takes an answer, not a continue")
+	}
+	return it, nil
+}
+
+// Acknowledged is the verdict on an answer the server acknowledged: it took
+// effect (the server would have refused it as a second answer). ok is
+// false for a lost answer, which must be looked up.
+func Acknowledged(s *Submission, rc Receipt) (v []Verdict, ok bool) {
+	if !rc.Acknowledged {
+		return nil, false
+	}
+	return []Verdict{{ID: s.Items[0].Interrupt.ID, Took: Mine}}, true
+}
+
+// StandingOf reads pending and applies StandingIn.
+func StandingOf(ctx context.Context, pending func(context.Context) ([]Interrupt, error), its []Interrupt) ([]Standing, error) {
+	list, err := pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return StandingIn(list, its), nil
+}
+
 // StandingIn is the shared "still pending?" rule for backends whose pending
 // list is the whole truth: an interrupt listed is waiting, one missing was
 // answered.

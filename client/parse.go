@@ -140,7 +140,7 @@ func parseMiddleware(value json.RawMessage, c casing) (Payload, bool) {
 			if args == nil && a.Arguments != nil {
 				args, p.wire.argsKey = a.Arguments, "arguments"
 			}
-			p.Actions = append(p.Actions, Action{Name: a.Name, Args: orEmptyObject(args), Description: a.Description})
+			p.Actions = append(p.Actions, Action{Name: a.Name, Args: OrEmptyObject(args), Description: a.Description})
 		}
 		for _, rc := range req.ReviewConfigs {
 			schema := rc.ArgsSchema
@@ -155,7 +155,7 @@ func parseMiddleware(value json.RawMessage, c casing) (Payload, bool) {
 			return Payload{}, false
 		}
 		for _, a := range req.ActionRequests {
-			p.Actions = append(p.Actions, Action{Name: a.Name, Args: orEmptyObject(a.Args), Description: a.Description})
+			p.Actions = append(p.Actions, Action{Name: a.Name, Args: OrEmptyObject(a.Args), Description: a.Description})
 		}
 		for _, rc := range req.ReviewConfigs {
 			configs = append(configs, reviewConfig{rc.ActionName, rc.AllowedDecisions, rc.ArgsSchema})
@@ -171,7 +171,7 @@ func parseMiddleware(value json.RawMessage, c casing) (Payload, bool) {
 			// could safely guess; offer nothing rather than all three.
 			continue
 		}
-		p.Actions[i].ArgsSchema = nullToNil(rc.schema)
+		p.Actions[i].ArgsSchema = NullToNil(rc.schema)
 		for _, d := range rc.allowed {
 			switch DecisionType(d) {
 			case Approve, Edit, Reject, Respond:
@@ -244,7 +244,7 @@ func parseInbox(value json.RawMessage, list bool) (Payload, bool) {
 		if r.ActionRequest == nil {
 			return Payload{}, false
 		}
-		a := Action{Name: r.ActionRequest.Action, Args: orEmptyObject(r.ActionRequest.Args)}
+		a := Action{Name: r.ActionRequest.Action, Args: OrEmptyObject(r.ActionRequest.Args)}
 		if r.Description != nil {
 			a.Description = *r.Description
 		}
@@ -275,7 +275,7 @@ func parseQuestions(value json.RawMessage) (Payload, bool) {
 	if json.Unmarshal(value, &req) != nil {
 		return Payload{}, false
 	}
-	p := Payload{Schema: SchemaQuestions, Context: nullToNil(req.Context)}
+	p := Payload{Schema: SchemaQuestions, Context: NullToNil(req.Context)}
 	p.Title = textOf(req.Prompt)
 	for _, q := range req.Questions {
 		p.Questions = append(p.Questions, textOf(q))
@@ -310,7 +310,7 @@ func parseHITLPrompt(value json.RawMessage) (Payload, bool) {
 	if json.Unmarshal(value, &req) != nil {
 		return Payload{}, false
 	}
-	p := Payload{Schema: SchemaPrompt, Title: textOf(req.Prompt), Context: nullToNil(req.Context), Allowed: []DecisionType{Respond}}
+	p := Payload{Schema: SchemaPrompt, Title: textOf(req.Prompt), Context: NullToNil(req.Context), Allowed: []DecisionType{Respond}}
 	return p, true
 }
 
@@ -327,14 +327,16 @@ func textOf(v json.RawMessage) string {
 	return string(v)
 }
 
-func orEmptyObject(v json.RawMessage) json.RawMessage {
+// OrEmptyObject is v, or {} for a missing or null value (arguments).
+func OrEmptyObject(v json.RawMessage) json.RawMessage {
 	if v == nil || bytes.Equal(v, []byte("null")) {
 		return json.RawMessage("{}")
 	}
 	return v
 }
 
-func nullToNil(v json.RawMessage) json.RawMessage {
+// NullToNil is v, or nil for JSON null (an optional part that is absent).
+func NullToNil(v json.RawMessage) json.RawMessage {
 	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 		return nil
 	}

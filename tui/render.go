@@ -148,18 +148,27 @@ func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
 	// Each side wraps within its column: the changed value itself must be
 	// read whole.
 	for i := range left {
-		l := strings.Split(ansi.Wrap(left[i], col, ""), "\n")
-		r := strings.Split(ansi.Wrap(right[i], col, ""), "\n")
-		for j := 0; j < max(len(l), len(r)); j++ {
-			x, y := "", ""
-			if j < len(l) {
-				x = l[j]
-			}
-			if j < len(r) {
-				y = r[j]
-			}
-			b.WriteString(pad(x, col) + " │ " + y + "\n")
+		b.WriteString(columns(ansi.Wrap(left[i], col, ""), ansi.Wrap(right[i], col, ""), col) + "\n")
+	}
+	return b.String()
+}
+
+// columns sets two texts side by side, the left one padded to col cells.
+func columns(left, right string, col int) string {
+	l, r := strings.Split(left, "\n"), strings.Split(right, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(l), len(r)); i++ {
+		x, y := "", ""
+		if i < len(l) {
+			x = l[i]
 		}
+		if i < len(r) {
+			y = r[i]
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(pad(x, col) + " │ " + y)
 	}
 	return b.String()
 }
@@ -179,21 +188,8 @@ func (m *Model) compareView(c *client.Comparison, w int) string {
 			m.st.bold.Render(safe(c.RightLabel)) + "\n" + ansi.Wrap(right, w, " ")
 	}
 	col := (w - 3) / 2
-	l := strings.Split(ansi.Wrap(left, col, " "), "\n")
-	r := strings.Split(ansi.Wrap(right, col, " "), "\n")
-	var b strings.Builder
-	b.WriteString(m.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + m.st.bold.Render(safe(c.RightLabel)) + "\n")
-	for i := 0; i < max(len(l), len(r)); i++ {
-		x, y := "", ""
-		if i < len(l) {
-			x = l[i]
-		}
-		if i < len(r) {
-			y = r[i]
-		}
-		b.WriteString(pad(x, col) + " │ " + y + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return m.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + m.st.bold.Render(safe(c.RightLabel)) + "\n" +
+		columns(ansi.Wrap(left, col, " "), ansi.Wrap(right, col, " "), col)
 }
 
 // Past these sizes markdown is not rendered (see renderMarkdown).

@@ -14,7 +14,6 @@ package events
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -87,22 +86,15 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 // Standing: a request still listed as pending is waiting; one that is not
 // was answered.
 func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
-	pending, err := b.Pending(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return client.StandingIn(pending, its), nil
+	return client.StandingOf(ctx, b.Pending, its)
 }
 
 // Resume responds to one request, once. 404 and 409 mean it was answered
 // (or never existed): nothing was taken.
 func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
-	if len(s.Items) != 1 {
-		return client.Receipt{}, errors.New("this backend takes one response at a time")
-	}
-	it := s.Items[0]
-	if it.Resume.Continue || it.Resume.Value == nil {
-		return client.Receipt{}, errors.New("this backend takes a response, not a continue")
+	it, err := s.One()
+	if err != nil {
+		return client.Receipt{}, err
 	}
 	body := map[string]any{"request_id": it.Interrupt.ID, "response": it.Resume.Value, "responded_by": b.opts.Reviewer, "decision_id": s.DecisionID}
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/hitl/respond")
@@ -119,11 +111,11 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 // lost answer is looked up with GET /hitl/requests/{id}, which says who
 // answered with which decision id; a request still pending was not taken.
 func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	if v, ok := client.Acknowledged(s, rc); ok {
+		return v, nil
+	}
 	it := s.Items[0].Interrupt
 	v := client.Verdict{ID: it.ID, Took: client.Mine}
-	if rc.Acknowledged {
-		return []client.Verdict{v}, nil
-	}
 	var req struct {
 		Status      string          `json:"status"`
 		DecisionID  string          `json:"decision_id"`

@@ -82,7 +82,7 @@ func checkpointPayload(approvalID, checkpoint string, st runState, allowed []str
 					fmt.Fprintf(&md, "- %s\n", r)
 				}
 			}
-			p.Context = nullToNil(ir.RecommendedModelSettings)
+			p.Context = client.NullToNil(ir.RecommendedModelSettings)
 		}
 		p.Actions = []client.Action{{Name: "run_input", Args: mustOrdered(args, "prompt", "model"),
 			Description: "Approve, or edit the prompt or the model before the run starts.", Allowed: types}}
@@ -99,7 +99,7 @@ func checkpointPayload(approvalID, checkpoint string, st runState, allowed []str
 				md.WriteString("\n")
 			}
 		}
-		p.Actions = []client.Action{{Name: "payload", Args: orEmptyObject(st.SuggestedPayload), Example: nullToNil(st.ExampleInput),
+		p.Actions = []client.Action{{Name: "payload", Args: client.OrEmptyObject(st.SuggestedPayload), Example: client.NullToNil(st.ExampleInput),
 			Description: "Approve the payload, edit its fields, or reject it.", Allowed: types}}
 	case "response_review":
 		p.Schema = client.SchemaResponseReview
@@ -240,20 +240,6 @@ func marshal(v any) json.RawMessage {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-func orEmptyObject(v json.RawMessage) json.RawMessage {
-	if v == nil || bytes.Equal(v, []byte("null")) {
-		return json.RawMessage("{}")
-	}
-	return v
-}
-
-func nullToNil(v json.RawMessage) json.RawMessage {
-	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-		return nil
-	}
-	return v
 }
 
 func orDash(s string) string {

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -123,23 +122,16 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 // Standing: an approval still listed as pending is waiting; one that is
 // not was decided.
 func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
-	pending, err := b.Pending(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return client.StandingIn(pending, its), nil
+	return client.StandingOf(ctx, b.Pending, its)
 }
 
 // Resume posts the decision once. The body is the encoded decision with the
 // decision id added, so that a lost answer can be found in the run's state.
 // A 409 means another reviewer decided first.
 func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
-	if len(s.Items) != 1 {
-		return client.Receipt{}, errors.New("this backend takes one decision at a time")
-	}
-	it := s.Items[0]
-	if it.Resume.Continue || it.Resume.Value == nil {
-		return client.Receipt{}, errors.New("this backend takes a decision, not a continue")
+	it, err := s.One()
+	if err != nil {
+		return client.Receipt{}, err
 	}
 	body, err := withField(it.Resume.Value, "decision_id", s.DecisionID)
 	if err != nil {
@@ -160,11 +152,11 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 // one with 409). A lost answer is looked up in the run's state: its
 // decisions carry the decision id; an approval still pending was not taken.
 func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	if v, ok := client.Acknowledged(s, rc); ok {
+		return v, nil
+	}
 	it := s.Items[0].Interrupt
 	v := client.Verdict{ID: it.ID, Took: client.Mine}
-	if rc.Acknowledged {
-		return []client.Verdict{v}, nil
-	}
 	var st struct {
 		Decisions []struct {
 			ApprovalID string    `json:"approval_id"`
