@@ -365,7 +365,7 @@ func (f *formatter) str(k JSONKind, q, end int) {
 	b, rest := f.rewrite(t)
 	f.emit(k, string(b))
 	if rest != "" {
-		note := "… " + size(decodedLen(rest)) + " more not shown" + f.hint
+		note := "… " + Size(decodedLen(rest)) + " more not shown" + f.hint
 		if f.compact() {
 			// No end of line in sight: say it here.
 			f.emit(JSONSpace, " ")
@@ -678,8 +678,8 @@ func scanNumber(s string, i int) (int, error) {
 	return i, nil
 }
 
-// size says n bytes for a person: 512 B, 64.0 KB, 9.9 MB (1 KB = 1024 B).
-func size(n int) string {
+// Size says n bytes for a person: 512 B, 64.0 KB, 9.9 MB (1 KB = 1024 B).
+func Size(n int) string {
 	switch {
 	case n < 1<<10:
 		return strconv.Itoa(n) + " B"

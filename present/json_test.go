@@ -378,7 +378,7 @@ func TestFormatJSONFoldsABigString(t *testing.T) {
 		t.Errorf("%d bytes out", len(out))
 	}
 	ns := notes(ps)
-	if want := fmt.Sprintf("… %s more not shown (hitl show ID --raw prints all of it)", size(len(body)-64<<10)); len(ns) != 1 || ns[0] != want {
+	if want := fmt.Sprintf("… %s more not shown (hitl show ID --raw prints all of it)", Size(len(body)-64<<10)); len(ns) != 1 || ns[0] != want {
 		t.Errorf("notes %q, want %q", ns, want)
 	}
 	text := jsonText(ps)
@@ -396,8 +396,8 @@ func TestFormatJSONFoldsABigString(t *testing.T) {
 
 func TestSize(t *testing.T) {
 	for n, want := range map[int]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KB", 10<<20 - 64<<10: "9.9 MB", 3 << 30: "3.0 GB"} {
-		if got := size(n); got != want {
-			t.Errorf("size(%d) = %q, want %q", n, got, want)
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -81,3 +81,94 @@ func BenchmarkPoll1MB(b *testing.B) {
 		m.Update(pendingMsg{items: []client.Interrupt{it}})
 	}
 }
+
+// manyItems are n ordinary tool-call interrupts of n threads.
+func manyItems(n int) []client.Interrupt {
+	out := make([]client.Interrupt, n)
+	for i := range out {
+		id := fmt.Sprintf("%08x%024x", i, i)
+		out[i] = toolCall(id, "thread-"+id[:8], "send_email", fmt.Sprintf(`{"to":"user%d@example.com","subject":"Order %d","body":"Hello"}`, i, i))
+		out[i].UpdatedAt = t0.Add(-time.Duration(i) * time.Second)
+	}
+	return out
+}
+
+func benchModel(b *testing.B, w, h int, its ...client.Interrupt) *Model {
+	m, _ := New(Options{Backend: fake.New(), Now: func() time.Time { return t0 }})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(pendingMsg{items: its})
+	return m
+}
+
+// BenchmarkFilterKeystroke10k is one keystroke of `/` filtering over
+// 10,000 pending interrupts, with the frame it draws.
+func BenchmarkFilterKeystroke10k(b *testing.B) {
+	m := benchModel(b, 140, 40, manyItems(10000)...)
+	m.Update(keyMsg("/"))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := "9"
+		if i%2 == 1 {
+			k = "backspace"
+		}
+		if k == "backspace" {
+			m.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+		} else {
+			m.Update(keyMsg(k))
+		}
+		_ = m.View()
+	}
+}
+
+// BenchmarkConfirmEdit is ctrl+s on an edited 4-line JSON: the confirm
+// screen with its diff, drawn.
+func BenchmarkConfirmEdit(b *testing.B) {
+	it := toolCall(idEmail, "t", "send_email", `{"to":"a@example.com","subject":"s","body":"b","cc":[]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		m := benchModel(b, 140, 40, it)
+		m.Update(keyMsg("e"))
+		m.Update(externalEditMsg{text: `{"to":"jane@example.com","subject":"s","body":"b2","cc":[]}`})
+		m.Update(keyMsg("ctrl+s"))
+		_ = m.View()
+	}
+}
+
+// BenchmarkOpenDetail1MB opens the detail of a 1 MB payload: the key and
+// the frame that shows it.
+func BenchmarkOpenDetail1MB(b *testing.B) {
+	big := hugeInterrupt(1 << 20)
+	small := toolCall(idEmail, "t", "send_email", `{"to":"a@example.com"}`)
+	small.UpdatedAt = big.UpdatedAt.Add(time.Second)
+	m := benchModel(b, 140, 40, small, big)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m.detail.sig = "" // as if never shown
+		if i%2 == 0 {
+			m.Update(keyMsg("j"))
+		} else {
+			m.Update(keyMsg("k"))
+		}
+		_ = m.View()
+	}
+}
+
+// BenchmarkInboxFrame1MBArg draws the inbox with a 1 MB array argument
+// visible in a row.
+func BenchmarkInboxFrame1MBArg(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"rows":[`)
+	for i := 0; sb.Len() < 1<<20; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"id":%d,"v":"x"}`, i)
+	}
+	sb.WriteString(`]}`)
+	it := toolCall(idEmail, "t", "bulk_update", sb.String())
+	m := benchModel(b, 140, 40, append(manyItems(30), it)...)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}

@@ -206,9 +206,9 @@ func (c *confirmScreen) text(m *Model) string {
 			if len(target.Actions) > 0 {
 				label = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
 			}
-			line(m.decisionText(m.st.bold.Render(label)+": ", dec, w))
+			line(m.look().decisionText(m.st.bold.Render(label)+": ", dec, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
-				line(indentBlock(m.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
+				line(indentBlock(m.look().diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
 			for j, a := range dec.Answers {
 				line(indentBlock(ansi.Wrap(fmt.Sprintf("answer %d: %s", j+1, safeBlock(a)), w-4, " "), "    "))
@@ -245,7 +245,7 @@ func (c *confirmScreen) text(m *Model) string {
 			if x.Resume.Continue {
 				line("(none: the run continues from the breakpoint with no input)")
 			} else {
-				line(m.highlightJSON(x.Resume.Value, w, ""))
+				line(m.look().highlightJSON(x.Resume.Value, w, ""))
 			}
 		}
 	} else {

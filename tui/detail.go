@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -19,8 +20,9 @@ import (
 // shows changed: polls and key presses come often, and a large payload
 // takes tens of milliseconds to render.
 type detailPane struct {
-	vp  viewport.Model
-	sig string // what the viewport shows now (see signature)
+	vp      viewport.Model
+	sig     string // what the viewport shows now (see signature)
+	pending string // what is being rendered off the update path
 	// showConv: the conversation is shown, per thread.
 	showConv map[string]bool
 }
@@ -40,20 +42,49 @@ func (d *detailPane) top() { d.vp.GotoTop() }
 
 func (d *detailPane) view(rect) string { return d.vp.View() }
 
-// sync renders the selected interrupt when something it shows changed.
-func (d *detailPane) sync(m *Model) {
+// detailAsyncFrom is the payload size from which the detail is rendered off
+// the update path: keys stay responsive while a large payload renders.
+const detailAsyncFrom = 64 << 10
+
+// detailRenderedMsg is a detail rendered off the update path.
+type detailRenderedMsg struct{ sig, text string }
+
+// sync renders the selected interrupt when something it shows changed: at
+// once for an ordinary payload, in a command for a large one (the pane
+// says so meanwhile, or keeps the interrupt's previous rendering).
+func (d *detailPane) sync(m *Model) tea.Cmd {
 	it := m.items.current()
 	if it == nil {
 		d.vp.SetContent("")
-		d.sig = ""
-		return
+		d.sig, d.pending = "", ""
+		return nil
 	}
 	sig := d.signature(m, it)
-	if sig == d.sig {
+	if sig == d.sig || sig == d.pending {
+		return nil
+	}
+	in, lo, w := m.detailInput(it), m.look(), d.vp.Width()
+	if size := len(it.Raw) + len(it.Description); size < detailAsyncFrom {
+		d.sig, d.pending = sig, ""
+		d.vp.SetContent(lo.detail(in, w))
+		return nil
+	}
+	if !strings.HasPrefix(d.sig, it.ID+"|") {
+		d.sig = ""
+		d.vp.SetContent(m.st.faint.Render(fmt.Sprintf("Rendering the detail of %s (%s of payload)…", safe(present.ShortID(it.ID)), present.Size(len(it.Raw)))))
+	}
+	d.pending = sig
+	return func() tea.Msg { return detailRenderedMsg{sig: sig, text: lo.detail(in, w)} }
+}
+
+// rendered takes a detail rendered off the update path, if it is still the
+// one wanted.
+func (d *detailPane) rendered(msg detailRenderedMsg) {
+	if msg.sig != d.pending {
 		return
 	}
-	d.sig = sig
-	d.vp.SetContent(m.detailText(it, d.vp.Width()))
+	d.sig, d.pending = msg.sig, ""
+	d.vp.SetContent(msg.text)
 }
 
 // signature names everything detailText depends on.
@@ -147,16 +178,43 @@ func (m *Model) toggleConversation() tea.Cmd {
 	return nil
 }
 
+// detailInput is a copy of everything the detail of one interrupt shows,
+// so that it can be rendered away from the live model.
+type detailInput struct {
+	it             client.Interrupt
+	draft          *draft // a copy (its decisions are replaced, never changed in place)
+	warn           inert.Warning
+	conv           *conversation // nil: not loaded
+	showConv       bool
+	conversational bool
+}
+
+func (m *Model) detailInput(it *client.Interrupt) detailInput {
+	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID]}
+	if d := m.drafts[it.ID]; d != nil {
+		c := *d
+		c.decisions = append([]*client.Decision(nil), d.decisions...)
+		in.draft = &c
+	}
+	_, in.conversational = m.opts.Backend.(client.Conversational)
+	return in
+}
+
 // detailText is the interrupt in full, at width w.
 func (m *Model) detailText(it *client.Interrupt, w int) string {
+	return m.look().detail(m.detailInput(it), w)
+}
+
+func (lo look) detail(in detailInput, w int) string {
+	it, d := &in.it, in.draft
 	w = max(w, 20)
-	st := m.st
+	st := lo.st
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
 	wrap := func(s string) string { return ansi.Wrap(s, w, " ") }
 
 	line(st.title.Render(wrap(safeBlock(it.Title))))
-	if warn := m.items.warning(it); warn != 0 {
+	if warn := in.warn; warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
@@ -169,7 +227,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 	}
 	if it.Description != "" {
 		line("")
-		line(renderMarkdown(safeBlock(it.Description), m.theme, w))
+		line(renderMarkdown(safeBlock(it.Description), lo.theme, w))
 	}
 	if len(it.Questions) > 0 {
 		line("")
@@ -178,8 +236,10 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 			line(wrap(fmt.Sprintf("%d. %s", i+1, safeBlock(q))))
 		}
 	}
-	d := m.drafts[it.ID]
-	slot := m.drafts.slot(it)
+	slot := 0
+	if d != nil {
+		slot = d.slot
+	}
 	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
 	for i, a := range it.Actions {
 		line("")
@@ -190,51 +250,51 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		head := fmt.Sprintf("%sAction %d/%d  %s", marker, i+1, len(it.Actions), safe(a.Name))
 		line(st.bold.Render(head) + "  " + st.faint.Render("allowed: "+typesText(a.Allowed)))
 		if d != nil && d.decisions[i] != nil {
-			line(indentBlock(m.decisionText("decision: ", d.decisions[i], w-2), "  "))
+			line(indentBlock(lo.decisionText("decision: ", d.decisions[i], w-2), "  "))
 		}
 		if desc := present.ActionDescription(a); desc != "" && a.Description != it.Description {
-			line(indentBlock(renderMarkdown(safeBlock(desc), m.theme, w-2), "  "))
+			line(indentBlock(renderMarkdown(safeBlock(desc), lo.theme, w-2), "  "))
 		}
 		switch {
 		case d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit:
-			line(indentBlock(m.diffView(a.Args, d.decisions[i].Args, w-2), "  "))
+			line(indentBlock(lo.diffView(a.Args, d.decisions[i].Args, w-2), "  "))
 		case len(a.Example) > 0:
 			line(st.faint.Render("  proposed, against its example:"))
-			line(indentBlock(m.diffView(a.Example, a.Args, w-2), "  "))
+			line(indentBlock(lo.diffView(a.Example, a.Args, w-2), "  "))
 		default:
-			line(indentBlock(m.highlightJSON(a.Args, w-2, see), "  "))
+			line(indentBlock(lo.highlightJSON(a.Args, w-2, see), "  "))
 		}
 	}
 	if len(it.Actions) == 0 {
 		line("")
 		line(st.faint.Render("allowed: " + typesText(it.Allowed)))
 		if d != nil && d.decisions[0] != nil {
-			line(m.decisionText("decision: ", d.decisions[0], w))
+			line(lo.decisionText("decision: ", d.decisions[0], w))
 		}
 		if it.Schema == client.SchemaRaw {
 			line(st.bold.Render("Value"))
-			line(m.highlightJSON(it.Raw, w, see))
+			line(lo.highlightJSON(it.Raw, w, see))
 		}
 	}
 	if len(it.Context) > 0 {
 		line("")
 		line(st.bold.Render("Context"))
-		line(m.highlightJSON(it.Context, w, see))
+		line(lo.highlightJSON(it.Context, w, see))
 	}
 	if it.Compare != nil {
 		line("")
-		line(m.compareView(it.Compare, w))
+		line(lo.compareView(it.Compare, w))
 	}
 	line("")
 	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
 	line(st.faint.Render(wrap(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt)))))
 	line(st.faint.Render(wrap("id " + safe(it.ID))))
-	if _, ok := m.opts.Backend.(client.Conversational); ok {
-		if m.detail.showConv[it.ThreadID] {
+	if in.conversational {
+		if in.showConv {
 			line("")
-			line(m.conversationText(it.ThreadID, w))
+			line(lo.conversationText(in.conv, w))
 		} else {
-			line(st.faint.Render(name(m.keys.Conversation) + " shows the conversation"))
+			line(st.faint.Render(name(lo.keys.Conversation) + " shows the conversation"))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -242,7 +302,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 
 // decisionText is a decision after label, wrapped to w: a message of
 // several lines keeps its lines, under the label.
-func (m *Model) decisionText(label string, d *client.Decision, w int) string {
+func (lo look) decisionText(label string, d *client.Decision, w int) string {
 	s := string(d.Type)
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))
@@ -250,30 +310,29 @@ func (m *Model) decisionText(label string, d *client.Decision, w int) string {
 	if d.Message != "" {
 		s += ": " + safeBlock(d.Message)
 	}
-	return m.st.ok.Render(ansi.Wrap(label+s, max(w, 20), " "))
+	return lo.st.ok.Render(ansi.Wrap(label+s, max(w, 20), " "))
 }
 
-func (m *Model) conversationText(thread string, w int) string {
-	c := m.convs[thread]
+func (lo look) conversationText(c *conversation, w int) string {
 	switch {
 	case c == nil || c.loading:
 		return "Loading the conversation…"
 	case c.err != nil:
-		return m.st.err.Render("Conversation: " + safe(c.err.Error()))
+		return lo.st.err.Render("Conversation: " + safe(c.err.Error()))
 	case len(c.messages) == 0:
 		return "The thread has no messages."
 	}
 	const last = 10
 	msgs := c.messages
 	var b strings.Builder
-	b.WriteString(m.st.bold.Render(fmt.Sprintf("Conversation (last %d of %d)", min(last, len(msgs)), len(msgs))) + "\n")
+	b.WriteString(lo.st.bold.Render(fmt.Sprintf("Conversation (last %d of %d)", min(last, len(msgs)), len(msgs))) + "\n")
 	if len(msgs) > last {
 		msgs = msgs[len(msgs)-last:]
 	}
 	// The role on a line of its own: the text under it wraps at the
 	// width it really has, and no word is lost.
 	for _, msg := range msgs {
-		b.WriteString(m.st.faint.Render(safe(msg.Role)+":") + "\n")
+		b.WriteString(lo.st.faint.Render(safe(msg.Role)+":") + "\n")
 		if strings.TrimSpace(msg.Content) != "" {
 			b.WriteString(indentBlock(ansi.Wrap(safeBlock(msg.Content), max(w-2, 10), " "), "  ") + "\n")
 		}

@@ -96,7 +96,7 @@ func (h *historyScreen) text(m *Model, w int) string {
 	var b strings.Builder
 	if h.thread != "" {
 		b.WriteString(m.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
-		b.WriteString(m.conversationText(h.thread, w))
+		b.WriteString(m.look().conversationText(m.convs[h.thread], w))
 		b.WriteString("\n\n" + m.st.faint.Render(name(m.keys.Back)+": back to the history"))
 		return b.String()
 	}

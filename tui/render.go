@@ -17,7 +17,21 @@ import (
 )
 
 // Renderers the screens share: JSON, diffs, side-by-side texts, markdown.
-// They are pure: text in, text out.
+// They are pure: text in, text out, and read nothing of the live model but
+// a look (a copy of what decides how things look), so that a large detail
+// can be rendered off the update path.
+
+// look is what rendering depends on besides the content.
+type look struct {
+	st         styles
+	sideBySide bool
+	theme      string
+	keys       keyMap
+}
+
+func (m *Model) look() look {
+	return look{st: m.st, sideBySide: m.sideBySide, theme: m.theme, keys: m.keys}
+}
 
 // maxHighlight is the largest JSON text that is coloured; larger is shown
 // plain (colouring costs per token).
@@ -32,12 +46,12 @@ const maxShownString = 64 << 10
 // decoded but for what a terminal would act on or hide; linear whatever the
 // depth) and colours its tokens. Lines wider than w wrap rather than being
 // cut; see is how to read what a fold leaves out.
-func (m *Model) highlightJSON(raw json.RawMessage, w int, see string) string {
+func (lo look) highlightJSON(raw json.RawMessage, w int, see string) string {
 	var b strings.Builder
 	colour := len(raw) <= maxHighlight
 	err := present.FormatJSON(raw, present.JSONOptions{MaxString: maxShownString, FoldHint: see}, func(k present.JSONKind, s string) {
 		if colour || k == present.JSONNote {
-			s = m.jsonStyle(k).Render(s)
+			s = lo.jsonStyle(k).Render(s)
 		}
 		b.WriteString(s)
 	})
@@ -47,29 +61,29 @@ func (m *Model) highlightJSON(raw json.RawMessage, w int, see string) string {
 	return ansi.Wrap(b.String(), w, "")
 }
 
-func (m *Model) jsonStyle(k present.JSONKind) lipgloss.Style {
+func (lo look) jsonStyle(k present.JSONKind) lipgloss.Style {
 	switch k {
 	case present.JSONKey:
-		return m.st.jsonKey
+		return lo.st.jsonKey
 	case present.JSONString:
-		return m.st.jsonString
+		return lo.st.jsonString
 	case present.JSONNumber:
-		return m.st.jsonNumber
+		return lo.st.jsonNumber
 	case present.JSONLiteral:
-		return m.st.jsonLiteral
+		return lo.st.jsonLiteral
 	case present.JSONNote:
-		return m.st.faint
+		return lo.st.faint
 	}
-	return m.st.jsonPunct
+	return lo.st.jsonPunct
 }
 
 // diffView shows an edit: the structural summary over the line diff of the
 // canonical JSON, unified or side by side (where it fits).
-func (m *Model) diffView(before, after json.RawMessage, w int) string {
+func (lo look) diffView(before, after json.RawMessage, w int) string {
 	a, err1 := diff.Canonical(before)
 	b, err2 := diff.Canonical(after)
 	if err1 != nil || err2 != nil {
-		return m.highlightJSON(after, w, "")
+		return lo.highlightJSON(after, w, "")
 	}
 	a = string(inert.JSON([]byte(a)))
 	b = string(inert.JSON([]byte(b)))
@@ -82,31 +96,31 @@ func (m *Model) diffView(before, after json.RawMessage, w int) string {
 	if len(parts) == 0 {
 		parts = []string{"no change"}
 	}
-	out.WriteString(m.st.bold.Render(ansi.Wrap("Changed: "+strings.Join(parts, ", "), w, " ")) + "\n")
+	out.WriteString(lo.st.bold.Render(ansi.Wrap("Changed: "+strings.Join(parts, ", "), w, " ")) + "\n")
 	lines := diff.Lines(a, b)
-	if m.sideBySide && w >= 60 {
-		out.WriteString(m.sideBySideDiff(lines, w))
+	if lo.sideBySide && w >= 60 {
+		out.WriteString(lo.sideBySideDiff(lines, w))
 	} else {
 		for _, l := range lines {
-			out.WriteString(ansi.Wrap(m.diffLine(l), w, "") + "\n")
+			out.WriteString(ansi.Wrap(lo.diffLine(l), w, "") + "\n")
 		}
 	}
 	return strings.TrimRight(out.String(), "\n")
 }
 
-func (m *Model) diffLine(l diff.Line) string {
+func (lo look) diffLine(l diff.Line) string {
 	switch l.Op {
 	case diff.Delete:
-		return m.st.removed.Render("- ") + m.marked(l, m.st.removed, m.st.removedWord)
+		return lo.st.removed.Render("- ") + lo.marked(l, lo.st.removed, lo.st.removedWord)
 	case diff.Insert:
-		return m.st.added.Render("+ ") + m.marked(l, m.st.added, m.st.addedWord)
+		return lo.st.added.Render("+ ") + lo.marked(l, lo.st.added, lo.st.addedWord)
 	}
 	return "  " + l.Text
 }
 
 // marked styles a changed line, with its changed span stood out and, for
 // terminals without colour, bracketed.
-func (m *Model) marked(l diff.Line, base, word lipgloss.Style) string {
+func (lo look) marked(l diff.Line, base, word lipgloss.Style) string {
 	s, e := l.Span[0], l.Span[1]
 	if e <= s || e > len(l.Text) {
 		return base.Render(l.Text)
@@ -114,17 +128,17 @@ func (m *Model) marked(l diff.Line, base, word lipgloss.Style) string {
 	return base.Render(l.Text[:s]) + word.Render("["+l.Text[s:e]+"]") + base.Render(l.Text[e:])
 }
 
-func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
+func (lo look) sideBySideDiff(lines []diff.Line, w int) string {
 	col := (w - 3) / 2
 	var left, right []string
 	flush := func(dels, ins []diff.Line) {
 		for i := 0; i < max(len(dels), len(ins)); i++ {
 			l, r := "", ""
 			if i < len(dels) {
-				l = m.st.removed.Render("-") + m.marked(dels[i], m.st.removed, m.st.removedWord)
+				l = lo.st.removed.Render("-") + lo.marked(dels[i], lo.st.removed, lo.st.removedWord)
 			}
 			if i < len(ins) {
-				r = m.st.added.Render("+") + m.marked(ins[i], m.st.added, m.st.addedWord)
+				r = lo.st.added.Render("+") + lo.marked(ins[i], lo.st.added, lo.st.addedWord)
 			}
 			left, right = append(left, l), append(right, r)
 		}
@@ -144,7 +158,7 @@ func (m *Model) sideBySideDiff(lines []diff.Line, w int) string {
 	}
 	flush(dels, ins)
 	var b strings.Builder
-	b.WriteString(m.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
+	b.WriteString(lo.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
 	// Each side wraps within its column: the changed value itself must be
 	// read whole.
 	for i := range left {
@@ -181,14 +195,14 @@ func indentBlock(s, prefix string) string { return present.Indent(s, prefix) }
 
 // compareView shows two texts side by side where they fit, else one above
 // the other; both are wrapped, never cut.
-func (m *Model) compareView(c *client.Comparison, w int) string {
+func (lo look) compareView(c *client.Comparison, w int) string {
 	left, right := safeBlock(c.Left), safeBlock(c.Right)
 	if w < 80 {
-		return m.st.bold.Render(safe(c.LeftLabel)) + "\n" + ansi.Wrap(left, w, " ") + "\n\n" +
-			m.st.bold.Render(safe(c.RightLabel)) + "\n" + ansi.Wrap(right, w, " ")
+		return lo.st.bold.Render(safe(c.LeftLabel)) + "\n" + ansi.Wrap(left, w, " ") + "\n\n" +
+			lo.st.bold.Render(safe(c.RightLabel)) + "\n" + ansi.Wrap(right, w, " ")
 	}
 	col := (w - 3) / 2
-	return m.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + m.st.bold.Render(safe(c.RightLabel)) + "\n" +
+	return lo.st.bold.Render(pad(safe(c.LeftLabel), col)) + " │ " + lo.st.bold.Render(safe(c.RightLabel)) + "\n" +
 		columns(ansi.Wrap(left, col, " "), ansi.Wrap(right, col, " "), col)
 }
 

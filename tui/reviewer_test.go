@@ -197,3 +197,16 @@ func TestCtrlZSuspends(t *testing.T) {
 		t.Fatal("ctrl+z does not suspend")
 	}
 }
+
+// A 1 MB payload's detail renders off the update path: the key that opens
+// it returns at once, the pane says what it is doing, then shows it.
+func TestLargeDetailRendersOffTheUpdatePath(t *testing.T) {
+	big := hugeInterrupt(1 << 20)
+	small := toolCall(idEmail, "t", "send_email", `{"to":"a@example.com"}`)
+	small.UpdatedAt = big.UpdatedAt.Add(time.Second)
+	h := newHarness(t, 140, 40, small, big)
+	_, cmd := h.m.Update(keyMsg("j"))
+	h.wantScreen("Rendering the detail of ffffffff (1.1 MB of payload)…")
+	h.run(cmd)
+	h.wantScreen("Review tool call bulk_update")
+}

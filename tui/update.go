@@ -20,8 +20,11 @@ import (
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updates++
 	cmd := m.update(msg)
-	m.relayout()     // the list's width follows its content
-	m.detail.sync(m) // renders again only when what it shows changed
+	m.relayout() // the list's width follows its content
+	// The detail renders again only when what it shows changed.
+	if c := m.detail.sync(m); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return m, cmd
 }
 
@@ -49,6 +52,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.onSent(msg)
 	case checkedMsg:
 		return m.onChecked(msg)
+	case detailRenderedMsg:
+		m.detail.rendered(msg)
+		return nil
 	case conversationMsg:
 		m.convs[msg.thread] = &conversation{messages: msg.messages, err: msg.err}
 		return nil
