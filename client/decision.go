@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -192,54 +191,19 @@ func CheckArgs(args json.RawMessage, schema json.RawMessage) (json.RawMessage, e
 }
 
 func validate(args, schema json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return fmt.Errorf("the action's args_schema is not valid JSON: %v", err)
+	err := checkValue(args, schema, false)
+	var unusable *SchemaUnusableError
+	var mismatch *SchemaError
+	switch {
+	case errors.As(err, &unusable):
+		return fmt.Errorf("the action's args_schema cannot be used: %v", unusable.Err)
+	case errors.As(err, &mismatch):
+		return fmt.Errorf("edited args do not match the action's args_schema: %w", mismatch)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("args_schema.json", doc); err != nil {
-		return fmt.Errorf("the action's args_schema cannot be used: %v", err)
-	}
-	sch, err := c.Compile("args_schema.json")
-	if err != nil {
-		return fmt.Errorf("the action's args_schema cannot be used: %v", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return err
-	}
-	if err := sch.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return fmt.Errorf("edited args do not match the action's args_schema: %s", schemaErrors(ve))
-		}
-		return fmt.Errorf("edited args do not match the action's args_schema: %v", err)
-	}
-	return nil
+	return err
 }
 
 var printer = message.NewPrinter(language.English)
-
-// schemaErrors flattens a validation error into "at $.amount: must be <= 100".
-func schemaErrors(ve *jsonschema.ValidationError) string {
-	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "$"
-			for _, t := range e.InstanceLocation {
-				loc += "." + t
-			}
-			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return strings.Join(msgs, "; ")
-}
 
 func position(b []byte, offset int64) (line, col int) {
 	line, col = 1, 1
