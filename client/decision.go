@@ -123,7 +123,26 @@ func Encode(p *Payload, decisions []Decision, opts EncodeOptions) (Resume, error
 	if err != nil {
 		return Resume{}, err
 	}
+	if err := CheckAnswer(p, b); err != nil {
+		return Resume{}, err
+	}
 	return Resume{Value: b}, nil
+}
+
+// CheckAnswer checks a resume value against the interrupt's response
+// schema, when it has one: a value the graph would refuse (a Zod schema
+// fails the run) is refused here, before anything is sent. A schema hitl
+// cannot read refuses nothing: the graph has the last word.
+func CheckAnswer(p *Payload, value json.RawMessage) error {
+	if len(p.ResponseSchema) == 0 {
+		return nil
+	}
+	err := CheckValue(value, p.ResponseSchema)
+	var mismatch *SchemaError
+	if errors.As(err, &mismatch) {
+		return &RefusedError{Slot: -1, Reason: "the answer does not match the interrupt's response_schema: " + mismatch.Error()}
+	}
+	return nil
 }
 
 func check(p *Payload, i int, d *Decision) error {
@@ -249,6 +268,11 @@ func encodeMiddleware(p *Payload, ds []Decision, dialect EditDialect) any {
 			md.Message = ""
 		}
 		out[i] = md
+	}
+	if p.wire.single {
+		// Per-call mode: the interrupt is one tool call, answered with
+		// its decision alone.
+		return out[0]
 	}
 	return map[string]any{"decisions": out}
 }
