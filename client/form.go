@@ -21,6 +21,8 @@ type Form struct {
 	// Root: the answer is not an object but one value: the only field,
 	// named "value".
 	Root bool
+	// Schema is the JSON Schema the form was read from.
+	Schema json.RawMessage
 }
 
 // RootField is the name of the one field of a form whose answer is not an
@@ -85,6 +87,16 @@ type Group struct {
 	Title       string
 	Description string
 	Required    bool
+}
+
+// Field is the field named name, or nil.
+func (f *Form) Field(name string) *Field {
+	for i := range f.Fields {
+		if f.Fields[i].Name == name {
+			return &f.Fields[i]
+		}
+	}
+	return nil
 }
 
 // Label is the field's title, else its name.
@@ -177,7 +189,7 @@ func FormOf(schema json.RawMessage) (*Form, error) {
 	}
 	types, _ := n.types()
 	if len(types) == 1 && types[0] == "object" || len(types) == 0 && n.Properties != nil {
-		f := &Form{}
+		f := &Form{Schema: schema}
 		if err := f.addObject(n, nil, ""); err != nil {
 			return nil, err
 		}
@@ -190,7 +202,7 @@ func FormOf(schema json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Form{Fields: []Field{field}, Root: true}, nil
+	return &Form{Fields: []Field{field}, Root: true, Schema: schema}, nil
 }
 
 // addObject adds the fields of an object at path (one level of nesting).
@@ -502,4 +514,14 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// ChoiceText is how a choice is written, to show it or to pick it: a
+// string as itself, any other value as its JSON.
+func ChoiceText(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(v))
 }
