@@ -211,7 +211,7 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 		if d != nil && d.decisions[0] != nil {
 			line(m.decisionText("decision: ", d.decisions[0], w))
 		}
-		if it.Schema == client.SchemaRaw {
+		if it.Schema == client.SchemaRaw || it.Schema == client.SchemaForm {
 			line(st.bold.Render("Value"))
 			line(m.highlightJSON(it.Raw, w, see))
 		}
