@@ -37,7 +37,8 @@ type formScreen struct {
 	opened string
 }
 
-// formField is one field and its widget.
+// name: the form is an editor as far as the rest of the app goes (closed
+// when a decision is recorded, its text saved on quit).
 func (*formScreen) name() string { return nameEditor }
 
 // openForm opens what answers decision t on it when its schema gives the

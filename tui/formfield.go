@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
+
 	"github.com/hitl-sh/hitl/client"
 )
 
@@ -12,6 +13,7 @@ import (
 // schema, each with its own input and the rules for moving through a
 // choice list or a toggle.
 
+// formField is one field and its widget.
 type formField struct {
 	f     client.Field
 	input textinput.Model // a one-line text or a number
