@@ -81,6 +81,13 @@ type Interrupt struct {
 	// Checkpoint is the server's checkpoint the interrupt sits at, where the
 	// backend needs it to verify a decision (a LangGraph breakpoint).
 	Checkpoint string `json:"-"`
+	// Claims are the reviewers who said they hold a draft for it (see
+	// Claimer), as the server keeps them: expired ones and the reader's
+	// own included (Others leaves them out).
+	Claims []Claim `json:"claims,omitempty"`
+	// Retry: the interrupt is held by a thread whose last run failed (see
+	// Failure); a decision on it answers it again.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // Payload is what an interrupt's value says, normalized.
