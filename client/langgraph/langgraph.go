@@ -4,9 +4,10 @@
 // the server which decision took effect.
 //
 // Files: pending.go finds what waits (and what only seems to: answered
-// fan-out branches); decide.go sends, verifies and follows a decision;
-// wire.go holds the server's JSON shapes; conversation.go reads a thread's
-// messages.
+// fan-out branches); failed.go finds threads whose run failed; decide.go
+// sends, verifies and follows a decision; claims.go keeps reviewers'
+// claims in thread metadata; wire.go holds the server's JSON shapes;
+// conversation.go reads a thread's messages.
 package langgraph
 
 import (
@@ -45,8 +46,9 @@ type Backend struct {
 	opts Options
 	*transport.Conn
 
-	mu    sync.Mutex
-	state map[string]threadFacts // per thread, for the updated_at it was read at
+	mu     sync.Mutex
+	state  map[string]threadFacts // per thread, for the updated_at it was read at
+	failed map[string]failedFacts // per errored thread, likewise
 }
 
 // New returns a backend for the server at opts.URL.
@@ -67,7 +69,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}}, nil
+	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}}, nil
 }
 
 // Batches: one resume may answer several interrupts of a thread.

@@ -99,6 +99,8 @@ type stateTask struct {
 	Name       string          `json:"name"`
 	Interrupts []wireInterrupt `json:"interrupts"`
 	Result     json.RawMessage `json:"result"`
+	// Error is why the task failed (a run that failed leaves it there).
+	Error json.RawMessage `json:"error"`
 }
 
 // answered reports whether the task already has its result.
@@ -210,15 +212,21 @@ func (t *thread) base(server, id string, raw json.RawMessage, p client.Payload) 
 	if raw == nil {
 		raw = json.RawMessage("null")
 	}
+	claims, waiting := claimsOf(t.Metadata, id, t.CreatedAt)
+	updated := t.UpdatedAt
+	if !waiting.IsZero() && waiting.Before(updated) {
+		updated = waiting // a claim moved updated_at, not the interrupt
+	}
 	return client.Interrupt{
 		ID:          id,
 		ThreadID:    t.ThreadID,
 		GraphID:     t.meta("graph_id"),
 		AssistantID: t.meta("assistant_id"),
 		CreatedAt:   t.CreatedAt,
-		UpdatedAt:   t.UpdatedAt,
+		UpdatedAt:   updated,
 		Payload:     p,
 		Raw:         raw,
 		Server:      server,
+		Claims:      claims,
 	}
 }
