@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -60,28 +59,4 @@ func (it *Interrupt) Others(client string, now time.Time) []Claim {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Since.Before(out[j].Since) })
 	return out
-}
-
-// Editing says who else is editing, for a row or a line: "alice is
-// editing (2m)", "alice and bob are editing (5m)" ("" for nobody). age
-// writes a duration.
-func Editing(others []Claim, now time.Time, age func(since, now time.Time) string) string {
-	if len(others) == 0 {
-		return ""
-	}
-	var names []string
-	seen := map[string]bool{}
-	for _, c := range others {
-		if !seen[c.Reviewer] {
-			seen[c.Reviewer] = true
-			names = append(names, c.Reviewer)
-		}
-	}
-	who := names[0]
-	verb := "is"
-	if len(names) > 1 {
-		who = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-		verb = "are"
-	}
-	return who + " " + verb + " editing (" + age(others[0].Since, now) + ")"
 }

@@ -290,6 +290,9 @@ func (m *Model) listView(r rect) string {
 		if it.Busy {
 			decided += "(run in progress) "
 		}
+		if who := m.editing(&it); who != "" {
+			decided += safe(who) + " · "
+		}
 		mark := x.threadMark(i)
 		if mark == "" {
 			mark = " "

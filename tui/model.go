@@ -151,6 +151,9 @@ type Model struct {
 
 	changes <-chan struct{} // the backend's change signals, when it streams
 	help    help.Model
+
+	// presence is this reviewer's claims on the server (claims.go).
+	presence presence
 }
 
 // New returns the app; it refuses key overrides it does not understand.
@@ -182,6 +185,11 @@ func New(opts Options) (*Model, error) {
 		}
 		m.savedDrafts = m.drafts.encode()
 	}
+	me := ""
+	if opts.Journal != nil {
+		me = opts.Journal.ID()
+	}
+	m.presence = newPresence(opts.Backend, me)
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
 	}

@@ -38,7 +38,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case pollMsg:
 		return m.refetch()
 	case tickMsg:
-		return tea.Batch(tick(), m.persistDrafts())
+		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
+	case claimMsg:
+		return m.onClaim(msg)
 	case changeMsg:
 		return tea.Batch(waitChange(m.changes), m.refetch())
 	case runCtlMsg:
@@ -150,7 +152,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	m.stopSend = nil
 	r := msg.result
 	if m.quitting {
-		return tea.Sequence(m.persistDrafts(), tea.Quit) // the outcome is in the audit log
+		return tea.Sequence(m.persistDrafts(), m.releaseAll(), tea.Quit) // the outcome is in the audit log
 	}
 	text := r.Text()
 	if r.Kind == decide.Sent && r.Run.Reply != "" {
@@ -186,7 +188,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	// fallen into.
 	m.popTo(nameInbox)
 	m.graceUntil = m.opts.Now().Add(GracePeriod)
-	return pollAfter(0)
+	return tea.Batch(pollAfter(0), m.syncClaims()) // what was sent is no longer claimed
 }
 
 // onChecked reports what looking up decisions of unknown outcome found,
@@ -215,7 +217,7 @@ func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
 // its outcome so that the next start need not look it up).
 func (m *Model) quit() tea.Cmd {
 	if !m.sending {
-		return tea.Sequence(m.persistDrafts(), tea.Quit)
+		return tea.Sequence(m.persistDrafts(), m.releaseAll(), tea.Quit)
 	}
 	m.quitting = true
 	if m.stopSend != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // threadMeta reads a thread's metadata and updated_at as the server has them.
@@ -96,7 +97,7 @@ func TestConformClaims(t *testing.T) {
 		if len(a.Claims) != 1 || a.Claims[0].Reviewer != "alice" || len(c.Claims) != 1 || c.Claims[0].Reviewer != "bob" {
 			t.Fatalf("claims: %+v / %+v", a.Claims, c.Claims)
 		}
-		if others := a.Others("c-bob", time.Now()); len(others) != 1 || client.Editing(others, now, func(s, n time.Time) string { return n.Sub(s).Round(time.Minute).String() }) != "alice is editing (2m0s)" {
+		if others := a.Others("c-bob", time.Now()); len(others) != 1 || present.Editing(others, now) != "alice is editing (2m)" {
 			t.Fatalf("others: %+v", others)
 		}
 		if len(a.Others("c-alice", time.Now())) != 0 {
