@@ -22,6 +22,8 @@ type (
 		handled map[string]bool
 		unknown []journal.Entry
 		err     error
+		// failed: the threads whose run failed were read too (failures.go).
+		failed *failedList
 	}
 	// checkedMsg: decisions of unknown outcome were looked up again.
 	checkedMsg struct {
@@ -80,9 +82,11 @@ func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 }
 
 // fetch asks the backend for what is pending, and the journal for what was
-// handled (by this process or another one).
+// handled (by this process or another one); every few fetches, also for
+// the threads whose run failed.
 func (m *Model) fetch() tea.Cmd {
 	b, j, timeout := m.opts.Backend, m.opts.Journal, max(m.opts.PollInterval*5, 15*time.Second)
+	failures := m.failuresDue()
 	return func() tea.Msg {
 		ctx, cancel := ctxFor(timeout)
 		defer cancel()
@@ -94,7 +98,11 @@ func (m *Model) fetch() tea.Cmd {
 			handled = j.Handled()
 			unknown, _ = j.Unresolved(b.Server())
 		}
-		return pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
+		msg := pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
+		if failures != nil && err == nil {
+			msg.failed = readFailures(ctx, failures, j, b.Server())
+		}
+		return msg
 	}
 }
 

@@ -42,7 +42,12 @@ func (m *Model) decisionHints(it *client.Interrupt) []hint {
 }
 
 func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
-	it := m.items.current()
+	return m.decisionKeyOn(m.items.current(), msg)
+}
+
+// decisionKeyOn acts on it (the selected interrupt, or one a failed run
+// left, from the failures screen).
+func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd {
 	if it == nil {
 		return nil
 	}

@@ -154,6 +154,8 @@ type Model struct {
 
 	// presence is this reviewer's claims on the server (claims.go).
 	presence presence
+	// failed is what is known of threads whose run failed (failures.go).
+	failed failedState
 }
 
 // New returns the app; it refuses key overrides it does not understand.
@@ -190,6 +192,7 @@ func New(opts Options) (*Model, error) {
 		me = opts.Journal.ID()
 	}
 	m.presence = newPresence(opts.Backend, me)
+	m.failed.lister, _ = opts.Backend.(client.FailureLister)
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
 	}

@@ -126,6 +126,9 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.fetchErr, m.backoff = nil, 0
 	m.lastUpdate = m.opts.Now()
 	m.unknown = msg.unknown
+	if msg.failed != nil {
+		m.onFailures(msg.failed)
+	}
 	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
 	if moved {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)
@@ -150,6 +153,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	m.sending = false
 	m.stopSend = nil
+	m.failed.now = true // a run that failed shows in its section at once; one answered again leaves it
 	r := msg.result
 	if m.quitting {
 		return tea.Sequence(m.persistDrafts(), m.releaseAll(), tea.Quit) // the outcome is in the audit log
@@ -240,7 +244,9 @@ func (m *Model) persistDrafts() tea.Cmd {
 		ed.save(m)
 	}
 	for id := range m.drafts {
-		if m.items.handled[id] {
+		// An interrupt a failed run left is handled here, yet answerable
+		// again: its draft stays.
+		if m.items.handled[id] && m.items.retry[id] == nil {
 			delete(m.drafts, id)
 		}
 	}
