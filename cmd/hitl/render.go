@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/term"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
@@ -86,15 +84,10 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 // termWidth is the width of the terminal w writes to, or 0 when w is not a
 // terminal (a pipe, a file, a test).
 func termWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(f.Fd()) {
-		return 0
+	if o, ok := w.(*termOut); ok {
+		return o.width()
 	}
-	width, _, err := term.GetSize(f.Fd())
-	if err != nil || width <= 0 {
-		return 0
-	}
-	return width
+	return 0
 }
 
 // printShow prints one interrupt in full.
