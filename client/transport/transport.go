@@ -22,6 +22,7 @@ import (
 	"github.com/go-resty/resty/v2"
 	sse "github.com/tmaxmax/go-sse"
 
+	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/redact"
 )
 
@@ -274,7 +275,7 @@ func (b *Conn) check(resp *resty.Response, err error, what string, into any) err
 	}
 	if err := json.Unmarshal(body, into); err != nil {
 		ct := resp.Header().Get("Content-Type")
-		return fmt.Errorf("%s: the server at %s answered with something that is not the expected JSON (%s, %d bytes): %v; is --url pointing at the right server?", what, b.server, orUnknown(ct), len(body), err)
+		return fmt.Errorf("%s: the server at %s answered with something that is not the expected JSON (%s, %d bytes): %v; is --url pointing at the right server?", what, b.server, inert.Line(orUnknown(ct)), len(body), err)
 	}
 	return nil
 }
@@ -310,8 +311,14 @@ func (b *Conn) transportError(err error, what string) error {
 }
 
 // serverMessage extracts a readable message from an error body (JSON with
-// "message"/"detail"/"error", or plain text), bounded in length.
+// "message"/"detail"/"error", or plain text), bounded in length and inert:
+// an error goes to terminals, logs and the audit log, and the server's
+// bytes in it must not act on any of them.
 func serverMessage(body []byte) string {
+	return inert.Line(message(body))
+}
+
+func message(body []byte) string {
 	var e map[string]any
 	if json.Unmarshal(body, &e) == nil {
 		for _, k := range []string{"message", "detail", "error"} {
