@@ -280,11 +280,13 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 			}
 		}
 	}
-	out.Reply = lastAIMessage(joined["messages"])
+	// The run's words are the server's: a graph that echoes the key in its
+	// reply or its error does not get it shown or logged.
+	out.Reply = b.Redact(lastAIMessage(joined["messages"]))
 	switch {
 	case r.failed() || joined["__error__"] != nil:
 		out.Status = client.Failed
-		out.Error = runError(joined["__error__"], r.Status)
+		out.Error = b.Redact(runError(joined["__error__"], r.Status))
 	case len(out.Pending) > 0 || r.Status == "interrupted":
 		out.Status = client.PausedAgain
 	case r.Status == "success":

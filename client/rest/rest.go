@@ -256,7 +256,7 @@ func (b *Backend) follow(ctx context.Context, runID string) client.Outcome {
 			}
 			return out
 		case "failed", "error":
-			out.Status, out.Error = client.Failed, st.Error
+			out.Status, out.Error = client.Failed, b.Redact(st.Error) // the server's words may echo a key
 			return out
 		}
 		select {
