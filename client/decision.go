@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -124,7 +123,26 @@ func Encode(p *Payload, decisions []Decision, opts EncodeOptions) (Resume, error
 	if err != nil {
 		return Resume{}, err
 	}
+	if err := CheckAnswer(p, b); err != nil {
+		return Resume{}, err
+	}
 	return Resume{Value: b}, nil
+}
+
+// CheckAnswer checks a resume value against the interrupt's response
+// schema, when it has one: a value the graph would refuse (a Zod schema
+// fails the run) is refused here, before anything is sent. A schema hitl
+// cannot read refuses nothing: the graph has the last word.
+func CheckAnswer(p *Payload, value json.RawMessage) error {
+	if len(p.ResponseSchema) == 0 {
+		return nil
+	}
+	err := CheckValue(value, p.ResponseSchema)
+	var mismatch *SchemaError
+	if errors.As(err, &mismatch) {
+		return &RefusedError{Slot: -1, Reason: "the answer does not match the interrupt's response_schema: " + mismatch.Error()}
+	}
+	return nil
 }
 
 func check(p *Payload, i int, d *Decision) error {
@@ -192,54 +210,19 @@ func CheckArgs(args json.RawMessage, schema json.RawMessage) (json.RawMessage, e
 }
 
 func validate(args, schema json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return fmt.Errorf("the action's args_schema is not valid JSON: %v", err)
+	err := checkValue(args, schema, false)
+	var unusable *SchemaUnusableError
+	var mismatch *SchemaError
+	switch {
+	case errors.As(err, &unusable):
+		return fmt.Errorf("the action's args_schema cannot be used: %v", unusable.Err)
+	case errors.As(err, &mismatch):
+		return fmt.Errorf("edited args do not match the action's args_schema: %w", mismatch)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("args_schema.json", doc); err != nil {
-		return fmt.Errorf("the action's args_schema cannot be used: %v", err)
-	}
-	sch, err := c.Compile("args_schema.json")
-	if err != nil {
-		return fmt.Errorf("the action's args_schema cannot be used: %v", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return err
-	}
-	if err := sch.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return fmt.Errorf("edited args do not match the action's args_schema: %s", schemaErrors(ve))
-		}
-		return fmt.Errorf("edited args do not match the action's args_schema: %v", err)
-	}
-	return nil
+	return err
 }
 
 var printer = message.NewPrinter(language.English)
-
-// schemaErrors flattens a validation error into "at $.amount: must be <= 100".
-func schemaErrors(ve *jsonschema.ValidationError) string {
-	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "$"
-			for _, t := range e.InstanceLocation {
-				loc += "." + t
-			}
-			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return strings.Join(msgs, "; ")
-}
 
 func position(b []byte, offset int64) (line, col int) {
 	line, col = 1, 1
@@ -285,6 +268,11 @@ func encodeMiddleware(p *Payload, ds []Decision, dialect EditDialect) any {
 			md.Message = ""
 		}
 		out[i] = md
+	}
+	if p.wire.single {
+		// Per-call mode: the interrupt is one tool call, answered with
+		// its decision alone.
+		return out[0]
 	}
 	return map[string]any{"decisions": out}
 }

@@ -30,6 +30,10 @@ const (
 	SchemaBreakpoint Schema = "breakpoint"
 	// SchemaRaw is any other value, shown as it is and answered with text or JSON.
 	SchemaRaw Schema = "raw"
+	// SchemaForm is a value of no known shape (or a plain prompt) whose
+	// interrupt says, in a response schema, what answer it expects: answered
+	// with a value of that schema, filled in as a form.
+	SchemaForm Schema = "form"
 
 	// The three checkpoints of the provider-agnostic REST HITL API (seed 004).
 
@@ -93,6 +97,10 @@ type Payload struct {
 	// Compare holds two texts to read side by side (a response review's raw
 	// output and cleaned text).
 	Compare *Comparison `json:"compare,omitempty"`
+	// ResponseSchema is the JSON Schema the interrupt gives for its answer
+	// (LangGraph's interrupt(value, {responseSchema})), as the server sent
+	// it. Every resume value is checked against it before it is sent.
+	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
 	// Encoder, when set, spells the answer: a backend that builds payloads
 	// of its own shape (the REST API's checkpoints) sets it. Payloads that
 	// Parse recognized leave it nil, and Encode spells them by Schema.
@@ -129,6 +137,9 @@ type wire struct {
 	casing    casing // hitl-middleware
 	argsKey   string // "args", or "arguments" in pre-release middleware
 	inboxList bool   // agent-inbox: the value was a list, so the answer is one
+	// single: the middleware's per-call mode, one tool call per interrupt,
+	// answered with one decision object rather than {"decisions": [...]}.
+	single bool
 }
 
 type casing int
@@ -174,6 +185,10 @@ func (p *Payload) RequiresMessage(t DecisionType) bool {
 		return t == Respond || t == Reject
 	case SchemaPrompt, SchemaAgentInbox:
 		return t == Respond
+	case SchemaMiddleware:
+		// The per-call middleware's response schema requires the message
+		// of a respond: it is the tool's result.
+		return p.wire.single && t == Respond
 	}
 	return false
 }

@@ -11,7 +11,59 @@ import (
 // never fails: a value of no known shape, or a known shape with fields of the
 // wrong type, is a SchemaRaw payload that shows the value as it is.
 func Parse(value json.RawMessage) Payload {
-	return Normalized(parse(value))
+	return ParseWithSchema(value, nil)
+}
+
+// ParseWithSchema is Parse for an interrupt that also says what answer it
+// expects: a JSON Schema (LangGraph's response_schema), kept in
+// ResponseSchema. A value of no known shape, or a prompt whose answer is
+// not plain text, becomes a SchemaForm payload, answered with a value of
+// that schema; a known shape keeps its own, and its answer is checked
+// against the schema when it is encoded. The per-call middleware's
+// response schema also says which decisions its tool call allows.
+func ParseWithSchema(value, responseSchema json.RawMessage) Payload {
+	schema := NullToNil(bytes.TrimSpace(responseSchema))
+	if len(schema) == 0 {
+		schema = nil
+	}
+	p := parse(value, schema)
+	if schema == nil {
+		return Normalized(p)
+	}
+	p.ResponseSchema = schema
+	switch p.Schema {
+	case SchemaRaw:
+		p.Schema, p.Title = SchemaForm, formTitle(value)
+	case SchemaPrompt:
+		if !plainText(schema) {
+			p.Schema = SchemaForm
+		}
+	}
+	return Normalized(p)
+}
+
+// plainText reports whether a schema asks for free text, which a prompt's
+// reply is.
+func plainText(schema json.RawMessage) bool {
+	f, err := FormOf(schema)
+	return err == nil && f.Root && f.Fields[0].Kind == FieldText
+}
+
+// formTitle is what a value of no known shape asks, for a form's title.
+func formTitle(value json.RawMessage) string {
+	var s string
+	if json.Unmarshal(value, &s) == nil && strings.TrimSpace(s) != "" {
+		return s
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(value, &obj) == nil {
+		for _, k := range []string{"question", "prompt", "message", "title", "text", "description"} {
+			if json.Unmarshal(obj[k], &s) == nil && strings.TrimSpace(s) != "" {
+				return s
+			}
+		}
+	}
+	return "The agent asks for an answer of a given shape"
 }
 
 // Normalized gives empty lists rather than nil ones, so that the JSON output
@@ -32,7 +84,7 @@ func Normalized(p Payload) Payload {
 	return p
 }
 
-func parse(value json.RawMessage) Payload {
+func parse(value, responseSchema json.RawMessage) Payload {
 	value = bytes.TrimSpace(value)
 	if len(value) == 0 || bytes.Equal(value, []byte("null")) {
 		return rawPayload()
@@ -71,6 +123,10 @@ func parse(value json.RawMessage) Payload {
 			}
 		case keys["hitl_prompt"] != nil:
 			if p, ok := parseHITLPrompt(value); ok {
+				return p
+			}
+		case string(bytes.TrimSpace(keys["type"])) == `"tool_approval"`:
+			if p, ok := parseToolApproval(value, responseSchema); ok {
 				return p
 			}
 		}
@@ -207,6 +263,121 @@ func actionsTitle(actions []Action) string {
 		return "Review tool call " + names[0]
 	}
 	return fmt.Sprintf("Review %d tool calls: %s", len(actions), strings.Join(names, ", "))
+}
+
+// toolApproval is the per-call mode of the middleware (LangChain
+// HumanInTheLoopMiddleware with interrupt_mode="per_call", JavaScript
+// interruptMode: "per_call"): one interrupt per tool call, whose response
+// schema lists the decisions that tool allows.
+type toolApproval struct {
+	Type        string          `json:"type"`
+	ToolCallID  *string         `json:"tool_call_id"`
+	ToolCallIDJ *string         `json:"toolCallId"`
+	Name        string          `json:"name"`
+	Args        json.RawMessage `json:"args"`
+	Description string          `json:"description"`
+}
+
+func parseToolApproval(value, responseSchema json.RawMessage) (Payload, bool) {
+	var req toolApproval
+	if json.Unmarshal(value, &req) != nil || req.Name == "" {
+		return Payload{}, false
+	}
+	args := OrEmptyObject(req.Args)
+	if !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
+		return Payload{}, false
+	}
+	p := Payload{Schema: SchemaMiddleware, wire: wire{casing: snakeCase, argsKey: "args", single: true}}
+	if req.ToolCallIDJ != nil && req.ToolCallID == nil {
+		p.wire.casing = camelCase
+	}
+	a := Action{Name: req.Name, Args: args, Description: req.Description}
+	// Without a response schema, nothing says what the tool allows: offer
+	// nothing rather than guess (a decision it does not allow fails the run).
+	for _, b := range decisionBranches(responseSchema) {
+		switch b.decision {
+		case Approve, Edit, Reject, Respond:
+			a.Allowed = append(a.Allowed, b.decision)
+		}
+		if b.decision == Edit {
+			a.ArgsSchema = b.argsSchema
+			// The schema is what the graph checks the answer against: its
+			// spelling of the edit wins over the value's.
+			switch b.editKey {
+			case "editedAction":
+				p.wire.casing = camelCase
+			case "edited_action":
+				p.wire.casing = snakeCase
+			}
+		}
+	}
+	p.Actions = []Action{a}
+	p.Title = actionsTitle(p.Actions)
+	return p, true
+}
+
+// decisionBranch is one decision a per-call response schema allows.
+type decisionBranch struct {
+	decision   DecisionType
+	editKey    string          // edited_action or editedAction
+	argsSchema json.RawMessage // the edit's args
+}
+
+// decisionBranches reads the decisions a response schema allows: its
+// alternatives (anyOf, oneOf), or the schema itself, each an object whose
+// "type" is a const or an enum of decision names.
+func decisionBranches(schema json.RawMessage) []decisionBranch {
+	var top struct {
+		AnyOf []json.RawMessage `json:"anyOf"`
+		OneOf []json.RawMessage `json:"oneOf"`
+	}
+	if json.Unmarshal(schema, &top) != nil {
+		return nil
+	}
+	branches := append(top.AnyOf, top.OneOf...)
+	if len(branches) == 0 {
+		branches = []json.RawMessage{schema}
+	}
+	var out []decisionBranch
+	seen := map[DecisionType]bool{}
+	for _, raw := range branches {
+		var b struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if json.Unmarshal(raw, &b) != nil {
+			continue
+		}
+		var typ struct {
+			Const json.RawMessage `json:"const"`
+			Enum  []string        `json:"enum"`
+		}
+		_ = json.Unmarshal(b.Properties["type"], &typ)
+		names := typ.Enum
+		var c string
+		if json.Unmarshal(typ.Const, &c) == nil {
+			names = append(names, c)
+		}
+		for _, name := range names {
+			d := decisionBranch{decision: DecisionType(name)}
+			if seen[d.decision] {
+				continue
+			}
+			seen[d.decision] = true
+			for _, key := range []string{"edited_action", "editedAction"} {
+				if ea, ok := b.Properties[key]; ok {
+					d.editKey = key
+					var action struct {
+						Properties map[string]json.RawMessage `json:"properties"`
+					}
+					if json.Unmarshal(ea, &action) == nil {
+						d.argsSchema = NullToNil(action.Properties["args"])
+					}
+				}
+			}
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 type inboxRequest struct {

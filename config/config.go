@@ -63,6 +63,10 @@ type Profile struct {
 	EditDialect        string `yaml:"edit_dialect"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
 	Bell               *bool  `yaml:"bell"`
+	// Notify is how the reviewer hears of new interrupts while looking
+	// elsewhere: off, bell, or desktop (a notification through the
+	// terminal, over SSH too; the bell where the terminal shows none).
+	Notify string `yaml:"notify"`
 	// Theme is the reviewer's background: light, dark, or auto (asked of
 	// the terminal).
 	Theme string `yaml:"theme"`
@@ -230,6 +234,7 @@ type Settings struct {
 	EditDialect        string
 	InsecureSkipVerify bool
 	Bell               bool
+	Notify             string
 	Theme              string
 	Keys               map[string][]string
 	UserID             string
@@ -266,6 +271,7 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		InsecureSkipVerify: p.InsecureSkipVerify,
 		Bell:               p.Bell == nil || *p.Bell,
 		Theme:              first(getenv("HITL_THEME"), p.Theme, "auto"),
+		Notify:             first(getenv("HITL_NOTIFY"), p.Notify),
 		Headers:            map[string]string{},
 		Keys:               f.Keys,
 		UserID:             p.UserID,
@@ -280,6 +286,17 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	case "langgraph", "rest", "events":
 	default:
 		return nil, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend)
+	}
+	if s.Notify == "" {
+		s.Notify = "desktop"
+		if !s.Bell {
+			s.Notify = "off" // bell: false, from before notify: existed
+		}
+	}
+	switch s.Notify {
+	case "off", "bell", "desktop":
+	default:
+		return nil, fmt.Errorf("notify %q is not known; use off, bell or desktop", s.Notify)
 	}
 	switch s.Theme {
 	case "auto", "light", "dark":

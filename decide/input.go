@@ -9,6 +9,7 @@ package decide
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,6 +31,11 @@ type Input struct {
 	Answers []string
 	// Value is an exact JSON answer; it wins over Text.
 	Value json.RawMessage
+	// Fields are texts typed for the fields of a form, by field name
+	// ("budget", "owner.email"; several for a list): the interrupt's
+	// answer schema for a respond, the action's args_schema for an edit.
+	// See FormValue.
+	Fields map[string][]string
 }
 
 // Decisions turns one Input per slot into decisions (see Decision).
@@ -58,7 +64,14 @@ func Decisions(it *client.Interrupt, in []Input) ([]client.Decision, error) {
 //     like a JSON object or array is sent as that JSON (it must parse),
 //     anything else as a string;
 //   - answers must not outnumber the questions; trailing empty answers are
-//     dropped.
+//     dropped;
+//   - fields typed for a form become JSON by FormValue: the answer of a
+//     respond (the interrupt's response schema), or the arguments of an
+//     edit (the action's args_schema, over its current arguments);
+//   - on a form-shaped interrupt, text is read as JSON when it is JSON
+//     (50, true, {…}), else as a string;
+//   - an interrupt with a response schema refuses an answer that does not
+//     match it.
 func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 	slot := i
 	if len(it.Actions) == 0 {
@@ -67,6 +80,72 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 	refuse := func(format string, a ...any) error {
 		return &client.RefusedError{Slot: slot, Reason: fmt.Sprintf(format, a...)}
 	}
+	if len(in.Fields) > 0 {
+		var err error
+		if in, err = fieldsInput(it, i, slot, in); err != nil {
+			return client.Decision{Type: in.Type}, err
+		}
+	}
+	d, err := decision(it, i, slot, in, refuse)
+	if err != nil || len(it.ResponseSchema) == 0 || it.Slots() != 1 {
+		return d, err
+	}
+	// The answer as it will be sent, checked now: the reviewer hears of a
+	// mismatch where the answer is typed, not at the confirm step.
+	if _, err := client.Encode(&it.Payload, []client.Decision{d}, client.EncodeOptions{}); err != nil {
+		var refused *client.RefusedError
+		if errors.As(err, &refused) && refused.Slot < 0 {
+			refused.Slot = slot
+		}
+		return d, err
+	}
+	return d, nil
+}
+
+// fieldsInput turns the fields of in into its Value (respond) or Args
+// (edit).
+func fieldsInput(it *client.Interrupt, i, slot int, in Input) (Input, error) {
+	refuse := func(format string, a ...any) error {
+		return &client.RefusedError{Slot: slot, Reason: fmt.Sprintf(format, a...)}
+	}
+	var schema, base json.RawMessage
+	switch in.Type {
+	case client.Respond:
+		if len(it.ResponseSchema) == 0 {
+			return in, refuse("this interrupt gives no schema for its answer, so it has no fields; answer with text (-m) or JSON (--value)")
+		}
+		if it.Schema != client.SchemaForm {
+			return in, refuse("this interrupt is answered as %s, not with fields", it.Schema)
+		}
+		schema = it.ResponseSchema
+	case client.Edit:
+		if len(it.Actions) == 0 || len(it.Actions[i].ArgsSchema) == 0 {
+			return in, refuse("this action gives no args_schema, so its arguments have no fields; edit them as JSON (--args)")
+		}
+		schema, base = it.Actions[i].ArgsSchema, it.Actions[i].Args
+		if strings.TrimSpace(in.Args) != "" {
+			base = json.RawMessage(in.Args)
+		}
+	default:
+		return in, refuse("fields are for respond (an answer schema) or edit (an args_schema), not %s", in.Type)
+	}
+	form, err := client.FormOf(schema)
+	if err != nil {
+		return in, refuse("%v: give the whole value as JSON", err)
+	}
+	v, err := FormValue(form, base, in.Fields, slot)
+	if err != nil {
+		return in, err
+	}
+	if in.Type == client.Edit {
+		in.Args = string(v)
+	} else {
+		in.Value = v
+	}
+	return in, nil
+}
+
+func decision(it *client.Interrupt, i, slot int, in Input, refuse func(string, ...any) error) (client.Decision, error) {
 	d := client.Decision{Type: in.Type, Message: strings.TrimSpace(in.Text), Name: in.Name}
 	if in.Value != nil {
 		if !json.Valid(in.Value) {
@@ -90,6 +169,9 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 		d.Args = args
 		d.Message = ""
 	case client.Respond, client.Reject:
+		if d.Value == nil && it.Schema == client.SchemaForm && json.Valid([]byte(d.Message)) {
+			d.Value = json.RawMessage(d.Message)
+		}
 		if d.Value == nil && it.Schema == client.SchemaRaw && (strings.HasPrefix(d.Message, "{") || strings.HasPrefix(d.Message, "[")) {
 			if !json.Valid([]byte(d.Message)) {
 				return d, refuse("this looks like JSON but does not parse; fix it, or start it with another character to send it as text")

@@ -45,7 +45,7 @@ func Graphs() []Graph {
 				description: "Runs a shell command on the build host.",
 				args:        ordered{{"cmd", "echo cleaning up\x1b[2J\x1b[1;1H"}, {"file", "report\u202egnp.exe"}, {"note", "all\u200bgood"}}}},
 		}, order: []string{"sneaky"}},
-		plannerAgent{}, askerAgent{}, inboxAgent{}, parallelAgent{}, breakpointAgent{}, fanoutAgent{},
+		plannerAgent{}, askerAgent{}, inboxAgent{}, parallelAgent{}, breakpointAgent{}, fanoutAgent{}, surveyAgent{}, approverAgent{},
 	}
 }
 
@@ -95,6 +95,12 @@ func ai(t *thread, text string)    { addMessage(t, map[string]any{"type": "ai", 
 
 func interruptNow(t *thread, task string, value any) {
 	t.Interrupts = append(t.Interrupts, pending{ID: newID(), TaskID: task, Value: value})
+}
+
+// interruptWithSchema also says what answer it expects
+// (interrupt(value, {responseSchema})).
+func interruptWithSchema(t *thread, task string, value, schema any) {
+	t.Interrupts = append(t.Interrupts, pending{ID: newID(), TaskID: task, Value: value, Schema: schema})
 }
 
 // firstWord is the scenario a thread was started with.

@@ -67,6 +67,9 @@ type pending struct {
 	ID     string
 	TaskID string
 	Value  any
+	// Schema is the JSON Schema of the answer the graph expects, sent as
+	// response_schema next to the value (LangGraph JS 1.7).
+	Schema any
 	Result json.RawMessage // for an answered branch: what it was answered
 }
 
@@ -168,7 +171,7 @@ func (t *thread) json(withValues bool) map[string]any {
 	ints := map[string]any{}
 	for _, p := range append(append([]pending(nil), t.Answered...), t.Interrupts...) {
 		list, _ := ints[p.TaskID].([]any)
-		ints[p.TaskID] = append(list, map[string]any{"id": p.ID, "value": p.Value})
+		ints[p.TaskID] = append(list, p.json())
 	}
 	if t.Status == "interrupted" && len(t.Interrupts) == 0 && len(t.Next) > 0 {
 		ints["bp-"+t.Checkpoint] = []any{} // a breakpoint lists its task with no interrupt
@@ -183,6 +186,16 @@ func (t *thread) json(withValues bool) map[string]any {
 	}
 	if withValues {
 		out["values"] = t.Values
+	}
+	return out
+}
+
+// json is the interrupt as the API lists it: id, value, and the answer's
+// schema when the graph gave one.
+func (p pending) json() map[string]any {
+	out := map[string]any{"id": p.ID, "value": p.Value}
+	if p.Schema != nil {
+		out["response_schema"] = p.Schema
 	}
 	return out
 }
@@ -245,7 +258,7 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		if _, ok := byTask[p.TaskID]; !ok {
 			order = append(order, p.TaskID)
 		}
-		byTask[p.TaskID] = append(byTask[p.TaskID], map[string]any{"id": p.ID, "value": p.Value})
+		byTask[p.TaskID] = append(byTask[p.TaskID], p.json())
 		if p.Result != nil {
 			results[p.TaskID] = map[string]any{"answer": p.Result}
 		}
@@ -603,7 +616,7 @@ func (s *Server) writeJoin(w http.ResponseWriter, ru *run) {
 	if len(t.Interrupts) > 0 {
 		var ints []any
 		for _, p := range t.Interrupts {
-			ints = append(ints, map[string]any{"id": p.ID, "value": p.Value})
+			ints = append(ints, p.json())
 		}
 		out["__interrupt__"] = ints
 	}
@@ -746,7 +759,7 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request, ru *run) {
 	}
 	var ints []any
 	for _, p := range t.Interrupts {
-		ints = append(ints, map[string]any{"id": p.ID, "value": p.Value})
+		ints = append(ints, p.json())
 	}
 	s.mu.Unlock()
 	if status == "error" {

@@ -195,6 +195,8 @@ func Badge(s client.Schema) string {
 		return "prompt"
 	case client.SchemaBreakpoint:
 		return "break"
+	case client.SchemaForm:
+		return "form"
 	case client.SchemaInformationReview:
 		return "info"
 	case client.SchemaPayloadReview:

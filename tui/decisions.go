@@ -79,6 +79,9 @@ func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !m.allowed(it, d.slot, t) {
 			return nil
 		}
+		if cmd, ok := m.openForm(it, d, t); ok { // an answer schema: its form (form.go)
+			return cmd
+		}
 		m.push(newFeedbackEditor(m, it, d, t))
 		return m.top().(*editorScreen).focus()
 	case key.Matches(msg, k.ApproveAll):

@@ -271,7 +271,7 @@ func (lo look) detail(in detailInput, w int) string {
 		if d != nil && d.decisions[0] != nil {
 			line(lo.decisionText("decision: ", d.decisions[0], w))
 		}
-		if it.Schema == client.SchemaRaw {
+		if it.Schema == client.SchemaRaw || it.Schema == client.SchemaForm {
 			line(st.bold.Render("Value"))
 			line(lo.highlightJSON(it.Raw, w, see))
 		}

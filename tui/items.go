@@ -76,8 +76,8 @@ func (x *items) get(id string) *client.Interrupt {
 
 // apply takes a fresh list from the backend, keeping the selection on the
 // same interrupt id. It reports whether the item under the cursor changed
-// because of it.
-func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved bool, prev string) {
+// because of it, and what arrived since the last list.
+func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved bool, prev string, arrived []client.Interrupt) {
 	for id := range handled {
 		x.handled[id] = true
 	}
@@ -95,6 +95,7 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 		}
 		if x.loaded && !known[it.ID] {
 			fresh++
+			arrived = append(arrived, it)
 		}
 		if _, ok := x.warn[it.ID]; !ok {
 			x.warn[it.ID] = present.Warnings(it)
@@ -107,7 +108,7 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 		x.selected = x.shown[min(max(prevIdx, 0), len(x.shown)-1)].ID
 	}
 	x.loaded = true
-	return prev != "" && x.selected != prev, prev
+	return prev != "" && x.selected != prev, prev, arrived
 }
 
 // drop removes handled ids, keeping the cursor near where it was.

@@ -19,6 +19,8 @@ type keyMap struct {
 	PauseRun, ResumeRun, CancelRun, Check           key.Binding
 	Yes, PageDown, PageUp, Top, Bottom, Suspend     key.Binding
 	Narrower, Wider                                 key.Binding
+	// A form's keys (form.go).
+	PrevField, Toggle, ChoiceNext, ChoicePrev, Pick, RawJSON key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -67,6 +69,12 @@ func defaultKeys() keyMap {
 		CancelRun:    b([]string{"X"}, "X", "cancel run"),
 		Check:        b([]string{"C"}, "C", "check unknown"),
 		Yes:          b([]string{"y"}, "y", "yes"),
+		PrevField:    b([]string{"shift+tab"}, "shift+tab", "previous field"),
+		Toggle:       b([]string{"space"}, "space", "toggle"),
+		ChoiceNext:   b([]string{"right", "l", "j"}, "→/j", "next choice"),
+		ChoicePrev:   b([]string{"left", "h", "k"}, "←/k", "previous choice"),
+		Pick:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "pick"),
+		RawJSON:      b([]string{"ctrl+j"}, "ctrl+j", "as JSON"),
 	}
 }
 
@@ -83,6 +91,8 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun, "check": &k.Check, "yes": &k.Yes,
 		"page_down": &k.PageDown, "page_up": &k.PageUp, "top": &k.Top, "bottom": &k.Bottom, "suspend": &k.Suspend,
 		"narrower": &k.Narrower, "wider": &k.Wider,
+		"prev_field": &k.PrevField, "toggle": &k.Toggle, "choice_next": &k.ChoiceNext, "choice_prev": &k.ChoicePrev,
+		"pick": &k.Pick, "raw_json": &k.RawJSON,
 	}
 }
 
@@ -130,5 +140,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History},
 		{k.Help, k.Quit, k.ForceQuit, k.Suspend},
 		{k.PauseRun, k.ResumeRun, k.CancelRun},
+		{k.NextField, k.PrevField, k.Toggle},
+		{k.ChoicePrev, k.ChoiceNext, k.Pick, k.RawJSON},
 	}
 }

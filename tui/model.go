@@ -13,6 +13,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -37,7 +38,11 @@ type Options struct {
 	Reviewer     string
 	PollInterval time.Duration
 	EditDialect  client.EditDialect
-	Bell         bool
+	// Notify is how new interrupts are announced when the reviewer is not
+	// looking: NotifyOff, NotifyBell or NotifyDesktop (the default).
+	Notify string
+	// Getenv reads the environment (the terminal's kind); default os.Getenv.
+	Getenv func(string) string
 	// Editor is the external editor command ($VISUAL, else $EDITOR).
 	Editor string
 	// Now is the clock (tests replace it).
@@ -137,6 +142,13 @@ type Model struct {
 	// savedDrafts is what was last written to disk (see persistDrafts).
 	savedDrafts []byte
 
+	// What notifications need: how to announce, to which terminal, and
+	// whether the reviewer is looking.
+	notifyMode, termKind string
+	inTmux               bool
+	focused, focusKnown  bool
+	lastKey              time.Time
+
 	changes <-chan struct{} // the backend's change signals, when it streams
 	help    help.Model
 }
@@ -175,6 +187,16 @@ func New(opts Options) (*Model, error) {
 	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	m.opts = opts
+	m.notifyMode = opts.Notify
+	if m.notifyMode == "" {
+		m.notifyMode = NotifyDesktop
+	}
+	m.termKind, m.inTmux = TerminalKind(opts.Getenv), opts.Getenv("TMUX") != ""
+	m.lastKey = opts.Now()
 	m.theme = "dark"
 	if opts.Theme == "light" {
 		m.theme = "light"

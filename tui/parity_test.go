@@ -82,6 +82,30 @@ func TestCLIAndTUISendTheSameBytes(t *testing.T) {
 		{"two actions", "ops", ops, nil, []string{"reject", "ID", "--action", "1", "-m", "not in business hours", "--others", "approve"}, "",
 			func(h *harness) { h.keys("r"); h.typeText("not in business hours"); h.keys("ctrl+s", "a") }},
 		{"breakpoint", "release", nil, nil, []string{"approve", "ID"}, "", func(h *harness) { h.keys("a") }},
+		// An answer schema: the CLI's --field and the TUI's form, one set
+		// of typing rules (numbers kept as typed, schema key order).
+		{"form fields", "survey", nil, nil, []string{"respond", "ID", "--field", "budget=12.50", "--field", "tests=true", "--field", "framework=vue", "--field", "notes=  by <Friday> "}, "",
+			func(h *harness) {
+				h.keys("f", "2", "tab")
+				h.msg(space())
+				h.keys("tab")
+				h.typeText("12.50")
+				h.keys("tab")
+				h.typeText("  by <Friday> ")
+				h.keys("ctrl+s")
+			}},
+		{"form as JSON", "survey", nil, nil, []string{"respond", "ID", "--value", `{"framework":"react","tests":false,"budget":1}`}, "",
+			func(h *harness) {
+				h.keys("f", "ctrl+j")
+				h.msg(externalEditMsg{text: `{"framework":"react","tests":false,"budget":1}`})
+				h.keys("ctrl+s")
+			}},
+		{"per-call edit", "approver", nil, nil, []string{"edit", "ID", "--field", "to=jane@example.com"}, "",
+			func(h *harness) {
+				h.keys("e")
+				h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi Dana,\n\nYour refund is on its way."}`})
+				h.keys("ctrl+s")
+			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			thread, err := srv.Spawn(tt.graph, tt.input)

@@ -74,7 +74,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
 		return cmd
+	case tea.FocusMsg:
+		m.focused, m.focusKnown = true, true
+		return nil
+	case tea.BlurMsg:
+		m.focused, m.focusKnown = false, true
+		return nil
 	case tea.KeyPressMsg:
+		m.lastKey = m.opts.Now()
 		if key.Matches(msg, m.keys.ForceQuit) {
 			if m.quitting {
 				return tea.Quit // asked twice: now
@@ -117,8 +124,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.fetchErr, m.backoff = nil, 0
 	m.lastUpdate = m.opts.Now()
 	m.unknown = msg.unknown
-	before := m.items.newCount
-	moved, prev := m.items.apply(msg.items, msg.handled)
+	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
 	if moved {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)
 		// A detail whose interrupt is gone must not quietly show another one.
@@ -136,11 +142,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	}
 	// Drafts are kept (never lose typed feedback): an interrupt missing from
 	// one answer may be back in the next.
-	cmds := []tea.Cmd{pollAfter(m.opts.PollInterval)}
-	if m.items.newCount > before && m.opts.Bell {
-		cmds = append(cmds, tea.Raw("\a"))
-	}
-	return tea.Batch(cmds...)
+	return tea.Batch(pollAfter(m.opts.PollInterval), m.notify(arrived))
 }
 
 func (m *Model) onSent(msg sentMsg) tea.Cmd {

@@ -15,6 +15,7 @@ import (
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
+	v.ReportFocus = true // notifications go out only while the reviewer looks elsewhere
 	v.WindowTitle = "hitl"
 	return v
 }

@@ -24,11 +24,20 @@ type thread struct {
 }
 
 // wireInterrupt is one interrupt: {id, value} on current servers,
-// {value, resumable, ns, when} before langgraph 0.6.
+// {value, resumable, ns, when} before langgraph 0.6. LangGraph JS 1.7
+// adds response_schema, the JSON Schema of the answer the graph expects
+// (interrupt(value, {responseSchema})), in thread.interrupts, in the state's
+// tasks and in __interrupt__ alike (observed).
 type wireInterrupt struct {
-	ID    string          `json:"id"`
-	Value json.RawMessage `json:"value"`
-	NS    []string        `json:"ns"`
+	ID             string          `json:"id"`
+	Value          json.RawMessage `json:"value"`
+	NS             []string        `json:"ns"`
+	ResponseSchema json.RawMessage `json:"response_schema"`
+}
+
+// payload is what the interrupt asks, with the schema of its answer.
+func (w wireInterrupt) payload() client.Payload {
+	return client.ParseWithSchema(w.Value, w.ResponseSchema)
 }
 
 // taskInterrupts keeps the server's order of tasks, which a Go map would lose.
@@ -191,7 +200,7 @@ func (t *thread) interrupts(server string, skip map[string]bool) []client.Interr
 			if skip[id] {
 				continue
 			}
-			out = append(out, t.base(server, id, w.Value, client.Parse(w.Value)))
+			out = append(out, t.base(server, id, w.Value, w.payload()))
 		}
 	}
 	return out

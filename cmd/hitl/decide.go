@@ -80,22 +80,73 @@ func rejectCmd(e *env) *cobra.Command {
 
 func respondCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
+	var fieldFlags []string
+	var value string
 	cmd := &cobra.Command{
-		Use:   "respond ID... -m TEXT [--answer TEXT]...",
-		Short: "Respond with text: a reply, feedback, and answers to questions",
+		Use:   "respond ID... -m TEXT [--answer TEXT]... | --field NAME=VALUE... | --value JSON",
+		Short: "Respond with text: a reply, feedback, answers to questions, or a form's fields",
 		Long: `respond sends text: a reply to a prompt, feedback with answers to questions, or
 the answer to a payload of no known shape (where text that starts with { or [
-is sent as that JSON, as the reviewer's editor does).`,
+is sent as that JSON, as the reviewer's editor does).
+
+An interrupt that gives the schema of its answer (a response_schema; hitl show
+lists its fields) is answered with --field NAME=VALUE, once per field, typed by
+the schema: true or false for a boolean, a number for a number, one of the
+listed values for a choice, text for text (NAME=@FILE reads it from a file); a
+list takes the flag once per item; a nested field is named owner.email. Or give
+the whole answer as --value JSON. The answer is checked against the schema
+before anything is sent; a mismatch names the field and exits 2.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			fields, err := readFields(e.stdin, fieldFlags)
+			if err != nil {
+				return err
+			}
+			var v json.RawMessage
+			if value != "" {
+				if !json.Valid([]byte(value)) {
+					return usageErr("--value must be valid JSON (quote a string as '\"text\"')")
+				}
+				v = json.RawMessage(value)
+			}
+			if v != nil && fields != nil {
+				return usageErr("give the answer as --field flags or as --value, not both")
+			}
 			return e.decide(cmd.Context(), args, f, func(*client.Interrupt) (decide.Input, error) {
-				return decide.Input{Type: client.Respond, Text: f.message, Answers: f.answers}, nil
+				return decide.Input{Type: client.Respond, Text: f.message, Answers: f.answers, Fields: fields, Value: v}, nil
 			})
 		},
 	}
 	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reply / feedback text")
 	cmd.Flags().StringArrayVar(&f.answers, "answer", nil, "answer to the next question, in order (repeatable)")
+	cmd.Flags().StringArrayVar(&fieldFlags, "field", nil, "NAME=VALUE for a field of the interrupt's answer schema (repeatable; NAME=@FILE reads a file)")
+	cmd.Flags().StringVar(&value, "value", "", "the whole answer as JSON, checked against the answer schema")
 	f.register(cmd, true)
 	return cmd
+}
+
+// readFields reads --field NAME=VALUE flags (NAME=@FILE: the file's text,
+// @- standard input); a name given again adds an item (lists).
+func readFields(stdin io.Reader, flags []string) (map[string][]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := map[string][]string{}
+	for _, fl := range flags {
+		name, text, ok := strings.Cut(fl, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, usageErr("--field %q: give NAME=VALUE (hitl show ID lists the fields)", fl)
+		}
+		if file, isFile := strings.CutPrefix(text, "@"); isFile && file != "" {
+			b, err := readArg(stdin, file)
+			if err != nil {
+				return nil, err
+			}
+			text = string(b)
+		}
+		name = strings.TrimSpace(name)
+		out[name] = append(out[name], text)
+	}
+	return out, nil
 }
 
 func ignoreCmd(e *env) *cobra.Command {
@@ -114,27 +165,39 @@ func ignoreCmd(e *env) *cobra.Command {
 func editCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	var argsFile, name string
+	var fieldFlags []string
 	cmd := &cobra.Command{
-		Use:   "edit ID --args FILE|- [--action N] [--name TOOL]",
+		Use:   "edit ID --args FILE|- | --field NAME=VALUE... [--action N] [--name TOOL]",
 		Short: "Approve an action with edited arguments",
-		Args:  exactArgs(1, "an interrupt id"),
+		Long: `edit approves an action with new arguments: the whole object as JSON (--args),
+or, for an action with an args_schema, only the fields that change
+(--field NAME=VALUE, typed by the schema as respond --field is; NAME= clears
+a field; the other arguments stay as they are).`,
+		Args: exactArgs(1, "an interrupt id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if argsFile == "" {
-				return usageErr("edit needs --args FILE (or - for standard input) with the new arguments as a JSON object")
-			}
-			raw, err := readArg(e.stdin, argsFile)
+			fields, err := readFields(e.stdin, fieldFlags)
 			if err != nil {
 				return err
+			}
+			if argsFile == "" && fields == nil {
+				return usageErr("edit needs --args FILE (or - for standard input) with the new arguments as a JSON object, or --field NAME=VALUE")
+			}
+			var raw []byte
+			if argsFile != "" {
+				if raw, err = readArg(e.stdin, argsFile); err != nil {
+					return err
+				}
 			}
 			return e.decide(cmd.Context(), args, f, func(it *client.Interrupt) (decide.Input, error) {
 				if len(it.Actions) > 1 && f.action == 0 {
 					return decide.Input{}, usageErr("this interrupt has %d actions: say which one with --action N, and what to do with the others with --others", len(it.Actions))
 				}
-				return decide.Input{Type: client.Edit, Args: string(raw), Name: name}, nil
+				return decide.Input{Type: client.Edit, Args: string(raw), Name: name, Fields: fields}, nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&argsFile, "args", "", "file with the edited arguments as JSON, or - for standard input")
+	cmd.Flags().StringArrayVar(&fieldFlags, "field", nil, "NAME=VALUE for an argument of the action's args_schema (repeatable)")
 	cmd.Flags().StringVar(&name, "name", "", "also rename the tool call")
 	f.register(cmd, true)
 	return cmd

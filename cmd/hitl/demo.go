@@ -71,7 +71,7 @@ your real ones (state in the "demo" folder of the state directory).`,
 				return err
 			}
 			return tui.Run(cmd.Context(), tui.Options{Backend: b, Journal: j, Reviewer: s.Reviewer,
-				PollInterval: time.Second, EditDialect: client.DialectEditedAction, Bell: false, Theme: s.Theme, Editor: e.editor(), Keys: s.Keys})
+				PollInterval: time.Second, EditDialect: client.DialectEditedAction, Notify: tui.NotifyOff, Theme: s.Theme, Getenv: e.getenv, Editor: e.editor(), Keys: s.Keys})
 		},
 	}
 	cmd.Flags().BoolVar(&serve, "serve", false, "run only the server and print its URL")

@@ -140,10 +140,30 @@ func printShow(w io.Writer, it client.Interrupt) {
 	if c := it.Compare; c != nil {
 		fmt.Fprintf(w, "\n%s\n%s\n\n%s\n%s\n", safe(c.LeftLabel), indent(safeBlock(c.Left), "  "), safe(c.RightLabel), indent(safeBlock(c.Right), "  "))
 	}
-	if it.Schema == client.SchemaRaw {
+	if it.Schema == client.SchemaRaw || it.Schema == client.SchemaForm {
 		fmt.Fprintf(w, "\nValue\n%s\n", indent(prettyJSON(it.Raw), "  "))
 	}
+	printAnswerSchema(w, it)
 	fmt.Fprintf(w, "\n%s\n", hint(it))
+}
+
+// printAnswerSchema says what answer the interrupt expects: the fields of
+// its response schema, or the schema itself where it is no form.
+func printAnswerSchema(w io.Writer, it client.Interrupt) {
+	if len(it.ResponseSchema) == 0 {
+		return
+	}
+	if it.Schema == client.SchemaForm {
+		f, err := client.FormOf(it.ResponseSchema)
+		if err == nil {
+			fmt.Fprintf(w, "\nAnswer (response_schema)\n%s\n", indent(safeBlock(present.FormText(f)), "  "))
+			return
+		}
+		why := strings.TrimPrefix(err.Error(), "no form for this schema: ")
+		fmt.Fprintf(w, "\nAnswer (response_schema; no fields, %s: answer with --value JSON)\n%s\n", safe(why), indent(prettyJSON(it.ResponseSchema), "  "))
+		return
+	}
+	fmt.Fprintf(w, "\nresponse_schema (the answer is checked against it before sending)\n%s\n", indent(prettyJSON(it.ResponseSchema), "  "))
 }
 
 // hint says how to answer this interrupt from the shell: only the
@@ -181,6 +201,8 @@ func hint(it client.Interrupt) string {
 			cmds = append(cmds, "hitl respond "+id+" -m FEEDBACK"+answers)
 		case it.Schema == client.SchemaRaw:
 			cmds = append(cmds, "hitl respond "+id+" -m TEXT", "hitl resume "+id+" --value JSON")
+		case it.Schema == client.SchemaForm:
+			cmds = append(cmds, "hitl respond "+id+formFields(it), "hitl respond "+id+" --value JSON")
 		default:
 			cmds = append(cmds, "hitl respond "+id+" -m TEXT")
 		}
@@ -206,6 +228,25 @@ func hint(it client.Interrupt) string {
 		return "This interrupt allows no decision hitl can send."
 	}
 	return "Answer: " + strings.Join(cmds, " | ")
+}
+
+// formFields is the --field flags the form's required fields take (or its
+// first field when none is required).
+func formFields(it client.Interrupt) string {
+	f, err := client.FormOf(it.ResponseSchema)
+	if err != nil {
+		return " --value JSON"
+	}
+	var out string
+	for _, x := range f.Fields {
+		if x.Required {
+			out += " --field " + safe(x.Name) + "=…"
+		}
+	}
+	if out == "" {
+		out = " --field " + safe(f.Fields[0].Name) + "=…"
+	}
+	return out
 }
 
 func stamp(t time.Time) string { return present.Stamp(t) }

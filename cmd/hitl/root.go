@@ -59,7 +59,7 @@ same from scripts. See the README for the config file and exit codes.`,
 			return tui.Run(cmd.Context(), tui.Options{
 				Backend: a.backend, Journal: a.journal, Reviewer: a.settings.Reviewer,
 				PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
-				Bell: a.settings.Bell, Theme: a.settings.Theme, Editor: e.editor(), Keys: a.settings.Keys,
+				Notify: a.settings.Notify, Theme: a.settings.Theme, Getenv: e.getenv, Editor: e.editor(), Keys: a.settings.Keys,
 			})
 		},
 	}

@@ -1,0 +1,527 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// A Form is an answer schema seen as fields to fill in: what the TUI draws
+// as a form, what `hitl show` lists and what `--field name=value` names.
+// FormOf builds it from a JSON Schema of the common kinds (an object of
+// scalars, lists of scalars and objects one level down, or one scalar);
+// anything else (oneOf, anyOf, $ref, deeper nesting, lists of objects) is
+// answered as JSON, from a skeleton (Skeleton).
+type Form struct {
+	Fields []Field
+	// Groups are the nested objects, in order; their fields name them in
+	// Field.Group.
+	Groups []Group
+	// Root: the answer is not an object but one value: the only field,
+	// named "value".
+	Root bool
+	// Schema is the JSON Schema the form was read from.
+	Schema json.RawMessage
+}
+
+// RootField is the name of the one field of a form whose answer is not an
+// object.
+const RootField = "value"
+
+// FieldKind is what a field holds.
+type FieldKind string
+
+const (
+	FieldText    FieldKind = "string"
+	FieldNumber  FieldKind = "number"
+	FieldInteger FieldKind = "integer"
+	FieldBoolean FieldKind = "boolean"
+	// FieldChoice is one of a fixed set of values (enum, const).
+	FieldChoice FieldKind = "enum"
+	// FieldList is a list of scalars (Item says of what).
+	FieldList FieldKind = "array"
+)
+
+// Field is one value of a form.
+type Field struct {
+	// Name is the field's path joined with dots: "budget", "owner.email".
+	Name string
+	Path []string
+	// Group is the nested object the field belongs to ("" at the top).
+	Group       string
+	Title       string
+	Description string
+	Kind        FieldKind
+	// Item is the kind of a list's items.
+	Item FieldKind
+	// Choices are the allowed values of a choice (or of a list's items),
+	// as JSON.
+	Choices  []json.RawMessage
+	Required bool
+	// Nullable: the schema allows null.
+	Nullable bool
+	Default  json.RawMessage
+	Format   string
+	Pattern  string
+	// Min and Max bound a number; MultipleOf is its step.
+	Min, Max   *Bound
+	MultipleOf json.Number
+	// MinLength and MaxLength bound a text; MinItems and MaxItems a list.
+	MinLength, MaxLength *int
+	MinItems, MaxItems   *int
+	// Long: a text written over several lines (a large maxLength, or a
+	// format, name or description that says so).
+	Long bool
+}
+
+// Bound is a number's limit, as the schema wrote it.
+type Bound struct {
+	Value     json.Number
+	Exclusive bool
+}
+
+// Group is a nested object of a form.
+type Group struct {
+	Name        string
+	Title       string
+	Description string
+	Required    bool
+}
+
+// Field is the field named name, or nil.
+func (f *Form) Field(name string) *Field {
+	for i := range f.Fields {
+		if f.Fields[i].Name == name {
+			return &f.Fields[i]
+		}
+	}
+	return nil
+}
+
+// Label is the field's title, else its name.
+func (f Field) Label() string {
+	if f.Title != "" {
+		return f.Title
+	}
+	return f.Name
+}
+
+// NotAFormError says why a schema is answered as JSON rather than as a form.
+type NotAFormError struct{ Reason string }
+
+func (e *NotAFormError) Error() string { return "no form for this schema: " + e.Reason }
+
+// schemaNode is the part of a JSON Schema a form reads.
+type schemaNode struct {
+	Type                 json.RawMessage   `json:"type"`
+	Enum                 []json.RawMessage `json:"enum"`
+	Const                json.RawMessage   `json:"const"`
+	Title                string            `json:"title"`
+	Description          string            `json:"description"`
+	Default              json.RawMessage   `json:"default"`
+	Format               string            `json:"format"`
+	Pattern              string            `json:"pattern"`
+	ContentMediaType     string            `json:"contentMediaType"`
+	Minimum              *json.Number      `json:"minimum"`
+	Maximum              *json.Number      `json:"maximum"`
+	ExclusiveMinimum     json.RawMessage   `json:"exclusiveMinimum"`
+	ExclusiveMaximum     json.RawMessage   `json:"exclusiveMaximum"`
+	MultipleOf           json.Number       `json:"multipleOf"`
+	MinLength            *int              `json:"minLength"`
+	MaxLength            *int              `json:"maxLength"`
+	MinItems             *int              `json:"minItems"`
+	MaxItems             *int              `json:"maxItems"`
+	Items                json.RawMessage   `json:"items"`
+	Properties           json.RawMessage   `json:"properties"`
+	Required             []string          `json:"required"`
+	AdditionalProperties json.RawMessage   `json:"additionalProperties"`
+	PatternProperties    json.RawMessage   `json:"patternProperties"`
+	AnyOf                json.RawMessage   `json:"anyOf"`
+	OneOf                json.RawMessage   `json:"oneOf"`
+	AllOf                json.RawMessage   `json:"allOf"`
+	Not                  json.RawMessage   `json:"not"`
+	If                   json.RawMessage   `json:"if"`
+	Ref                  string            `json:"$ref"`
+	DynamicRef           string            `json:"$dynamicRef"`
+}
+
+func readNode(raw json.RawMessage) (*schemaNode, error) {
+	var n schemaNode
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, &NotAFormError{"the schema is not a JSON object"}
+	}
+	switch {
+	case n.Ref != "" || n.DynamicRef != "":
+		return nil, &NotAFormError{"it uses $ref"}
+	case n.AnyOf != nil, n.OneOf != nil:
+		return nil, &NotAFormError{"it offers alternatives (anyOf/oneOf)"}
+	case n.AllOf != nil, n.Not != nil, n.If != nil:
+		return nil, &NotAFormError{"it combines schemas (allOf/not/if)"}
+	}
+	return &n, nil
+}
+
+// types lists the node's types, and whether null is one of them.
+func (n *schemaNode) types() (types []string, nullable bool) {
+	var one string
+	if json.Unmarshal(n.Type, &one) == nil {
+		return []string{one}, one == "null"
+	}
+	var many []string
+	_ = json.Unmarshal(n.Type, &many)
+	for _, t := range many {
+		if t == "null" {
+			nullable = true
+			continue
+		}
+		types = append(types, t)
+	}
+	return types, nullable
+}
+
+// FormOf reads a JSON Schema as a form, or says (*NotAFormError) why it
+// is answered as JSON instead.
+func FormOf(schema json.RawMessage) (*Form, error) {
+	n, err := readNode(schema)
+	if err != nil {
+		return nil, err
+	}
+	types, _ := n.types()
+	if len(types) == 1 && types[0] == "object" || len(types) == 0 && n.Properties != nil {
+		f := &Form{Schema: schema}
+		if err := f.addObject(n, nil, ""); err != nil {
+			return nil, err
+		}
+		if len(f.Fields) == 0 {
+			return nil, &NotAFormError{"the object names no fields"}
+		}
+		return f, nil
+	}
+	field, err := scalarField(n, []string{RootField}, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Form{Fields: []Field{field}, Root: true, Schema: schema}, nil
+}
+
+// addObject adds the fields of an object at path (one level of nesting).
+func (f *Form) addObject(n *schemaNode, path []string, group string) error {
+	if len(n.PatternProperties) > 0 {
+		return &NotAFormError{"it has patternProperties"}
+	}
+	props, err := orderedProperties(n.Properties)
+	if err != nil {
+		return err
+	}
+	if len(props) == 0 {
+		if len(path) > 0 {
+			return &NotAFormError{fmt.Sprintf("%s is an object with no named fields", strings.Join(path, "."))}
+		}
+		return &NotAFormError{"the object names no fields"}
+	}
+	required := map[string]bool{}
+	for _, r := range n.Required {
+		required[r] = true
+	}
+	for _, p := range props {
+		child, err := readNode(p.schema)
+		if err != nil {
+			return err
+		}
+		fieldPath := append(append([]string(nil), path...), p.name)
+		types, _ := child.types()
+		if len(types) == 1 && types[0] == "object" || len(types) == 0 && child.Properties != nil {
+			if len(path) > 0 {
+				return &NotAFormError{fmt.Sprintf("%s nests objects more than one level deep", strings.Join(fieldPath, "."))}
+			}
+			name := strings.Join(fieldPath, ".")
+			f.Groups = append(f.Groups, Group{Name: name, Title: child.Title, Description: child.Description, Required: required[p.name]})
+			if err := f.addObject(child, fieldPath, name); err != nil {
+				return err
+			}
+			continue
+		}
+		field, err := scalarField(child, fieldPath, required[p.name])
+		if err != nil {
+			return err
+		}
+		field.Group = group
+		f.Fields = append(f.Fields, field)
+	}
+	return nil
+}
+
+type property struct {
+	name   string
+	schema json.RawMessage
+}
+
+// orderedProperties reads "properties" in the order the schema lists them
+// (the order the form shows and the answer's keys follow).
+func orderedProperties(raw json.RawMessage) ([]property, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, &NotAFormError{"its properties are not an object"}
+	}
+	var out []property
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, &NotAFormError{"its properties do not parse"}
+		}
+		var s json.RawMessage
+		if err := dec.Decode(&s); err != nil {
+			return nil, &NotAFormError{"its properties do not parse"}
+		}
+		out = append(out, property{name: fmt.Sprint(tok), schema: s})
+	}
+	return out, nil
+}
+
+// scalarField reads a field that is not an object: a scalar, a choice or a
+// list of scalars.
+func scalarField(n *schemaNode, path []string, required bool) (Field, error) {
+	name := strings.Join(path, ".")
+	f := Field{Name: name, Path: path, Title: n.Title, Description: n.Description, Required: required,
+		Default: n.Default, Format: n.Format, Pattern: n.Pattern, MultipleOf: n.MultipleOf,
+		MinLength: n.MinLength, MaxLength: n.MaxLength, MinItems: n.MinItems, MaxItems: n.MaxItems}
+	types, nullable := n.types()
+	f.Nullable = nullable
+	f.Min, f.Max = bounds(n)
+	switch {
+	case n.Const != nil:
+		f.Kind, f.Choices = FieldChoice, []json.RawMessage{n.Const}
+		return f, nil
+	case len(n.Enum) > 0:
+		f.Kind = FieldChoice
+		for _, c := range n.Enum {
+			if bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
+				f.Nullable = true
+				continue
+			}
+			if !scalarJSON(c) {
+				return f, &NotAFormError{name + " offers choices that are not plain values"}
+			}
+			f.Choices = append(f.Choices, c)
+		}
+		if len(f.Choices) == 0 {
+			return f, &NotAFormError{name + " offers no choice"}
+		}
+		return f, nil
+	}
+	if len(types) != 1 {
+		if len(types) == 0 {
+			return f, &NotAFormError{name + " does not say its type"}
+		}
+		return f, &NotAFormError{name + " may be of several types"}
+	}
+	switch types[0] {
+	case "string":
+		f.Kind = FieldText
+		f.Long = longText(f, n.ContentMediaType)
+	case "number":
+		f.Kind = FieldNumber
+	case "integer":
+		f.Kind = FieldInteger
+	case "boolean":
+		f.Kind = FieldBoolean
+	case "array":
+		f.Kind = FieldList
+		if len(n.Items) == 0 || bytes.Equal(bytes.TrimSpace(n.Items), []byte("true")) {
+			return f, &NotAFormError{name + " is a list that does not say of what"}
+		}
+		item, err := readNode(n.Items)
+		if err != nil {
+			return f, err
+		}
+		itemField, err := scalarField(item, path, false)
+		if err != nil || itemField.Kind == FieldList {
+			return f, &NotAFormError{name + " is a list of objects or lists"}
+		}
+		f.Item, f.Choices = itemField.Kind, itemField.Choices
+	case "null":
+		return f, &NotAFormError{name + " can only be null"}
+	default:
+		return f, &NotAFormError{name + " is of type " + types[0]}
+	}
+	return f, nil
+}
+
+// bounds reads minimum/maximum, with exclusiveMinimum/Maximum written as
+// numbers (draft 6 on) or as flags on minimum/maximum (draft 4).
+func bounds(n *schemaNode) (lo, hi *Bound) {
+	flag := func(raw json.RawMessage) (bool, *json.Number) {
+		raw = bytes.TrimSpace(raw)
+		switch string(raw) {
+		case "", "null", "false":
+			return false, nil
+		case "true":
+			return true, nil
+		}
+		var num json.Number
+		if json.Unmarshal(raw, &num) == nil {
+			return false, &num
+		}
+		return false, nil
+	}
+	if n.Minimum != nil {
+		lo = &Bound{Value: *n.Minimum}
+	}
+	if n.Maximum != nil {
+		hi = &Bound{Value: *n.Maximum}
+	}
+	if excl, num := flag(n.ExclusiveMinimum); num != nil {
+		lo = &Bound{Value: *num, Exclusive: true}
+	} else if excl && lo != nil {
+		lo.Exclusive = true
+	}
+	if excl, num := flag(n.ExclusiveMaximum); num != nil {
+		hi = &Bound{Value: *num, Exclusive: true}
+	} else if excl && hi != nil {
+		hi.Exclusive = true
+	}
+	return lo, hi
+}
+
+// longWords in a text field's name or description suggest several lines.
+var longWords = []string{"body", "notes", "note", "details", "description", "comment", "message", "summary", "paragraph", "multi-line", "multiline", "explain"}
+
+func longText(f Field, mediaType string) bool {
+	if f.MaxLength != nil && *f.MaxLength >= 200 {
+		return true
+	}
+	switch strings.ToLower(f.Format) {
+	case "textarea", "markdown", "multiline", "multi-line", "text":
+		return true
+	}
+	if strings.HasPrefix(mediaType, "text/") {
+		return true
+	}
+	if f.MaxLength != nil && *f.MaxLength < 80 {
+		return false
+	}
+	words := strings.ToLower(f.Path[len(f.Path)-1] + " " + f.Title + " " + f.Description)
+	for _, w := range longWords {
+		for _, x := range strings.FieldsFunc(words, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '-') }) {
+			if x == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func scalarJSON(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && v[0] != '{' && v[0] != '['
+}
+
+// Skeleton is a value of the schema's shape to start a JSON answer from:
+// each field with its default, its first choice, or an empty value of its
+// type; the first alternative of a oneOf or anyOf; null where hitl cannot
+// tell (a $ref).
+func Skeleton(schema json.RawMessage) json.RawMessage {
+	b, err := marshal(skeleton(schema, 0))
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+func skeleton(raw json.RawMessage, depth int) any {
+	var n schemaNode
+	if depth > 8 || json.Unmarshal(raw, &n) != nil {
+		return nil
+	}
+	switch {
+	case n.Default != nil:
+		return n.Default
+	case n.Const != nil:
+		return n.Const
+	case len(n.Enum) > 0:
+		return n.Enum[0]
+	}
+	for _, alts := range []json.RawMessage{n.OneOf, n.AnyOf} {
+		var list []json.RawMessage
+		if json.Unmarshal(alts, &list) == nil && len(list) > 0 {
+			return skeleton(list[0], depth+1)
+		}
+	}
+	var all []json.RawMessage
+	if json.Unmarshal(n.AllOf, &all) == nil && len(all) > 0 {
+		return skeleton(all[0], depth+1)
+	}
+	types, nullable := n.types()
+	t := ""
+	if len(types) > 0 {
+		t = types[0]
+	} else if n.Properties != nil {
+		t = "object"
+	}
+	switch t {
+	case "object":
+		props, _ := orderedProperties(n.Properties)
+		obj := make(orderedObject, 0, len(props))
+		for _, p := range props {
+			obj = append(obj, keyValue{p.name, skeleton(p.schema, depth+1)})
+		}
+		return obj
+	case "array":
+		return []any{}
+	case "string":
+		return ""
+	case "number", "integer":
+		return 0
+	case "boolean":
+		return false
+	}
+	if nullable {
+		return nil
+	}
+	return nil
+}
+
+// orderedObject is a JSON object that keeps its key order.
+type orderedObject []keyValue
+
+type keyValue struct {
+	key   string
+	value any
+}
+
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := marshal(kv.key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(kv.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ChoiceText is how a choice is written, to show it or to pick it: a
+// string as itself, any other value as its JSON.
+func ChoiceText(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(v))
+}

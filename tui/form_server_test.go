@@ -1,0 +1,122 @@
+package tui
+
+// The form, driven key by key, against LangGraph servers: the embedded
+// demo server always, and the real langgraphjs dev server that
+// scripts/test starts (HITL_TEST_LANGGRAPH_URL), whose graph (testserver/
+// graphs/form.js, a Zod schema) records the answer it received.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/demo"
+)
+
+func TestFormOnLangGraphServers(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	targets := []struct{ name, url, graph string }{{"embedded", srv.URL(), "survey"}}
+	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
+		targets = append(targets, struct{ name, url, graph string }{"langgraph-dev", u, "form"})
+	} else if os.Getenv("CI") != "" {
+		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			call := func(method, path string, body any) []byte {
+				t.Helper()
+				var rd io.Reader
+				if body != nil {
+					b, _ := json.Marshal(body)
+					rd = bytes.NewReader(b)
+				}
+				req, _ := http.NewRequest(method, tg.url+path, rd)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return b
+			}
+			var th struct {
+				ThreadID string `json:"thread_id"`
+			}
+			json.Unmarshal(call("POST", "/threads", map[string]any{}), &th)
+			call("POST", "/threads/"+th.ThreadID+"/runs/wait", map[string]any{"assistant_id": tg.graph, "input": map[string]any{"topic": "zod"}})
+			runs := func() string { return string(call("GET", "/threads/"+th.ThreadID+"/runs?limit=100", nil)) }
+
+			b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			its, err := b.Pending(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ""
+			for _, it := range its {
+				if it.ThreadID == th.ThreadID {
+					id = it.ID
+				}
+			}
+			if id == "" {
+				t.Fatalf("no interrupt on %s", th.ThreadID)
+			}
+			h := newHarnessOn(t, 80, 24, nil, b)
+			h.m.items.selected = id
+			h.now = h.now.Add(GracePeriod * 2)
+			h.keys("enter", "f", "3", "tab")
+			h.msg(space())
+			h.keys("tab")
+			h.typeText("150")
+			h.keys("ctrl+s")
+			h.wantScreen("(•) 3 svelte", "[x] true", "✗ maximum: got 150, want 100")
+			before := runs()
+			for range 3 {
+				h.msg(backspace())
+			}
+			h.typeText("42")
+			h.keys("tab")
+			h.typeText("Lunch & <tests>")
+			h.keys("ctrl+s")
+			h.wantScreen("Send this?")
+			if runs() != before {
+				t.Fatal("something reached the server before the confirm")
+			}
+			h.keys("y")
+			h.wantScreen("Sent respond for " + id[:8])
+			want := `{"framework":"svelte","tests":true,"budget":42,"notes":"Lunch & <tests>"}`
+			got := runs()
+			if tg.name != "embedded" {
+				var st struct {
+					Values struct {
+						Log json.RawMessage `json:"log"`
+					} `json:"values"`
+				}
+				json.Unmarshal(call("GET", "/threads/"+th.ThreadID+"/state", nil), &st)
+				got = string(st.Values.Log)
+			}
+			var compact bytes.Buffer
+			json.Compact(&compact, []byte(got))
+			// The same JSON whether <, > and & travel escaped or not.
+			got = strings.NewReplacer(`\u0026`, "&", `\u003c`, "<", `\u003e`, ">").Replace(compact.String())
+			if !strings.Contains(got, want) {
+				t.Fatalf("the graph got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
