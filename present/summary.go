@@ -203,6 +203,8 @@ func Badge(s client.Schema) string {
 		return "payload"
 	case client.SchemaResponseReview:
 		return "response"
+	case client.SchemaUnreadable:
+		return "unreadable"
 	}
 	return "raw"
 }
