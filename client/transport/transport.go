@@ -243,6 +243,13 @@ func (c *Conn) Header(h http.Header) {
 // IsRefused reports whether err is a refused connection (certainly not sent).
 func IsRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
+// Decoder is a value that decodes an answer itself: one item at a time,
+// so that an item too deep or malformed is one item in error rather than
+// the whole answer refused (encoding/json refuses a document whole).
+type Decoder interface {
+	DecodeJSON(body []byte) error
+}
+
 // Check turns a transport error or a non-2xx answer into an error that says
 // what to do, and decodes a 2xx JSON answer into into. The error's text has
 // been through Redact: a server that echoes the key does not get it shown.
@@ -273,7 +280,11 @@ func (b *Conn) check(resp *resty.Response, err error, what string, into any) err
 	if into == nil {
 		return nil
 	}
-	if err := json.Unmarshal(body, into); err != nil {
+	decode := json.Unmarshal
+	if d, ok := into.(Decoder); ok {
+		decode = func(b []byte, _ any) error { return d.DecodeJSON(b) }
+	}
+	if err := decode(body, into); err != nil {
 		ct := resp.Header().Get("Content-Type")
 		return fmt.Errorf("%s: the server at %s answered with something that is not the expected JSON (%s, %d bytes): %v; is --url pointing at the right server?", what, b.server, inert.Line(orUnknown(ct)), len(body), err)
 	}
