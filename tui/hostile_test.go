@@ -51,9 +51,9 @@ func hostileHarness(t *testing.T, w, h int, opts hostile.Options) (*harness, *ho
 
 func TestHostileServerScreens(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {140, 40}} {
-		h, srv, thread := hostileHarness(t, size[0], size[1], hostile.Options{})
+		h, srv, thread := hostileHarness(t, size[0], size[1], hostile.Options{Deep: 100_000, Broken: true})
 		h.inertScreen("inbox")
-		h.wantScreen("3 pending")
+		h.wantScreen("5 pending")
 		// Every item: the detail, the conversation, a decision's confirm
 		// screen with its resume JSON.
 		for i := range len(h.m.items.shown) {
@@ -72,6 +72,15 @@ func TestHostileServerScreens(t *testing.T) {
 		h.keys("H")
 		h.inertScreen("history")
 		h.keys("esc")
+
+		// The poisoned one is one item that says what is wrong with it, and
+		// takes no decision.
+		h.m.items.selected = hostile.IDDeep
+		h.keys("enter")
+		h.wantScreen("nested 100,000 levels deep", "[unreadable]")
+		h.keys("a")
+		h.wantScreen("approve is not allowed")
+		h.keys("esc", "esc")
 
 		// The agent's interrupt is answerable beside the poisoned ones; its
 		// run fails with the server's words, key included.

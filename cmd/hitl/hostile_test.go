@@ -7,6 +7,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,4 +184,113 @@ func TestDeepPayloadShowsInLinearTime(t *testing.T) {
 		t.Errorf("show of a 9,000-deep payload: %d bytes in %s", len(r.stdout), took)
 	}
 	t.Logf("show of a 9,000-deep payload: %d bytes in %s", len(r.stdout), took)
+}
+func TestHostileServerCLI(t *testing.T) {
+	srv := hostileServer(t, hostile.Options{Deep: 100_000, Broken: true})
+	thread, err := srv.Agent()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := hitl(t, "", "list")
+	assertInert(t, "list", r)
+	for _, want := range []string{"e5c4", "dee90000", "send_email", "thread-b", `\x1b`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("list does not show %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("list: exit %d: %s", r.code, r.stderr)
+	}
+
+	r = hitl(t, "", "list", "--json")
+	assertInert(t, "list --json", r)
+	var listed []struct {
+		ID       string `json:"id"`
+		ThreadID string `json:"thread_id"`
+		Schema   string `json:"schema"`
+		Problem  string `json:"problem"`
+		Title    string `json:"title"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil {
+		t.Fatalf("list --json is not JSON: %v\n%s", err, r.stdout)
+	}
+	var normal string
+	byID := map[string]string{}
+	for _, it := range listed {
+		byID[it.ID] = it.Problem
+		if it.ThreadID == thread {
+			normal = it.ID
+		}
+	}
+	if normal == "" || len(listed) != 5 {
+		t.Fatalf("list --json: the agent's interrupt beside 4 poisoned ones, got %d: %+v", len(listed), listed)
+	}
+	if _, ok := byID[hostile.IDHostile]; !ok {
+		t.Errorf("the hostile id did not come back exactly: %+v", listed)
+	}
+	if p := byID[hostile.IDDeep]; !strings.Contains(p, "100,000 levels") {
+		t.Errorf("the deep interrupt's problem: %q", p)
+	}
+
+	for _, args := range [][]string{
+		{"show", "e5c4"},     // ambiguous: the candidates are listed
+		{"show", "e5c4\x1b"}, // the typed id is the reviewer's, echoed inertly
+		{"show", "dee9"},     // the deep one: says what is wrong with it
+		{"show", "dee9", "--json"},
+		{"show", normal[:8]},
+		{"conversation", hostile.ThreadHostile},
+		{"approve", "dee9"},
+		{"history"},
+	} {
+		r := hitl(t, "", args...)
+		assertInert(t, strings.Join(args, " "), r)
+	}
+	r = hitl(t, "", "show", "e5c4")
+	must(t, r, 2, "matches 2 interrupts")
+	if !strings.Contains(r.stderr, `e5c4\x1b]0;pwned\x07<U+202E><U+200B>\u009b31m-hostile`) {
+		t.Errorf("the candidates are not listed inertly:\n%s", r.stderr)
+	}
+	must(t, hitl(t, "", "show", "dee9"), 0, "nested 100,000 levels deep")
+	must(t, hitl(t, "", "show", "dee9"), 0, "hitl show dee90000 --raw")
+	must(t, hitl(t, "", "approve", "dee9"), 3, "not allowed")
+
+	// The hostile interrupt in full, by a prefix of its own.
+	for _, id := range []string{hostile.IDHostile[:8], hostile.IDHostile2[:9]} {
+		r = hitl(t, "", "show", id)
+		assertInert(t, "show "+id, r)
+		must(t, r, 0, `\x1b`)
+	}
+
+	// The others stay answerable: approve the agent's interrupt.
+	r = hitl(t, "", "approve", normal)
+	assertInert(t, "approve", r)
+	must(t, r, 0, "Sent")
+	noSecretInFiles(t)
+}
+
+// --raw prints the bytes the server sent: exactly into a pipe or a file,
+// inertly to a terminal.
+func TestShowRaw(t *testing.T) {
+	hostileServer(t, hostile.Options{Deep: 100_000})
+	r := hitl(t, "", "show", "dee9", "--raw")
+	if r.code != 0 || r.stdout != strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)+"\n" {
+		t.Fatalf("show --raw into a pipe: exit %d, %d bytes: %.100s %s", r.code, len(r.stdout), r.stdout, r.stderr)
+	}
+	r = hitl(t, "", "show", hostile.IDHostile[:8], "--raw")
+	if !strings.Contains(r.stdout, "\u202e") || !json.Valid([]byte(r.stdout)) {
+		t.Errorf("show --raw into a pipe is not the exact JSON:\n%s", r.stdout)
+	}
+	// On a terminal: the same JSON, its dangerous characters escaped.
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"show", hostile.IDHostile[:8], "--raw"}, strings.NewReader(""), ttyBuffer{&out}, &errb, os.Getenv)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if where, bad := hostile.Dangerous(out.Bytes()); bad {
+		t.Errorf("show --raw on a terminal carries %s", where)
+	}
+	if !json.Valid(out.Bytes()) || !strings.Contains(out.String(), `\u202e`) {
+		t.Errorf("show --raw on a terminal is not JSON with escapes:\n%s", out.String())
+	}
 }

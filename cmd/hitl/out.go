@@ -80,6 +80,3 @@ func (o *termOut) exact() io.Writer {
 	}
 	return o.w
 }
-
-// isTerminal reports whether the output is a terminal.
-func (o *termOut) isTerminal() bool { return o.tty }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -170,6 +171,9 @@ func printAnswerSchema(w io.Writer, it client.Interrupt) {
 // commands its allowed decisions take.
 func hint(it client.Interrupt) string {
 	id := present.ShortID(it.ID)
+	if it.Schema == client.SchemaUnreadable {
+		return fmt.Sprintf("Not answerable from here: hitl show %s --raw prints the bytes the server sent; hitl resume %s --value JSON sends a value of your own.", safe(id), safe(id))
+	}
 	if it.Schema == client.SchemaBreakpoint {
 		return fmt.Sprintf("Answer: hitl approve %s (continues the run)", id)
 	}
@@ -264,3 +268,27 @@ func joinTypes(ts []client.DecisionType) string {
 func prettyJSON(raw json.RawMessage) string { return present.JSONText(raw) }
 
 func indent(s, prefix string) string { return present.Indent(strings.TrimRight(s, "\n"), prefix) }
+
+// printRaw prints the interrupt's value as the server sent it (for an
+// unreadable one, the bytes of the entry hitl could not read). Into a file
+// or a pipe the bytes go out exactly, for jq or a hex dump; a terminal gets
+// them inert: the same JSON with what a terminal would act on or hide
+// written as \uXXXX escapes (bytes that are not UTF-8 as \xNN).
+func printRaw(e *env, it client.Interrupt) error {
+	b := it.Bytes
+	if b == nil {
+		b = it.Raw
+	}
+	if w := e.stdout.exact(); w != nil {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	if utf8.Valid(b) {
+		b = inert.JSON(b)
+	}
+	_, err := fmt.Fprintf(e.stdout, "%s\n", b)
+	return err
+}
