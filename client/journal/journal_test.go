@@ -157,3 +157,37 @@ func TestSightingsAreShortAndRedacted(t *testing.T) {
 		t.Fatalf("sightings: %+v", s)
 	}
 }
+
+// A line torn by a crash (no newline at the end of the file) is repaired by
+// the next append: it does not swallow the next record, in the handled file
+// or the audit log.
+func TestTornLastLineIsRepairedByTheNextAppend(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, handledFile), []byte("id-a\nid-b-to"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, auditFile), []byte(`{"interrupt_id":"x","outcome":"finished"}`+"\n"+`{"interrupt_id":"to`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.IsHandled("id-a") || j.IsHandled("id-b-to") {
+		t.Fatalf("handled: %v", j.Handled())
+	}
+	if err := j.MarkHandled("id-c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Record(Entry{InterruptID: "y", Outcome: Finished}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Open(dir)
+	if !again.IsHandled("id-a") || !again.IsHandled("id-c") {
+		t.Fatalf("the record after a torn line was lost: %v", again.Handled())
+	}
+	h, err := again.History()
+	if err != nil || len(h) != 2 || h[0].InterruptID != "y" || h[1].InterruptID != "x" {
+		t.Fatalf("history after a torn line: %+v %v", h, err)
+	}
+}
