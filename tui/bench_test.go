@@ -175,3 +175,18 @@ func BenchmarkInboxFrame1MBArg(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// A 10 MB prompt is folded on screen, with a note saying how much more
+// there is and how to see it, and its row keeps one line's worth.
+func TestHugeTextIsFoldedWithANote(t *testing.T) {
+	raw := json.RawMessage(`"` + strings.Repeat("lorem ipsum ", 10<<20/12) + `"`)
+	it := client.Interrupt{ID: "b16a0000000000000000000000000002", Payload: client.Parse(raw), Raw: raw}
+	h := newHarness(t, 140, 40, it)
+	out := ansi.Strip(h.m.detailText(&it, 100))
+	if len(out) > 200<<10 || !strings.Contains(out, "more not shown (hitl show b16a0000 prints all of it)") {
+		t.Fatalf("the detail of a 10 MB prompt: %d bytes, ends %q", len(out), out[max(0, len(out)-300):])
+	}
+	if g := h.m.items.gist(&it); len(g) > 2<<10 {
+		t.Fatalf("the row keeps %d bytes", len(g))
+	}
+}

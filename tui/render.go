@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
@@ -41,6 +42,21 @@ const maxHighlight = 256 << 10
 // string is folded, with a note saying how much more there is and how to
 // see it all.
 const maxShownString = 64 << 10
+
+// fold keeps the first maxShownString bytes of a text (cut where a
+// character starts) and says how much more there is and how to see it, in
+// the words of the JSON folds: a 10 MB prompt or description is not laid
+// out, styled and kept on screen whole, and nothing is cut without a note.
+func fold(s, see string) string {
+	if len(s) <= maxShownString {
+		return s
+	}
+	cut := maxShownString
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n… " + present.Size(len(s)-cut) + " more not shown (" + see + ")"
+}
 
 // highlightJSON shows JSON for reading (key order and numbers kept; strings
 // decoded but for what a terminal would act on or hide; linear whatever the
