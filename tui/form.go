@@ -3,14 +3,10 @@ package tui
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
@@ -41,20 +37,8 @@ type formScreen struct {
 	opened string
 }
 
-// formField is one field and its widget.
-type formField struct {
-	f     client.Field
-	input textinput.Model // a one-line text or a number
-	area  textarea.Model  // a long text, or a list (an item a line)
-	multi bool
-	// choice is the chosen value of a choice field, -1 for none.
-	choice int
-	// flag is a boolean's value: -1 not set, 0 false, 1 true.
-	flag int
-}
-
-// name: the form is an editor to the rest of the app (it closes with the
-// editors when a decision is recorded or the interrupt goes away).
+// name: the form is an editor as far as the rest of the app goes (closed
+// when a decision is recorded, its text saved on quit).
 func (*formScreen) name() string { return nameEditor }
 
 // openForm opens what answers decision t on it when its schema gives the
@@ -119,81 +103,6 @@ func newFormScreen(it *client.Interrupt, d *draft, form *client.Form) *formScree
 		s.fields = append(s.fields, newFormField(f, given))
 	}
 	return s
-}
-
-func newFormField(f client.Field, texts []string) *formField {
-	ff := &formField{f: f, choice: -1, flag: -1}
-	text := strings.Join(texts, "\n")
-	switch f.Kind {
-	case client.FieldChoice:
-		for i, c := range f.Choices {
-			if len(texts) == 1 && client.ChoiceText(c) == texts[0] {
-				ff.choice = i
-			}
-		}
-		if len(f.Choices) == 1 && f.Required {
-			ff.choice = 0 // a constant: nothing to choose
-		}
-	case client.FieldBoolean:
-		switch {
-		case text == "true":
-			ff.flag = 1
-		case text == "false" || f.Required:
-			// A required flag is on or off, never unset: what shows is
-			// what is sent.
-			ff.flag = 0
-		}
-	case client.FieldList:
-		ff.multi = true
-		ff.area = newTextarea(text)
-	default:
-		if f.Long {
-			ff.multi = true
-			ff.area = newTextarea(text)
-			break
-		}
-		ti := textinput.New()
-		st := textinput.DefaultDarkStyles()
-		st.Cursor.Blink = false // a steady cursor: no redraws on a slow link
-		ti.SetStyles(st)
-		ti.Prompt = "│ "
-		ti.CharLimit = 0
-		ti.SetValue(text)
-		ti.CursorEnd()
-		ff.input = ti
-	}
-	return ff
-}
-
-// texts is what each field holds, as decide's rules read it; a boolean
-// not set is left out.
-func (ff *formField) texts() ([]string, bool) {
-	switch ff.f.Kind {
-	case client.FieldChoice:
-		if ff.choice < 0 {
-			return []string{""}, true
-		}
-		return []string{client.ChoiceText(ff.f.Choices[ff.choice])}, true
-	case client.FieldBoolean:
-		switch ff.flag {
-		case 1:
-			return []string{"true"}, true
-		case 0:
-			return []string{"false"}, true
-		}
-		return nil, false
-	case client.FieldList:
-		return strings.Split(ff.area.Value(), "\n"), true
-	}
-	if ff.multi {
-		return []string{ff.area.Value()}, true
-	}
-	return []string{ff.input.Value()}, true
-}
-
-// typesText reports whether the field takes typed text.
-func (ff *formField) typesText() bool {
-	return ff.f.Kind != client.FieldChoice && ff.f.Kind != client.FieldBoolean
 }
 
 func (s *formScreen) texts() map[string][]string {
@@ -332,33 +241,6 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // nextFlag cycles a toggle: off and on; an optional one also "not set".
-func nextFlag(flag int, required bool) int {
-	switch {
-	case flag == 1:
-		return 0
-	case flag == 0 && !required:
-		return -1
-	}
-	return 1
-}
-
-// nextChoice moves through the choices; an optional choice also passes
-// through "none".
-func nextChoice(i, n, by int, required bool) int {
-	if required {
-		if i < 0 {
-			if by > 0 {
-				return 0
-			}
-			return n - 1
-		}
-		return (i + by + n) % n
-	}
-	// -1 (none), 0 … n-1, around.
-	return (i+1+by+n+1)%(n+1) - 1
-}
-
-// receive gives the focused text field its own messages (the cursor).
 func (s *formScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	if m.top() != s {
 		return nil, false
@@ -454,189 +336,6 @@ func (s *formScreen) accept(m *Model) tea.Cmd {
 	d.decisions[s.slot] = &dec
 	m.advance(it, d)
 	return nil
-}
-
-func (s *formScreen) view(m *Model, r rect) string {
-	lines, from, to := s.lines(m, r.w)
-	h := r.h
-	if len(lines) <= h {
-		s.offset = 0
-		return strings.Join(lines, "\n")
-	}
-	// A line for a marker below, and above once scrolled; the focused
-	// field stays in view.
-	room := func(offset int) int {
-		if offset == 0 {
-			return max(h-1, 1)
-		}
-		return max(h-2, 1)
-	}
-	if to > s.offset+room(s.offset) {
-		s.offset = to - room(1)
-	}
-	if from < s.offset {
-		s.offset = from
-	}
-	if to <= room(0) {
-		s.offset = 0 // the focused field is on the first page: show its top
-	}
-	s.offset = min(max(s.offset, 0), max(len(lines)-room(1), 0))
-	var out []string
-	if s.offset > 0 {
-		out = append(out, m.st.faint.Render(fmt.Sprintf("↑ %d more lines (%s, %s)", s.offset, name(m.keys.PrevField), name(m.keys.PageUp))))
-	}
-	end := min(s.offset+room(s.offset), len(lines))
-	out = append(out, lines[s.offset:end]...)
-	if more := len(lines) - end; more > 0 {
-		out = append(out, m.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(m.keys.NextField), name(m.keys.PageDown))))
-	}
-	return strings.Join(out, "\n")
-}
-
-// lines is the whole form at width w, and where the focused field's
-// lines start and end.
-func (s *formScreen) lines(m *Model, w int) (out []string, from, to int) {
-	st := m.st
-	wrap := func(text string, indent int) []string {
-		return strings.Split(ansi.Wrap(text, max(w-indent, 10), " "), "\n")
-	}
-	add := func(indent int, style func(...string) string, text string) {
-		for _, l := range wrap(text, indent) {
-			out = append(out, strings.Repeat(" ", indent)+style(l))
-		}
-	}
-	add(0, st.title.Render, safe(s.title))
-	if s.err != "" {
-		add(0, st.err.Render, "✗ "+safe(s.err))
-	}
-	out = append(out, st.faint.Render(ansi.Truncate("* required · "+name(m.keys.Accept)+" checks and accepts · "+name(m.keys.RawJSON)+" edits it as JSON", w, "…")))
-	group := ""
-	for i, ff := range s.fields {
-		f := ff.f
-		indent := 0
-		if f.Group != "" {
-			indent = 2
-		}
-		if f.Group != group {
-			group = f.Group
-			if g := groupOf(s.form, group); g != nil {
-				out = append(out, "")
-				head := g.Name
-				if g.Required {
-					head += " *"
-				}
-				if g.Title != "" {
-					head += "  " + g.Title
-				}
-				add(0, st.bold.Render, safe(head))
-				if g.Description != "" {
-					add(2, st.faint.Render, safe(g.Description))
-				}
-			}
-		}
-		out = append(out, "")
-		if i == s.focused {
-			from = len(out)
-		}
-		marker := "  "
-		if i == s.focused {
-			marker = "▸ "
-		}
-		label := path(f)
-		if f.Required {
-			label += " *"
-		}
-		head := strings.Repeat(" ", indent) + marker + st.bold.Render(safe(label)) + "  " + st.faint.Render(safe(present.FieldKind(f)))
-		out = append(out, ansi.Truncate(head, w, "…"))
-		body := indent + 4
-		pad := strings.Repeat(" ", body)
-		switch f.Kind {
-		case client.FieldChoice:
-			for _, l := range choiceLines(ff, w-body, i == s.focused, m) {
-				out = append(out, pad+l)
-			}
-		case client.FieldBoolean:
-			box := map[int]string{1: "[x] true", 0: "[ ] false", -1: "[ ] not set"}[ff.flag]
-			if i == s.focused {
-				box = st.selected.Render(box) + "  " + st.faint.Render(name(m.keys.Toggle)+" toggles")
-			}
-			out = append(out, pad+box)
-		default:
-			view := ff.input.View()
-			if ff.multi {
-				view = ff.area.View()
-			}
-			for _, l := range strings.Split(view, "\n") {
-				out = append(out, pad+l)
-			}
-			if f.Kind == client.FieldList && i == s.focused {
-				out = append(out, pad+st.faint.Render("one item a line"))
-			}
-		}
-		if e := s.errs[f.Name]; e != "" {
-			add(body, st.err.Render, "✗ "+safe(e))
-		}
-		about := f.Description
-		if f.Title != "" {
-			about = strings.TrimSpace(f.Title + ". " + about)
-		}
-		if about != "" {
-			add(body, st.faint.Render, safe(about))
-		}
-		if i == s.focused {
-			to = len(out)
-		}
-	}
-	return out, from, to
-}
-
-// path is a field's name for the form: the last part inside a group.
-func path(f client.Field) string {
-	if f.Group != "" {
-		return f.Path[len(f.Path)-1]
-	}
-	return f.Name
-}
-
-func groupOf(form *client.Form, name string) *client.Group {
-	for i := range form.Groups {
-		if form.Groups[i].Name == name {
-			return &form.Groups[i]
-		}
-	}
-	return nil
-}
-
-// choiceLines draws a choice field: "(•) react  ( ) vue" on one line when
-// it fits, else one choice a line, numbered for the 1-9 keys.
-func choiceLines(ff *formField, w int, focused bool, m *Model) []string {
-	items := make([]string, len(ff.f.Choices))
-	for j, c := range ff.f.Choices {
-		mark := "( )"
-		if j == ff.choice {
-			mark = "(•)"
-		}
-		label := safe(client.ChoiceText(c))
-		if j < 9 {
-			label = fmt.Sprintf("%d %s", j+1, label)
-		}
-		items[j] = mark + " " + label
-		if focused && j == ff.choice {
-			items[j] = m.st.selected.Render(items[j])
-		}
-	}
-	hint := ""
-	if focused {
-		hint = m.st.faint.Render(fmt.Sprintf("  %s/%s or %s", name(m.keys.ChoicePrev), name(m.keys.ChoiceNext), name(m.keys.Pick)))
-	}
-	one := strings.Join(items, "  ")
-	if ansi.StringWidth(one+hint) <= w {
-		return []string{one + hint}
-	}
-	if hint != "" {
-		items[len(items)-1] += hint
-	}
-	return items
 }
 
 func (s *formScreen) hints(m *Model) []hint {

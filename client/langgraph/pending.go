@@ -168,7 +168,7 @@ func (b *Backend) stateInterrupts(t *thread, st *threadState) []client.Interrupt
 			continue
 		}
 		for i, w := range task.Interrupts {
-			out = append(out, t.base(b.Server(), interruptID(w, t.ThreadID, task.ID, i), w.Value, client.Parse(w.Value)))
+			out = append(out, t.base(b.Server(), interruptID(w, t.ThreadID, task.ID, i), w.Value, w.payload()))
 		}
 	}
 	if len(out) > 0 {
