@@ -44,6 +44,14 @@ func Unreadable(problem string) Payload {
 // than MaxValueSize, nested deeper than MaxDepth, or not JSON. It reads
 // the value once, in time linear in its size whatever its depth.
 func ValueProblem(b []byte) string {
+	if p := limitProblem(b); p != "" {
+		return p
+	}
+	return validity(b)
+}
+
+// limitProblem is ValueProblem but for what only a full parse finds.
+func limitProblem(b []byte) string {
 	if len(b) > MaxValueSize {
 		return fmt.Sprintf("of %s, larger than the %s hitl shows", size(len(b)), size(MaxValueSize))
 	}
@@ -53,12 +61,18 @@ func ValueProblem(b []byte) string {
 		return fmt.Sprintf("nested %s levels deep, deeper than the %s hitl shows", thousands(d), thousands(MaxDepth))
 	case err != nil:
 		return "that is not JSON: " + err.Error()
-	case !json.Valid(b):
-		var v any
-		err := json.Unmarshal(b, &v)
-		return "that is not JSON: " + strings.TrimPrefix(fmt.Sprint(err), "json: ")
 	}
 	return ""
+}
+
+// validity says why b (within the limits) is not JSON, or "".
+func validity(b []byte) string {
+	if json.Valid(b) {
+		return ""
+	}
+	var v any
+	err := json.Unmarshal(b, &v)
+	return "that is not JSON: " + strings.TrimPrefix(fmt.Sprint(err), "json: ")
 }
 
 // WithValue gives it the value's bytes: as Raw, or, when its payload could
@@ -243,18 +257,20 @@ func scan(b []byte, i int) (end, maxDepth int, err error) {
 		case c == '"':
 			j := i + 1
 			for {
-				k := bytes.IndexAny(b[j:], "\"\\")
+				k := bytes.IndexByte(b[j:], '"')
 				if k < 0 {
 					return len(b), maxDepth, fmt.Errorf("a string is not closed")
 				}
 				j += k
-				if b[j] == '"' {
+				// A quote after an odd number of backslashes is escaped.
+				n := 0
+				for n < j-i-1 && b[j-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
 					break
 				}
-				j += 2 // a backslash and the character it escapes
-				if j > len(b) {
-					return len(b), maxDepth, fmt.Errorf("a string is not closed")
-				}
+				j++
 			}
 			i = j + 1
 		case c == '[' || c == '{':

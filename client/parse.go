@@ -96,7 +96,9 @@ func parse(value, responseSchema json.RawMessage) Payload {
 	if len(value) == 0 || bytes.Equal(value, []byte("null")) {
 		return rawPayload()
 	}
-	if problem := ValueProblem(value); problem != "" {
+	// Too large or too deep is found first, in one pass; JSON that does not
+	// parse, where no shape parsed it (a shape that parses validated it).
+	if problem := limitProblem(value); problem != "" {
 		return Unreadable("payload " + problem)
 	}
 	switch value[0] {
@@ -140,6 +142,9 @@ func parse(value, responseSchema json.RawMessage) Payload {
 				return p
 			}
 		}
+	}
+	if problem := validity(value); problem != "" {
+		return Unreadable("payload " + problem)
 	}
 	return rawPayload()
 }
