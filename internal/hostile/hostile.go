@@ -27,9 +27,10 @@ import (
 // Text is every way a server's text can try to act on a terminal or hide
 // itself: OSC 0 (window title, BEL-terminated), CSI colours and screen
 // clearing, an OSC 8 hyperlink, the C1 CSI U+009B (and as a lone byte, for
-// 8-bit terminals), a bidi override, zero-width characters, DEL, CR, NUL.
+// 8-bit terminals), a bidi override, zero-width characters, DEL, CR, NUL,
+// an OSC 52 clipboard write.
 const Text = "A\x1b]0;pwned title\x07B \x1b[31mred\x1b[0m C \x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ " +
-	"D\u009b31m E\u202egnp.exe F\u200bG\ufeffH \x1b[2J\x1b[H I\x7f J\rK\x00 L\x9bM"
+	"D\u009b31m E\u202egnp.exe F\u200bG\ufeffH \x1b[2J\x1b[H I\x7f J\rK\x00 L\x9bM N\x1b]52;c;cHduZWQ=\x07O"
 
 // HeaderText is what of Text a header can carry to Go's HTTP client, which
 // refuses an answer whose header holds an ASCII control character (ESC,
