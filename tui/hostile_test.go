@@ -7,9 +7,11 @@ package tui
 // does not hide the others.
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/internal/hostile"
@@ -114,4 +116,21 @@ func TestHostileServerScreens(t *testing.T) {
 			t.Errorf("%d requests reached the other host", len(got))
 		}
 	}
+}
+
+// A form whose schema's titles, descriptions, choices and default carry
+// the weapons: shown inertly, and the default is not put raw in its box.
+func TestHostileForm(t *testing.T) {
+	txt, _ := json.Marshal(hostile.Text)
+	schema := json.RawMessage(`{"type":"object","title":` + string(txt) + `,"properties":{"note":{"type":"string","default":` + string(txt) +
+		`,"description":` + string(txt) + `},"pick":{"enum":[` + string(txt) + `,"b"]}},"required":["note"]}`)
+	it := client.Interrupt{ID: idForm, ThreadID: "t", GraphID: "g", Payload: client.ParseWithSchema(json.RawMessage(txt), schema), Raw: txt}
+	h := newHarness(t, 100, 30, it)
+	h.keys("enter", "f")
+	h.inertScreen("form")
+	h.wantScreen(`default A\x1b]0;pwned title\x07B`)
+	h.keys("ctrl+s")
+	h.inertScreen("form refused")
+	h.keys("ctrl+j")
+	h.inertScreen("form as JSON")
 }
