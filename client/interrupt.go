@@ -81,6 +81,10 @@ type Interrupt struct {
 	// Checkpoint is the server's checkpoint the interrupt sits at, where the
 	// backend needs it to verify a decision (a LangGraph breakpoint).
 	Checkpoint string `json:"-"`
+	// Bytes are the value's bytes as the server sent them, when they cannot
+	// be kept in Raw (Problem is set; Raw is then null): `hitl show ID
+	// --raw` prints them.
+	Bytes []byte `json:"-"`
 	// Claims are the reviewers who said they hold a draft for it (see
 	// Claimer), as the server keeps them: expired ones and the reader's
 	// own included (Others leaves them out).
@@ -108,6 +112,9 @@ type Payload struct {
 	// (LangGraph's interrupt(value, {responseSchema})), as the server sent
 	// it. Every resume value is checked against it before it is sent.
 	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
+	// Problem says why the value cannot be shown (SchemaUnreadable): too
+	// deep, too large, not JSON, not an interrupt. "" for every other.
+	Problem string `json:"problem,omitempty"`
 	// Encoder, when set, spells the answer: a backend that builds payloads
 	// of its own shape (the REST API's checkpoints) sets it. Payloads that
 	// Parse recognized leave it nil, and Encode spells them by Schema.

@@ -9,7 +9,9 @@ import (
 
 // Parse recognizes the shape of an interrupt value and normalizes it. It
 // never fails: a value of no known shape, or a known shape with fields of the
-// wrong type, is a SchemaRaw payload that shows the value as it is.
+// wrong type, is a SchemaRaw payload that shows the value as it is; a value
+// that cannot be shown (too deep, too large, not JSON: see ValueProblem) is
+// a SchemaUnreadable payload that says why.
 func Parse(value json.RawMessage) Payload {
 	return ParseWithSchema(value, nil)
 }
@@ -22,13 +24,16 @@ func Parse(value json.RawMessage) Payload {
 // against the schema when it is encoded. The per-call middleware's
 // response schema also says which decisions its tool call allows.
 func ParseWithSchema(value, responseSchema json.RawMessage) Payload {
-	schema := NullToNil(bytes.TrimSpace(responseSchema))
+	schema := NullToNil(bytes.Trim(responseSchema, jsonSpace))
 	if len(schema) == 0 {
 		schema = nil
 	}
 	p := parse(value, schema)
-	if schema == nil {
+	if schema == nil || p.Schema == SchemaUnreadable {
 		return Normalized(p)
+	}
+	if problem := ValueProblem(schema); problem != "" {
+		return Unreadable("answer schema " + problem)
 	}
 	p.ResponseSchema = schema
 	switch p.Schema {
@@ -85,9 +90,16 @@ func Normalized(p Payload) Payload {
 }
 
 func parse(value, responseSchema json.RawMessage) Payload {
-	value = bytes.TrimSpace(value)
+	// Only JSON's own white space: a vertical tab or a no-break space is
+	// not JSON, and must not be trimmed into a value that looks empty.
+	value = bytes.Trim(value, jsonSpace)
 	if len(value) == 0 || bytes.Equal(value, []byte("null")) {
 		return rawPayload()
+	}
+	// Too large or too deep is found first, in one pass; JSON that does not
+	// parse, where no shape parsed it (a shape that parses validated it).
+	if problem := limitProblem(value); problem != "" {
+		return Unreadable("payload " + problem)
 	}
 	switch value[0] {
 	case '"':
@@ -131,8 +143,14 @@ func parse(value, responseSchema json.RawMessage) Payload {
 			}
 		}
 	}
+	if problem := validity(value); problem != "" {
+		return Unreadable("payload " + problem)
+	}
 	return rawPayload()
 }
+
+// jsonSpace is the white space JSON allows around a value.
+const jsonSpace = " \t\r\n"
 
 // Breakpoint is the payload of a thread paused at a static breakpoint.
 func Breakpoint(next []string) Payload {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -379,13 +380,52 @@ func hidden(v string) string {
 	return "(set, hidden)"
 }
 
-// redactHeader hides header values that look like credentials.
-func redactHeader(name, v string) string {
+// Credentials are the values of the settings that are credentials: the API
+// key, the bearer token, the values of headers named like credentials (and
+// the credential of "Bearer xyz"), and a password, token or credential
+// parameter in the URL. hitl hides them in everything it prints.
+func (s *Settings) Credentials() []string {
+	out := []string{s.APIKey, s.BearerToken}
+	for k, v := range s.Headers {
+		if credentialHeader(k) {
+			out = append(out, v)
+			if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+				out = append(out, strings.TrimSpace(cred))
+			}
+		}
+	}
+	if u, err := url.Parse(s.URL); err == nil {
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok {
+				out = append(out, pw)
+			} else {
+				out = append(out, u.User.Username()) // https://TOKEN@host
+			}
+		}
+		for k, vs := range u.Query() {
+			if redact.CredentialParam(k) {
+				out = append(out, vs...)
+			}
+		}
+	}
+	return out
+}
+
+// credentialHeader reports whether a header's name says it holds a credential.
+func credentialHeader(name string) bool {
 	n := strings.ToLower(name)
 	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password"} {
 		if strings.Contains(n, s) {
-			return hidden(v)
+			return true
 		}
+	}
+	return false
+}
+
+// redactHeader hides header values that look like credentials.
+func redactHeader(name, v string) string {
+	if credentialHeader(name) {
+		return hidden(v)
 	}
 	return v
 }

@@ -168,6 +168,10 @@ func allPlainRunes(s string, keepNewlines bool) bool {
 // JSON escapes, inside a valid JSON text, the characters that encoding/json
 // leaves raw but a terminal would act on or hide (DEL, C1 controls, bidi and
 // invisible characters) as \uXXXX: the JSON means the same and prints inertly.
+// A carriage return between tokens (white space to JSON, a cursor move to a
+// terminal) becomes a space. Given text that is not JSON (a value hitl
+// could not read), it escapes the same characters and control characters
+// too, so that nothing of it acts on the terminal.
 func JSON(b []byte) []byte {
 	s := string(b)
 	if isPlain(s, true) {
@@ -175,13 +179,25 @@ func JSON(b []byte) []byte {
 	}
 	var out strings.Builder
 	out.Grow(len(b) + 16)
+	inString, escaped := false, false
 	for _, r := range s {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && r == '\\':
+			escaped = true
+		case r == '"':
+			inString = !inString
+		}
 		switch kind(r) {
 		case control, bidi, invisible:
-			if r > 0xffff {
+			switch {
+			case !inString && r == '\r':
+				out.WriteByte(' ')
+			case r > 0xffff:
 				r1, r2 := surrogates(r)
 				fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
-			} else {
+			default:
 				fmt.Fprintf(&out, `\u%04x`, r)
 			}
 		default:

@@ -70,6 +70,9 @@ func Summary(it client.Interrupt) string {
 // textKeys are the fields that usually say what a payload asks, in order.
 var textKeys = []string{"question", "message", "prompt", "text", "title", "description", "reason", "query", "kind", "type"}
 
+// gistDepth is how many levels of lists in lists a gist names.
+const gistDepth = 3
+
 // rawGist says what a payload of no known shape holds, on one line.
 func rawGist(raw json.RawMessage) string {
 	var v any
@@ -78,6 +81,13 @@ func rawGist(raw json.RawMessage) string {
 	if dec.Decode(&v) != nil {
 		return "a payload that is not JSON"
 	}
+	return gist(v, 0)
+}
+
+// gist says what a decoded value holds. It walks down the first element of
+// lists, gistDepth levels at most: a 9,000-deep list is said in constant
+// time, not re-encoded at every level.
+func gist(v any, level int) string {
 	switch x := v.(type) {
 	case nil:
 		return "null (the interrupt carries no value)"
@@ -92,8 +102,10 @@ func rawGist(raw json.RawMessage) string {
 		if len(x) == 0 {
 			return "an empty list"
 		}
-		first, _ := json.Marshal(x[0])
-		return fmt.Sprintf("a list of %d: %s", len(x), rawGist(first))
+		if level >= gistDepth {
+			return fmt.Sprintf("a list of %d: …", len(x))
+		}
+		return fmt.Sprintf("a list of %d: %s", len(x), gist(x[0], level+1))
 	case map[string]any:
 		for _, k := range textKeys {
 			if s, ok := x[k].(string); ok && strings.TrimSpace(s) != "" {
@@ -205,6 +217,8 @@ func Badge(s client.Schema) string {
 		return "payload"
 	case client.SchemaResponseReview:
 		return "response"
+	case client.SchemaUnreadable:
+		return "unreadable"
 	}
 	return "raw"
 }

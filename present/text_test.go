@@ -2,7 +2,9 @@ package present
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 )
@@ -44,5 +46,16 @@ func TestSummarySaysWhatARawPayloadHolds(t *testing.T) {
 		if got := Summary(it); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.raw, got, tt.want)
 		}
+	}
+}
+
+// A list nested 9,000 deep is summed up in a few levels, at once (it was
+// re-encoded at every level: quadratic, half a minute).
+func TestSummaryOfADeepListIsShortAndQuick(t *testing.T) {
+	raw := json.RawMessage(strings.Repeat("[", 9000) + strings.Repeat("]", 9000))
+	start := time.Now()
+	got := Summary(client.Interrupt{Payload: client.Parse(raw), Raw: raw})
+	if got != "a list of 1: a list of 1: a list of 1: a list of 1: …" || time.Since(start) > time.Second {
+		t.Fatalf("%q in %s", got, time.Since(start))
 	}
 }

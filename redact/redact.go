@@ -133,14 +133,26 @@ func New(secrets ...string) *Redactor {
 	return r
 }
 
-// String returns s with the secrets, URL userinfo and credential parameters
-// replaced by Mark.
-func (r *Redactor) String(s string) string {
-	if r != nil {
-		for _, v := range r.secrets {
+// Values returns s with the configured secret values (and their
+// percent-encoded forms) replaced by Mark, and nothing else changed: for
+// text shown as it is, such as a payload, where rewriting every URL would
+// show the reviewer something other than what it holds.
+func (r *Redactor) Values(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, v := range r.secrets {
+		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Mark)
 		}
 	}
+	return s
+}
+
+// String returns s with the secrets, URL userinfo and credential parameters
+// replaced by Mark.
+func (r *Redactor) String(s string) string {
+	s = r.Values(s)
 	s = urlInText.ReplaceAllStringFunc(s, func(u string) string {
 		// Sentence punctuation after a URL is not part of it (a ']' is: an
 		// IPv6 host, or a value already hidden).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
@@ -50,20 +51,22 @@ func BenchmarkDetailSmall(b *testing.B) {
 	}
 }
 
-// Bad input gets a visible rendering, never a crash: a 1 MB payload and a
-// JSON nested past the decoder's limit both render, inertly.
+// Bad input gets a visible rendering, never a crash: a 1 MB payload
+// renders, inertly; a JSON nested past the limit is an item that says so.
 func TestHugeAndDeepPayloadsRender(t *testing.T) {
 	big := hugeInterrupt(1 << 20)
 	deepRaw := json.RawMessage(strings.Repeat("[", 20000) + strings.Repeat("]", 20000))
-	deep := client.Interrupt{ID: "deep", Payload: client.Parse(deepRaw), Raw: deepRaw}
+	deep := client.Interrupt{ID: "deep", Payload: client.Parse(deepRaw)}
+	deep.WithValue(deepRaw)
 	h := newHarness(t, 100, 30, big, deep)
 	start := time.Now()
 	out := h.m.detailText(&big, 100)
 	if strings.Contains(out, "\x1b[31m") || !strings.Contains(out, `\u001b[31m`) {
 		t.Fatal("an escape inside a huge payload reached the screen")
 	}
-	if deep.Schema != client.SchemaRaw || !strings.Contains(h.m.detailText(&deep, 100), "[[[[") {
-		t.Fatal("a too-deep payload is not shown raw")
+	if out := ansi.Strip(h.m.detailText(&deep, 100)); deep.Schema != client.SchemaUnreadable ||
+		!strings.Contains(out, "Not shown: payload nested 20,000 levels deep") || !strings.Contains(out, "prints the bytes the server sent") {
+		t.Fatalf("a too-deep payload does not say what is wrong with it:\n%s", out)
 	}
 	t.Logf("1 MB detail in %s", time.Since(start))
 }
@@ -170,5 +173,20 @@ func BenchmarkInboxFrame1MBArg(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View()
+	}
+}
+
+// A 10 MB prompt is folded on screen, with a note saying how much more
+// there is and how to see it, and its row keeps one line's worth.
+func TestHugeTextIsFoldedWithANote(t *testing.T) {
+	raw := json.RawMessage(`"` + strings.Repeat("lorem ipsum ", 10<<20/12) + `"`)
+	it := client.Interrupt{ID: "b16a0000000000000000000000000002", Payload: client.Parse(raw), Raw: raw}
+	h := newHarness(t, 140, 40, it)
+	out := ansi.Strip(h.m.detailText(&it, 100))
+	if len(out) > 200<<10 || !strings.Contains(out, "more not shown (hitl show b16a0000 prints all of it)") {
+		t.Fatalf("the detail of a 10 MB prompt: %d bytes, ends %q", len(out), out[max(0, len(out)-300):])
+	}
+	if g := h.m.items.gist(&it); len(g) > 2<<10 {
+		t.Fatalf("the row keeps %d bytes", len(g))
 	}
 }

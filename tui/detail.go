@@ -214,7 +214,8 @@ func (lo look) detail(in detailInput, w int) string {
 	line := func(s string) { b.WriteString(s + "\n") }
 	wrap := func(s string) string { return ansi.Wrap(s, w, " ") }
 
-	line(st.title.Render(wrap(safeBlock(it.Title))))
+	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
+	line(st.title.Render(wrap(safeBlock(fold(it.Title, see)))))
 	if warn := in.warn; warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
@@ -231,20 +232,19 @@ func (lo look) detail(in detailInput, w int) string {
 	}
 	if it.Description != "" {
 		line("")
-		line(renderMarkdown(safeBlock(it.Description), lo.theme, w))
+		line(renderMarkdown(safeBlock(fold(it.Description, see)), lo.theme, w))
 	}
 	if len(it.Questions) > 0 {
 		line("")
 		line(st.bold.Render("Questions"))
 		for i, q := range it.Questions {
-			line(wrap(fmt.Sprintf("%d. %s", i+1, safeBlock(q))))
+			line(wrap(fmt.Sprintf("%d. %s", i+1, safeBlock(fold(q, see)))))
 		}
 	}
 	slot := 0
 	if d != nil {
 		slot = d.slot
 	}
-	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
 	for i, a := range it.Actions {
 		line("")
 		marker := "  "
@@ -257,7 +257,7 @@ func (lo look) detail(in detailInput, w int) string {
 			line(indentBlock(lo.decisionText("decision: ", d.decisions[i], w-2), "  "))
 		}
 		if desc := present.ActionDescription(a); desc != "" && a.Description != it.Description {
-			line(indentBlock(renderMarkdown(safeBlock(desc), lo.theme, w-2), "  "))
+			line(indentBlock(renderMarkdown(safeBlock(fold(desc, see)), lo.theme, w-2), "  "))
 		}
 		switch {
 		case d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit:
@@ -286,8 +286,10 @@ func (lo look) detail(in detailInput, w int) string {
 		line(lo.highlightJSON(it.Context, w, see))
 	}
 	if it.Compare != nil {
+		c := *it.Compare
+		c.Left, c.Right = fold(c.Left, see), fold(c.Right, see)
 		line("")
-		line(lo.compareView(it.Compare, w))
+		line(lo.compareView(&c, w))
 	}
 	line("")
 	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -98,7 +99,7 @@ func newFormScreen(it *client.Interrupt, d *draft, form *client.Form) *formScree
 	for _, f := range form.Fields {
 		given, ok := texts[f.Name]
 		if !ok && f.Default != nil {
-			given = decide.FieldTexts(&client.Form{Root: true, Fields: []client.Field{{Name: client.RootField, Kind: f.Kind, Item: f.Item}}}, f.Default)[client.RootField]
+			given = defaultTexts(f)
 		}
 		s.fields = append(s.fields, newFormField(f, given))
 	}
@@ -274,13 +275,28 @@ func (s *formScreen) save(m *Model) {
 	d.feedback[s.slot] = text
 }
 
+// defaultTexts is the text a field starts with from its schema's default.
+// A default that holds what a terminal would act on or hide (an escape,
+// a bidi override, a zero-width character) is not put in the box, where it
+// would show raw or lose those characters silently: the field starts empty,
+// and its line shows the default with them as visible escapes.
+func defaultTexts(f client.Field) []string {
+	texts := decide.FieldTexts(&client.Form{Root: true, Fields: []client.Field{{Name: client.RootField, Kind: f.Kind, Item: f.Item}}}, f.Default)[client.RootField]
+	for _, t := range texts {
+		if inert.Check(t) != 0 {
+			return nil
+		}
+	}
+	return texts
+}
+
 // newFormScreenTexts is what a form holds when it opens on no draft.
 func newFormScreenTexts(form *client.Form) map[string][]string {
 	fresh := &formScreen{form: form}
 	for _, f := range form.Fields {
 		var given []string
 		if f.Default != nil {
-			given = decide.FieldTexts(&client.Form{Root: true, Fields: []client.Field{{Name: client.RootField, Kind: f.Kind, Item: f.Item}}}, f.Default)[client.RootField]
+			given = defaultTexts(f)
 		}
 		fresh.fields = append(fresh.fields, newFormField(f, given))
 	}

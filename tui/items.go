@@ -3,6 +3,7 @@ package tui
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -198,13 +199,26 @@ func (x *items) threadMark(i int) string {
 	return ""
 }
 
+// maxGist is the most of a summary the list keeps: wider than any row.
+const maxGist = 1 << 10
+
 // gist is the interrupt's one-line summary, inert (cached: it decodes the
 // arguments).
 func (x *items) gist(it *client.Interrupt) string {
 	if s, ok := x.summary[it.ID]; ok {
 		return s
 	}
-	s := inert.Line(present.Summary(*it))
+	s := present.Summary(*it)
+	// One line of a list needs no more (the detail shows the rest): a 10
+	// MB prompt is not kept and cut again at every frame.
+	if len(s) > maxGist {
+		cut := maxGist
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	s = inert.Line(s)
 	x.summary[it.ID] = s
 	return s
 }

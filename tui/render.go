@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
@@ -41,6 +42,21 @@ const maxHighlight = 256 << 10
 // string is folded, with a note saying how much more there is and how to
 // see it all.
 const maxShownString = 64 << 10
+
+// fold keeps the first maxShownString bytes of a text (cut where a
+// character starts) and says how much more there is and how to see it, in
+// the words of the JSON folds: a 10 MB prompt or description is not laid
+// out, styled and kept on screen whole, and nothing is cut without a note.
+func fold(s, see string) string {
+	if len(s) <= maxShownString {
+		return s
+	}
+	cut := maxShownString
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n… " + present.Size(len(s)-cut) + " more not shown (" + see + ")"
+}
 
 // highlightJSON shows JSON for reading (key order and numbers kept; strings
 // decoded but for what a terminal would act on or hide; linear whatever the
@@ -246,6 +262,10 @@ func renderMarkdown(s, theme string, w int) string {
 	if err != nil {
 		return ansi.Wrap(s, w, " ")
 	}
+	// Links stay text: glamour makes a markdown link an OSC 8 hyperlink,
+	// a target the server chose behind words it chose; the URL is shown
+	// beside the words anyway.
+	out = withoutOSC(out)
 	// The renderer must not bring back what inert removed.
 	if inert.Check(ansi.Strip(out)) != 0 {
 		out = ansi.Wrap(s, w, " ")
@@ -284,4 +304,33 @@ func renderLines(r *glamour.TermRenderer, s string) (string, error) {
 		}
 	}
 	return strings.Join(out, "\n"), nil
+}
+
+// withoutOSC removes Operating System Commands (ESC ] … BEL or ESC \), such
+// as OSC 8 hyperlinks, from rendered text; SGR styling stays.
+func withoutOSC(s string) string {
+	if !strings.Contains(s, "\x1b]") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b]")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+2:]
+		end := strings.IndexAny(rest, "\a\x1b")
+		switch {
+		case end < 0:
+			return b.String()
+		case rest[end] == '\a':
+			s = rest[end+1:]
+		case strings.HasPrefix(rest[end:], "\x1b\\"):
+			s = rest[end+2:]
+		default: // an unterminated OSC ends at the next sequence
+			s = rest[end:]
+		}
+	}
 }

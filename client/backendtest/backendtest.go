@@ -7,6 +7,7 @@
 package backendtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -52,7 +53,9 @@ type Faults struct {
 //   - "html": every request gets an HTML page;
 //   - "lose-answer": writes (POST) are served, then the connection is
 //     closed without the answer (the server acted; the client cannot know);
-//   - "drop-write": writes are dropped before the server sees them.
+//   - "drop-write": writes are dropped before the server sees them;
+//   - "poison": every list the server answers (a JSON array) gets the
+//     Poison entries first.
 func (f *Faults) Set(mode string) {
 	f.mu.Lock()
 	f.mode = mode
@@ -77,10 +80,47 @@ func (f *Faults) Wrap(h http.Handler) http.Handler {
 			hangUp(w)
 		case mode == "drop-write" && write:
 			hangUp(w)
+		case mode == "poison":
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			body := bytes.TrimSpace(rec.Body.Bytes())
+			if rec.Code == http.StatusOK && bytes.HasPrefix(body, []byte("[")) {
+				rest := bytes.TrimSpace(body[1:])
+				body = append([]byte("["+strings.Join(Poison(), ",")), append([]byte{','}, rest...)...)
+				if bytes.HasPrefix(rest, []byte("]")) {
+					body = append([]byte("["+strings.Join(Poison(), ",")), rest...)
+				}
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			w.Write(body)
 		default:
 			h.ServeHTTP(w, r)
 		}
 	})
+}
+
+// PoisonID is the id of the Poison entry nested too deep, in every
+// backend's terms.
+const PoisonID = "poison-deep"
+
+// Poison is entries of a list that no backend can read as an interrupt,
+// each shaped as every backend's list item at once (a LangGraph thread, a
+// REST approval, an event-stream request): one whose payload nests 100,000
+// levels deep (past encoding/json's limit), one whose fields have the
+// wrong types, and one that is not an object.
+func Poison() []string {
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	return []string{
+		`{"thread_id":"` + PoisonID + `","request_id":"` + PoisonID + `","approval_id":"` + PoisonID + `","run_id":"` + PoisonID + `",` +
+			`"status":"interrupted","created_at":"2026-01-01T00:00:00Z","interrupts":{"t":[{"id":"` + PoisonID + `","value":` + deep + `}]},` +
+			`"data":` + deep + `,"extra":` + deep + `}`,
+		`{"thread_id":7,"request_id":7,"approval_id":7,"interrupts":"none","data":{}}`,
+		`42`,
+	}
 }
 
 // hangUp closes the client's connection without an answer.
@@ -215,6 +255,41 @@ func Run(t *testing.T, f Fixture) {
 	if f.Faults == nil {
 		return
 	}
+	t.Run("a poisoned item is one item, the others stay answerable", func(t *testing.T) {
+		thread := f.Create(t)
+		f.Faults.Set("poison")
+		defer f.Faults.Set("")
+		its, err := f.Backend.Pending(ctx)
+		if err != nil {
+			t.Fatalf("one poisoned item hides them all: %v", err)
+		}
+		var normal *client.Interrupt
+		unreadable := map[string]string{}
+		for i, it := range its {
+			switch {
+			case it.ThreadID == thread:
+				normal = &its[i]
+			case it.Schema == client.SchemaUnreadable:
+				if it.Problem == "" || it.Slots() != 1 || len(it.Allowed) != 0 || string(it.Raw) != "null" || len(it.Bytes) == 0 {
+					t.Errorf("an unreadable item that does not say why, or can be answered: %+v", it)
+				}
+				unreadable[it.ID] = it.Problem
+			}
+		}
+		if normal == nil {
+			t.Fatalf("the interrupt of %s is not listed beside the poisoned ones: %d items", thread, len(its))
+		}
+		if len(unreadable) < 3 || !strings.Contains(unreadable[PoisonID], "levels deep") {
+			t.Fatalf("want 3 unreadable items, the deep one named %s: %q", PoisonID, unreadable)
+		}
+		if _, err := client.Encode(&its[0].Payload, nil, client.EncodeOptions{}); err == nil && its[0].Schema == client.SchemaUnreadable {
+			t.Error("an unreadable item can be answered")
+		}
+		res := Send(t, f.Backend, "suite", *normal, f.Decide(*normal)...)
+		if res.Kind != decide.Sent {
+			t.Fatalf("the interrupt beside the poisoned ones: %s", res.Text())
+		}
+	})
 	t.Run("a lost answer is found, not sent again", func(t *testing.T) {
 		thread := f.Create(t)
 		it, _ := find(t, f.Backend, thread)

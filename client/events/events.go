@@ -12,11 +12,15 @@
 package events
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
@@ -55,29 +59,87 @@ type Request struct {
 	SessionID string          `json:"session_id"`
 	CreatedAt time.Time       `json:"created_at"`
 	Data      json.RawMessage `json:"data"`
+	// problem says why the entry cannot be read (Data then holds its bytes).
+	problem string
 }
 
 func (b *Backend) interrupt(r Request) client.Interrupt {
-	raw := r.Data
-	if raw == nil {
-		raw = json.RawMessage("null")
+	it := client.Interrupt{ID: r.RequestID, ThreadID: r.SessionID, GraphID: r.Agent, CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
+		Server: b.Server()}
+	if r.problem != "" {
+		it.Payload = client.Unreadable(r.problem)
+	} else {
+		it.Payload = client.Parse(r.Data)
 	}
-	return client.Interrupt{ID: r.RequestID, ThreadID: r.SessionID, GraphID: r.Agent, CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
-		Payload: client.Parse(r.Data), Raw: raw, Server: b.Server()}
+	it.WithValue(r.Data)
+	return it
+}
+
+// requestList is what /hitl/pending answers, read one request at a time
+// (a transport.Decoder): a request that cannot be read (a field of the
+// wrong type, data nested too deep for encoding/json, no request_id) is
+// one unreadable item, and the others are listed as usual.
+type requestList []Request
+
+func (l *requestList) DecodeJSON(b []byte) error {
+	elems, err := client.Elements(b)
+	if err != nil {
+		return err
+	}
+	for _, e := range elems {
+		*l = append(*l, decodeRequest(e))
+	}
+	return nil
+}
+
+func decodeRequest(b []byte) Request {
+	var r Request
+	var problems []string
+	ms, err := client.Members(b)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	for _, m := range ms {
+		var err error
+		switch m.Key {
+		case "request_id":
+			err = json.Unmarshal(m.Value, &r.RequestID)
+		case "agent":
+			err = json.Unmarshal(m.Value, &r.Agent)
+		case "session_id":
+			err = json.Unmarshal(m.Value, &r.SessionID)
+		case "created_at":
+			err = json.Unmarshal(m.Value, &r.CreatedAt)
+		case "data":
+			r.Data = bytes.Clone(m.Value) // client.Parse finds data too deep or too large
+		}
+		if err != nil {
+			problems = append(problems, m.Key+": "+strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	if r.RequestID == "" && len(problems) == 0 {
+		problems = append(problems, "no request_id")
+	}
+	if len(problems) > 0 {
+		if r.RequestID == "" {
+			sum := sha256.Sum256(b)
+			r.RequestID = "unreadable-" + hex.EncodeToString(sum[:8])
+		}
+		r.Data = bytes.Clone(b)
+		r.problem = fmt.Sprintf("a request that cannot be read (%s)", strings.Join(problems, "; "))
+	}
+	return r
 }
 
 // Pending lists what waits for a response, newest first.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
-	var list []Request
+	var list requestList
 	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/pending")
 	if err := b.Check(resp, err, "list pending requests", &list); err != nil {
 		return nil, err
 	}
 	out := make([]client.Interrupt, 0, len(list))
 	for i := len(list) - 1; i >= 0; i-- { // the coordinator lists oldest first
-		if list[i].RequestID == "" {
-			continue
-		}
 		out = append(out, b.interrupt(list[i]))
 	}
 	return out, nil

@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -201,12 +202,49 @@ func (j *Journal) reload() error {
 		switch {
 		case id == "":
 		case strings.HasPrefix(id, "-"):
-			delete(j.handled, id[1:])
+			delete(j.handled, decodeID(id[1:]))
 		default:
-			j.handled[id] = true
+			j.handled[decodeID(id)] = true
 		}
 	}
 	return nil
+}
+
+// encodeID writes an id as one line of the handled file. Ids come from the
+// server: one holding a newline would write a second id (a server could
+// hide another interrupt, or with "-ID" bring one back), one with a leading
+// "-" would read as a forget. Such bytes, spaces and '%' are written %XX;
+// the ids servers use (hex, UUIDs) are written as they are.
+func encodeID(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c <= ' ' || c >= 0x7f || c == '%' || (i == 0 && c == '-') {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// decodeID reads an id written by encodeID.
+func decodeID(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if c, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(c))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // IsHandled reports whether id was handled from this machine.
@@ -237,7 +275,7 @@ func (j *Journal) MarkHandled(ids ...string) error {
 	var lines [][]byte
 	for _, id := range ids {
 		if !j.handled[id] {
-			lines = append(lines, []byte(id))
+			lines = append(lines, []byte(encodeID(id)))
 		}
 	}
 	if len(lines) == 0 {
@@ -261,7 +299,7 @@ func (j *Journal) Forget(id string) error {
 	if !j.handled[id] {
 		return nil
 	}
-	if err := appendLines(filepath.Join(j.dir, handledFile), [][]byte{[]byte("-" + id)}, false); err != nil {
+	if err := appendLines(filepath.Join(j.dir, handledFile), [][]byte{[]byte("-" + encodeID(id))}, false); err != nil {
 		return err
 	}
 	delete(j.handled, id)

@@ -95,3 +95,99 @@ func TestAuditLogIsRedacted(t *testing.T) {
 		t.Errorf("an old line read back: %q", h[0].Error)
 	}
 }
+
+// An id is the server's: one holding a newline, a leading "-" or odd bytes
+// is kept as one id, and cannot mark (or forget) another.
+func TestHostileIDsStayOneLine(t *testing.T) {
+	dir := t.TempDir()
+	j, _ := Open(dir)
+	if err := j.MarkHandled("victim"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"x\nother", "-victim", "y\n-victim", "50%\x1b]0;t\a", " spaced ", "é\u202e"} {
+		if err := j.MarkHandled(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, _ := Open(dir)
+	h := again.Handled()
+	for _, id := range []string{"victim", "x\nother", "-victim", "y\n-victim", "50%\x1b]0;t\a", " spaced ", "é\u202e"} {
+		if !h[id] {
+			t.Errorf("%q is not handled after a restart: %v", id, h)
+		}
+	}
+	if h["other"] || len(h) != 7 {
+		t.Errorf("a hostile id marked another: %v", h)
+	}
+	if err := again.Forget("y\n-victim"); err != nil {
+		t.Fatal(err)
+	}
+	if h := (func() map[string]bool { k, _ := Open(dir); return k.Handled() })(); !h["victim"] || h["y\n-victim"] {
+		t.Errorf("forget: %v", h)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, handledFile))
+	if strings.Count(string(b), "\n") != 8 {
+		t.Errorf("the handled file is not one line per id:\n%s", b)
+	}
+}
+
+// Sightings keep the server's text short and without the configured
+// secrets; an overlong line (older versions) does not end the file.
+func TestSightingsAreShortAndRedacted(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, seenFile), []byte(`{"id":"old","title":"`+strings.Repeat("x", 2<<20)+`"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := Open(dir)
+	j.SetRedactor(func(s string) string { return strings.ReplaceAll(s, "sk-secret-1", "[redacted]") })
+	it := client.Interrupt{ID: "abcd1234", ThreadID: "t1", GraphID: "g sk-secret-1"}
+	it.Title = "key sk-secret-1 " + strings.Repeat("long ", 1<<20)
+	if err := j.Saw([]client.Interrupt{it}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, seenFile))
+	if strings.Contains(string(b), "sk-secret-1") {
+		t.Error("a secret reached seen.jsonl")
+	}
+	if len(b) > 2<<20+1024 {
+		t.Errorf("the title was kept whole: %d bytes", len(b))
+	}
+	s := j.Sightings("abcd")
+	if len(s) != 1 || !strings.HasPrefix(s[0].Title, "key [redacted] long") || !strings.HasSuffix(s[0].Title, "…") {
+		t.Fatalf("sightings: %+v", s)
+	}
+}
+
+// A line torn by a crash (no newline at the end of the file) is repaired by
+// the next append: it does not swallow the next record, in the handled file
+// or the audit log.
+func TestTornLastLineIsRepairedByTheNextAppend(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, handledFile), []byte("id-a\nid-b-to"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, auditFile), []byte(`{"interrupt_id":"x","outcome":"finished"}`+"\n"+`{"interrupt_id":"to`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.IsHandled("id-a") || j.IsHandled("id-b-to") {
+		t.Fatalf("handled: %v", j.Handled())
+	}
+	if err := j.MarkHandled("id-c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Record(Entry{InterruptID: "y", Outcome: Finished}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Open(dir)
+	if !again.IsHandled("id-a") || !again.IsHandled("id-c") {
+		t.Fatalf("the record after a torn line was lost: %v", again.Handled())
+	}
+	h, err := again.History()
+	if err != nil || len(h) != 2 || h[0].InterruptID != "y" || h[1].InterruptID != "x" {
+		t.Fatalf("history after a torn line: %+v %v", h, err)
+	}
+}

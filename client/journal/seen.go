@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hitl-sh/hitl/client"
 )
@@ -56,8 +57,11 @@ func (j *Journal) Saw(its []client.Interrupt) error {
 			continue
 		}
 		j.seen[it.ID] = true
-		b, err := json.Marshal(Sighting{ID: it.ID, ThreadID: it.ThreadID, GraphID: it.GraphID, AssistantID: it.AssistantID,
-			Title: it.Title, Server: it.Server, Time: now})
+		// The server's words, kept short (a title may be a 10 MB prompt) and
+		// without the configured secrets.
+		r := j.redact
+		b, err := json.Marshal(Sighting{ID: it.ID, ThreadID: r(it.ThreadID), GraphID: r(clip(it.GraphID)), AssistantID: r(clip(it.AssistantID)),
+			Title: r(clip(it.Title)), Server: r(it.Server), Time: now})
 		if err != nil {
 			return err
 		}
@@ -95,15 +99,35 @@ func (j *Journal) readSeen() []Sighting {
 	}
 	defer f.Close()
 	var out []Sighting
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
 		var s Sighting
-		if json.Unmarshal(sc.Bytes(), &s) == nil && s.ID != "" {
+		// A line too long to be a sighting (older versions kept whole
+		// titles) is skipped, not the end of the file.
+		if len(line) <= maxSightingLine && json.Unmarshal(line, &s) == nil && s.ID != "" {
 			out = append(out, s)
 		}
+		if err != nil {
+			return out
+		}
 	}
-	return out
+}
+
+// maxSightingLine bounds a line of the sightings file worth decoding.
+const maxSightingLine = 64 << 10
+
+// clip keeps at most 200 bytes of s, cut at a character's start, marked.
+func clip(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // trimSeen keeps the newer half of the sightings.

@@ -295,11 +295,13 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 			}
 		}
 	}
-	out.Reply = lastAIMessage(joined["messages"])
+	// The run's words are the server's: a graph that echoes the key in its
+	// reply or its error does not get it shown or logged.
+	out.Reply = b.Redact(lastAIMessage(joined["messages"]))
 	switch {
 	case r.failed() || joined["__error__"] != nil:
 		out.Status = client.Failed
-		out.Error = runError(joined["__error__"], r.Status)
+		out.Error = b.Redact(runError(joined["__error__"], r.Status))
 	case len(out.Pending) > 0 || r.Status == "interrupted":
 		out.Status = client.PausedAgain
 	case r.Status == "success":
@@ -310,7 +312,7 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 
 // allRuns reads every run of the thread, oldest first.
 func (b *Backend) allRuns(ctx context.Context, threadID string) ([]run, error) {
-	var runs []run
+	var runs runList
 	resp, err := b.Reads.R().SetContext(ctx).SetQueryParam("limit", fmt.Sprint(maxRuns)).
 		Get("/threads/" + url.PathEscape(threadID) + "/runs")
 	if err := b.Check(resp, err, "list the runs of thread "+threadID, &runs); err != nil {
@@ -327,7 +329,7 @@ func (b *Backend) allRuns(ctx context.Context, threadID string) ([]run, error) {
 
 // history reads the thread's checkpoints whose metadata matches, newest first.
 func (b *Backend) history(ctx context.Context, threadID string, meta map[string]any, limit int) ([]checkpoint, error) {
-	var cps []checkpoint
+	var cps checkpointList
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(map[string]any{"limit": limit, "metadata": meta}).
 		Post("/threads/" + url.PathEscape(threadID) + "/history")
 	if err := b.Check(resp, err, "read the history of thread "+threadID, &cps); err != nil {

@@ -89,7 +89,7 @@ func (b *Backend) search(ctx context.Context, status string, ids []string) ([]th
 		if ids != nil {
 			body["ids"] = ids
 		}
-		var page []thread
+		var page threadPage
 		resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
 		if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
 			return nil, err
@@ -256,7 +256,7 @@ func (b *Backend) readState(ctx context.Context, threadID string) (*threadState,
 func (b *Backend) activeRuns(ctx context.Context, threadID string) ([]run, error) {
 	var out []run
 	for _, status := range []string{"running", "pending"} {
-		var list []run
+		var list runList
 		resp, err := b.Reads.R().SetContext(ctx).SetQueryParams(map[string]string{"status": status, "limit": "100"}).
 			Get("/threads/" + url.PathEscape(threadID) + "/runs")
 		if err := b.Check(resp, err, "list the runs of thread "+threadID, &list); err != nil {

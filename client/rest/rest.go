@@ -9,11 +9,14 @@ package rest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -61,33 +64,90 @@ type approval struct {
 	CreatedAt      time.Time `json:"created_at"`
 	UserID         string    `json:"user_id"`
 	Message        string    `json:"message"`
+
+	// problem says why the entry cannot be read; raw are its bytes.
+	problem string
+	raw     []byte
 }
 
-// pendingApprovals reads the list; it takes a bare array or {"approvals": [...]}.
+// pendingApprovals reads the list; it takes a bare array or {"approvals":
+// [...]}, one approval at a time: one that cannot be read is one
+// unreadable item (its problem set), the others are listed as usual.
 func (b *Backend) pendingApprovals(ctx context.Context) ([]approval, error) {
 	req := b.Reads.R().SetContext(ctx)
 	if b.opts.UserID != "" {
 		req.SetQueryParam("user_id", b.opts.UserID)
 	}
-	var raw json.RawMessage
 	resp, err := req.Get("/api/hitl/approvals/pending")
-	if err := b.Check(resp, err, "list pending approvals", &raw); err != nil {
+	var list approvalList
+	if err := b.Check(resp, err, "list pending approvals", &list); err != nil {
 		return nil, err
-	}
-	var list []approval
-	if json.Unmarshal(raw, &list) != nil {
-		var wrapped struct {
-			Approvals []approval `json:"approvals"`
-		}
-		if err := json.Unmarshal(raw, &wrapped); err != nil {
-			return nil, fmt.Errorf("list pending approvals: the server at %s answered JSON that is not a list of approvals: %v", b.Server(), err)
-		}
-		list = wrapped.Approvals
 	}
 	return list, nil
 }
 
+// approvalList is the pending list (a transport.Decoder).
+type approvalList []approval
+
+// DecodeJSON reads a bare array or {"approvals": [...]}, one approval at
+// a time.
+func (l *approvalList) DecodeJSON(body []byte) error {
+	elems, err := client.Elements(body)
+	if err != nil {
+		ms, merr := client.Members(body)
+		if merr != nil {
+			return fmt.Errorf("not a list of approvals: %w", err)
+		}
+		for _, m := range ms {
+			if m.Key == "approvals" {
+				if elems, err = client.Elements(m.Value); err != nil {
+					return fmt.Errorf("approvals: %w", err)
+				}
+			}
+		}
+	}
+	*l = make(approvalList, 0, len(elems))
+	for _, e := range elems {
+		*l = append(*l, decodeApproval(e))
+	}
+	return nil
+}
+
+// decodeApproval reads one approval; one that cannot be read says why
+// (problem), named by what can be read of it.
+func decodeApproval(e []byte) approval {
+	var a approval
+	err := json.Unmarshal(e, &a)
+	if err == nil && a.ApprovalID != "" {
+		return a
+	}
+	a = approval{}
+	if ms, merr := client.Members(e); merr == nil {
+		for _, m := range ms {
+			switch m.Key {
+			case "approval_id":
+				_ = json.Unmarshal(m.Value, &a.ApprovalID)
+			case "run_id":
+				_ = json.Unmarshal(m.Value, &a.RunID)
+			}
+		}
+	}
+	if a.ApprovalID == "" {
+		sum := sha256.Sum256(e)
+		a.ApprovalID = "unreadable-" + hex.EncodeToString(sum[:8])
+	}
+	a.problem = "an approval that cannot be read (no approval_id)"
+	if problem := client.ValueProblem(e); problem != "" {
+		a.problem = "an approval " + problem
+	} else if err != nil {
+		a.problem = "an approval that cannot be read (" + strings.TrimPrefix(err.Error(), "json: ") + ")"
+	}
+	a.raw = bytes.Clone(e)
+	return a
+}
+
 // Pending lists every pending approval with its run's state, newest first.
+// An approval, or a run state, that cannot be read is one unreadable item.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 	list, err := b.pendingApprovals(ctx)
 	if err != nil {
@@ -95,25 +155,42 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 	}
 	out := make([]client.Interrupt, 0, len(list))
 	for _, a := range list {
-		var raw json.RawMessage
+		it := client.Interrupt{ID: a.ApprovalID, ThreadID: a.RunID, GraphID: "hitl-run", AssistantID: a.UserID,
+			CreatedAt: a.CreatedAt, UpdatedAt: a.CreatedAt, Server: b.Server()}
+		if a.problem != "" {
+			it.Payload = client.Unreadable(a.problem)
+			it.WithValue(a.raw)
+			out = append(out, it)
+			continue
+		}
 		resp, err := b.Reads.R().SetContext(ctx).Get("/api/hitl/run/" + url.PathEscape(a.RunID) + "/state")
-		if err := b.Check(resp, err, "read the state of run "+a.RunID, &raw); err != nil {
+		if err := b.Check(resp, err, "read the state of run "+a.RunID, nil); err != nil {
 			return nil, err
 		}
+		raw := resp.Body()
 		var st runState
-		if err := json.Unmarshal(raw, &st); err != nil {
-			return nil, fmt.Errorf("read the state of run %s: %v", a.RunID, err)
+		problem := client.ValueProblem(raw)
+		if problem == "" {
+			if err := json.Unmarshal(raw, &st); err != nil {
+				problem = "that is not a run's state (" + strings.TrimPrefix(err.Error(), "json: ") + ")"
+			}
+		}
+		if problem != "" {
+			it.Payload = client.Unreadable("run state " + problem)
+			it.WithValue(raw)
+			out = append(out, it)
+			continue
 		}
 		p := checkpointPayload(a.ApprovalID, a.Checkpoint, st, a.AllowedActions)
 		if a.Message != "" && p.Description == "" {
 			p.Description = a.Message
 		}
-		graph := "hitl-run"
 		if st.InformationResult != nil && st.InformationResult.Tool != "" {
-			graph = st.InformationResult.Tool
+			it.GraphID = st.InformationResult.Tool
 		}
-		out = append(out, client.Interrupt{ID: a.ApprovalID, ThreadID: a.RunID, GraphID: graph, AssistantID: a.UserID,
-			CreatedAt: a.CreatedAt, UpdatedAt: a.CreatedAt, Payload: p, Raw: raw, Server: b.Server()})
+		it.Payload = p
+		it.WithValue(raw)
+		out = append(out, it)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 	return out, nil
@@ -256,7 +333,7 @@ func (b *Backend) follow(ctx context.Context, runID string) client.Outcome {
 			}
 			return out
 		case "failed", "error":
-			out.Status, out.Error = client.Failed, st.Error
+			out.Status, out.Error = client.Failed, b.Redact(st.Error) // the server's words may echo a key
 			return out
 		}
 		select {

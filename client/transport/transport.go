@@ -22,6 +22,7 @@ import (
 	"github.com/go-resty/resty/v2"
 	sse "github.com/tmaxmax/go-sse"
 
+	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/redact"
 )
 
@@ -242,6 +243,13 @@ func (c *Conn) Header(h http.Header) {
 // IsRefused reports whether err is a refused connection (certainly not sent).
 func IsRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
+// Decoder is a value that decodes an answer itself: one item at a time,
+// so that an item too deep or malformed is one item in error rather than
+// the whole answer refused (encoding/json refuses a document whole).
+type Decoder interface {
+	DecodeJSON(body []byte) error
+}
+
 // Check turns a transport error or a non-2xx answer into an error that says
 // what to do, and decodes a 2xx JSON answer into into. The error's text has
 // been through Redact: a server that echoes the key does not get it shown.
@@ -272,9 +280,13 @@ func (b *Conn) check(resp *resty.Response, err error, what string, into any) err
 	if into == nil {
 		return nil
 	}
-	if err := json.Unmarshal(body, into); err != nil {
+	decode := json.Unmarshal
+	if d, ok := into.(Decoder); ok {
+		decode = func(b []byte, _ any) error { return d.DecodeJSON(b) }
+	}
+	if err := decode(body, into); err != nil {
 		ct := resp.Header().Get("Content-Type")
-		return fmt.Errorf("%s: the server at %s answered with something that is not the expected JSON (%s, %d bytes): %v; is --url pointing at the right server?", what, b.server, orUnknown(ct), len(body), err)
+		return fmt.Errorf("%s: the server at %s answered with something that is not the expected JSON (%s, %d bytes): %v; is --url pointing at the right server?", what, b.server, inert.Line(orUnknown(ct)), len(body), err)
 	}
 	return nil
 }
@@ -310,8 +322,14 @@ func (b *Conn) transportError(err error, what string) error {
 }
 
 // serverMessage extracts a readable message from an error body (JSON with
-// "message"/"detail"/"error", or plain text), bounded in length.
+// "message"/"detail"/"error", or plain text), bounded in length and inert:
+// an error goes to terminals, logs and the audit log, and the server's
+// bytes in it must not act on any of them.
 func serverMessage(body []byte) string {
+	return inert.Line(message(body))
+}
+
+func message(body []byte) string {
 	var e map[string]any
 	if json.Unmarshal(body, &e) == nil {
 		for _, k := range []string{"message", "detail", "error"} {

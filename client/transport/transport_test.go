@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -359,5 +360,42 @@ func TestRefusedConnectionIsNotRetriedForever(t *testing.T) {
 	}
 	if cerr := c.Check(nil, err, "list", nil); !strings.Contains(cerr.Error(), "refused the connection: is `langgraph dev` running?") {
 		t.Errorf("got %v", cerr)
+	}
+}
+
+// An error quotes the server inertly: escape sequences, C1 controls, bidi
+// and zero-width characters of its body and its Content-Type are escapes
+// in the error's text, wherever it is shown or stored.
+func TestServerWordsInErrorsAreInert(t *testing.T) {
+	const attack = "a\x1b]0;title\x07 \x1b[31mred \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\ \u009b2J \u202eexe \u200bzw \x9b"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/json":
+			w.WriteHeader(http.StatusInternalServerError)
+			b, _ := json.Marshal(map[string]string{"detail": attack})
+			w.Write(b)
+		case "/text":
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, attack)
+		case "/notjson":
+			w.Header().Set("Content-Type", "text/html; \u009b2J\u202e")
+			io.WriteString(w, attack)
+		}
+	}))
+	defer srv.Close()
+	c := newConn(t, transport.Options{URL: srv.URL, ReadRetries: -1})
+	for _, path := range []string{"/json", "/text", "/notjson"} {
+		resp, err := c.Reads.R().Get(path)
+		var into map[string]any
+		err = c.Check(resp, err, "read", &into)
+		if err == nil {
+			t.Fatalf("%s: no error", path)
+		}
+		for _, r := range err.Error() {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x202e || r == 0x200b {
+				t.Errorf("%s: the error carries %U: %q", path, r, err)
+				break
+			}
+		}
 	}
 }

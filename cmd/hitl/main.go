@@ -55,17 +55,19 @@ func nothingErr(format string, a ...any) error {
 
 // run is the whole program, callable from tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	root := newRoot(&env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv})
+	e := &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: getenv}
+	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	// Cobra's own output (help, usage, completions) goes the same way.
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
 	if !errors.Is(err, errAlreadyPrinted) {
-		fmt.Fprintln(stderr, "hitl:", err)
+		fmt.Fprintln(e.stderr, "hitl:", err)
 	}
 	var ee *exitErr
 	if errors.As(err, &ee) {

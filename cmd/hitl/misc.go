@@ -39,6 +39,7 @@ func configCmd(e *env) *cobra.Command {
 			if err != nil {
 				return &exitErr{exitUsage, err}
 			}
+			e.hideSecrets(s)
 			return writeJSON(e.stdout, s.Redacted(), true)
 		},
 	})

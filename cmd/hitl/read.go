@@ -42,7 +42,7 @@ func listCmd(e *env) *cobra.Command {
 }
 
 func showCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, raw bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one interrupt in full",
@@ -56,6 +56,9 @@ func showCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if raw {
+				return printRaw(e, it)
+			}
 			if asJSON {
 				return writeJSON(e.stdout, it, true)
 			}
@@ -64,6 +67,7 @@ func showCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the interrupt as JSON")
+	cmd.Flags().BoolVar(&raw, "raw", false, "print the interrupt's value as the server sent it (exact bytes into a file or a pipe, made inert on a terminal)")
 	return cmd
 }
 

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/term"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
@@ -24,14 +23,78 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
-	}
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(inert.JSON(buf.Bytes()))
+	out := buf.Bytes()
+	if indent {
+		out = indentJSON(out, maxIndent)
+	}
+	_, err := w.Write(inert.JSON(out))
 	return err
+}
+
+// maxIndent is how deep --json output is indented: past it, a value is
+// written compact (valid JSON all the same). Indenting every level of a
+// value nested 9,000 deep writes 80 million spaces.
+const maxIndent = 32
+
+// indentJSON indents compact JSON (as json.Indent with two spaces does) up
+// to depth levels, and writes what lies deeper compact: output linear in
+// the input's size whatever its depth.
+func indentJSON(b []byte, depth int) []byte {
+	out := make([]byte, 0, len(b)+len(b)/4)
+	level := 0
+	newline := func(n int) {
+		out = append(out, '\n')
+		for range n {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, b[i:min(j+1, len(b))]...)
+			i = j
+		case c == '{' || c == '[':
+			level++
+			out = append(out, c)
+			if i+1 < len(b) && (b[i+1] == '}' || b[i+1] == ']') {
+				out = append(out, b[i+1])
+				level--
+				i++
+			} else if level <= depth {
+				newline(level)
+			}
+		case c == '}' || c == ']':
+			level--
+			if level < depth {
+				newline(level)
+			}
+			out = append(out, c)
+		case c == ',':
+			out = append(out, c)
+			if level <= depth {
+				newline(level)
+			}
+		case c == ':':
+			out = append(out, c)
+			if level <= depth {
+				out = append(out, ' ')
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // safe and safeBlock make backend text printable (one line; lines kept).
@@ -86,15 +149,10 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 // termWidth is the width of the terminal w writes to, or 0 when w is not a
 // terminal (a pipe, a file, a test).
 func termWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(f.Fd()) {
-		return 0
+	if o, ok := w.(*termOut); ok {
+		return o.width()
 	}
-	width, _, err := term.GetSize(f.Fd())
-	if err != nil || width <= 0 {
-		return 0
-	}
-	return width
+	return 0
 }
 
 // printShow prints one interrupt in full.
@@ -177,6 +235,9 @@ func printAnswerSchema(w io.Writer, it client.Interrupt) {
 // commands its allowed decisions take.
 func hint(it client.Interrupt) string {
 	id := present.ShortID(it.ID)
+	if it.Schema == client.SchemaUnreadable {
+		return fmt.Sprintf("Not answerable from here: hitl show %s --raw prints the bytes the server sent; hitl resume %s --value JSON sends a value of your own.", safe(id), safe(id))
+	}
 	if it.Schema == client.SchemaBreakpoint {
 		return fmt.Sprintf("Answer: hitl approve %s (continues the run)", id)
 	}
@@ -271,3 +332,27 @@ func joinTypes(ts []client.DecisionType) string {
 func prettyJSON(raw json.RawMessage) string { return present.JSONText(raw) }
 
 func indent(s, prefix string) string { return present.Indent(strings.TrimRight(s, "\n"), prefix) }
+
+// printRaw prints the interrupt's value as the server sent it (for an
+// unreadable one, the bytes of the entry hitl could not read). Into a file
+// or a pipe the bytes go out exactly, for jq or a hex dump; a terminal gets
+// them inert: the same JSON with what a terminal would act on or hide
+// written as \uXXXX escapes (bytes that are not UTF-8 as \xNN).
+func printRaw(e *env, it client.Interrupt) error {
+	b := it.Bytes
+	if b == nil {
+		b = it.Raw
+	}
+	if w := e.stdout.exact(); w != nil {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	if utf8.Valid(b) {
+		b = inert.JSON(b)
+	}
+	_, err := fmt.Fprintf(e.stdout, "%s\n", b)
+	return err
+}

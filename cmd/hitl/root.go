@@ -18,13 +18,15 @@ import (
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/redact"
 	"github.com/hitl-sh/hitl/tui"
 )
 
 // env is what the program gets from outside.
 type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
+	stdin io.Reader
+	// stdout and stderr make everything written to them inert (termOut).
+	stdout, stderr *termOut
 	getenv         func(string) string
 
 	flags config.Overrides
@@ -113,6 +115,7 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if err != nil {
 		return nil, &exitErr{exitUsage, err}
 	}
+	e.hideSecrets(s)
 	b, err := newBackend(s, follow)
 	if err != nil {
 		return nil, &exitErr{exitUsage, err}
@@ -125,6 +128,14 @@ func (e *env) open(follow time.Duration) (*app, error) {
 		j.SetRedactor(r.Redact)
 	}
 	return &app{settings: s, backend: b, journal: j}, nil
+}
+
+// hideSecrets makes everything printed from now on hide the credentials the
+// settings hold, wherever they appear: a server that echoes the API key in
+// a payload, a run's error or a message does not get it shown.
+func (e *env) hideSecrets(s *config.Settings) {
+	r := redact.New(s.Credentials()...)
+	e.stdout.hide, e.stderr.hide = r.Values, r.Values
 }
 
 // pending lists what waits for a decision, less what this machine handled.

@@ -1,0 +1,52 @@
+package main
+
+// The edges of what a reviewer types: input past the limit is refused with
+// the limit named, answers that outnumber the questions are refused, and
+// nothing is sent in either case.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/demo"
+)
+
+func TestInputEdges(t *testing.T) {
+	isolate(t)
+	srv := demo.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	s := &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes,
+		graphs: map[string]string{"email": "support", "questions": "planner"}}}
+
+	email := s.onlyPending(s.agent("email"))
+	// 16 MiB and one byte on standard input, and in a file: refused, the
+	// limit named, exit 2, nothing sent.
+	big := `{"to":"` + strings.Repeat("x", maxInput) + `"}`
+	r := s.hitl(big, "edit", email.ID, "--args", "-")
+	must(t, r, 2, "standard input is larger than 16 MiB")
+	file := filepath.Join(t.TempDir(), "args.json")
+	if err := os.WriteFile(file, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.hitl("", "edit", email.ID, "--args", file), 2, file+" is larger than 16 MiB")
+	must(t, s.hitl(big, "decide", email.ID, "--decisions", "-"), 2, "larger than 16 MiB")
+	if s.runs(email.ThreadID) != 1 {
+		t.Fatal("something was sent")
+	}
+
+	// Three answers for two questions: refused, exit 2, nothing sent.
+	q := s.onlyPending(s.start("questions", map[string]any{"topic": "tests"}))
+	r = s.hitl("", "respond", q.ID, "-m", "ok", "--answer", "a", "--answer", "b", "--answer", "c")
+	must(t, r, 2, "3 answers for 2 questions")
+	if s.runs(q.ThreadID) != 1 {
+		t.Fatal("something was sent")
+	}
+	// Both stay answerable.
+	must(t, s.hitl("", "approve", email.ID), 0, "Sent")
+	must(t, s.hitl("", "respond", q.ID, "-m", "ok", "--answer", "a", "--answer", "b"), 0, "Sent")
+}
