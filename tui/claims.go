@@ -145,7 +145,11 @@ func (m *Model) onClaim(msg claimMsg) tea.Cmd {
 	if m.fetchErr == nil && m.items.loaded {
 		p.claimer = nil
 		p.held = map[string]*held{}
-		m.setStatus("Other reviewers will not see what you are editing: the server did not record it ("+firstLine(msg.err.Error())+").", true)
+		// Said once, and only on a free status line: what a send said
+		// matters more.
+		if m.status == "" {
+			m.setStatus("Other reviewers will not see what you are editing: the server did not record it ("+firstLine(msg.err.Error())+").", true)
+		}
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ import (
 // uses it is the graph's business: LangChain's JS middleware, once it has
 // failed on a decision, fails again on the same one whatever is sent.
 
+// maxErrorText bounds the error kept of a failed thread: a server's text
+// is shown in full up to there.
+const maxErrorText = 64 << 10
+
 // failedFacts is what the state of an errored thread said, for the
 // thread's updated_at it was read at.
 type failedFacts struct {
@@ -128,6 +132,9 @@ func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, erro
 		}
 	}
 	f.text = strings.Join(texts, "\n\n")
+	if len(f.text) > maxErrorText {
+		f.text = f.text[:maxErrorText] + fmt.Sprintf("\n… (%d more bytes: GET /threads/%s/state has them all)", len(f.text)-maxErrorText, t.ThreadID)
+	}
 	b.mu.Lock()
 	b.failed[t.ThreadID] = f
 	b.mu.Unlock()
