@@ -279,3 +279,14 @@ func splitArgs(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// notify queues the command for it, with the JSON line watch --json
+// prints for it.
+func (h *execHook) notify(ctx context.Context, it client.Interrupt) error {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, it, false); err != nil {
+		return err
+	}
+	h.add(ctx, it, buf.Bytes())
+	return nil
+}
