@@ -102,6 +102,10 @@ func (s *Server) Close() error { return s.close() }
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("GET /info", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{"version": "hitl-demo", "context": "demo", "flags": map[string]bool{"assistants": false, "crons": false}})
+	})
+	mux.HandleFunc("DELETE /threads/{id}", s.deleteThread)
 	mux.HandleFunc("POST /threads", s.createThread)
 	mux.HandleFunc("POST /threads/search", s.searchThreads)
 	mux.HandleFunc("GET /threads/{id}", s.getThread)
@@ -228,6 +232,23 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 	if t := s.thread(w, r); t != nil {
 		writeJSON(w, 200, t.json(true))
 	}
+}
+
+// deleteThread removes a thread and its runs (204), as the real server does.
+func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.thread(w, r)
+	if t == nil {
+		return
+	}
+	delete(s.threads, t.ID)
+	for id, ru := range s.runs {
+		if ru.ThreadID == t.ID {
+			delete(s.runs, id)
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) getState(w http.ResponseWriter, r *http.Request) {

@@ -13,6 +13,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -551,4 +553,52 @@ func TestConformBusyIsNotHandled(t *testing.T) {
 			t.Fatalf("after the run, b must wait again: %+v", left)
 		}
 	})
+}
+
+// Once listed, a poll asks what changed since the last one (a page of
+// thread ids and times, newest first) and reads only the threads that
+// changed: a new interrupt, an answered one, a breakpoint continued.
+func TestConformPollAsksOnlyWhatChanged(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		for _, g := range []graphInput{tg.single, tg.bp, tg.fanout} {
+			start(t, tg, g, anyMap(meta))
+		}
+		c := &counter{h: reverseProxy(t, tg.url)}
+		hs := httptest.NewServer(c)
+		t.Cleanup(hs.Close)
+		b := backend(t, target{url: hs.URL}, meta, 0)
+		first := pendingOf(t, b)
+		if len(first) != 5 { // one tool call, one breakpoint, three branches
+			t.Fatalf("first listing: %d interrupts", len(first))
+		}
+		c.reset()
+		if again := pendingOf(t, b); len(again) != 5 || c.requests.Load() != 1 {
+			t.Fatalf("idle poll: %d interrupts, %d requests %v", len(again), c.requests.Load(), c.paths)
+		}
+		thread := start(t, tg, tg.single, anyMap(meta))
+		c.reset()
+		its := pendingOf(t, b)
+		if len(its) != 6 || its[0].ThreadID != thread || c.requests.Load() > 2 {
+			t.Fatalf("after a new interrupt: %d interrupts (first of %s), %d requests %v", len(its), its[0].ThreadID, c.requests.Load(), c.paths)
+		}
+		if res := backendtest.Send(t, b, "alice", its[0], client.Decision{Type: client.Approve}); res.Kind != decide.Sent {
+			t.Fatalf("send: %s", res.Text())
+		}
+		for _, it := range pendingOf(t, b) {
+			if it.ThreadID == thread {
+				t.Fatal("the answered interrupt is still listed")
+			}
+		}
+	})
+}
+
+func reverseProxy(t *testing.T, target string) http.Handler {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.FlushInterval = -1
+	return p
 }

@@ -4,7 +4,9 @@
 // the server which decision took effect.
 //
 // Files: pending.go finds what waits (and what only seems to: answered
-// fan-out branches); decide.go sends, verifies and follows a decision;
+// fan-out branches), asking the server only what changed since the last
+// look; stream.go says when something changed, as soon as it can tell;
+// decide.go sends, verifies and follows a decision;
 // wire.go holds the server's JSON shapes; conversation.go reads a thread's
 // messages.
 package langgraph
@@ -47,6 +49,11 @@ type Backend struct {
 
 	mu    sync.Mutex
 	state map[string]threadFacts // per thread, for the updated_at it was read at
+
+	// turn is held by the one refresh of view at a time (a channel, so
+	// that waiting for it ends with the caller's ctx).
+	turn chan struct{}
+	view view
 }
 
 // New returns a backend for the server at opts.URL.
@@ -67,7 +74,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}}, nil
+	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, turn: make(chan struct{}, 1)}, nil
 }
 
 // Batches: one resume may answer several interrupts of a thread.
