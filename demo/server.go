@@ -390,6 +390,7 @@ type runRequest struct {
 	} `json:"command"`
 	MultitaskStrategy string         `json:"multitask_strategy"`
 	Metadata          map[string]any `json:"metadata"`
+	StreamResumable   bool           `json:"stream_resumable"`
 }
 
 // startRun validates and starts a run; the graph step runs after RunDelay.
@@ -432,6 +433,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
 	} else {
 		ru.kwargs["input"] = req.Input
 	}
+	ru.kwargs["resumable"] = req.StreamResumable
 	s.runs[ru.ID] = ru
 	prev := t.Status
 	t.Status = "busy"

@@ -602,3 +602,58 @@ func reverseProxy(t *testing.T, target string) http.Handler {
 	p.FlushInterval = -1
 	return p
 }
+
+// A watched backend joins the stream of a resumable run in flight and says
+// when it pauses, before its next look; the agent's own reader of the run
+// loses nothing.
+func TestConformChangesJoinResumableRuns(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		thread := start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		its := pendingOf(t, b)
+		if len(its) != 3 {
+			t.Fatalf("fan-out: %d interrupts", len(its))
+		}
+		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs", map[string]any{"assistant_id": tg.fanout.graph,
+			"command": map[string]any{"resume": map[string]any{its[0].ID: tg.slowAnswer}}, "stream_resumable": true})
+		if code != 200 {
+			t.Fatalf("resume: %d %s", code, body)
+		}
+		var r struct {
+			RunID string `json:"run_id"`
+		}
+		json.Unmarshal(body, &r)
+		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch := w.Changes(ctx)
+		<-ch // the first listing
+		// The agent's client reads the run's stream too.
+		done := make(chan []byte, 1)
+		go func() { _, b := call(t, "GET", tg.url+"/threads/"+thread+"/runs/"+r.RunID+"/stream", nil); done <- b }()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no signal when the run paused again")
+		}
+		left := pendingOf(t, w)
+		if len(left) != 2 || left[0].Busy {
+			t.Fatalf("after the answer: %+v", left)
+		}
+		if caps := w.Capabilities(ctx); !caps.JoinRuns || !caps.Watermark {
+			t.Errorf("capabilities: %+v", caps)
+		}
+		select {
+		case joined := <-done:
+			if !bytes.Contains(joined, []byte("event: values")) {
+				t.Errorf("the agent's reader of the run lost its events: %s", joined)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the agent's reader of the run did not end")
+		}
+	})
+}

@@ -13,6 +13,7 @@ package langgraph
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitl-sh/hitl/client/transport"
@@ -38,8 +39,12 @@ type Options struct {
 	Metadata  map[string]string
 	// Follow bounds how long Follow waits for a run to end (default 60s).
 	Follow time.Duration
-	// PageSize is how many threads one search asks for (default 100).
+	// PageSize is how many threads the first page of a listing asks for
+	// (default 100); later pages grow to the server's most, 1,000.
 	PageSize int
+	// Live is how often a watched backend (Changes) looks for changes
+	// (default 200ms; negative: Changes closes at once and callers poll).
+	Live time.Duration
 }
 
 // Backend is a LangGraph Agent Server.
@@ -54,12 +59,20 @@ type Backend struct {
 	// that waiting for it ends with the caller's ctx).
 	turn chan struct{}
 	view view
+
+	watching atomic.Int32 // Changes loops running
+	infoOnce sync.Once
+	info     *Info // nil when the server has no /info
+	noJoin   bool  // the server has no run streams to join
 }
 
 // New returns a backend for the server at opts.URL.
 func New(opts Options) (*Backend, error) {
 	if opts.PageSize <= 0 || opts.PageSize > 1000 {
 		opts.PageSize = pageSize
+	}
+	if opts.Live == 0 {
+		opts.Live = defaultLive
 	}
 	if opts.Follow <= 0 {
 		opts.Follow = 60 * time.Second

@@ -116,8 +116,12 @@ func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progre
 	defer b.unlock()
 	v := &b.view
 	// A refresh that started after this call and ended while it waited
-	// has read everything this call would.
-	if v.started.After(called) && !v.done.Before(v.started) {
+	// has read everything this call would; so has, for a watched backend,
+	// one that ended a moment ago (a reader woken by Changes comes here
+	// right after the look that found the change).
+	fresh := !v.done.Before(v.started) &&
+		(v.started.After(called) || (b.watching.Load() > 0 && time.Since(v.done) < b.opts.Live/2))
+	if fresh {
 		return slices.Clone(v.items), nil
 	}
 	if err := b.refresh(ctx, report); err != nil {
@@ -340,7 +344,7 @@ func (b *Backend) read(ctx context.Context, t *thread) (*entry, error) {
 	return &entry{updated: t.UpdatedAt, status: t.Status, its: its}, nil
 }
 
-// install makes threads the view, and says whether the items changed.
+// install makes threads the view; the version moves when the items do.
 func (b *Backend) install(threads map[string]*entry) {
 	v := &b.view
 	changed := len(threads) != len(v.threads)
@@ -351,10 +355,21 @@ func (b *Backend) install(threads map[string]*entry) {
 	}
 	v.threads = threads
 	if changed {
-		v.items = assemble(threads)
-		v.version++
+		items := assemble(threads)
+		if !sameItems(items, v.items) {
+			v.version++
+		}
+		v.items = items
 	}
 	b.forget(threads)
+}
+
+// sameItems reports whether two lists show the same: a busy thread that
+// went idle without interrupts changes nothing a reader sees.
+func sameItems(a, c []client.Interrupt) bool {
+	return slices.EqualFunc(a, c, func(x, y client.Interrupt) bool {
+		return x.ID == y.ID && x.Busy == y.Busy && x.UpdatedAt.Equal(y.UpdatedAt)
+	})
 }
 
 // assemble lists the threads' interrupts, newest thread first.

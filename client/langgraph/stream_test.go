@@ -1,0 +1,109 @@
+package langgraph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+)
+
+func watched(t *testing.T, url string, live time.Duration) (*langgraph.Backend, <-chan struct{}) {
+	t.Helper()
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url}, Live: live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return b, b.Changes(ctx)
+}
+
+func signalWithin(t *testing.T, ch <-chan struct{}, d time.Duration) bool {
+	t.Helper()
+	select {
+	case _, ok := <-ch:
+		if !ok {
+			t.Fatal("Changes closed")
+		}
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// A watched backend says at once when an interrupt appears, and a reader
+// woken by it gets the new list without asking the server again.
+func TestChangesSignalsANewInterrupt(t *testing.T) {
+	srv, c, url := counted(t, 20)
+	b, ch := watched(t, url, 50*time.Millisecond)
+	if !signalWithin(t, ch, 2*time.Second) {
+		t.Fatal("no signal for the first listing")
+	}
+	n := len(pendingOf(t, b))
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-ch:
+		t.Fatal("a signal while nothing changed")
+	default:
+	}
+	at := time.Now()
+	thread, err := srv.Spawn("asker", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !signalWithin(t, ch, time.Second) {
+		t.Fatal("no signal for a new interrupt")
+	}
+	c.reset()
+	its := pendingOf(t, b)
+	if len(its) != n+1 || its[0].ThreadID != thread {
+		t.Fatalf("after the signal: %d interrupts (was %d), first of %s", len(its), n, its[0].ThreadID)
+	}
+	if c.requests.Load() != 0 {
+		t.Errorf("the woken reader asked again: %v", c.paths)
+	}
+	t.Logf("signalled %v after the interrupt", time.Since(at))
+}
+
+// The stream of a resumable run in flight says when it pauses, well before
+// the next look; other runs' streams are never read (on langgraphjs a
+// second reader takes events from the agent's own client).
+func TestChangesJoinsOnlyResumableRuns(t *testing.T) {
+	for _, resumable := range []bool{true, false} {
+		srv, c, url := counted(t, 0)
+		srv.RunDelay = 500 * time.Millisecond
+		_, body := call(t, "POST", url+"/threads", map[string]any{})
+		var th struct {
+			ThreadID string `json:"thread_id"`
+		}
+		json.Unmarshal(body, &th)
+		run, _ := json.Marshal(map[string]any{"assistant_id": "asker", "input": map[string]any{}, "stream_resumable": resumable})
+		resp, err := http.Post(url+"/threads/"+th.ThreadID+"/runs", "application/json", bytes.NewReader(run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		start := time.Now()
+		_, ch := watched(t, url, 3*time.Second)
+		signalWithin(t, ch, time.Second) // the first listing: a busy thread
+		got := signalWithin(t, ch, 1500*time.Millisecond)
+		joined := false
+		c.mu.Lock()
+		for _, p := range c.paths {
+			joined = joined || strings.HasSuffix(p, "/stream")
+		}
+		c.mu.Unlock()
+		if got != resumable || joined != resumable {
+			t.Fatalf("resumable %v: signal within 1.5s %v, joined %v", resumable, got, joined)
+		}
+		if got {
+			t.Logf("signalled %v after the run started (it took 500ms)", time.Since(start))
+		}
+	}
+}
