@@ -238,8 +238,9 @@ type Progressive interface {
 
 // Progress is a listing in progress.
 type Progress struct {
-	// Items are the interrupts found so far, newest first. Items not yet
-	// listed are missing, not gone: do not treat their absence as answered.
+	// Items are the interrupts found so far, newest first (shared: do not
+	// modify). Items not yet listed are missing, not gone: do not treat
+	// their absence as answered.
 	Items []Interrupt
 	// Threads is how many threads have been read so far, of Total (0 when
 	// the server does not say).

@@ -57,8 +57,9 @@ type Backend struct {
 
 	// turn is held by the one refresh of view at a time (a channel, so
 	// that waiting for it ends with the caller's ctx).
-	turn chan struct{}
-	view view
+	turn  chan struct{}
+	view  view
+	board board // the progress of a listing, for those waiting for the turn
 
 	watching atomic.Int32 // Changes loops running
 	infoOnce sync.Once

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
@@ -110,7 +111,7 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 // arrives (client.Progressive).
 func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
 	called := time.Now()
-	if err := b.lock(ctx); err != nil {
+	if err := b.lockReporting(ctx, report); err != nil {
 		return nil, err
 	}
 	defer b.unlock()
@@ -141,6 +142,53 @@ func (b *Backend) lock(ctx context.Context) error {
 }
 
 func (b *Backend) unlock() { <-b.turn }
+
+// lockReporting takes the turn, reporting meanwhile the progress of the
+// listing that holds it (the watcher's first listing, say).
+func (b *Backend) lockReporting(ctx context.Context, report func(client.Progress)) error {
+	var last *client.Progress
+	for {
+		p, changed := b.board.read()
+		if report != nil && p != nil && p != last {
+			report(*p)
+			last = p
+		}
+		select {
+		case b.turn <- struct{}{}:
+			return nil
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// board shares the progress of the listing in flight with the callers
+// waiting for their turn.
+type board struct {
+	mu      sync.Mutex
+	latest  *client.Progress // nil: no listing in flight
+	changed chan struct{}    // closed when latest changes
+}
+
+func (p *board) publish(pr *client.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latest = pr
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
+}
+
+func (p *board) read() (*client.Progress, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.latest, p.changed
+}
 
 // refresh brings the view up to date; the turn is held.
 func (b *Backend) refresh(ctx context.Context, report func(client.Progress)) error {
@@ -312,10 +360,13 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 			threads[t.ThreadID] = e
 		}
 		read += len(page)
+		p := client.Progress{Items: assemble(threads), Threads: read, Total: counted + max(known, len(page))}
+		b.board.publish(&p)
 		if report != nil {
-			report(client.Progress{Items: assemble(threads), Threads: read, Total: counted + max(known, len(page))})
+			report(p)
 		}
 	}
+	defer b.board.publish(nil)
 	for _, status := range []string{"interrupted", "busy"} {
 		list, err := b.search(ctx, status, nil, fullSelect, each)
 		if err != nil {

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/demo"
 )
 
 func watched(t *testing.T, url string, live time.Duration) (*langgraph.Backend, <-chan struct{}) {
@@ -105,5 +108,37 @@ func TestChangesJoinsOnlyResumableRuns(t *testing.T) {
 		if got {
 			t.Logf("signalled %v after the run started (it took 500ms)", time.Since(start))
 		}
+	}
+}
+
+// A caller that waits while the watcher takes the first listing sees that
+// listing's pages as they arrive.
+func TestProgressOfTheWatchersListing(t *testing.T) {
+	srv := demo.New()
+	srv.Seed(300)
+	h := srv.Handler()
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			time.Sleep(30 * time.Millisecond)
+		}
+		h.ServeHTTP(w, r)
+	})
+	hs := httptest.NewServer(slow)
+	t.Cleanup(hs.Close)
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}, PageSize: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Changes(ctx)
+	time.Sleep(50 * time.Millisecond) // the watcher has the turn
+	var reports []int
+	all, err := b.PendingProgress(ctx, func(p client.Progress) { reports = append(reports, len(p.Items)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) < 2 || reports[0] >= len(all) {
+		t.Fatalf("reports %v for %d interrupts", reports, len(all))
 	}
 }

@@ -102,10 +102,40 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 		changes = n.Changes(ctx)
 	}
 	seen := map[string]bool{}
+	// show prints, oldest first, what has not been printed yet.
+	show := func(its []client.Interrupt, handled map[string]bool) error {
+		for i := len(its) - 1; i >= 0; i-- {
+			it := its[i]
+			if seen[it.ID] || handled[it.ID] {
+				continue
+			}
+			seen[it.ID] = true
+			if asJSON {
+				if err := writeJSON(e.stdout, it, false); err != nil {
+					return err
+				}
+			} else {
+				printLine(e.stdout, it, time.Now())
+			}
+		}
+		return nil
+	}
+	// A long listing (thousands of interrupts, a slow link) is printed
+	// page by page as it arrives.
+	var shown error
+	progress := func(p client.Progress) {
+		if shown == nil {
+			shown = show(p.Items, a.journal.Handled())
+		}
+	}
 	wait := interval
 	failing := false
 	for {
-		its, err := a.pending(ctx)
+		shown = nil
+		its, err := a.pendingProgress(ctx, progress)
+		if shown != nil {
+			return shown
+		}
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -120,19 +150,8 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			wait = interval
 			// Oldest first, so that the output reads in the order things happened.
-			for i := len(its) - 1; i >= 0; i-- {
-				it := its[i]
-				if seen[it.ID] {
-					continue
-				}
-				seen[it.ID] = true
-				if asJSON {
-					if err := writeJSON(e.stdout, it, false); err != nil {
-						return err
-					}
-				} else {
-					printLine(e.stdout, it, time.Now())
-				}
+			if err := show(its, nil); err != nil {
+				return err
 			}
 		}
 		select {
@@ -145,6 +164,29 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 		}
 	}
+}
+
+// pendingProgress is app.pending, reporting a long listing's progress where
+// the backend can.
+func (a *app) pendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
+	p, ok := a.backend.(client.Progressive)
+	if !ok {
+		return a.pending(ctx)
+	}
+	all, err := p.PendingProgress(ctx, report)
+	if err != nil {
+		return nil, err
+	}
+	// As app.pending does.
+	_ = a.journal.Saw(all)
+	handled := a.journal.Handled()
+	out := all[:0]
+	for _, it := range all {
+		if !handled[it.ID] {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }
 
 func conversationCmd(e *env) *cobra.Command {
