@@ -3,6 +3,7 @@ package langgraph
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -29,7 +30,7 @@ import (
 
 // watermarkPage is the first page size of a watermark poll: an idle poll
 // sees the newest thread or two and stops.
-const watermarkPage = 16
+const watermarkPage = 4
 
 // maxPage is the most threads the server gives in one page.
 const maxPage = 1000
@@ -233,9 +234,14 @@ type query struct {
 	offset int
 }
 
-// searchPage asks for one page and returns it with the server's count of
-// matches (-1 when it does not say).
-func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, int, error) {
+// answered is what a search's answer says besides its threads.
+type answered struct {
+	total int       // the server's count of matches (-1: it does not say)
+	date  time.Time // its Date header (zero: none)
+}
+
+// searchPage asks for one page.
+func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, answered, error) {
 	body := map[string]any{
 		"limit":      q.limit,
 		"offset":     q.offset,
@@ -254,13 +260,14 @@ func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, int, error
 	var page []thread
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
 	if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
-		return nil, -1, err
+		return nil, answered{total: -1}, err
 	}
-	total, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total"))
-	if err != nil {
-		total = -1
+	a := answered{total: -1}
+	if n, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total")); err == nil {
+		a.total = n
 	}
-	return page, total, nil
+	a.date, _ = http.ParseTime(resp.Header().Get("Date"))
+	return page, a, nil
 }
 
 // countOf is the server's count of matches from a first page, or -1 when it
@@ -276,28 +283,31 @@ func countOf(page []thread, limit, count int) int {
 // search pages through /threads/search for threads of one status; ids
 // limits it to those threads (any status). Pages start at the configured
 // size, so that the first screenful comes quickly, and grow to the
-// server's most. each is called with every page.
-func (b *Backend) search(ctx context.Context, status string, ids []string, sel []string, each func([]thread, int)) ([]thread, error) {
+// server's most. each is called with every page, and can stop the paging.
+func (b *Backend) search(ctx context.Context, status string, ids []string, sel []string, each func([]thread, int) error) ([]thread, time.Time, error) {
 	var all []thread
+	var date time.Time // of the first page
 	size := b.opts.PageSize
 	known := -1 // the total the first page counted
 	for offset := 0; ; {
-		page, total, err := b.searchPage(ctx, query{status: status, ids: ids, sel: sel, limit: size, offset: offset})
+		page, a, err := b.searchPage(ctx, query{status: status, ids: ids, sel: sel, limit: size, offset: offset})
 		if err != nil {
-			return nil, err
+			return nil, date, err
 		}
 		if offset == 0 {
-			known = countOf(page, size, total)
+			known, date = countOf(page, size, a.total), a.date
 		}
 		all = append(all, page...)
 		if each != nil {
-			each(page, known)
+			if err := each(page, known); err != nil {
+				return nil, date, err
+			}
 		}
 		offset += len(page)
 		// The JS server counts one too many when the matches fill the
 		// page exactly; past the first page its count is not the total.
 		if len(page) < size || (known >= 0 && offset >= known) {
-			return all, nil
+			return all, date, nil
 		}
 		size = min(size*4, maxPage)
 	}
@@ -306,7 +316,7 @@ func (b *Backend) search(ctx context.Context, status string, ids []string, sel [
 // thread reads one thread as the search shows it, or nil when the server
 // does not know it.
 func (b *Backend) thread(ctx context.Context, id string) (*thread, error) {
-	list, err := b.search(ctx, "", []string{id}, fullSelect, nil)
+	list, _, err := b.search(ctx, "", []string{id}, fullSelect, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -321,30 +331,33 @@ func (b *Backend) thread(ctx context.Context, id string) (*thread, error) {
 // newest asks for the newest thread's updated_at and the count of threads:
 // where the next poll starts.
 func (b *Backend) newest(ctx context.Context) (time.Time, int, error) {
-	page, total, err := b.searchPage(ctx, query{sel: lightSelect, limit: 1})
+	page, a, err := b.searchPage(ctx, query{sel: lightSelect, limit: 1})
 	if err != nil || len(page) == 0 {
-		return time.Time{}, total, err
+		return time.Time{}, a.total, err
 	}
-	return page[0].UpdatedAt, countOf(page, 1, total), nil
+	return page[0].UpdatedAt, countOf(page, 1, a.total), nil
 }
 
+// markMargin is how far before the server's Date of the first listing the
+// watermark is set: the Date header counts whole seconds and is written
+// after the server read its threads, and a gateway's clock may differ a
+// little from the server's.
+const markMargin = 10 * time.Second
+
 // list takes the whole listing: every interrupted and busy thread with its
-// interrupts, page by page.
+// interrupts, page by page, the two searches at once (a cold `hitl list`
+// is one round trip, two with breakpoints or fan-out threads).
+//
+// The next poll starts at the watermark: whatever changes during or after
+// the listing must be at least that new. It is the server's Date of the
+// listing's first answers, less a margin; a server that sends no Date has
+// its first poll read every thread's id and time once.
 func (b *Backend) list(ctx context.Context, report func(client.Progress)) error {
 	v := &b.view
-	// The watermark comes first: whatever changes during the listing is at
-	// least this new, and the next poll sees it.
-	mark, total, err := b.newest(ctx)
-	if err != nil {
-		return err
-	}
 	threads := map[string]*entry{}
 	read, counted := 0, 0
-	var perr error
-	each := func(page []thread, known int) {
-		if perr != nil {
-			return
-		}
+	each := func(page []thread, known int) error {
+		var ts []*thread
 		for i := range page {
 			t := &page[i]
 			// A thread that changed status between the two searches is in
@@ -352,12 +365,14 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 			if e := threads[t.ThreadID]; e != nil && e.updated.After(t.UpdatedAt) {
 				continue
 			}
-			e, err := b.read(ctx, t)
-			if err != nil {
-				perr = err
-				return
-			}
-			threads[t.ThreadID] = e
+			ts = append(ts, t)
+		}
+		es, err := b.readThreads(ctx, ts)
+		if err != nil {
+			return err
+		}
+		for i, t := range ts {
+			threads[t.ThreadID] = es[i]
 		}
 		read += len(page)
 		p := client.Progress{Items: assemble(threads), Threads: read, Total: counted + max(known, len(page))}
@@ -365,19 +380,40 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 		if report != nil {
 			report(p)
 		}
+		return nil
 	}
 	defer b.board.publish(nil)
-	for _, status := range []string{"interrupted", "busy"} {
-		list, err := b.search(ctx, status, nil, fullSelect, each)
-		if err != nil {
-			return err
-		}
-		if perr != nil {
-			return perr
-		}
-		counted += len(list)
+	type searched struct {
+		list []thread
+		date time.Time
+		err  error
 	}
-	v.listed, v.synced, v.mark, v.total = true, time.Now(), mark, total
+	busy := make(chan searched, 1)
+	go func() {
+		l, d, err := b.search(ctx, "busy", nil, fullSelect, nil)
+		busy <- searched{l, d, err}
+	}()
+	list, date, err := b.search(ctx, "interrupted", nil, fullSelect, each)
+	bs := <-busy
+	if err != nil {
+		return err
+	}
+	if bs.err != nil {
+		return bs.err
+	}
+	counted += len(list)
+	if err := each(bs.list, len(bs.list)); err != nil {
+		return err
+	}
+	var mark time.Time
+	if !date.IsZero() && !bs.date.IsZero() {
+		mark = date
+		if bs.date.Before(mark) {
+			mark = bs.date
+		}
+		mark = mark.Add(-markMargin)
+	}
+	v.listed, v.synced, v.mark, v.total = true, time.Now(), mark, -1
 	b.install(threads)
 	return nil
 }
@@ -393,6 +429,39 @@ func (b *Backend) read(ctx context.Context, t *thread) (*entry, error) {
 		return nil, err
 	}
 	return &entry{updated: t.UpdatedAt, status: t.Status, its: its}, nil
+}
+
+// readers is how many threads are read at once: each thread whose state
+// must be read (a breakpoint, parallel or fan-out interrupts) costs a
+// request, and a large inbox has hundreds of them.
+const readers = 8
+
+// readThreads makes entries of threads just read, several at a time.
+func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, error) {
+	out := make([]*entry, len(ts))
+	errs := make([]error, len(ts))
+	sem := make(chan struct{}, readers)
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		if e := b.view.threads[t.ThreadID]; e.same(t) {
+			out[i] = e
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = b.read(ctx, t)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // install makes threads the view; the version moves when the items do.
@@ -456,12 +525,12 @@ func (b *Backend) window(ctx context.Context) (list []thread, total int, ok bool
 	total = -1
 	last := time.Time{}
 	for offset := 0; ; {
-		page, count, err := b.searchPage(ctx, query{sel: lightSelect, limit: size, offset: offset})
+		page, a, err := b.searchPage(ctx, query{sel: lightSelect, limit: size, offset: offset})
 		if err != nil {
 			return nil, -1, true, err
 		}
 		if offset == 0 {
-			total = countOf(page, size, count)
+			total = countOf(page, size, a.total)
 		}
 		// The whole page must be in order, not only up to the watermark:
 		// a server that sorts otherwise would have its changes missed.
@@ -541,7 +610,7 @@ func (b *Backend) resync(ctx context.Context) error {
 	}
 	var list []thread
 	for _, status := range []string{"interrupted", "busy"} {
-		l, err := b.search(ctx, status, nil, lightSelect, nil)
+		l, _, err := b.search(ctx, status, nil, lightSelect, nil)
 		if err != nil {
 			return err
 		}
@@ -619,19 +688,22 @@ func (b *Backend) update(ctx context.Context, threads map[string]*entry, list []
 			asked[id] = true
 			delete(threads, id) // gone unless the answer has it
 		}
+		var ts []*thread
 		for i := range page {
 			t := &page[i]
 			if !asked[t.ThreadID] {
 				return errNoIDs
 			}
-			if !waits(t.Status) {
-				continue
+			if waits(t.Status) {
+				ts = append(ts, t)
 			}
-			e, err := b.read(ctx, t)
-			if err != nil {
-				return err
-			}
-			threads[t.ThreadID] = e
+		}
+		es, err := b.readThreads(ctx, ts)
+		if err != nil {
+			return err
+		}
+		for i, t := range ts {
+			threads[t.ThreadID] = es[i]
 		}
 	}
 	return nil
