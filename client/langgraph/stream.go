@@ -113,6 +113,7 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			// within milliseconds; look now, and again shortly.
 			quick = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond}
 		}
+		at := time.Now()
 		changed, busy, err := b.look(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -120,7 +121,9 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 		case err != nil:
 			wait = min(max(wait*2, time.Second), 30*time.Second)
 		default:
-			wait = b.opts.Live
+			// A server slow to answer (a huge one, an overloaded one) is
+			// asked less often: looks take at most a fifth of the time.
+			wait = max(b.opts.Live, 5*time.Since(at))
 			if changed {
 				select {
 				case ch <- struct{}{}:
