@@ -434,7 +434,7 @@ func (b *Backend) read(ctx context.Context, t *thread) (*entry, error) {
 // readers is how many threads are read at once: each thread whose state
 // must be read (a breakpoint, parallel or fan-out interrupts) costs a
 // request, and a large inbox has hundreds of them.
-const readers = 8
+const readers = 32
 
 // readThreads makes entries of threads just read, several at a time.
 func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, error) {
