@@ -73,10 +73,13 @@ func watchCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Print each new interrupt once, as it appears, until stopped",
-		Long: `watch polls the backend and prints each pending interrupt once: one line each,
-or with --json one JSON object per line. Interrupts handled from this machine are
-never printed. It stops on Ctrl+C; errors are reported on stderr and retried with
-backoff.`,
+		Long: `watch prints each pending interrupt once, as it appears: one line each, or with
+--json one JSON object per line. A backend that says when something changed (the
+LangGraph backend looks every 200 ms; the others stream, where the server can) is followed
+live, and also polled every --interval; others are polled every --interval. A long
+first listing is printed page by page as it arrives. Interrupts handled from this
+machine are never printed. It stops on Ctrl+C; errors are reported on stderr and
+retried with backoff.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.open(0)
