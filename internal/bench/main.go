@@ -244,24 +244,23 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 		time.Sleep(b.idle)
 		baseCPU = (cpuTime(s.pgid) - cpu0).Seconds() / time.Since(at).Seconds() * 100
 	}
-	// Each binary's watch: idle rate, then arrivals (the naive poller
-	// times the same arrivals beside the first).
+	// Each binary's watch: idle rate, then arrivals.
 	var watches []watchStats
 	var naiveLat []time.Duration
-	for i, bin := range b.binaries() {
+	for _, bin := range b.binaries() {
 		logf("%s: hitl watch (%s)", name, filepath.Base(filepath.Dir(bin))+"/"+filepath.Base(bin))
-		var np *naivePoller
-		if i == 0 {
-			np = &naivePoller{url: s.url}
-		}
-		w, err := b.watch(ctx, s, bin, np)
+		w, err := b.watch(ctx, s, bin)
 		if err != nil {
 			return t, err
 		}
 		watches = append(watches, w)
-		if np != nil {
-			naiveLat = np.latencies()
-		}
+	}
+	// The naive poller's arrivals, on their own: its polls weigh on the
+	// server (the whole conversations, every 2 s).
+	logf("%s: the naive poller", name)
+	np := &naivePoller{url: s.url}
+	if naiveLat, err = b.naiveArrivals(ctx, s, np); err != nil {
+		return t, err
 	}
 	hitl := watches[0]
 	cells := func(h string, cmp func(watchStats) string, nv string, ratio string) []string {
@@ -444,7 +443,9 @@ func (b *bench) startReal(ctx context.Context) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := filepath.Abs(b.realDir)
+	// A copy of the test server, so that it starts empty: the dev server
+	// keeps its threads in .langgraph_api of its directory.
+	dir, err := b.copyServer()
 	if err != nil {
 		return nil, err
 	}
@@ -519,6 +520,37 @@ func (b *bench) startReal(ctx context.Context) (*server, error) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	return nil, fmt.Errorf("the runs did not all pause in 10 minutes")
+}
+
+// copyServer copies the test server's sources into the bench's directory,
+// with its node_modules linked.
+func (b *bench) copyServer() (string, error) {
+	src, err := filepath.Abs(b.realDir)
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(b.tmp, "testserver")
+	err = filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		switch {
+		case rel == "node_modules" || rel == ".langgraph_api":
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		return "", err
+	}
+	return dst, os.Symlink(filepath.Join(src, "node_modules"), filepath.Join(dst, "node_modules"))
 }
 
 // input is what each graph is started with.
@@ -798,7 +830,6 @@ func (n *naivePoller) expect(thread string) {
 }
 
 func (n *naivePoller) run(ctx context.Context) {
-	n.seen = map[string]time.Duration{}
 	tk := time.NewTicker(2 * time.Second)
 	defer tk.Stop()
 	for {
@@ -899,7 +930,7 @@ func (b *bench) stop(cmd *exec.Cmd) {
 	b.mu.Unlock()
 }
 
-func (b *bench) watch(ctx context.Context, s *server, bin string, np *naivePoller) (watchStats, error) {
+func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, error) {
 	var w watchStats
 	p, err := newProxy(s.url, 0)
 	if err != nil {
@@ -942,23 +973,11 @@ func (b *bench) watch(ctx context.Context, s *server, bin string, np *naivePolle
 		w.serverCPU = (cpuTime(s.pgid) - cpu0).Seconds() / el * 100
 	}
 	// Arrivals.
-	nctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if np != nil {
-		go np.run(nctx)
-	}
-	graph := "asker"
-	if s.kind == "real" {
-		graph = "agent"
-	}
 	for range b.arrivals {
 		time.Sleep(time.Duration(200+rand.IntN(800)) * time.Millisecond)
-		thread, err := raise(ctx, s.url, graph)
+		thread, err := raise(ctx, s.url, s.arrivalGraph())
 		if err != nil {
 			return w, err
-		}
-		if np != nil {
-			np.expect(thread)
 		}
 		deadline := time.After(30 * time.Second)
 	wait:
@@ -977,10 +996,36 @@ func (b *bench) watch(ctx context.Context, s *server, bin string, np *naivePolle
 			}
 		}
 	}
-	if np != nil {
-		time.Sleep(2500 * time.Millisecond) // the naive poller's last look
-	}
 	return w, nil
+}
+
+func (s *server) arrivalGraph() string {
+	if s.kind == "real" {
+		return "agent"
+	}
+	return "asker"
+}
+
+// naiveArrivals raises interrupts as watch does and times when the naive
+// poller first sees each.
+func (b *bench) naiveArrivals(ctx context.Context, s *server, np *naivePoller) ([]time.Duration, error) {
+	nctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	np.seen = map[string]time.Duration{}
+	go np.run(nctx)
+	for range b.arrivals {
+		time.Sleep(time.Duration(200+rand.IntN(800)) * time.Millisecond)
+		thread, err := raise(ctx, s.url, s.arrivalGraph())
+		if err != nil {
+			return nil, err
+		}
+		np.expect(thread)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(np.latencies()) < b.arrivals && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return np.latencies(), nil
 }
 
 // cpuTime is the CPU time used by a process group (Linux).
