@@ -100,6 +100,7 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 	j := &joiner{b: b, wake: make(chan struct{}, 1), joined: map[string]context.CancelFunc{}, probed: map[string]time.Time{}}
 	defer j.stop()
 	wait := time.Duration(0)
+	var took time.Duration // how long a look takes, smoothed
 	var quick []time.Duration
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -123,7 +124,10 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 		default:
 			// A server slow to answer (a huge one, an overloaded one) is
 			// asked less often: looks take at most a fifth of the time.
-			wait = max(b.opts.Live, 5*time.Since(at))
+			// The estimate is smoothed, so that one slow answer (a pause
+			// of the server's garbage collector) does not delay the next.
+			took = (4*took + time.Since(at)) / 5
+			wait = max(b.opts.Live, 5*took)
 			if changed {
 				select {
 				case ch <- struct{}{}:

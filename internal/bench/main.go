@@ -180,7 +180,13 @@ func (b *bench) print(tables []table) {
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(w, "what\t%s\t\n", strings.Join(t.columns, "\t"))
 		for _, r := range t.rows {
-			fmt.Fprintf(w, "%s\t%s\t\n", r.what, strings.Join(r.cells, "\t"))
+			cells := slices.Clone(r.cells)
+			for i, c := range cells {
+				if c == "" {
+					cells[i] = "-"
+				}
+			}
+			fmt.Fprintf(w, "%s\t%s\t\n", r.what, strings.Join(cells, "\t"))
 		}
 		w.Flush()
 	}
