@@ -123,11 +123,11 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			wait = min(max(wait*2, time.Second), 30*time.Second)
 		default:
 			// A server slow to answer (a huge one, an overloaded one) is
-			// asked less often: looks take at most a fifth of the time.
+			// asked less often: looks take at most a quarter of the time.
 			// The estimate is smoothed, so that one slow answer (a pause
 			// of the server's garbage collector) does not delay the next.
 			took = (4*took + time.Since(at)) / 5
-			wait = max(b.opts.Live, 5*took)
+			wait = max(b.opts.Live, 3*took)
 			if changed {
 				select {
 				case ch <- struct{}{}:
