@@ -882,10 +882,9 @@ func (w watchStats) perPoll(interval time.Duration) rate {
 
 // printed is a line of `watch --json`, and when it was read.
 type printed struct {
-	at       time.Time
-	thread   string
-	updated  time.Time
-	complete bool
+	at      time.Time
+	thread  string
+	updated time.Time
 }
 
 // startWatch runs `bin --url u watch --json` and sends each printed line.
