@@ -224,6 +224,29 @@ type Notifier interface {
 	Changes(ctx context.Context) <-chan struct{}
 }
 
+// Progressive is a backend whose listing can take long (thousands of
+// interrupts, a slow link) and that can show what has arrived meanwhile.
+// Each of its requests has its own timeout: the ctx given should carry no
+// deadline for the listing as a whole, only a cancellation (quitting).
+type Progressive interface {
+	// PendingProgress is Pending, calling report (from the calling
+	// goroutine, never after it returns) each time more has arrived, with
+	// everything found so far. A listing that needs one or two requests
+	// may report nothing before it returns.
+	PendingProgress(ctx context.Context, report func(Progress)) ([]Interrupt, error)
+}
+
+// Progress is a listing in progress.
+type Progress struct {
+	// Items are the interrupts found so far, newest first (shared: do not
+	// modify). Items not yet listed are missing, not gone: do not treat
+	// their absence as answered.
+	Items []Interrupt
+	// Threads is how many threads have been read so far, of Total (0 when
+	// the server does not say).
+	Threads, Total int
+}
+
 // Batcher is a backend that takes the answers to several interrupts of one
 // thread in one resume. Others get one submission per interrupt.
 type Batcher interface {

@@ -109,6 +109,10 @@ func (s *Server) Close() error { return s.close() }
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("GET /info", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{"version": "hitl-demo", "context": "demo", "flags": map[string]bool{"assistants": false, "crons": false}})
+	})
+	mux.HandleFunc("DELETE /threads/{id}", s.deleteThread)
 	mux.HandleFunc("POST /threads", s.createThread)
 	mux.HandleFunc("POST /threads/search", s.searchThreads)
 	mux.HandleFunc("GET /threads/{id}", s.getThread)
@@ -282,6 +286,23 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, t.json(true))
 }
 
+// deleteThread removes a thread and its runs (204), as the real server does.
+func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.thread(w, r)
+	if t == nil {
+		return
+	}
+	delete(s.threads, t.ID)
+	for id, ru := range s.runs {
+		if ru.ThreadID == t.ID {
+			delete(s.runs, id)
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -426,6 +447,7 @@ type runRequest struct {
 	} `json:"command"`
 	MultitaskStrategy string         `json:"multitask_strategy"`
 	Metadata          map[string]any `json:"metadata"`
+	StreamResumable   bool           `json:"stream_resumable"`
 }
 
 // startRun validates and starts a run; the graph step runs after RunDelay.
@@ -468,6 +490,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
 	} else {
 		ru.kwargs["input"] = req.Input
 	}
+	ru.kwargs["resumable"] = req.StreamResumable
 	s.runs[ru.ID] = ru
 	prev := t.Status
 	t.Status = "busy"

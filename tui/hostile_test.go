@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/langgraph"
@@ -104,7 +105,14 @@ func TestHostileServerScreens(t *testing.T) {
 		// Errors of every kind, in the status line and the inbox.
 		for _, mode := range []hostile.Mode{hostile.Errors, hostile.NotJSON, hostile.Redirect} {
 			srv.SetMode(mode)
-			h.run(h.m.fetch())
+			// A watched backend may answer from a look that ended a
+			// moment before the server turned: the next look sees it.
+			for range 20 {
+				if h.run(h.m.fetch()); h.m.fetchErr != nil {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			if h.m.fetchErr == nil {
 				t.Fatalf("mode %d: no error", mode)
 			}

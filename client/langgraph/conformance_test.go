@@ -13,6 +13,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -549,6 +551,109 @@ func TestConformBusyIsNotHandled(t *testing.T) {
 		left := fanoutOf(t, tg, b, thread)
 		if _, ok := left["b"]; !ok || len(left) != 2 {
 			t.Fatalf("after the run, b must wait again: %+v", left)
+		}
+	})
+}
+
+// Once listed, a poll asks what changed since the last one (a page of
+// thread ids and times, newest first) and reads only the threads that
+// changed: a new interrupt, an answered one, a breakpoint continued.
+func TestConformPollAsksOnlyWhatChanged(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		for _, g := range []graphInput{tg.single, tg.bp, tg.fanout} {
+			start(t, tg, g, anyMap(meta))
+		}
+		c := &counter{h: reverseProxy(t, tg.url)}
+		hs := httptest.NewServer(c)
+		t.Cleanup(hs.Close)
+		b := backend(t, target{url: hs.URL}, meta, 0)
+		first := pendingOf(t, b)
+		if len(first) != 5 { // one tool call, one breakpoint, three branches
+			t.Fatalf("first listing: %d interrupts", len(first))
+		}
+		c.reset()
+		if again := pendingOf(t, b); len(again) != 5 || c.requests.Load() != 1 {
+			t.Fatalf("idle poll: %d interrupts, %d requests %v", len(again), c.requests.Load(), c.paths)
+		}
+		thread := start(t, tg, tg.single, anyMap(meta))
+		c.reset()
+		its := pendingOf(t, b)
+		if len(its) != 6 || its[0].ThreadID != thread || c.requests.Load() > 2 {
+			t.Fatalf("after a new interrupt: %d interrupts (first of %s), %d requests %v", len(its), its[0].ThreadID, c.requests.Load(), c.paths)
+		}
+		if res := backendtest.Send(t, b, "alice", its[0], client.Decision{Type: client.Approve}); res.Kind != decide.Sent {
+			t.Fatalf("send: %s", res.Text())
+		}
+		for _, it := range pendingOf(t, b) {
+			if it.ThreadID == thread {
+				t.Fatal("the answered interrupt is still listed")
+			}
+		}
+	})
+}
+
+func reverseProxy(t *testing.T, target string) http.Handler {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.FlushInterval = -1
+	return p
+}
+
+// A watched backend joins the stream of a resumable run in flight and says
+// when it pauses, before its next look; the agent's own reader of the run
+// loses nothing.
+func TestConformChangesJoinResumableRuns(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		thread := start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		its := pendingOf(t, b)
+		if len(its) != 3 {
+			t.Fatalf("fan-out: %d interrupts", len(its))
+		}
+		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs", map[string]any{"assistant_id": tg.fanout.graph,
+			"command": map[string]any{"resume": map[string]any{its[0].ID: tg.slowAnswer}}, "stream_resumable": true})
+		if code != 200 {
+			t.Fatalf("resume: %d %s", code, body)
+		}
+		var r struct {
+			RunID string `json:"run_id"`
+		}
+		json.Unmarshal(body, &r)
+		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch := w.Changes(ctx)
+		<-ch // the first listing
+		// The agent's client reads the run's stream too.
+		done := make(chan []byte, 1)
+		go func() { _, b := call(t, "GET", tg.url+"/threads/"+thread+"/runs/"+r.RunID+"/stream", nil); done <- b }()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no signal when the run paused again")
+		}
+		left := pendingOf(t, w)
+		if len(left) != 2 || left[0].Busy {
+			t.Fatalf("after the answer: %+v", left)
+		}
+		if caps := w.Capabilities(ctx); !caps.JoinRuns || !caps.Watermark {
+			t.Errorf("capabilities: %+v", caps)
+		}
+		select {
+		case joined := <-done:
+			if !bytes.Contains(joined, []byte("event: values")) {
+				t.Errorf("the agent's reader of the run lost its events: %s", joined)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the agent's reader of the run did not end")
 		}
 	})
 }

@@ -54,7 +54,7 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 		"sort_order": "desc",
 		"select":     []string{"thread_id", "status", "metadata", "created_at", "updated_at", "interrupts"},
 	}
-	if meta := b.listFilters(); len(meta) > 0 {
+	if meta := b.filters(); len(meta) > 0 {
 		body["metadata"] = meta
 	}
 	var page []thread
@@ -93,22 +93,6 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 	}
 	b.mu.Unlock()
 	return out, total, nil
-}
-
-// listFilters are the metadata a listing is limited to (graph,
-// assistant, the profile's own).
-func (b *Backend) listFilters() map[string]any {
-	meta := map[string]any{}
-	for k, v := range b.opts.Metadata {
-		meta[k] = v
-	}
-	if b.opts.Graph != "" {
-		meta["graph_id"] = b.opts.Graph
-	}
-	if b.opts.Assistant != "" {
-		meta["assistant_id"] = b.opts.Assistant
-	}
-	return meta
 }
 
 // failedFacts reads an errored thread's state, or reuses what it said

@@ -4,14 +4,17 @@
 // the server which decision took effect.
 //
 // Files: pending.go finds what waits (and what only seems to: answered
-// fan-out branches); failed.go finds threads whose run failed; decide.go
-// sends, verifies and follows a decision; claims.go keeps reviewers'
-// claims in thread metadata; wire.go holds the server's JSON shapes;
-// conversation.go reads a thread's messages.
+// fan-out branches), asking the server only what changed since the last
+// look; stream.go says when something changed, as soon as it can tell;
+// failed.go finds threads whose run failed; decide.go sends, verifies and
+// follows a decision; claims.go keeps reviewers' claims in thread
+// metadata; wire.go holds the server's JSON shapes; conversation.go reads
+// a thread's messages.
 package langgraph
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitl-sh/hitl/client/transport"
@@ -37,8 +40,12 @@ type Options struct {
 	Metadata  map[string]string
 	// Follow bounds how long Follow waits for a run to end (default 60s).
 	Follow time.Duration
-	// PageSize is how many threads one search asks for (default 100).
+	// PageSize is how many threads the first page of a listing asks for
+	// (default 100); later pages grow to the server's most, 1,000.
 	PageSize int
+	// Live is how often a watched backend (Changes) looks for changes
+	// (default 200ms; negative: Changes closes at once and callers poll).
+	Live time.Duration
 }
 
 // Backend is a LangGraph Agent Server.
@@ -49,12 +56,26 @@ type Backend struct {
 	mu     sync.Mutex
 	state  map[string]threadFacts // per thread, for the updated_at it was read at
 	failed map[string]failedFacts // per errored thread, likewise
+
+	// turn is held by the one refresh of view at a time (a channel, so
+	// that waiting for it ends with the caller's ctx).
+	turn  chan struct{}
+	view  view
+	board board // the progress of a listing, for those waiting for the turn
+
+	watching atomic.Int32 // Changes loops running
+	infoOnce sync.Once
+	info     *Info // nil when the server has no /info
+	noJoin   bool  // the server has no run streams to join
 }
 
 // New returns a backend for the server at opts.URL.
 func New(opts Options) (*Backend, error) {
 	if opts.PageSize <= 0 || opts.PageSize > 1000 {
 		opts.PageSize = pageSize
+	}
+	if opts.Live == 0 {
+		opts.Live = defaultLive
 	}
 	if opts.Follow <= 0 {
 		opts.Follow = 60 * time.Second
@@ -69,7 +90,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}}, nil
+	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}, nil
 }
 
 // Batches: one resume may answer several interrupts of a thread.

@@ -107,6 +107,10 @@ type run struct {
 		Command *struct {
 			Resume json.RawMessage `json:"resume"`
 		} `json:"command"`
+		// Resumable: created with stream_resumable, so that its stream
+		// can be read by several readers without taking events from each
+		// other.
+		Resumable bool `json:"resumable"`
 	} `json:"kwargs"`
 }
 

@@ -1,6 +1,7 @@
 package langgraph
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -196,5 +197,26 @@ func TestWinnerIsTheOldestRunNamingTheInterrupt(t *testing.T) {
 	}
 	if w := winnerOf(runs, "z", ""); w != nil {
 		t.Fatalf("nobody resumed z: %+v", w)
+	}
+}
+
+func TestPausedFindsTheInterruptInLongLines(t *testing.T) {
+	value := `{"__interrupt__":[{"id":"x","value":"` + strings.Repeat("a", 100) + `"}]}`
+	for _, size := range []int{16, 20, 33, 64, 4096} {
+		for _, stream := range []string{
+			"event: metadata\ndata: {}\n\nevent: values\ndata: " + value + "\n\n",
+			"event: values\ndata: " + strings.Repeat("b", size-7) + value + "\n\n",
+		} {
+			woken := 0
+			paused(bufio.NewReaderSize(strings.NewReader(stream), size), func() { woken++ })
+			if woken != 1 {
+				t.Errorf("buffer %d: woken %d times", size, woken)
+			}
+		}
+	}
+	woken := 0
+	paused(bufio.NewReaderSize(strings.NewReader("event: values\ndata: {\"a\":1}\n\nevent: error\ndata: {}\n\n"), 16), func() { woken++ })
+	if woken != 1 {
+		t.Errorf("error event: woken %d times", woken)
 	}
 }

@@ -222,6 +222,11 @@ func (c *Conn) newClient(hc *http.Client) *resty.Client {
 // Server is the server's URL, without any credentials it carried.
 func (c *Conn) Server() string { return c.server }
 
+// HTTPClient is the client for streams (a run's events): the profile's TLS
+// setting, credentials to the configured origin only, no overall timeout.
+// Requests made with it take their headers from Header.
+func (c *Conn) HTTPClient() *http.Client { return c.stream }
+
 // Redact hides, in s, the secrets this Conn was configured with, URL
 // userinfo and credential-looking URL parameters. Every error of the
 // package has been through it; callers use it for text of their own.

@@ -77,10 +77,13 @@ func watchCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Print each new interrupt once, as it appears, until stopped",
-		Long: `watch polls the backend and prints each pending interrupt once: one line each,
-or with --json one JSON object per line. Interrupts handled from this machine are
-never printed. It stops on Ctrl+C; errors are reported on stderr and retried with
-backoff.`,
+		Long: `watch prints each pending interrupt once, as it appears: one line each, or with
+--json one JSON object per line. A backend that says when something changed (the
+LangGraph backend looks every 200 ms; the others stream, where the server can) is followed
+live, and also polled every --interval; others are polled every --interval. A long
+first listing is printed page by page as it arrives. Interrupts handled from this
+machine are never printed. It stops on Ctrl+C; errors are reported on stderr and
+retried with backoff.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.open(0)
@@ -106,10 +109,40 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 		changes = n.Changes(ctx)
 	}
 	seen := map[string]bool{}
+	// show prints, oldest first, what has not been printed yet.
+	show := func(its []client.Interrupt, handled map[string]bool) error {
+		for i := len(its) - 1; i >= 0; i-- {
+			it := its[i]
+			if seen[it.ID] || handled[it.ID] {
+				continue
+			}
+			seen[it.ID] = true
+			if asJSON {
+				if err := writeJSON(e.stdout, it, false); err != nil {
+					return err
+				}
+			} else {
+				printLine(e.stdout, it, time.Now())
+			}
+		}
+		return nil
+	}
+	// A long listing (thousands of interrupts, a slow link) is printed
+	// page by page as it arrives.
+	var shown error
+	progress := func(p client.Progress) {
+		if shown == nil {
+			shown = show(p.Items, a.journal.Handled())
+		}
+	}
 	wait := interval
 	failing := false
 	for {
-		its, err := a.pending(ctx)
+		shown = nil
+		its, err := a.pendingProgress(ctx, progress)
+		if shown != nil {
+			return shown
+		}
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -124,19 +157,8 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			wait = interval
 			// Oldest first, so that the output reads in the order things happened.
-			for i := len(its) - 1; i >= 0; i-- {
-				it := its[i]
-				if seen[it.ID] {
-					continue
-				}
-				seen[it.ID] = true
-				if asJSON {
-					if err := writeJSON(e.stdout, it, false); err != nil {
-						return err
-					}
-				} else {
-					printLine(e.stdout, it, time.Now())
-				}
+			if err := show(its, nil); err != nil {
+				return err
 			}
 		}
 		select {
@@ -149,6 +171,29 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 		}
 	}
+}
+
+// pendingProgress is app.pending, reporting a long listing's progress where
+// the backend can.
+func (a *app) pendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
+	p, ok := a.backend.(client.Progressive)
+	if !ok {
+		return a.pending(ctx)
+	}
+	all, err := p.PendingProgress(ctx, report)
+	if err != nil {
+		return nil, err
+	}
+	// As app.pending does.
+	_ = a.journal.Saw(all)
+	handled := a.journal.Handled()
+	out := all[:0]
+	for _, it := range all {
+		if !handled[it.ID] {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }
 
 func conversationCmd(e *env) *cobra.Command {
