@@ -99,3 +99,86 @@ func TestRealClaimsBetweenTwoReviewerProcesses(t *testing.T) {
 		}
 	})
 }
+
+// A decision the graph refuses fails the run: the thread is listed in a
+// section of its own, with the server's error and the decision this
+// machine sent, by the CLI and the TUI, and its interrupt can be answered
+// again.
+func TestRealFailedRunListedAndAnsweredAgain(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.startGraph("survey", "form", map[string]any{"topic": "zod"})
+		id := s.onlyPending(th).ID
+		// The unchecked escape hatch sends what the graph refuses.
+		r := s.hitl("", "resume", id, "--value", `{"framework":"angular","tests":true,"budget":500}`)
+		must(t, r, 1, "the run failed")
+		errText, errFull := "the answer does not match the response schema", "the answer does not match the response schema"
+		if s.js {
+			errText, errFull = "ZodError: framework: Invalid enum value. Expected 'react' | 'vue' | 'svelte', received 'angular'", "budget: Number must be less than or equal to 100"
+		}
+		// hitl list: not pending; in the failed section, with the error,
+		// this machine's decision and how to answer again.
+		if len(s.pending(th)) != 0 {
+			t.Fatal("a failed thread is listed as pending")
+		}
+		out := s.hitl("", "list").stdout
+		for _, want := range []string{"Runs that failed (", "thread " + th, "error: " + errText,
+			"sent from here: ", "resume value on " + id[:8] + " → failed", "still holds " + id[:8] + " [form]", "hitl respond " + id[:8]} {
+			if !strings.Contains(out, want) {
+				t.Fatalf("hitl list lacks %q:\n%s", want, out)
+			}
+		}
+		must(t, s.hitl("", "list", "--failed"), 0, errFull)
+		var failed []struct {
+			ThreadID   string `json:"thread_id"`
+			Error      string `json:"error"`
+			Interrupts []struct {
+				ID    string `json:"id"`
+				Retry bool   `json:"retry"`
+			} `json:"interrupts"`
+			Sent *struct {
+				Outcome string          `json:"outcome"`
+				Resume  json.RawMessage `json:"resume"`
+			} `json:"sent_from_here"`
+		}
+		r = s.hitl("", "list", "--failed", "--json")
+		if err := json.Unmarshal([]byte(r.stdout), &failed); err != nil {
+			t.Fatalf("list --failed --json: %v\n%s", err, r.stdout)
+		}
+		found := false
+		for _, f := range failed {
+			if f.ThreadID == th {
+				found = true
+				if !strings.Contains(f.Error, errText) || len(f.Interrupts) != 1 || f.Interrupts[0].ID != id || !f.Interrupts[0].Retry ||
+					f.Sent == nil || f.Sent.Outcome != "failed" || !strings.Contains(string(f.Sent.Resume), "angular") {
+					t.Fatalf("failed thread: %+v", f)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("list --failed --json lacks thread %s: %s", th, r.stdout)
+		}
+
+		// The TUI shows it too: the section, then the error in full.
+		tui := startTUI(t, s, 100, 30, "NO_COLOR=1")
+		tui.waitFor("whose run failed", "E shows them")
+		tui.keys("E")
+		tui.waitFor("Threads whose last run failed")
+		for i := 0; i < 60 && !strings.Contains(tui.screen(), "▸ "+th[:8]); i++ {
+			tui.keys("j")
+		}
+		tui.keys("Enter")
+		tui.waitFor("Run failed · thread "+th, errFull, "Decision sent from this machine", "→ failed")
+		tui.keys("q")
+
+		// Answered again, with a value the graph takes.
+		r = s.hitl("", "respond", id[:8], "--field", "framework=react", "--field", "tests=true", "--field", "budget=5")
+		must(t, r, 0, "finished")
+		must(t, r, 0, "this answers "+id[:8]+" again")
+		if got := s.got(th); !strings.Contains(got, `{"framework":"react","tests":true,"budget":5}`) {
+			t.Fatalf("got %s", got)
+		}
+		if strings.Contains(s.hitl("", "list").stdout, "thread "+th) {
+			t.Fatal("still listed as failed after the run went on")
+		}
+	})
+}
