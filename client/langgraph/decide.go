@@ -387,6 +387,9 @@ func runError(raw json.RawMessage, status string) string {
 		}
 		e = inner
 	}
+	// A ZodError's message is its issues as JSON: one "path: message"
+	// each, on the one line an outcome takes.
+	e.Message = strings.ReplaceAll(zodIssues(e.Message), "\n", "; ")
 	if e.Error != "" && !strings.HasPrefix(e.Message, e.Error) {
 		return e.Error + ": " + e.Message
 	}
