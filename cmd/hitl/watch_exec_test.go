@@ -155,7 +155,9 @@ func TestRealWatchExecFailureAndHang(t *testing.T) {
 		// A command that hangs is killed at its timeout, with what it started.
 		pidfile := filepath.Join(dir, "sleep.pid")
 		_, hangErr := s.watching("--graph", graph, "--exec-shell", "sleep 30 & echo $! > '"+pidfile+"'; wait", "--exec-timeout", "500ms")
-		eventually(t, "the hang is reported", func() bool { return strings.Contains(hangErr.String(), "the command for "+id2[:8]+" failed: killed after") })
+		eventually(t, "the hang is reported", func() bool {
+			return strings.Contains(hangErr.String(), "the command for "+id2[:8]+" failed: killed after")
+		})
 		if !strings.Contains(hangErr.String(), "(--exec-timeout 500ms)") {
 			t.Fatalf("report: %s", hangErr.String())
 		}
