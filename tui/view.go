@@ -57,6 +57,13 @@ func (m *Model) headerLine() string {
 	if x.newCount > 0 {
 		s += fmt.Sprintf(" · %d new", x.newCount)
 	}
+	if p := x.loading; p != nil {
+		if p.Total > 0 {
+			s += fmt.Sprintf(" · loading: %d of %d threads read", p.Threads, p.Total)
+		} else {
+			s += fmt.Sprintf(" · loading: %d threads read so far", p.Threads)
+		}
+	}
 	if x.sort != sortNewest {
 		s += " · sorted by " + x.sort.String()
 	}
