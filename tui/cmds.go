@@ -26,6 +26,11 @@ type (
 		failed *failedList
 	}
 	// checkedMsg: decisions of unknown outcome were looked up again.
+	// progressMsg is a long listing's progress: everything found so far.
+	progressMsg struct {
+		pr client.Progress
+		ch <-chan tea.Msg
+	}
 	checkedMsg struct {
 		results []*decide.Result
 		err     error
@@ -84,13 +89,18 @@ func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 // fetch asks the backend for what is pending, and the journal for what was
 // handled (by this process or another one); every few fetches, also for
 // the threads whose run failed.
+//
+// A listing has no deadline of its own (each of the backend's requests has
+// one), so a huge inbox over a slow link loads; a backend that lists
+// progressively shows what has arrived meanwhile (progressMsg).
 func (m *Model) fetch() tea.Cmd {
-	b, j, timeout := m.opts.Backend, m.opts.Journal, max(m.opts.PollInterval*5, 15*time.Second)
+	b, j := m.opts.Backend, m.opts.Journal
+	ctx := m.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	failures := m.failuresDue()
-	return func() tea.Msg {
-		ctx, cancel := ctxFor(timeout)
-		defer cancel()
-		items, err := b.Pending(ctx)
+	done := func(items []client.Interrupt, err error) tea.Msg {
 		var handled map[string]bool
 		var unknown []journal.Entry
 		if j != nil {
@@ -100,10 +110,36 @@ func (m *Model) fetch() tea.Cmd {
 		}
 		msg := pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
 		if failures != nil && err == nil {
-			msg.failed = readFailures(ctx, failures, j, b.Server())
+			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			msg.failed = readFailures(fctx, failures, j, b.Server())
+			cancel()
 		}
 		return msg
 	}
+	p, ok := b.(client.Progressive)
+	if !ok {
+		return func() tea.Msg { return done(b.Pending(ctx)) }
+	}
+	ch := make(chan tea.Msg, 1)
+	go func() {
+		// One slot: a page not yet shown gives way to the next (it holds
+		// everything found so far); the final answer always lands.
+		put := func(msg tea.Msg) {
+			select {
+			case <-ch:
+			default:
+			}
+			ch <- msg
+		}
+		items, err := p.PendingProgress(ctx, func(pr client.Progress) { put(progressMsg{pr: pr, ch: ch}) })
+		put(done(items, err))
+	}()
+	return waitFetch(ch)
+}
+
+// waitFetch takes the next message of a listing in progress.
+func waitFetch(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg { return <-ch }
 }
 
 // pollAfter schedules the next fetch.

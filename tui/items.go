@@ -44,6 +44,11 @@ type items struct {
 	// retry are the interrupts threads whose run failed still hold, by id:
 	// not listed, but a decision can answer them again (failures.go).
 	retry map[string]*client.Interrupt
+	// known are the ids of the last complete listing: what counts as
+	// having arrived since (a partial listing does not change it).
+	known map[string]bool
+	// loading is a long listing's progress (nil: none under way).
+	loading *client.Progress
 }
 
 func newItems() items {
@@ -87,16 +92,16 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 	}
 	prevIdx := x.index()
 	prev = x.selected
-	known := make(map[string]bool, len(x.all))
-	for _, it := range x.all {
-		known[it.ID] = true
-	}
+	known := x.known
+	x.known = make(map[string]bool, len(list))
+	x.loading = nil
 	x.all = x.all[:0]
 	fresh := 0
 	for _, it := range list {
 		if x.handled[it.ID] {
 			continue
 		}
+		x.known[it.ID] = true
 		if x.loaded && !known[it.ID] {
 			fresh++
 			arrived = append(arrived, it)
@@ -113,6 +118,27 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 	}
 	x.loaded = true
 	return prev != "" && x.selected != prev, prev, arrived
+}
+
+// partial takes what a long listing has found so far: it adds and updates,
+// and removes nothing (what is not listed yet is missing, not answered).
+func (x *items) partial(pr client.Progress) {
+	p := pr
+	x.loading = &p
+	for _, it := range pr.Items {
+		if x.handled[it.ID] {
+			continue
+		}
+		if i, ok := x.byID[it.ID]; ok && i < len(x.all) && x.all[i].ID == it.ID {
+			x.all[i] = it
+			continue
+		}
+		if _, ok := x.warn[it.ID]; !ok {
+			x.warn[it.ID] = present.Warnings(it)
+		}
+		x.all = append(x.all, it)
+	}
+	x.rebuild()
 }
 
 // drop removes handled ids, keeping the cursor near where it was.

@@ -117,11 +117,14 @@ type Model struct {
 	stack []screen
 	inbox *inboxScreen
 
-	fetching   bool
-	fetchErr   error
-	lastUpdate time.Time
-	backoff    time.Duration
-	graceUntil time.Time
+	fetching bool
+	// refetchAfter: a change was signalled while a listing was under way;
+	// list again as soon as it ends.
+	refetchAfter bool
+	fetchErr     error
+	lastUpdate   time.Time
+	backoff      time.Duration
+	graceUntil   time.Time
 
 	status   string
 	statusOK bool

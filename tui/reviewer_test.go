@@ -4,6 +4,7 @@ package tui
 // a person reads it" asked for, each at the size where it broke.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/journal"
 )
 
@@ -209,4 +212,50 @@ func TestLargeDetailRendersOffTheUpdatePath(t *testing.T) {
 	h.wantScreen("Rendering the detail of ffffffff (1.1 MB of payload)…")
 	h.run(cmd)
 	h.wantScreen("Review tool call bulk_update")
+}
+
+// slowLister lists one page, then waits to be let go before the rest.
+type slowLister struct {
+	*fake.Backend
+	gate chan struct{}
+}
+
+func (s slowLister) PendingProgress(_ context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
+	all := s.Items()
+	report(client.Progress{Items: all[:1], Threads: 1, Total: len(all)})
+	<-s.gate
+	return all, nil
+}
+
+// A long listing shows what has arrived while the rest loads, and says so.
+func TestALongListingShowsWhatHasArrived(t *testing.T) {
+	b := slowLister{Backend: fake.New(toolCall(idEmail, "t1", "send_email", `{}`), toolCall(idOps, "t2", "notify", `{}`)), gate: make(chan struct{})}
+	m, err := New(Options{Backend: b, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	first := m.fetch()()
+	_, next := m.Update(first)
+	s := ansi.Strip(m.render())
+	if !strings.Contains(s, "loading: 1 of 2 threads read") || !strings.Contains(s, "aaaa1111") || strings.Contains(s, "bbbb2222") {
+		t.Fatalf("while loading:\n%s", s)
+	}
+	close(b.gate)
+	m.Update(next())
+	if s := ansi.Strip(m.render()); strings.Contains(s, "loading") || !strings.Contains(s, "bbbb2222") {
+		t.Fatalf("after loading:\n%s", s)
+	}
+}
+
+// A change signalled while a listing is under way is not lost: the app
+// lists again as soon as that listing ends.
+func TestAChangeDuringAListingIsNotLost(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.m.fetching = true
+	h.m.Update(changeMsg{})
+	h.b.Add(toolCall(idEmail, "t1", "send_email", `{}`))
+	_, cmd := h.m.Update(pendingMsg{})
+	h.run(cmd)
+	h.wantScreen("aaaa1111")
 }

@@ -35,6 +35,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case pendingMsg:
 		return m.onPending(msg)
+	case progressMsg:
+		m.items.partial(msg.pr)
+		return waitFetch(msg.ch)
 	case pollMsg:
 		return m.refetch()
 	case tickMsg:
@@ -42,6 +45,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case claimMsg:
 		return m.onClaim(msg)
 	case changeMsg:
+		if m.fetching {
+			m.refetchAfter = true // the listing under way may predate the change
+		}
 		return tea.Batch(waitChange(m.changes), m.refetch())
 	case runCtlMsg:
 		if msg.err != nil {
@@ -147,7 +153,13 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	}
 	// Drafts are kept (never lose typed feedback): an interrupt missing from
 	// one answer may be back in the next.
-	return tea.Batch(pollAfter(m.opts.PollInterval), m.notify(arrived))
+	next := pollAfter(m.opts.PollInterval)
+	if m.refetchAfter {
+		m.refetchAfter = false
+		m.fetching = true
+		next = m.fetch()
+	}
+	return tea.Batch(next, m.notify(arrived))
 }
 
 func (m *Model) onSent(msg sentMsg) tea.Cmd {

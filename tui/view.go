@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -57,6 +58,13 @@ func (m *Model) headerLine() string {
 	if x.newCount > 0 {
 		s += fmt.Sprintf(" · %d new", x.newCount)
 	}
+	if p := x.loading; p != nil {
+		if p.Total > 0 {
+			s += fmt.Sprintf(" · loading: %d of %d threads read", p.Threads, p.Total)
+		} else {
+			s += fmt.Sprintf(" · loading: %d threads read so far", p.Threads)
+		}
+	}
 	if x.sort != sortNewest {
 		s += " · sorted by " + x.sort.String()
 	}
@@ -106,15 +114,18 @@ func (m *Model) statusLines(w int) []string {
 }
 
 // keyBar is the short key help of the screen in front, generated from the
-// bindings in force; decisions the interrupt does not allow are struck out.
+// bindings in force; decisions the interrupt does not allow are said in
+// words. Where the bar does not fit, it drops to "a:approve e:edit", then
+// leaves out the least needed hints (quit, filter) rather than cutting
+// one: "?" (help) lists them all.
 func (m *Model) keyBar() string {
 	var items, compact []string
-	hints := m.top().hints(m)
+	var optional []bool // may be left out when the bar is short
 	if s, ok := m.top().(*inboxScreen); ok && s.filtering {
-		items, compact = []string{"type to filter"}, []string{"type to filter"}
+		items, compact, optional = []string{"type to filter"}, []string{"type to filter"}, []bool{false}
 	}
 	var off []string
-	for _, h := range hints {
+	for _, h := range m.top().hints(m) {
 		k, d := h.b.Help().Key, h.b.Help().Desc
 		if h.off {
 			off = append(off, k)
@@ -122,20 +133,29 @@ func (m *Model) keyBar() string {
 		}
 		items = append(items, m.st.key.Render(k)+" "+d)
 		compact = append(compact, m.st.key.Render(k)+":"+d)
+		optional = append(optional, sameBinding(h.b, m.keys.Quit) || sameBinding(h.b, m.keys.Filter))
 	}
 	// Keys the interrupt does not allow are said in words (struck-out text
 	// does not show on every terminal).
 	if len(off) > 0 {
 		items = append(items, m.st.faint.Render("not allowed here: "+strings.Join(off, " ")))
-		compact = append(compact, m.st.faint.Render("not allowed here: "+strings.Join(off, " ")))
+		compact = append(compact, m.st.faint.Render("not allowed: "+strings.Join(off, " ")))
+		optional = append(optional, false)
 	}
-	// Below the width the bar needs, drop to the compact "a:approve e:edit".
-	bar := strings.Join(items, " · ")
-	if ansi.StringWidth(bar) > m.lay.w {
-		bar = strings.Join(compact, " ")
+	if bar := strings.Join(items, " · "); ansi.StringWidth(bar) <= m.lay.w {
+		return bar
 	}
-	return ansi.Truncate(bar, m.lay.w, "…")
+	for i := len(compact) - 1; ansi.StringWidth(strings.Join(compact, " ")) > m.lay.w && i >= 0; i-- {
+		if optional[i] {
+			compact = append(compact[:i], compact[i+1:]...)
+			optional = append(optional[:i], optional[i+1:]...)
+		}
+	}
+	return ansi.Truncate(strings.Join(compact, " "), m.lay.w, "…")
 }
+
+// sameBinding reports whether a and b are the same binding (as shown).
+func sameBinding(a, b key.Binding) bool { return a.Help() == b.Help() }
 
 // safe makes one line of backend text inert.
 func safe(s string) string { return inert.Line(s) }

@@ -456,12 +456,35 @@ func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, erro
 		}()
 	}
 	wg.Wait()
+	// One thread the server cannot read is one visible item, not a failed
+	// listing; when none can be read, the server itself is the problem.
+	failed := 0
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			failed++
+		}
+	}
+	if failed > 0 && (failed == len(ts) || ctx.Err() != nil) {
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			out[i] = b.unreadableThread(ts[i], err)
 		}
 	}
 	return out, nil
+}
+
+// unreadableThread is a thread whose interrupts could not be read, as one
+// item that says why. It is not kept: the next poll reads the thread again.
+func (b *Backend) unreadableThread(t *thread, err error) *entry {
+	p := client.Unreadable("the server could not give this thread's interrupts (" + err.Error() + "); hitl asks again at every poll")
+	it := t.base(b.Server(), hash128("hitl-unreadable|"+t.ThreadID), nil, p)
+	return &entry{status: t.Status, its: []client.Interrupt{it}} // zero updated: never the same as the thread
 }
 
 // install makes threads the view; the version moves when the items do.

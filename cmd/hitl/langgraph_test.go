@@ -298,6 +298,8 @@ func TestRealMiddlewareEdit(t *testing.T) {
 		if !strings.Contains(h.stdout, edit) || !strings.Contains(h.stdout, it.ID) {
 			t.Fatalf("history: %s", h.stdout)
 		}
+		// What the agent did next, by 8 characters of the thread's id.
+		must(t, s.hitl("", "conversation", th[:8]), 0, "jane@example.com")
 	})
 }
 

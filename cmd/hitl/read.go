@@ -235,9 +235,11 @@ func conversationCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var last int
 	cmd := &cobra.Command{
-		Use:   "conversation THREAD_ID",
+		Use:   "conversation THREAD",
 		Short: "Show a thread's conversation: what the agent said and did, also after a decision",
-		Args:  exactArgs(1, "a thread id (hitl show and hitl history print it)"),
+		Long: `conversation shows a thread's messages. THREAD is its id, or 4+ characters of it
+that match one thread this machine knows (pending now, seen pending, or decided).`,
+		Args: exactArgs(1, "a thread id, or 4+ characters of it (hitl show and hitl history print it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := e.open(0)
 			if err != nil {
@@ -247,7 +249,11 @@ func conversationCmd(e *env) *cobra.Command {
 			if !ok {
 				return nothingErr("this backend keeps no conversation")
 			}
-			msgs, err := c.Conversation(cmd.Context(), args[0])
+			thread, err := a.threadOf(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			msgs, err := c.Conversation(cmd.Context(), thread)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -325,6 +326,49 @@ func derefOr(it *client.Interrupt) client.Interrupt {
 		return client.Interrupt{}
 	}
 	return *it
+}
+
+// threadOf resolves a thread id or a prefix of 4+ characters among the
+// threads this machine knows: pending now, seen pending, or decided. A
+// full id nobody here knows is taken as it is (the server may know it).
+func (a *app) threadOf(ctx context.Context, prefix string) (string, error) {
+	p := strings.ToLower(strings.TrimSpace(prefix))
+	if len(p) < 4 {
+		return "", usageErr("thread id %q is too short: give at least 4 characters of it", safe(prefix))
+	}
+	found := map[string]bool{}
+	add := func(id string) {
+		if strings.HasPrefix(strings.ToLower(id), p) {
+			found[id] = true
+		}
+	}
+	if its, err := a.backend.Pending(ctx); err == nil {
+		for _, it := range its {
+			add(it.ThreadID)
+		}
+	}
+	for _, s := range a.journal.Sightings("") {
+		add(s.ThreadID)
+	}
+	if h, err := a.journal.History(); err == nil {
+		for _, e := range h {
+			add(e.ThreadID)
+		}
+	}
+	switch len(found) {
+	case 1:
+		for id := range found {
+			return id, nil
+		}
+	case 0:
+		return strings.TrimSpace(prefix), nil
+	}
+	var ids []string
+	for id := range found {
+		ids = append(ids, "  "+safe(id))
+	}
+	sort.Strings(ids)
+	return "", usageErr("%q matches %d threads; give more characters:\n%s", safe(prefix), len(found), strings.Join(ids, "\n"))
 }
 
 // newBackend opens the backend the settings name.
