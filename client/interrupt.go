@@ -85,6 +85,13 @@ type Interrupt struct {
 	// be kept in Raw (Problem is set; Raw is then null): `hitl show ID
 	// --raw` prints them.
 	Bytes []byte `json:"-"`
+	// Claims are the reviewers who said they hold a draft for it (see
+	// Claimer), as the server keeps them: expired ones and the reader's
+	// own included (Others leaves them out).
+	Claims []Claim `json:"claims,omitempty"`
+	// Retry: the interrupt is held by a thread whose last run failed (see
+	// Failure); a decision on it answers it again.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // Payload is what an interrupt's value says, normalized.

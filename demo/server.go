@@ -55,6 +55,10 @@ type thread struct {
 	History []checkpointRec
 	graph   string
 	state   any // the graph's own memory
+	// Failed holds, by task, the error of a resume the graph refused: the
+	// thread is then in status error, and, as on the real server, its
+	// state still holds the interrupt, which a later resume may answer.
+	Failed map[string]string
 }
 
 type checkpointRec struct {
@@ -112,6 +116,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /threads", s.createThread)
 	mux.HandleFunc("POST /threads/search", s.searchThreads)
 	mux.HandleFunc("GET /threads/{id}", s.getThread)
+	mux.HandleFunc("PATCH /threads/{id}", s.patchThread)
 	mux.HandleFunc("GET /threads/{id}/state", s.getState)
 	mux.HandleFunc("POST /threads/{id}/history", s.getHistory)
 	mux.HandleFunc("GET /threads/{id}/runs", s.listRuns)
@@ -175,6 +180,11 @@ func (t *thread) json(withValues bool) map[string]any {
 	ints := map[string]any{}
 	for _, p := range append(append([]pending(nil), t.Answered...), t.Interrupts...) {
 		list, _ := ints[p.TaskID].([]any)
+		if t.Status == "error" {
+			// A failed task is listed with no interrupt (its state has it).
+			ints[p.TaskID] = []any{}
+			continue
+		}
 		ints[p.TaskID] = append(list, p.json())
 	}
 	if t.Status == "interrupted" && len(t.Interrupts) == 0 && len(t.Next) > 0 {
@@ -247,6 +257,35 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// patchThread merges the body's metadata into the thread's, key by key (a
+// key set to null stays, as null), and moves updated_at, as the real
+// server does.
+func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	var meta map[string]any
+	if len(body.Metadata) > 0 && json.Unmarshal(body.Metadata, &meta) != nil {
+		writeError(w, 400, "metadata: Expected object")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.thread(w, r)
+	if t == nil {
+		return
+	}
+	for k, v := range meta {
+		t.Metadata[k] = v
+	}
+	t.UpdatedAt = time.Now()
+	writeJSON(w, 200, t.json(true))
+}
+
 // deleteThread removes a thread and its runs (204), as the real server does.
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
@@ -285,7 +324,12 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, id := range order {
-		tasks = append(tasks, map[string]any{"id": id, "name": id, "interrupts": byTask[id], "result": results[id]})
+		task := map[string]any{"id": id, "name": id, "interrupts": byTask[id], "result": results[id], "error": nil}
+		if msg, ok := t.Failed[id]; ok {
+			// As the real server keeps it: a JSON string {"message", "name"}.
+			task["error"] = compact(map[string]string{"message": msg, "name": "Error"})
+		}
+		tasks = append(tasks, task)
 	}
 	for _, n := range t.Next {
 		if len(t.Interrupts) == 0 {
@@ -492,7 +536,10 @@ func (s *Server) execute(ru *run, t *thread, g Graph, req runRequest, prevStatus
 	case err != nil:
 		ru.Status, ru.Error = "error", err.Error()
 		t.Status = "error"
-		t.Interrupts, t.Next = nil, nil
+		if len(t.Failed) == 0 {
+			t.Interrupts = nil
+		}
+		t.Next = nil
 	case len(t.Interrupts) > 0 || len(t.Next) > 0:
 		ru.Status = "success"
 		t.Status = "interrupted"
@@ -511,6 +558,7 @@ func (s *Server) step(t *thread, g Graph, req runRequest, prevStatus string) (bo
 		}
 		// Keys that are not pending resume nothing (as on the real server).
 		before := append([]pending(nil), t.Interrupts...)
+		answered := append([]pending(nil), t.Answered...)
 		applied := 0
 		for _, p := range before {
 			v, ok := resumes[p.ID]
@@ -522,12 +570,17 @@ func (s *Server) step(t *thread, g Graph, req runRequest, prevStatus string) (bo
 			p.Result = v
 			t.Answered = append(t.Answered, p)
 			if err := g.Resume(t, p, v); err != nil {
+				// The refused answer is not taken: the task keeps its
+				// interrupt and the error.
+				t.Interrupts, t.Answered = before, answered
+				t.Failed = map[string]string{p.TaskID: err.Error()}
 				return false, err
 			}
 		}
 		if applied == 0 {
 			return false, nil
 		}
+		t.Failed = nil
 		for _, p := range before {
 			if _, ok := resumes[p.ID]; !ok && hasPending(t.Interrupts, p.ID) {
 				return false, nil // siblings still wait: no checkpoint yet

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/inert"
 )
@@ -219,4 +221,50 @@ func Badge(s client.Schema) string {
 		return "unreadable"
 	}
 	return "raw"
+}
+
+// Editing says who else holds a draft for an interrupt, from their claims
+// (client.Interrupt.Others): "alice is editing (2m)", "alice and bob are
+// editing (<1m)"; "" for nobody. The time is the longest held, in whole
+// minutes (a screen that shows it changes once a minute). Names are the
+// server's text: make the result inert before printing it.
+func Editing(others []client.Claim, now time.Time) string {
+	who, n := Claimants(others)
+	if n == 0 {
+		return ""
+	}
+	verb := "is"
+	if n > 1 {
+		verb = "are"
+	}
+	return who + " " + verb + " editing (" + HeldFor(others[0].Since, now) + ")"
+}
+
+// Claimants names the reviewers of claims ("alice", "alice and bob"), each
+// once and cut to 24 cells, and counts them.
+func Claimants(cs []client.Claim) (string, int) {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		name := ansi.Truncate(strings.Join(strings.Fields(c.Reviewer), " "), 24, "…")
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "", 0
+	case 1:
+		return names[0], 1
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1], len(names)
+}
+
+// HeldFor is how long a claim has been held, in whole minutes ("<1m").
+func HeldFor(since, now time.Time) string {
+	if now.Sub(since) < time.Minute {
+		return "<1m"
+	}
+	return Age(since, now)
 }

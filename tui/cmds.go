@@ -22,6 +22,8 @@ type (
 		handled map[string]bool
 		unknown []journal.Entry
 		err     error
+		// failed: the threads whose run failed were read too (failures.go).
+		failed *failedList
 	}
 	// checkedMsg: decisions of unknown outcome were looked up again.
 	// progressMsg is a long listing's progress: everything found so far.
@@ -85,7 +87,8 @@ func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 }
 
 // fetch asks the backend for what is pending, and the journal for what was
-// handled (by this process or another one).
+// handled (by this process or another one); every few fetches, also for
+// the threads whose run failed.
 //
 // A listing has no deadline of its own (each of the backend's requests has
 // one), so a huge inbox over a slow link loads; a backend that lists
@@ -96,6 +99,7 @@ func (m *Model) fetch() tea.Cmd {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	failures := m.failuresDue()
 	done := func(items []client.Interrupt, err error) tea.Msg {
 		var handled map[string]bool
 		var unknown []journal.Entry
@@ -104,7 +108,13 @@ func (m *Model) fetch() tea.Cmd {
 			handled = j.Handled()
 			unknown, _ = j.Unresolved(b.Server())
 		}
-		return pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
+		msg := pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
+		if failures != nil && err == nil {
+			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			msg.failed = readFailures(fctx, failures, j, b.Server())
+			cancel()
+		}
+		return msg
 	}
 	p, ok := b.(client.Progressive)
 	if !ok {

@@ -153,7 +153,11 @@ func (c *confirmScreen) view(m *Model, r rect) string {
 
 // render fills the page when what it shows changed.
 func (c *confirmScreen) render(m *Model) {
-	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig)
+	race := ""
+	if it := m.items.get(c.id); it != nil {
+		race = m.raceWarning(it)
+	}
+	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig, race)
 	if sig == c.sig {
 		return
 	}
@@ -216,6 +220,9 @@ func (c *confirmScreen) text(m *Model) string {
 		}
 		if target.Busy {
 			line(m.st.warn.Render(ansi.Wrap("Note: a run is in progress on this thread; the server refuses a decision until it ends.", w, " ")))
+		}
+		if race := m.raceWarning(target); race != "" {
+			line(m.st.warn.Render(ansi.Wrap("⚠ "+safe(race), w, " ")))
 		}
 		if sub != nil {
 			for _, note := range client.Consequences(&target.Payload, x.Decisions) {

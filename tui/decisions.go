@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // Decision keys act on the selected interrupt, from the inbox (wide) or the
@@ -41,7 +42,12 @@ func (m *Model) decisionHints(it *client.Interrupt) []hint {
 }
 
 func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
-	it := m.items.current()
+	return m.decisionKeyOn(m.items.current(), msg)
+}
+
+// decisionKeyOn acts on it (the selected interrupt, or one a failed run
+// left, from the failures screen).
+func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd {
 	if it == nil {
 		return nil
 	}
@@ -57,6 +63,8 @@ func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, k.Discard):
+		return m.askDiscard(it)
 	case key.Matches(msg, k.NextAction):
 		d.slot = (d.slot + 1) % it.Slots()
 	case key.Matches(msg, k.PrevAction):
@@ -186,6 +194,27 @@ func (m *Model) askRunControl(msg tea.KeyPressMsg) tea.Cmd {
 			return m.controlRun(*it, action)
 		},
 		onNo: func(m *Model) { m.setStatus("Nothing done.", true) },
+	})
+	return nil
+}
+
+// askDiscard asks before throwing away the draft for it: what was typed
+// and decided. Its claim on the server is cleared with it.
+func (m *Model) askDiscard(it *client.Interrupt) tea.Cmd {
+	if d := m.drafts[it.ID]; d == nil || !d.touched() {
+		m.setStatus("No draft for "+present.ShortID(it.ID)+" to discard.", false)
+		return nil
+	}
+	target := it.ID
+	m.push(&promptScreen{
+		question: "Discard your draft for " + safe(present.ShortID(it.ID)) + " — " + safe(it.Title) + "? What you typed and decided is lost.",
+		yes:      "discards it",
+		onYes: func(m *Model) tea.Cmd {
+			delete(m.drafts, target)
+			m.setStatus("Draft for "+present.ShortID(target)+" discarded.", true)
+			return tea.Batch(m.persistDrafts(), m.syncClaims())
+		},
+		onNo: func(m *Model) { m.setStatus("The draft is kept.", true) },
 	})
 	return nil
 }

@@ -90,7 +90,7 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme)
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it))
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -187,10 +187,11 @@ type detailInput struct {
 	conv           *conversation // nil: not loaded
 	showConv       bool
 	conversational bool
+	editing        string // who else is editing it ("" for nobody)
 }
 
 func (m *Model) detailInput(it *client.Interrupt) detailInput {
-	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID]}
+	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it)}
 	if d := m.drafts[it.ID]; d != nil {
 		c := *d
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
@@ -225,6 +226,9 @@ func (lo look) detail(in detailInput, w int) string {
 	} else {
 		line(st.faint.Render(head))
 		line(st.faint.Render(wrap(thread)))
+	}
+	if in.editing != "" {
+		line(st.warn.Render(wrap("✎ " + safe(in.editing) + ": a decision now may race theirs")))
 	}
 	if it.Description != "" {
 		line("")

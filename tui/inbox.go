@@ -112,7 +112,7 @@ func (m *Model) fetchErrText() string {
 
 // listRows is how many rows of the list are on screen.
 func (m *Model) listRows() int {
-	h := m.lay.list.h
+	h := m.lay.list.h - len(m.failuresSection(m.lay.list.w))
 	if n := len(m.unknown); n > 0 {
 		h -= min(n, 3) + 1
 		if n > 3 {
@@ -152,6 +152,9 @@ func (s *inboxScreen) hints(m *Model) []hint {
 			out = append(out, hint{b: k.Open})
 		}
 	}
+	if len(m.failed.list) > 0 {
+		out = append(out, hint{b: k.Failures})
+	}
 	return append(out, on(k.Filter, k.Help, k.Quit)...)
 }
 
@@ -180,6 +183,14 @@ func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.refetch(), true
 	case key.Matches(msg, k.Check):
 		return m.check(), true
+	case key.Matches(msg, k.Failures):
+		if m.failed.lister == nil {
+			m.setStatus("This backend does not say which runs failed.", false)
+			return nil, true
+		}
+		m.push(newFailuresScreen())
+		m.failed.now = true
+		return m.refetch(), true
 	case key.Matches(msg, k.ScrollDown):
 		m.detail.vp.HalfPageDown()
 		return nil, true
@@ -261,6 +272,11 @@ func (m *Model) listView(r rect) string {
 		}
 		h = max(h, 1)
 	}
+	if lines := m.failuresSection(w); len(lines) > 0 {
+		// A stuck agent is never invisible: failed runs, above the inbox.
+		b.WriteString(strings.Join(lines, "\n") + "\n")
+		h = max(h-len(lines), 1)
+	}
 	if len(x.shown) == 0 {
 		msg := "No pending interrupts. New ones appear here as agents pause."
 		if x.filter != "" {
@@ -289,6 +305,9 @@ func (m *Model) listView(r rect) string {
 		}
 		if it.Busy {
 			decided += "(run in progress) "
+		}
+		if who := m.editing(&it); who != "" {
+			decided += safe(who) + " · "
 		}
 		mark := x.threadMark(i)
 		if mark == "" {

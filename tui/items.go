@@ -41,6 +41,9 @@ type items struct {
 	sort     sortMode
 	loaded   bool
 	newCount int // arrived since the reviewer last looked
+	// retry are the interrupts threads whose run failed still hold, by id:
+	// not listed, but a decision can answer them again (failures.go).
+	retry map[string]*client.Interrupt
 	// known are the ids of the last complete listing: what counts as
 	// having arrived since (a partial listing does not change it).
 	known map[string]bool
@@ -77,7 +80,7 @@ func (x *items) get(id string) *client.Interrupt {
 	if i, ok := x.byID[id]; ok && i < len(x.all) && x.all[i].ID == id {
 		return &x.all[i]
 	}
-	return nil
+	return x.retry[id]
 }
 
 // apply takes a fresh list from the backend, keeping the selection on the

@@ -19,6 +19,7 @@ type keyMap struct {
 	PauseRun, ResumeRun, CancelRun, Check           key.Binding
 	Yes, PageDown, PageUp, Top, Bottom, Suspend     key.Binding
 	Narrower, Wider                                 key.Binding
+	Discard, Failures                               key.Binding
 	// A form's keys (form.go).
 	PrevField, Toggle, ChoiceNext, ChoicePrev, Pick, RawJSON key.Binding
 }
@@ -75,6 +76,8 @@ func defaultKeys() keyMap {
 		ChoicePrev:   b([]string{"left", "h", "k"}, "←/k", "previous choice"),
 		Pick:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "pick"),
 		RawJSON:      b([]string{"ctrl+j"}, "ctrl+j", "as JSON"),
+		Discard:      b([]string{"D"}, "D", "discard draft"),
+		Failures:     b([]string{"E"}, "E", "failed runs"),
 	}
 }
 
@@ -92,7 +95,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"page_down": &k.PageDown, "page_up": &k.PageUp, "top": &k.Top, "bottom": &k.Bottom, "suspend": &k.Suspend,
 		"narrower": &k.Narrower, "wider": &k.Wider,
 		"prev_field": &k.PrevField, "toggle": &k.Toggle, "choice_next": &k.ChoiceNext, "choice_prev": &k.ChoicePrev,
-		"pick": &k.Pick, "raw_json": &k.RawJSON,
+		"pick": &k.Pick, "raw_json": &k.RawJSON, "discard": &k.Discard, "failures": &k.Failures,
 	}
 }
 
@@ -135,9 +138,9 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Open, k.Back},
 		{k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction, k.Narrower, k.Wider},
-		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit},
+		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.Discard},
 		{k.Confirm, k.ShowJSON, k.DiffMode, k.Accept, k.External},
-		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History},
+		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History, k.Failures},
 		{k.Help, k.Quit, k.ForceQuit, k.Suspend},
 		{k.PauseRun, k.ResumeRun, k.CancelRun},
 		{k.NextField, k.PrevField, k.Toggle},

@@ -154,6 +154,11 @@ type Model struct {
 
 	changes <-chan struct{} // the backend's change signals, when it streams
 	help    help.Model
+
+	// presence is this reviewer's claims on the server (claims.go).
+	presence presence
+	// failed is what is known of threads whose run failed (failures.go).
+	failed failedState
 }
 
 // New returns the app; it refuses key overrides it does not understand.
@@ -185,6 +190,12 @@ func New(opts Options) (*Model, error) {
 		}
 		m.savedDrafts = m.drafts.encode()
 	}
+	me := ""
+	if opts.Journal != nil {
+		me = opts.Journal.ID()
+	}
+	m.presence = newPresence(opts.Backend, me)
+	m.failed.lister, _ = opts.Backend.(client.FailureLister)
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
 	}

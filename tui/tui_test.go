@@ -103,7 +103,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg:
+		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg:
 			h.msg(msg)
 		}
 	}

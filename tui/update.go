@@ -41,7 +41,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case pollMsg:
 		return m.refetch()
 	case tickMsg:
-		return tea.Batch(tick(), m.persistDrafts())
+		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
+	case claimMsg:
+		return m.onClaim(msg)
 	case changeMsg:
 		if m.fetching {
 			m.refetchAfter = true // the listing under way may predate the change
@@ -130,6 +132,9 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.fetchErr, m.backoff = nil, 0
 	m.lastUpdate = m.opts.Now()
 	m.unknown = msg.unknown
+	if msg.failed != nil {
+		m.onFailures(msg.failed)
+	}
 	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
 	if moved {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)
@@ -160,9 +165,10 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	m.sending = false
 	m.stopSend = nil
+	m.failed.now = true // a run that failed shows in its section at once; one answered again leaves it
 	r := msg.result
 	if m.quitting {
-		return tea.Sequence(m.persistDrafts(), tea.Quit) // the outcome is in the audit log
+		return tea.Sequence(m.persistDrafts(), m.releaseAll(), tea.Quit) // the outcome is in the audit log
 	}
 	text := r.Text()
 	if r.Kind == decide.Sent && r.Run.Reply != "" {
@@ -198,7 +204,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	// fallen into.
 	m.popTo(nameInbox)
 	m.graceUntil = m.opts.Now().Add(GracePeriod)
-	return pollAfter(0)
+	return tea.Batch(pollAfter(0), m.syncClaims()) // what was sent is no longer claimed
 }
 
 // onChecked reports what looking up decisions of unknown outcome found,
@@ -227,7 +233,7 @@ func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
 // its outcome so that the next start need not look it up).
 func (m *Model) quit() tea.Cmd {
 	if !m.sending {
-		return tea.Sequence(m.persistDrafts(), tea.Quit)
+		return tea.Sequence(m.persistDrafts(), m.releaseAll(), tea.Quit)
 	}
 	m.quitting = true
 	if m.stopSend != nil {
@@ -250,7 +256,9 @@ func (m *Model) persistDrafts() tea.Cmd {
 		ed.save(m)
 	}
 	for id := range m.drafts {
-		if m.items.handled[id] {
+		// An interrupt a failed run left is handled here, yet answerable
+		// again: its draft stays.
+		if m.items.handled[id] && m.items.retry[id] == nil {
 			delete(m.drafts, id)
 		}
 	}

@@ -7,6 +7,7 @@ package fake
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"time"
 
@@ -38,6 +39,13 @@ type Backend struct {
 	Outcome client.Outcome
 	// Messages are the threads' conversations, by thread id.
 	Messages map[string][]client.Message
+
+	// claims are the reviewers' claims, by interrupt id, then client.
+	claims map[string]map[string]client.Claim
+	// ClaimErr fails Claim and Release (a server that refuses them).
+	ClaimErr error
+	// failures are the threads whose run failed (SetFailures).
+	failures []client.Failure
 }
 
 // Conversation is the thread's messages (Messages).
@@ -56,7 +64,8 @@ type answer struct {
 
 // New returns a fake holding items.
 func New(items ...client.Interrupt) *Backend {
-	return &Backend{items: items, answered: map[string]answer{}, busy: map[string]bool{}, Sent: map[string]client.Resume{}}
+	return &Backend{items: items, answered: map[string]answer{}, busy: map[string]bool{}, Sent: map[string]client.Resume{},
+		claims: map[string]map[string]client.Claim{}}
 }
 
 // Server names the fake.
@@ -94,7 +103,7 @@ func (f *Backend) SetBusy(thread string, busy bool) {
 func (f *Backend) AnswerElsewhere(id, reviewer string, value client.Resume) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.take(id, answer{decision: "elsewhere", reviewer: reviewer, value: value, at: time.Now()})
+	f.take(id, answer{decision: "elsewhere", reviewer: reviewer, value: value, at: time.Now()}, false)
 }
 
 // SetListErr and SetSendErr change the failures while tests run.
@@ -124,16 +133,119 @@ func (f *Backend) SentValue(id string) (client.Resume, bool) {
 	return r, ok
 }
 
-// take answers id, if it waits; it reports whether it did.
-func (f *Backend) take(id string, a answer) bool {
+// take answers id, if it waits; it reports whether it did. An interrupt
+// held by a failed thread waits only for a decision that answers it
+// again (retry): the thread then leaves the failures.
+func (f *Backend) take(id string, a answer, retry bool) bool {
 	for i, it := range f.items {
 		if it.ID == id {
 			f.items = append(f.items[:i:i], f.items[i+1:]...)
 			f.answered[id] = a
+			delete(f.claims, id)
 			return true
 		}
 	}
+	if i := f.heldBy(id); retry && i >= 0 {
+		f.failures = append(f.failures[:i:i], f.failures[i+1:]...)
+		f.answered[id] = a
+		delete(f.claims, id)
+		return true
+	}
 	return false
+}
+
+// heldBy is the failure that holds interrupt id (-1: none).
+func (f *Backend) heldBy(id string) int {
+	for i, x := range f.failures {
+		for _, it := range x.Interrupts {
+			if it.ID == id {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// SetFailures replaces the threads whose run failed; their interrupts are
+// marked Retry.
+func (f *Backend) SetFailures(fs ...client.Failure) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures = nil
+	for _, x := range fs {
+		x.Interrupts = append([]client.Interrupt(nil), x.Interrupts...)
+		for i := range x.Interrupts {
+			x.Interrupts[i].Retry = true
+		}
+		f.failures = append(f.failures, x)
+	}
+}
+
+// Failures lists the threads whose run failed, as set.
+func (f *Backend) Failures(_ context.Context, limit int) ([]client.Failure, int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ListErr != nil {
+		return nil, 0, f.ListErr
+	}
+	out := append([]client.Failure(nil), f.failures...)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, len(f.failures), nil
+}
+
+// Claim records c on it (by c.Client), as a server that keeps claims would.
+func (f *Backend) Claim(_ context.Context, it client.Interrupt, c client.Claim) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ClaimErr != nil {
+		return f.ClaimErr
+	}
+	if f.claims[it.ID] == nil {
+		f.claims[it.ID] = map[string]client.Claim{}
+	}
+	f.claims[it.ID][c.Client] = c
+	return nil
+}
+
+// Release clears c's claim on it.
+func (f *Backend) Release(_ context.Context, it client.Interrupt, c client.Claim) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ClaimErr != nil {
+		return f.ClaimErr
+	}
+	delete(f.claims[it.ID], c.Client)
+	return nil
+}
+
+// SetClaimErr changes the claims' failure while tests run.
+func (f *Backend) SetClaimErr(err error) {
+	f.mu.Lock()
+	f.ClaimErr = err
+	f.mu.Unlock()
+}
+
+// Claims are the claims on interrupt id, by client.
+func (f *Backend) Claims(id string) map[string]client.Claim {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]client.Claim{}
+	for k, v := range f.claims[id] {
+		out[k] = v
+	}
+	return out
+}
+
+// claimsOf lists the claims on id, in a stable order.
+func (f *Backend) claimsOf(id string) []client.Claim {
+	var out []client.Claim
+	for _, c := range f.claims[id] {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Client < out[j].Client })
+	return out
 }
 
 // Pending lists what waits, busy threads' interrupts marked.
@@ -146,6 +258,7 @@ func (f *Backend) Pending(context.Context) ([]client.Interrupt, error) {
 	out := append([]client.Interrupt(nil), f.items...)
 	for i := range out {
 		out[i].Busy = f.busy[out[i].ThreadID]
+		out[i].Claims = f.claimsOf(out[i].ID)
 	}
 	return out, nil
 }
@@ -173,6 +286,9 @@ func (f *Backend) Standing(_ context.Context, its []client.Interrupt) ([]client.
 				}
 			}
 		}
+		if it.Retry && f.heldBy(it.ID) >= 0 {
+			out[i].Presence = client.Waiting
+		}
 	}
 	return out, nil
 }
@@ -190,7 +306,7 @@ func (f *Backend) Resume(_ context.Context, s *client.Submission) (client.Receip
 	}
 	f.Resumes++
 	for _, it := range s.Items {
-		if f.take(it.Interrupt.ID, answer{decision: s.DecisionID, reviewer: s.Reviewer, value: it.Resume, at: time.Now()}) {
+		if f.take(it.Interrupt.ID, answer{decision: s.DecisionID, reviewer: s.Reviewer, value: it.Resume, at: time.Now()}, it.Interrupt.Retry) {
 			f.Sent[it.Interrupt.ID] = it.Resume
 		}
 	}

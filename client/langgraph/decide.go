@@ -49,6 +49,21 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 			waiting[w.ID] = true
 		}
 	}
+	if t.Status == "error" {
+		// The run that failed did not take what the thread's state still
+		// holds: asked to answer it again (Retry), hitl may. Otherwise
+		// the earlier answer stands, as before the failure.
+		for _, it := range its {
+			if !it.Retry {
+				continue
+			}
+			ok, err := b.held(ctx, t, it.ID)
+			if err != nil {
+				return nil, err
+			}
+			waiting[it.ID] = ok
+		}
+	}
 	var runs []run
 	readRuns := func() []run {
 		if runs == nil {
@@ -372,6 +387,9 @@ func runError(raw json.RawMessage, status string) string {
 		}
 		e = inner
 	}
+	// A ZodError's message is its issues as JSON: one "path: message"
+	// each, on the one line an outcome takes.
+	e.Message = strings.ReplaceAll(zodIssues(e.Message), "\n", "; ")
 	if e.Error != "" && !strings.HasPrefix(e.Message, e.Error) {
 		return e.Error + ": " + e.Message
 	}

@@ -6,9 +6,10 @@
 // Files: pending.go finds what waits (and what only seems to: answered
 // fan-out branches), asking the server only what changed since the last
 // look; stream.go says when something changed, as soon as it can tell;
-// decide.go sends, verifies and follows a decision;
-// wire.go holds the server's JSON shapes; conversation.go reads a thread's
-// messages.
+// failed.go finds threads whose run failed; decide.go sends, verifies and
+// follows a decision; claims.go keeps reviewers' claims in thread
+// metadata; wire.go holds the server's JSON shapes; conversation.go reads
+// a thread's messages.
 package langgraph
 
 import (
@@ -52,8 +53,9 @@ type Backend struct {
 	opts Options
 	*transport.Conn
 
-	mu    sync.Mutex
-	state map[string]threadFacts // per thread, for the updated_at it was read at
+	mu     sync.Mutex
+	state  map[string]threadFacts // per thread, for the updated_at it was read at
+	failed map[string]failedFacts // per errored thread, likewise
 
 	// turn is held by the one refresh of view at a time (a channel, so
 	// that waiting for it ends with the caller's ctx).
@@ -88,7 +90,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, turn: make(chan struct{}, 1)}, nil
+	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}, nil
 }
 
 // Batches: one resume may answer several interrupts of a thread.

@@ -87,6 +87,8 @@ type stateTask struct {
 	Name       string          `json:"name"`
 	Interrupts []wireInterrupt `json:"interrupts"`
 	Result     json.RawMessage `json:"result"`
+	// Error is why the task failed (a run that failed leaves it there).
+	Error json.RawMessage `json:"error"`
 }
 
 // answered reports whether the task already has its result.
@@ -293,15 +295,21 @@ func (t *thread) interrupts(server string, skip map[string]bool) []client.Interr
 }
 
 func (t *thread) base(server, id string, raw json.RawMessage, p client.Payload) client.Interrupt {
+	claims, waiting := claimsOf(t.Metadata, id, t.CreatedAt)
+	updated := t.UpdatedAt
+	if !waiting.IsZero() && waiting.Before(updated) {
+		updated = waiting // a claim moved updated_at, not the interrupt
+	}
 	it := client.Interrupt{
 		ID:          id,
 		ThreadID:    t.ThreadID,
 		GraphID:     t.meta("graph_id"),
 		AssistantID: t.meta("assistant_id"),
 		CreatedAt:   t.CreatedAt,
-		UpdatedAt:   t.UpdatedAt,
+		UpdatedAt:   updated,
 		Payload:     p,
 		Server:      server,
+		Claims:      claims,
 	}
 	it.WithValue(raw)
 	return it
@@ -513,6 +521,9 @@ func decodeTasks(b []byte) ([]stateTask, error) {
 				} else if bytes.Equal(bytes.TrimSpace(m.Value), []byte("null")) {
 					err = nil
 				}
+			case "error":
+				// Why the task failed (a failed run leaves it): a string.
+				t.Error = bytes.Clone(m.Value)
 			case "result":
 				// Only whether there is one matters (answered): the result
 				// itself, which may be large, is not kept.

@@ -220,3 +220,29 @@ func TestPausedFindsTheInterruptInLongLines(t *testing.T) {
 		t.Errorf("error event: woken %d times", woken)
 	}
 }
+
+// A failed run's error as the server keeps it in the state (a JSON string)
+// and as a join gives it: a ZodError's issues one a line, or on one line.
+func TestFailedRunErrorText(t *testing.T) {
+	issues := `[{"code":"invalid_enum_value","path":["framework"],"message":"Invalid enum value"},{"code":"too_big","path":["owner","age"],"message":"Number must be less than or equal to 100"}]`
+	inner, _ := json.Marshal(map[string]string{"message": issues, "name": "ZodError"})
+	state, _ := json.Marshal(string(inner))
+	if got := taskError(state); got != "ZodError: framework: Invalid enum value\nowner.age: Number must be less than or equal to 100" {
+		t.Fatalf("taskError: %q", got)
+	}
+	plain, _ := json.Marshal(`{"message":"Unexpected human decision","name":"Error"}`)
+	if got := taskError(plain); got != "Unexpected human decision" {
+		t.Fatalf("taskError: %q", got)
+	}
+	for in, want := range map[string]string{`null`: "", `"just text"`: "just text", `{"odd":1}`: `{"odd":1}`} {
+		if got := taskError(json.RawMessage(in)); got != want {
+			t.Fatalf("taskError(%s) = %q", in, got)
+		}
+	}
+	// A join says it {"error": "Error", "message": "{\"error\":\"ZodError\",\"message\":…}"} (observed).
+	innerJoin, _ := json.Marshal(map[string]string{"error": "ZodError", "message": issues})
+	joined, _ := json.Marshal(map[string]string{"error": "Error", "message": string(innerJoin)})
+	if got := runError(joined, "error"); got != "ZodError: framework: Invalid enum value; owner.age: Number must be less than or equal to 100" {
+		t.Fatalf("runError: %q", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // maxInput is the most a file or standard input given to --args,
@@ -433,6 +434,15 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 	for _, d := range drafts {
 		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
 			fmt.Fprintln(e.stderr, "note:", note)
+		}
+		if d.Interrupt.Retry {
+			fmt.Fprintf(e.stderr, "note: the last run of thread %s failed; this answers %s again (if the run fails the same way, the graph kept the first answer)\n",
+				safe(d.Interrupt.ThreadID), safe(present.ShortID(d.Interrupt.ID)))
+		}
+		// Claims are advice: said, never in the way.
+		if others := d.Interrupt.Others(a.journal.ID(), time.Now()); len(others) > 0 {
+			fmt.Fprintf(e.stderr, "note: %s: %s; your decision may race theirs\n",
+				safe(present.ShortID(d.Interrupt.ID)), safe(present.Editing(others, time.Now())))
 		}
 	}
 	if f.dryRun {

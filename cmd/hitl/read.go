@@ -11,17 +11,25 @@ import (
 )
 
 func listCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, failed bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List pending interrupts, newest first",
-		Args:  exactArgs(0, "no arguments"),
+		Long: `list prints the pending interrupts, newest first, then decisions of unknown
+outcome and threads whose last run failed (with the server's error, the decision this
+machine sent there, and how to answer again what the thread still holds). --json
+prints the pending interrupts only, as a JSON array; --failed the failed threads only
+(each error in full; with --json, a JSON array of them).`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.open(0)
 			if err != nil {
 				return err
 			}
 			a.reconcile(cmd.Context(), e)
+			if failed {
+				return listFailed(cmd.Context(), e, a, asJSON)
+			}
 			its, err := a.pending(cmd.Context())
 			if err != nil {
 				return err
@@ -34,10 +42,12 @@ func listCmd(e *env) *cobra.Command {
 			}
 			printList(e.stdout, its, time.Now())
 			printUnknown(e, a)
+			printFailedSection(cmd.Context(), e, a)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of interrupts (documented in the README)")
+	cmd.Flags().BoolVar(&failed, "failed", false, "list only the threads whose last run failed")
 	return cmd
 }
 
@@ -73,7 +83,8 @@ func showCmd(e *env) *cobra.Command {
 
 func watchCmd(e *env) *cobra.Command {
 	var asJSON bool
-	var interval time.Duration
+	var interval, execTimeout time.Duration
+	var execArgv, execShell string
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Print each new interrupt once, as it appears, until stopped",
@@ -83,7 +94,15 @@ LangGraph backend looks every 200 ms; the others stream, where the server can) i
 live, and also polled every --interval; others are polled every --interval. A long
 first listing is printed page by page as it arrives. Interrupts handled from this
 machine are never printed. It stops on Ctrl+C; errors are reported on stderr and
-retried with backoff.`,
+retried with backoff.
+
+--exec CMD runs CMD once per interrupt printed, with its JSON (the line --json
+prints) on stdin and HITL_INTERRUPT_ID, HITL_THREAD_ID, HITL_GRAPH_ID,
+HITL_ASSISTANT_ID, HITL_SCHEMA, HITL_TITLE, HITL_SUMMARY, HITL_SERVER in its
+environment. CMD is split into words without a shell (quotes and backslashes work;
+nothing is expanded, ; and | are plain characters); --exec-shell CMD runs it with
+/bin/sh -c instead. Each run is killed after --exec-timeout; a failure is reported
+on stderr and watch goes on.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.open(0)
@@ -93,16 +112,27 @@ retried with backoff.`,
 			if interval <= 0 {
 				interval = a.settings.PollInterval
 			}
+			hook, err := newExecHook(execArgv, execShell, execTimeout, e.stderr)
+			if err != nil {
+				return err
+			}
 			a.reconcile(cmd.Context(), e)
-			return watch(cmd.Context(), e, a, interval, asJSON)
+			if hook != nil {
+				hook.start(cmd.Context())
+				defer hook.stop()
+			}
+			return watch(cmd.Context(), e, a, interval, asJSON, hook)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
 	cmd.Flags().DurationVar(&interval, "interval", 0, "how often to look (default: the profile's poll_interval, 2s)")
+	cmd.Flags().StringVar(&execArgv, "exec", "", "run this command for each new interrupt, its JSON on stdin (no shell)")
+	cmd.Flags().StringVar(&execShell, "exec-shell", "", "the same, run by /bin/sh -c (for pipes)")
+	cmd.Flags().DurationVar(&execTimeout, "exec-timeout", 30*time.Second, "kill the command after this long")
 	return cmd
 }
 
-func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool) error {
+func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *execHook) error {
 	// A backend that streams its changes wakes the loop at once.
 	var changes <-chan struct{}
 	if n, ok := a.backend.(client.Notifier); ok {
@@ -123,6 +153,11 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				}
 			} else {
 				printLine(e.stdout, it, time.Now())
+			}
+			if hook != nil {
+				if err := hook.notify(ctx, it); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

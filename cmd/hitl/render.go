@@ -165,6 +165,10 @@ func printShow(w io.Writer, it client.Interrupt) {
 	if warn := present.Warnings(it); warn != 0 {
 		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
 	}
+	if who := present.Editing(it.Others("", time.Now()), time.Now()); who != "" {
+		// Claims (from a reviewer's TUI, yours included) are advice.
+		fmt.Fprintf(w, "Editing    %s: a decision now may race theirs\n", safe(who))
+	}
 	fmt.Fprintf(w, "\n%s\n", safeBlock(it.Title))
 	if it.Description != "" {
 		fmt.Fprintf(w, "\n%s\n", indent(safeBlock(it.Description), "  "))

@@ -253,6 +253,13 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 			handledMatch = h
 		}
 	}
+	if len(matches) == 0 {
+		// Not waiting: held by a thread whose run failed, it can be
+		// answered again (hitl list shows such threads).
+		if retry, err := a.retryIn(ctx, id); err != nil || retry != nil {
+			return derefOr(retry), err
+		}
+	}
 	switch {
 	case len(matches) > 1:
 		var lines []string
@@ -284,6 +291,41 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		}
 	}
 	return client.Interrupt{}, nothingErr("no waiting interrupt %q on %s: it was answered, or never existed (see hitl list)", safe(id), safe(a.backend.Server()))
+}
+
+// retryIn finds id (or a prefix) among the interrupts that threads whose
+// run failed still hold: nil when none matches.
+func (a *app) retryIn(ctx context.Context, id string) (*client.Interrupt, error) {
+	l, ok := a.backend.(client.FailureLister)
+	if !ok {
+		return nil, nil
+	}
+	fs, _, err := l.Failures(ctx, failuresRead)
+	if err != nil {
+		return nil, nil // the failed runs cannot be read now: not found, as before
+	}
+	var matches []client.Interrupt
+	for _, f := range fs {
+		for _, it := range f.Interrupts {
+			if strings.HasPrefix(strings.ToLower(it.ID), id) {
+				matches = append(matches, it)
+			}
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &matches[0], nil
+	}
+	return nil, usageErr("%q matches %d interrupts of failed runs; give more characters", safe(id), len(matches))
+}
+
+func derefOr(it *client.Interrupt) client.Interrupt {
+	if it == nil {
+		return client.Interrupt{}
+	}
+	return *it
 }
 
 // threadOf resolves a thread id or a prefix of 4+ characters among the

@@ -1,0 +1,216 @@
+package langgraph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+// Threads whose last run failed. The server lists them with status
+// "error" and an empty interrupt list, and keeps their error nowhere
+// cheaper than the thread's state (observed on langgraphjs dev 2.0.0):
+//
+//   - the run object (GET /threads/{id}/runs/{run}, ?status=error) has
+//     status "error" and no error text;
+//   - joining the run answers {"__error__": {...}} only while it runs; once
+//     it has ended, a join answers the thread's values;
+//   - GET /threads/{id}/state lists the task that failed with "error": a
+//     JSON string {"message", "name"} (a ZodError's message is its list of
+//     issues, as JSON), and still holds the task's interrupts, result null.
+//
+// A new resume of a held interrupt is taken (after a response schema
+// mismatch the graph then ran with the new answer); whether the graph
+// uses it is the graph's business: LangChain's JS middleware, once it has
+// failed on a decision, fails again on the same one whatever is sent.
+
+// maxErrorText bounds the error kept of a failed thread: a server's text
+// is shown in full up to there.
+const maxErrorText = 64 << 10
+
+// failedFacts is what the state of an errored thread said, for the
+// thread's updated_at it was read at.
+type failedFacts struct {
+	updated time.Time
+	text    string
+	held    []client.Interrupt
+}
+
+// Failures lists threads whose last run failed, newest first: the error
+// from each one's state, and the interrupts it still holds (marked Retry).
+func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, int, error) {
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	body := map[string]any{
+		"status":     "error",
+		"limit":      limit,
+		"offset":     0,
+		"sort_by":    "updated_at",
+		"sort_order": "desc",
+		"select":     []string{"thread_id", "status", "metadata", "created_at", "updated_at", "interrupts"},
+	}
+	if meta := b.filters(); len(meta) > 0 {
+		body["metadata"] = meta
+	}
+	var page []thread
+	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
+	if err := b.Check(resp, err, "list threads whose run failed", &page); err != nil {
+		return nil, 0, err
+	}
+	total := len(page)
+	if n, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total")); err == nil && n > total {
+		// The JS server counts one too many when the page is exactly full.
+		total = n
+		if len(page) == limit && n == limit+1 {
+			total = limit
+		}
+	}
+	out := make([]client.Failure, 0, len(page))
+	keep := map[string]bool{}
+	for i := range page {
+		t := &page[i]
+		if t.Status != "error" {
+			continue
+		}
+		keep[t.ThreadID] = true
+		f, err := b.failedFacts(ctx, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, client.Failure{ThreadID: t.ThreadID, GraphID: t.meta("graph_id"), AssistantID: t.meta("assistant_id"),
+			CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Error: f.text, Interrupts: f.held, Server: b.Server()})
+	}
+	b.mu.Lock()
+	for id := range b.failed {
+		if !keep[id] {
+			delete(b.failed, id)
+		}
+	}
+	b.mu.Unlock()
+	return out, total, nil
+}
+
+// failedFacts reads an errored thread's state, or reuses what it said
+// while the thread has not changed.
+func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, error) {
+	b.mu.Lock()
+	f, ok := b.failed[t.ThreadID]
+	b.mu.Unlock()
+	if ok && f.updated.Equal(t.UpdatedAt) {
+		return f, nil
+	}
+	st, err := b.readState(ctx, t.ThreadID)
+	if err != nil {
+		return f, err
+	}
+	f = failedFacts{updated: t.UpdatedAt, held: b.heldInterrupts(t, st)}
+	var texts []string
+	for _, task := range st.Tasks {
+		if s := taskError(task.Error); s != "" {
+			texts = append(texts, s)
+		}
+	}
+	f.text = strings.Join(texts, "\n\n")
+	if len(f.text) > maxErrorText {
+		f.text = f.text[:maxErrorText] + fmt.Sprintf("\n… (%d more bytes: GET /threads/%s/state has them all)", len(f.text)-maxErrorText, t.ThreadID)
+	}
+	b.mu.Lock()
+	b.failed[t.ThreadID] = f
+	b.mu.Unlock()
+	return f, nil
+}
+
+// heldInterrupts are the interrupts an errored thread's state still holds
+// (their task has no result), marked Retry.
+func (b *Backend) heldInterrupts(t *thread, st *threadState) []client.Interrupt {
+	var out []client.Interrupt
+	for _, task := range st.Tasks {
+		if task.answered() {
+			continue
+		}
+		for i, w := range task.Interrupts {
+			it := t.base(b.Server(), interruptID(w, t.ThreadID, task.ID, i), w.Value, w.payload())
+			it.Retry = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// taskError is a task's error as a person reads it. The server keeps it
+// as a JSON string {"message", "name"}; a ZodError's message is its
+// issues as JSON, written here one a line as "path: message".
+func taskError(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw) // not a string: show it as the server sent it
+	}
+	var e struct {
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Error   string `json:"error"`
+	}
+	if json.Unmarshal([]byte(s), &e) != nil || (e.Message == "" && e.Name == "") {
+		return s
+	}
+	name := e.Name
+	if name == "" {
+		name = e.Error
+	}
+	msg := zodIssues(e.Message)
+	switch {
+	case name == "" || name == "Error" && msg != "":
+		return msg
+	case msg == "":
+		return name
+	}
+	return name + ": " + msg
+}
+
+// zodIssues writes a ZodError's message (a JSON list of issues) one issue
+// a line; any other message is returned as it is.
+func zodIssues(msg string) string {
+	var issues []struct {
+		Path    []any  `json:"path"`
+		Message string `json:"message"`
+	}
+	if !strings.HasPrefix(strings.TrimSpace(msg), "[") || json.Unmarshal([]byte(msg), &issues) != nil || len(issues) == 0 {
+		return msg
+	}
+	lines := make([]string, len(issues))
+	for i, is := range issues {
+		path := make([]string, len(is.Path))
+		for j, p := range is.Path {
+			path[j] = fmt.Sprint(p)
+		}
+		if len(path) > 0 {
+			lines[i] = strings.Join(path, ".") + ": " + is.Message
+		} else {
+			lines[i] = is.Message
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// held reports whether the errored thread's state still holds interrupt
+// id (for Standing: a decision on it answers it again).
+func (b *Backend) held(ctx context.Context, t *thread, id string) (bool, error) {
+	st, err := b.readState(ctx, t.ThreadID)
+	if err != nil {
+		return false, err
+	}
+	for _, it := range b.heldInterrupts(t, st) {
+		if it.ID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,183 @@
+package langgraph_test
+
+// Claims in thread metadata and threads whose run failed, on both servers:
+// what PATCH /threads/{id} does with metadata, and where a failed run's
+// error and interrupt can be read.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/backendtest"
+	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// threadMeta reads a thread's metadata and updated_at as the server has them.
+func threadMeta(t *testing.T, tg target, thread string) (map[string]json.RawMessage, time.Time) {
+	t.Helper()
+	_, body := call(t, "GET", tg.url+"/threads/"+thread, nil)
+	var th struct {
+		Metadata  map[string]json.RawMessage `json:"metadata"`
+		UpdatedAt time.Time                  `json:"updated_at"`
+	}
+	if err := json.Unmarshal(body, &th); err != nil {
+		t.Fatalf("thread: %v %s", err, body)
+	}
+	for k, v := range th.Metadata {
+		var c bytes.Buffer
+		json.Compact(&c, v)
+		th.Metadata[k] = c.Bytes()
+	}
+	return th.Metadata, th.UpdatedAt
+}
+
+func TestConformPatchMergesMetadataKeys(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		thread := start(t, tg, tg.single, anyMap(meta))
+		_, before := threadMeta(t, tg, thread)
+		time.Sleep(20 * time.Millisecond)
+		for _, patch := range []map[string]any{
+			{"k1": map[string]any{"a": 1, "b": 2}},
+			{"k2": "two"},
+			{"k1": map[string]any{"c": 3}}, // replaced whole, not merged
+			{"k2": nil},                    // stays, as null
+		} {
+			if code, body := call(t, "PATCH", tg.url+"/threads/"+thread, map[string]any{"metadata": patch}); code != 200 {
+				t.Fatalf("PATCH: %d %s", code, body)
+			}
+		}
+		m, after := threadMeta(t, tg, thread)
+		if string(m["k1"]) != `{"c":3}` || string(m["k2"]) != "null" || !strings.Contains(string(m["suite"]), meta["suite"]) || m["graph_id"] == nil {
+			t.Fatalf("metadata: %s", m)
+		}
+		if !after.After(before) {
+			t.Fatalf("updated_at did not move: %s then %s", before, after)
+		}
+		if code, _ := call(t, "PATCH", tg.url+"/threads/"+thread, map[string]any{"metadata": 5}); code < 400 || code >= 500 {
+			t.Fatalf("metadata 5: HTTP %d", code)
+		}
+		if code, _ := call(t, "PATCH", tg.url+"/threads/00000000-0000-4000-8000-000000000000", map[string]any{"metadata": map[string]any{}}); code != 404 {
+			t.Fatalf("unknown thread: HTTP %d", code)
+		}
+	})
+}
+
+func TestConformClaims(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		start(t, tg, tg.parallel, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		its := pendingOf(t, b)
+		if len(its) != 2 {
+			t.Fatalf("pending: %+v", its)
+		}
+		ctx := context.Background()
+		now := time.Now()
+		alice := client.Claim{Reviewer: "alice", Client: "c-alice", Since: now.Add(-2 * time.Minute), Expires: now.Add(client.ClaimTTL)}
+		bob := client.Claim{Reviewer: "bob", Client: "c-bob", Since: now, Expires: now.Add(client.ClaimTTL)}
+		// Two reviewers, two branches of one thread: neither overwrites the other.
+		if err := b.Claim(ctx, its[0], alice); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Claim(ctx, its[1], bob); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]client.Interrupt{}
+		for _, it := range pendingOf(t, b) {
+			got[it.ID] = it
+		}
+		a, c := got[its[0].ID], got[its[1].ID]
+		if len(a.Claims) != 1 || a.Claims[0].Reviewer != "alice" || len(c.Claims) != 1 || c.Claims[0].Reviewer != "bob" {
+			t.Fatalf("claims: %+v / %+v", a.Claims, c.Claims)
+		}
+		if others := a.Others("c-bob", time.Now()); len(others) != 1 || present.Editing(others, now) != "alice is editing (2m)" {
+			t.Fatalf("others: %+v", others)
+		}
+		if len(a.Others("c-alice", time.Now())) != 0 {
+			t.Fatal("one's own claim counted")
+		}
+		if len(a.Others("c-bob", now.Add(client.ClaimTTL+time.Second))) != 0 {
+			t.Fatal("an expired claim counted")
+		}
+		// The PATCH moved updated_at; the interrupts still show when they
+		// started to wait.
+		if !a.UpdatedAt.Equal(its[0].UpdatedAt) {
+			t.Fatalf("a claim made the interrupt look new: %s, was %s", a.UpdatedAt, its[0].UpdatedAt)
+		}
+		// Released: no claim, the other branch's stays, and the age too.
+		if err := b.Release(ctx, its[0], alice); err != nil {
+			t.Fatal(err)
+		}
+		got = map[string]client.Interrupt{}
+		for _, it := range pendingOf(t, b) {
+			got[it.ID] = it
+		}
+		if len(got[its[0].ID].Claims) != 0 || len(got[its[1].ID].Claims) != 1 || !got[its[0].ID].UpdatedAt.Equal(its[0].UpdatedAt) {
+			t.Fatalf("after the release: %+v / %+v", got[its[0].ID], got[its[1].ID].Claims)
+		}
+		// A claim on a thread that is gone is an error, not a panic.
+		gone := its[0]
+		gone.ThreadID = "00000000-0000-4000-8000-000000000000"
+		if err := b.Claim(ctx, gone, alice); err == nil || !strings.Contains(err.Error(), "404") {
+			t.Fatalf("claim on a missing thread: %v", err)
+		}
+	})
+}
+
+// failing is, per server, a graph whose run fails on an answer that does
+// not match its response schema (a Zod schema on the real server), and
+// such an answer.
+func failing(tg target) (graphInput, string, string) {
+	if tg.name == "embedded" {
+		return graphInput{"survey", map[string]any{}}, `{"framework":"angular","tests":true,"budget":500}`, "the answer does not match the response schema"
+	}
+	return graphInput{"form", map[string]any{"topic": "zod"}}, `{"framework":"angular","tests":true,"budget":500}`, "ZodError: framework: Invalid enum value. Expected 'react' | 'vue' | 'svelte', received 'angular'\nbudget: Number must be less than or equal to 100"
+}
+
+func TestConformFailedRunAndAnswerAgain(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		g, bad, wantErr := failing(tg)
+		thread := start(t, tg, g, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		it := pendingOf(t, b)[0]
+		// Another client sends an answer the graph refuses: the run fails.
+		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
+			"command": map[string]any{"resume": map[string]json.RawMessage{it.ID: json.RawMessage(bad)}}})
+		if code != 200 || !strings.Contains(string(body), "__error__") {
+			t.Fatalf("bad answer: %d %s", code, body)
+		}
+		if len(pendingOf(t, b)) != 0 {
+			t.Fatal("a failed thread is listed as pending")
+		}
+		fs, total, err := b.Failures(context.Background(), 10)
+		if err != nil || len(fs) != 1 || total != 1 {
+			t.Fatalf("failures: %v %d %+v", err, total, fs)
+		}
+		f := fs[0]
+		if f.ThreadID != thread || !strings.Contains(f.Error, wantErr) || len(f.Interrupts) != 1 || f.Interrupts[0].ID != it.ID || !f.Interrupts[0].Retry || f.Interrupts[0].Schema != client.SchemaForm {
+			t.Fatalf("failure: %+v", f)
+		}
+		// The earlier answer stands for a decision that does not say it
+		// answers again: nothing is sent.
+		res := backendtest.Send(t, b, "alice", it, client.Decision{Type: client.Respond, Value: json.RawMessage(`{"framework":"react","tests":true,"budget":5}`)})
+		if res.Kind != decide.HandledElsewhere {
+			t.Fatalf("a decision on a failed thread without Retry: %s", res.Text())
+		}
+		// Answered again: taken, the run finishes.
+		res = backendtest.Send(t, b, "alice", f.Interrupts[0], client.Decision{Type: client.Respond, Value: json.RawMessage(`{"framework":"react","tests":true,"budget":5}`)})
+		if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+			t.Fatalf("answer again: %s", res.Text())
+		}
+		if fs, _, _ := b.Failures(context.Background(), 10); len(fs) != 0 {
+			t.Fatalf("still failed: %+v", fs)
+		}
+	})
+}

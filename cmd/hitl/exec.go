@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// watch --exec: a command run once per new interrupt, with the interrupt's
+// JSON (the line watch --json prints) on its stdin, for Slack, a pager, a
+// phone. The command line is split into argv here, without a shell: no
+// byte of a payload ever reaches a shell, and `;`, `|`, `$(…)` in the
+// command line are plain characters of an argument. A shell runs only
+// when asked (--exec-shell), and even then the payload comes on stdin and
+// in the environment, never in the command line. A command that fails, or
+// that outlives its timeout (killed, with its children), is reported on
+// stderr; watch goes on.
+
+const (
+	// execWorkers is how many commands run at once: a burst of interrupts
+	// (watch's first listing) does not start hundreds of processes.
+	execWorkers = 4
+	// execKeep bounds what is kept of a command's output (only its
+	// stderr's first lines are shown, when it fails).
+	execKeep = 64 << 10
+	// execLines is how many lines of a failed command's stderr are shown.
+	execLines = 5
+)
+
+// execHook runs the command for each interrupt handed to it.
+type execHook struct {
+	argv    []string
+	line    string // the command as given, for messages
+	timeout time.Duration
+	stderr  io.Writer
+	environ func() []string
+
+	queue chan execJob
+	wg    sync.WaitGroup
+	errMu sync.Mutex // one report at a time on stderr
+}
+
+type execJob struct {
+	it   client.Interrupt
+	json []byte
+}
+
+// newExecHook checks the command line: command is split into argv without
+// a shell; shellCmd (--exec-shell) runs under /bin/sh -c. At most one of
+// them is set; neither: no hook (nil).
+func newExecHook(command, shellCmd string, timeout time.Duration, stderr io.Writer) (*execHook, error) {
+	var argv []string
+	switch {
+	case command != "" && shellCmd != "":
+		return nil, usageErr("give --exec or --exec-shell, not both")
+	case command != "":
+		var err error
+		if argv, err = splitArgs(command); err != nil {
+			return nil, usageErr("--exec: %v", err)
+		}
+		if len(argv) == 0 {
+			return nil, usageErr("--exec: no command")
+		}
+	case shellCmd != "":
+		if strings.TrimSpace(shellCmd) == "" {
+			return nil, usageErr("--exec-shell: no command")
+		}
+		argv = []string{"/bin/sh", "-c", shellCmd}
+	default:
+		return nil, nil
+	}
+	if timeout <= 0 {
+		return nil, usageErr("--exec-timeout must be more than 0")
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return nil, usageErr("--exec: cannot run %q: %v", argv[0], err)
+	}
+	return &execHook{argv: argv, line: command + shellCmd, timeout: timeout, stderr: stderr, environ: os.Environ}, nil
+}
+
+// start runs the workers until ctx ends; stop waits for them.
+func (h *execHook) start(ctx context.Context) {
+	h.queue = make(chan execJob, 4096)
+	for range execWorkers {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case j, ok := <-h.queue:
+					if !ok {
+						return
+					}
+					h.run(ctx, j)
+				}
+			}
+		}()
+	}
+}
+
+// stop lets the commands under way end (ctx ended: they are killed) and
+// waits for them; what is queued is dropped.
+func (h *execHook) stop() {
+	close(h.queue)
+	h.wg.Wait()
+}
+
+// add queues the command for one interrupt; payload is its JSON line.
+func (h *execHook) add(ctx context.Context, it client.Interrupt, payload []byte) {
+	select {
+	case h.queue <- execJob{it: it, json: payload}:
+	case <-ctx.Done():
+	}
+}
+
+// env is the command's environment: watch's own, and the interrupt's
+// names, made inert (one line, no control characters).
+func (h *execHook) env(it client.Interrupt) []string {
+	vars := []struct{ k, v string }{
+		{"HITL_INTERRUPT_ID", it.ID}, {"HITL_THREAD_ID", it.ThreadID}, {"HITL_GRAPH_ID", it.GraphID},
+		{"HITL_ASSISTANT_ID", it.AssistantID}, {"HITL_SCHEMA", string(it.Schema)}, {"HITL_TITLE", it.Title},
+		{"HITL_SUMMARY", present.Summary(it)}, {"HITL_SERVER", it.Server},
+	}
+	out := h.environ()
+	for _, x := range vars {
+		out = append(out, x.k+"="+inert.Line(x.v))
+	}
+	return out
+}
+
+// run runs the command once, and reports a failure.
+func (h *execHook) run(ctx context.Context, j execJob) {
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...) //nolint:gosec // the user's own command, split without a shell
+	cmd.Stdin = bytes.NewReader(j.json)
+	var stderr, stdout capped
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = h.env(j.it)
+	killGroup(cmd) // at the timeout, the command and what it started
+	cmd.WaitDelay = 2 * time.Second
+	began := time.Now()
+	err := cmd.Run()
+	if err == nil {
+		return
+	}
+	took := time.Since(began).Round(10 * time.Millisecond)
+	var why string
+	var ee *exec.ExitError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		why = fmt.Sprintf("killed after %s (--exec-timeout %s)", took, h.timeout)
+	case ctx.Err() != nil:
+		why = "stopped: watch is ending"
+	case errors.As(err, &ee):
+		why = fmt.Sprintf("%s after %s", ee.ProcessState.String(), took)
+	default:
+		why = err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "hitl watch: the command for %s failed: %s\n", inert.Line(present.ShortID(j.it.ID)), why)
+	if lines := stderr.firstLines(execLines); len(lines) > 0 {
+		for _, l := range lines {
+			b.WriteString("  | " + inert.Line(l) + "\n")
+		}
+	}
+	h.errMu.Lock()
+	defer h.errMu.Unlock()
+	_, _ = io.WriteString(h.stderr, b.String())
+}
+
+// capped keeps the first execKeep bytes written to it and drops the rest
+// (the command is never blocked on a full pipe).
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := execKeep - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	if c.buf.Len() >= execKeep {
+		c.cut = true
+	}
+	return len(p), nil
+}
+
+func (c *capped) firstLines(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	text := strings.TrimRight(c.buf.String(), "\n")
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], fmt.Sprintf("… (%d more lines)", len(lines)-n))
+	} else if c.cut {
+		lines = append(lines, "… (cut)")
+	}
+	return lines
+}
+
+// splitArgs splits a command line into argv the way a POSIX shell splits
+// words, and does nothing else: 'single quotes' keep everything,
+// "double quotes" keep everything but \" \\ \$ \` (backslash-escaped), a
+// backslash outside quotes keeps the next character. Nothing is expanded
+// ($VAR, ~, globs) and nothing is an operator (; | & > < $(…) are
+// characters of a word).
+func splitArgs(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case r == '\'':
+			inWord = true
+			j := i + 1
+			for j < len(rs) && rs[j] != '\'' {
+				j++
+			}
+			if j == len(rs) {
+				return nil, errors.New("a ' is not closed")
+			}
+			cur.WriteString(string(rs[i+1 : j]))
+			i = j
+		case r == '"':
+			inWord = true
+			j := i + 1
+			for ; j < len(rs) && rs[j] != '"'; j++ {
+				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[j+1]) {
+					j++
+				}
+				cur.WriteRune(rs[j])
+			}
+			if j == len(rs) {
+				return nil, errors.New(`a " is not closed`)
+			}
+			i = j
+		case r == '\\':
+			inWord = true
+			if i+1 == len(rs) {
+				return nil, errors.New("a \\ ends the command")
+			}
+			i++
+			cur.WriteRune(rs[i])
+		default:
+			inWord = true
+			cur.WriteRune(r)
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// notify queues the command for it, with the JSON line watch --json
+// prints for it.
+func (h *execHook) notify(ctx context.Context, it client.Interrupt) error {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, it, false); err != nil {
+		return err
+	}
+	h.add(ctx, it, buf.Bytes())
+	return nil
+}

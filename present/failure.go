@@ -1,0 +1,100 @@
+package present
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/inert"
+)
+
+// What the CLI and the TUI both say of a thread whose run failed.
+
+// FailureGist is the first line of a failure's error, inert ("the run
+// failed" when the server keeps no text; then the decision this machine
+// sent may say more).
+func FailureGist(f client.Failure, sent *journal.Entry) string {
+	text := strings.TrimSpace(f.Error)
+	if text == "" && sent != nil {
+		text = strings.TrimSpace(sent.Error)
+	}
+	if text == "" {
+		return "the run failed (the server keeps no error text)"
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	return inert.Line(first)
+}
+
+// FailureError is a failure's error in full, inert, lines kept: the
+// server's, else what this machine recorded when its decision's run
+// failed.
+func FailureError(f client.Failure, sent *journal.Entry) string {
+	switch {
+	case strings.TrimSpace(f.Error) != "":
+		return inert.Block(f.Error)
+	case sent != nil && strings.TrimSpace(sent.Error) != "":
+		return inert.Block(sent.Error) + "\n(as recorded here when the run failed; the server keeps no error text)"
+	}
+	return "(the server keeps no error text)"
+}
+
+// FailureAdvice says what the reviewer can do about a failure.
+func FailureAdvice(f client.Failure) string {
+	if len(f.Interrupts) == 0 {
+		return "The thread holds no interrupt: hitl cannot resume it. Read its conversation to see where the agent stopped, and start it again from your application."
+	}
+	return "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
+		" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + "): the server takes a new answer. " +
+		"After an answer the graph refused (a response schema mismatch), a corrected one resumes the run; " +
+		"if the run fails again with the same error, the graph kept the first answer and a new one cannot help."
+}
+
+func moreIDs(its []client.Interrupt) string {
+	var b strings.Builder
+	for _, it := range its[1:] {
+		b.WriteString(", " + inert.Line(ShortID(it.ID)))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "an " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// LastSent is the newest decision this machine sent to server for the
+// thread: what led there, when it came from here. hist is newest first
+// (journal.History).
+func LastSent(hist []journal.Entry, server, thread string) *journal.Entry {
+	for i := range hist {
+		if hist[i].ThreadID == thread && hist[i].Server == server && hist[i].DecisionID != "" {
+			return &hist[i]
+		}
+	}
+	return nil
+}
+
+// SentLine says, on one line of at most w cells (0: no limit), which
+// decision this machine sent: when, who, what, its outcome and the
+// exact value.
+func SentLine(e journal.Entry, w int) string {
+	s := e.Time.Local().Format("2006-01-02 15:04:05") + " " + inert.Line(e.Reviewer) + ": " + Decided(e) +
+		" on " + inert.Line(ShortID(e.InterruptID)) + " → " + Outcome(e)
+	if len(e.Resume) > 0 && string(e.Resume) != "null" {
+		var c bytes.Buffer
+		if json.Compact(&c, e.Resume) == nil {
+			s += " · sent " + string(inert.JSON(c.Bytes()))
+		}
+	}
+	if w > 0 {
+		s = ansi.Truncate(s, w, "…")
+	}
+	return s
+}

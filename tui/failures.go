@@ -1,0 +1,324 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// Threads whose last run failed: no pending list shows them, so that a
+// stuck agent would be invisible. A section above the inbox counts them,
+// and the failures screen (E) shows each one: the server's error in full,
+// the decision this machine sent that led there, the conversation (c),
+// and, where the thread's state still holds its interrupt, the decision
+// keys to answer it again through the usual confirm screen.
+
+const (
+	nameFailures = "failures"
+	// failuresEvery is how often the failed threads are read (they change
+	// rarely; a send reads them at once).
+	failuresEvery = 10 * time.Second
+	// failuresRead is how many of the newest failed threads are read in
+	// full.
+	failuresRead = 50
+)
+
+// failedList is one reading of the failed threads.
+type failedList struct {
+	list  []client.Failure
+	total int
+	err   error
+	// sent is, by thread, the newest decision this machine sent there.
+	sent map[string]journal.Entry
+}
+
+// failedState is what the app knows of failed threads.
+type failedState struct {
+	lister client.FailureLister // nil: the backend cannot tell
+	at     time.Time            // when they were last asked for
+	now    bool                 // ask at the next fetch
+	failedList
+}
+
+// failuresDue is the lister when the failed threads are to be read with
+// this fetch (nil otherwise).
+func (m *Model) failuresDue() client.FailureLister {
+	f := &m.failed
+	if f.lister == nil {
+		return nil
+	}
+	now := m.opts.Now()
+	if !f.now && !f.at.IsZero() && now.Sub(f.at) < failuresEvery {
+		return nil
+	}
+	f.at, f.now = now, false
+	return f.lister
+}
+
+// readFailures reads the failed threads and, from the journal, the
+// decision this machine sent to each.
+func readFailures(ctx context.Context, l client.FailureLister, j *journal.Journal, server string) *failedList {
+	list, total, err := l.Failures(ctx, failuresRead)
+	out := &failedList{list: list, total: total, err: err, sent: map[string]journal.Entry{}}
+	if err != nil || j == nil || len(list) == 0 {
+		return out
+	}
+	hist, _ := j.History()
+	for _, f := range list {
+		if e := present.LastSent(hist, server, f.ThreadID); e != nil {
+			out.sent[f.ThreadID] = *e
+		}
+	}
+	return out
+}
+
+// onFailures takes a reading: a failed one keeps what was known.
+func (m *Model) onFailures(fl *failedList) {
+	if fl.err != nil {
+		m.failed.err = fl.err
+		return
+	}
+	m.failed.failedList = *fl
+	m.items.retry = map[string]*client.Interrupt{}
+	for _, f := range fl.list {
+		for i := range f.Interrupts {
+			it := f.Interrupts[i]
+			m.items.retry[it.ID] = &it
+		}
+	}
+}
+
+// sentFor is the decision this machine sent to the failure's thread.
+func (m *Model) sentFor(f *client.Failure) *journal.Entry {
+	if e, ok := m.failed.sent[f.ThreadID]; ok {
+		return &e
+	}
+	return nil
+}
+
+// failuresSection is the lines above the inbox that count the failed
+// threads and show the newest (none when there are none).
+func (m *Model) failuresSection(w int) []string {
+	fs := m.failed.list
+	if len(fs) == 0 {
+		return nil
+	}
+	n := max(m.failed.total, len(fs))
+	head := fmt.Sprintf("✗ %d thread(s) whose run failed · %s shows them", n, name(m.keys.Failures))
+	lines := []string{m.st.err.Render(ansi.Truncate(head, w, "…"))}
+	shown := min(len(fs), 3)
+	now := m.opts.Now()
+	for _, f := range fs[:shown] {
+		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortID(f.ThreadID)), present.Age(f.UpdatedAt, now),
+			ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
+		lines = append(lines, ansi.Truncate(row, w, "…"))
+	}
+	if n > shown {
+		lines = append(lines, m.st.faint.Render(fmt.Sprintf("  … %d more (%s, or hitl list)", n-shown, name(m.keys.Failures))))
+	}
+	return lines
+}
+
+// failuresScreen lists the failed threads; enter shows one in full.
+type failuresScreen struct {
+	sel    int
+	open   string // the thread shown in full ("": the list)
+	page   viewport.Model
+	sig    string
+	showCv bool
+}
+
+func newFailuresScreen() *failuresScreen {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{}
+	return &failuresScreen{page: vp}
+}
+
+func (*failuresScreen) name() string { return nameFailures }
+
+func (s *failuresScreen) resize(m *Model) {
+	s.page.SetWidth(m.lay.page().w)
+	s.page.SetHeight(m.lay.page().h)
+	s.sig = ""
+}
+
+// current is the failure shown in full, or under the cursor.
+func (s *failuresScreen) current(m *Model) *client.Failure {
+	fs := m.failed.list
+	if s.open != "" {
+		for i := range fs {
+			if fs[i].ThreadID == s.open {
+				return &fs[i]
+			}
+		}
+		return nil
+	}
+	if s.sel < len(fs) {
+		return &fs[s.sel]
+	}
+	return nil
+}
+
+// held is the interrupt a decision on the open failure answers again.
+func (s *failuresScreen) held(m *Model) *client.Interrupt {
+	f := s.current(m)
+	if s.open == "" || f == nil || len(f.Interrupts) == 0 {
+		return nil
+	}
+	return m.items.get(f.Interrupts[0].ID)
+}
+
+func (s *failuresScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back) && s.open != "":
+		s.open, s.showCv = "", false
+		return nil
+	case key.Matches(msg, k.Back, k.Failures):
+		m.pop()
+		return nil
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Open) && s.open == "":
+		if f := s.current(m); f != nil {
+			s.open = f.ThreadID
+			s.page.GotoTop()
+		}
+		return nil
+	case s.open == "" && key.Matches(msg, k.Down):
+		s.sel = min(s.sel+1, max(len(m.failed.list)-1, 0))
+		return nil
+	case s.open == "" && key.Matches(msg, k.Up):
+		s.sel = max(s.sel-1, 0)
+		return nil
+	case key.Matches(msg, k.Conversation) && s.open != "":
+		s.showCv = !s.showCv
+		if c := m.convs[s.open]; s.showCv && (c == nil || c.err != nil) {
+			m.convs[s.open] = &conversation{loading: true}
+			return m.loadConversation(s.open)
+		}
+		return nil
+	case key.Matches(msg, k.Refresh):
+		m.failed.now = true
+		return m.refetch()
+	}
+	if it := s.held(m); it != nil && key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.NextAction, k.PrevAction, k.Discard) {
+		return m.decisionKeyOn(it, msg)
+	}
+	scroll(&s.page, k, msg)
+	return nil
+}
+
+func (s *failuresScreen) view(m *Model, r rect) string {
+	var sig strings.Builder
+	fmt.Fprintf(&sig, "%d|%s|%d|%v|%d|%v|%s", s.sel, s.open, r.w, s.showCv, len(m.failed.list), m.failed.err, present.Age(m.failed.at, m.opts.Now()))
+	if f := s.current(m); f != nil {
+		fmt.Fprintf(&sig, "|%s|%s", f.UpdatedAt, f.Error)
+		if it := s.held(m); it != nil {
+			sig.WriteString("|" + m.detail.signature(m, it))
+		}
+	}
+	if c := m.convs[s.open]; c != nil {
+		fmt.Fprintf(&sig, "|%v|%v|%d", c.loading, c.err, len(c.messages))
+	}
+	if sig.String() != s.sig {
+		s.sig = sig.String()
+		s.page.SetContent(s.text(m, r.w))
+	}
+	return pageView(m, &s.page, r)
+}
+
+func (s *failuresScreen) text(m *Model, w int) string {
+	var b strings.Builder
+	line := func(t string) { b.WriteString(t + "\n") }
+	wrap := func(t string) string { return ansi.Wrap(t, max(w, 20), " ") }
+	fs := m.failed.list
+	now := m.opts.Now()
+	if s.open == "" {
+		line(m.st.title.Render("Threads whose last run failed") + m.st.faint.Render("  ("+name(m.keys.Open)+": the error, your decision, what to do)"))
+		line("")
+		if m.failed.err != nil {
+			line(m.st.err.Render(wrap("Cannot list them now: " + safe(m.failed.err.Error()))))
+		}
+		if len(fs) == 0 {
+			line("None.")
+		}
+		for i, f := range fs {
+			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortID(f.ThreadID)), present.Age(f.UpdatedAt, now),
+				ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
+			row = ansi.Truncate(row, max(w-2, 10), "…")
+			if i == s.sel {
+				line(m.st.selected.Render("▸ " + row))
+			} else {
+				line("  " + row)
+			}
+		}
+		if m.failed.total > len(fs) {
+			line(m.st.faint.Render(fmt.Sprintf("… and %d older (hitl list --failed lists them)", m.failed.total-len(fs))))
+		}
+		return b.String()
+	}
+	f := s.current(m)
+	if f == nil {
+		line(m.st.ok.Render("This thread's run is no longer failed (answered again, or run again)."))
+		line(name(m.keys.Back) + ": back to the list")
+		return b.String()
+	}
+	sent := m.sentFor(f)
+	line(m.st.title.Render(wrap("Run failed · thread " + safe(f.ThreadID))))
+	line(m.st.faint.Render(wrap(fmt.Sprintf("graph %s · failed %s ago (%s)", safe(f.GraphID), present.Age(f.UpdatedAt, now), stamp(f.UpdatedAt)))))
+	line("")
+	line(m.st.bold.Render("Error"))
+	line(m.st.err.Render(indentBlock(ansi.Wrap(present.FailureError(*f, sent), max(w-2, 10), " "), "  ")))
+	line("")
+	line(m.st.bold.Render("Decision sent from this machine"))
+	if sent != nil {
+		line(indentBlock(ansi.Wrap(present.SentLine(*sent, 0), max(w-2, 10), " "), "  "))
+	} else {
+		line("  none: it came from elsewhere (another reviewer, a script, the agent's own input).")
+	}
+	line("")
+	line(m.st.bold.Render("What now"))
+	advice := present.FailureAdvice(*f)
+	if it := s.held(m); it != nil {
+		advice += " Answer it again here with the decision keys below; the confirm screen shows what is sent, as ever."
+		if len(f.Interrupts) > 1 {
+			advice += " The others: hitl respond ID (or approve, reject…) from a shell."
+		}
+	}
+	line(indentBlock(wrap(advice), ""))
+	if s.showCv {
+		line("")
+		line(m.look().conversationText(m.convs[f.ThreadID], w))
+	} else {
+		line(m.st.faint.Render(name(m.keys.Conversation) + " shows the conversation"))
+	}
+	if it := s.held(m); it != nil {
+		line("")
+		line(m.st.bold.Render("The interrupt it holds"))
+		line(m.look().detail(m.detailInput(it), w))
+	}
+	return b.String()
+}
+
+func (s *failuresScreen) hints(m *Model) []hint {
+	k := m.keys
+	if s.open == "" {
+		return on(k.Open, k.Refresh, k.Back)
+	}
+	var out []hint
+	if it := s.held(m); it != nil {
+		out = m.decisionHints(it)
+	}
+	return append(out, on(k.Conversation, k.Back)...)
+}
