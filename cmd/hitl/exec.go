@@ -134,11 +134,29 @@ func (h *execHook) env(it client.Interrupt) []string {
 		{"HITL_ASSISTANT_ID", it.AssistantID}, {"HITL_SCHEMA", string(it.Schema)}, {"HITL_TITLE", it.Title},
 		{"HITL_SUMMARY", present.Summary(it)}, {"HITL_SERVER", it.Server},
 	}
-	out := h.environ()
+	// The command is the reviewer's, but hitl's own credentials stay home:
+	// a notifier has no business with the server's API key.
+	var out []string
+	for _, kv := range h.environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !credentialVar(name) {
+			out = append(out, kv)
+		}
+	}
 	for _, x := range vars {
 		out = append(out, x.k+"="+inert.Line(x.v))
 	}
 	return out
+}
+
+// credentialVar reports whether an environment variable is one hitl reads
+// credentials from (the SDKs' names and hitl's own).
+func credentialVar(name string) bool {
+	switch name {
+	case "HITL_API_KEY", "HITL_BEARER_TOKEN", "LANGGRAPH_API_KEY", "LANGSMITH_API_KEY", "LANGCHAIN_API_KEY":
+		return true
+	}
+	return false
 }
 
 // run runs the command once, and reports a failure.

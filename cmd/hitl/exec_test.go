@@ -2,7 +2,10 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/client"
 )
 
 func TestSplitArgsNeverInterprets(t *testing.T) {
@@ -36,5 +39,25 @@ func TestExecFlagsRefused(t *testing.T) {
 	}
 	if h, err := newExecHook("", "", 1, nil); h != nil || err != nil {
 		t.Errorf("no command: %v %v", h, err)
+	}
+}
+
+func TestExecKeepsCredentialsHome(t *testing.T) {
+	h, err := newExecHook("true", "", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.environ = func() []string {
+		return []string{"PATH=/bin", "HITL_API_KEY=lsv2-secret", "LANGSMITH_API_KEY=lsv2-secret", "HITL_BEARER_TOKEN=tok-secret",
+			"LANGGRAPH_API_KEY=lg-secret", "LANGCHAIN_API_KEY=lc-secret", "HITL_PROFILE=prod"}
+	}
+	env := strings.Join(h.env(client.Interrupt{ID: "i1", ThreadID: "t1"}), "\n")
+	if strings.Contains(env, "secret") {
+		t.Fatalf("a credential reached the command's environment:\n%s", env)
+	}
+	for _, want := range []string{"PATH=/bin", "HITL_PROFILE=prod", "HITL_INTERRUPT_ID=i1", "HITL_THREAD_ID=t1"} {
+		if !strings.Contains(env+"\n", want+"\n") {
+			t.Errorf("env lacks %s:\n%s", want, env)
+		}
 	}
 }

@@ -99,7 +99,8 @@ retried with backoff.
 --exec CMD runs CMD once per interrupt printed, with its JSON (the line --json
 prints) on stdin and HITL_INTERRUPT_ID, HITL_THREAD_ID, HITL_GRAPH_ID,
 HITL_ASSISTANT_ID, HITL_SCHEMA, HITL_TITLE, HITL_SUMMARY, HITL_SERVER in its
-environment. CMD is split into words without a shell (quotes and backslashes work;
+environment (hitl's credential variables, HITL_API_KEY and the like, are left
+out). CMD is split into words without a shell (quotes and backslashes work;
 nothing is expanded, ; and | are plain characters); --exec-shell CMD runs it with
 /bin/sh -c instead. Each run is killed after --exec-timeout; a failure is reported
 on stderr and watch goes on.`,
