@@ -42,6 +42,9 @@ type target struct {
 	branches func(t *testing.T, thread string) map[string]string
 	// slowAnswer makes a fan-out branch's run take a while once answered.
 	slowAnswer json.RawMessage
+	// longAnswer makes it take longer than a watcher's first look can,
+	// however loaded the machine.
+	longAnswer json.RawMessage
 }
 
 type graphInput struct {
@@ -64,7 +67,7 @@ func targets(t *testing.T) []target {
 	out := []target{{name: "embedded", url: srv.URL(),
 		single: graphInput{"support", email()}, parallel: graphInput{"parallel", map[string]any{}},
 		bp: graphInput{"release", map[string]any{}}, slow: graphInput{"asker", map[string]any{}},
-		fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`"yes"`)}}
+		fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`"yes"`), longAnswer: json.RawMessage(`"yes"`)}}
 	out[0].branches = func(t *testing.T, thread string) map[string]string {
 		_, body := call(t, "GET", out[0].url+"/threads/"+thread+"/state", nil)
 		var st struct {
@@ -89,6 +92,7 @@ func targets(t *testing.T) []target {
 			single: graphInput{"agent", email()}, parallel: graphInput{"parallel", map[string]any{}},
 			bp: graphInput{"breakpoint", map[string]any{}}, slow: graphInput{"slow", map[string]any{}},
 			fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`{"sleep":1500}`),
+			longAnswer: json.RawMessage(`{"sleep":6000}`),
 			branches: func(t *testing.T, thread string) map[string]string {
 				_, body := call(t, "GET", u+"/threads/"+thread+"/state", nil)
 				var st struct {
@@ -616,7 +620,7 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 			t.Fatalf("fan-out: %d interrupts", len(its))
 		}
 		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs", map[string]any{"assistant_id": tg.fanout.graph,
-			"command": map[string]any{"resume": map[string]any{its[0].ID: tg.slowAnswer}}, "stream_resumable": true})
+			"command": map[string]any{"resume": map[string]any{its[0].ID: tg.longAnswer}}, "stream_resumable": true})
 		if code != 200 {
 			t.Fatalf("resume: %d %s", code, body)
 		}
@@ -624,7 +628,8 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 			RunID string `json:"run_id"`
 		}
 		json.Unmarshal(body, &r)
-		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: 20 * time.Second})
+		// Looks an hour apart: the signal can only come from the joined run.
+		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -637,7 +642,7 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 		go func() { _, b := call(t, "GET", tg.url+"/threads/"+thread+"/runs/"+r.RunID+"/stream", nil); done <- b }()
 		select {
 		case <-ch:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("no signal when the run paused again")
 		}
 		left := pendingOf(t, w)
@@ -652,7 +657,7 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 			if !bytes.Contains(joined, []byte("event: values")) {
 				t.Errorf("the agent's reader of the run lost its events: %s", joined)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Error("the agent's reader of the run did not end")
 		}
 	})
