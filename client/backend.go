@@ -224,6 +224,24 @@ type Notifier interface {
 	Changes(ctx context.Context) <-chan struct{}
 }
 
+type watchedKey struct{}
+
+// WatchedWillDo marks a listing call that a listing the backend's own
+// watcher (Changes) took a moment ago answers as well as a new one: the
+// read right after a change signal, and the periodic poll of a watched
+// backend. Such a call costs no request. Without it, a listing is fresh:
+// it reflects everything that happened before the call (a reviewer's
+// refresh, the read after a send or a run control).
+func WatchedWillDo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, watchedKey{}, true)
+}
+
+// WatchedDoes reports whether ctx was marked by WatchedWillDo.
+func WatchedDoes(ctx context.Context) bool {
+	ok, _ := ctx.Value(watchedKey{}).(bool)
+	return ok
+}
+
 // Progressive is a backend whose listing can take long (thousands of
 // interrupts, a slow link) and that can show what has arrived meanwhile.
 // Each of its requests has its own timeout: the ctx given should carry no

@@ -93,11 +93,18 @@ func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 // A listing has no deadline of its own (each of the backend's requests has
 // one), so a huge inbox over a slow link loads; a backend that lists
 // progressively shows what has arrived meanwhile (progressMsg).
-func (m *Model) fetch() tea.Cmd {
+//
+// watched: the watcher's listing of a moment ago will do (the periodic poll,
+// the read after a change signal); otherwise the listing is fresh.
+func (m *Model) fetch(watched bool) tea.Cmd {
 	b, j := m.opts.Backend, m.opts.Journal
 	ctx := m.opts.Context
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	lctx := ctx
+	if watched {
+		lctx = client.WatchedWillDo(ctx)
 	}
 	failures := m.failuresDue()
 	done := func(items []client.Interrupt, err error) tea.Msg {
@@ -118,7 +125,7 @@ func (m *Model) fetch() tea.Cmd {
 	}
 	p, ok := b.(client.Progressive)
 	if !ok {
-		return func() tea.Msg { return done(b.Pending(ctx)) }
+		return func() tea.Msg { return done(b.Pending(lctx)) }
 	}
 	ch := make(chan tea.Msg, 1)
 	go func() {
@@ -131,7 +138,7 @@ func (m *Model) fetch() tea.Cmd {
 			}
 			ch <- msg
 		}
-		items, err := p.PendingProgress(ctx, func(pr client.Progress) { put(progressMsg{pr: pr, ch: ch}) })
+		items, err := p.PendingProgress(lctx, func(pr client.Progress) { put(progressMsg{pr: pr, ch: ch}) })
 		put(done(items, err))
 	}()
 	return waitFetch(ch)

@@ -39,7 +39,7 @@ func TestFailedThreadShownAndAnsweredAgain(t *testing.T) {
 	}
 	_ = h.j.MarkHandled(idHeld)
 	h.m.failed.now = true
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("✗ 1 thread(s) whose run failed · E shows them", "✗ thread-f", "ZodError: email: Invalid email", "▸   aaaa1111")
 
 	h.keys("E")
@@ -60,7 +60,7 @@ func TestFailedThreadShownAndAnsweredAgain(t *testing.T) {
 	if got := h.sent(idHeld); got != `"jane@example.com"` {
 		t.Fatalf("sent %s", got)
 	}
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	if strings.Contains(h.screen(), "whose run failed") {
 		t.Fatalf("the failure is still shown:\n%s", h.screen())
 	}

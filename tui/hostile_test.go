@@ -108,7 +108,7 @@ func TestHostileServerScreens(t *testing.T) {
 			// A watched backend may answer from a look that ended a
 			// moment before the server turned: the next look sees it.
 			for range 20 {
-				if h.run(h.m.fetch()); h.m.fetchErr != nil {
+				if h.run(h.m.fetch(false)); h.m.fetchErr != nil {
 					break
 				}
 				time.Sleep(50 * time.Millisecond)

@@ -118,8 +118,8 @@ type Model struct {
 	inbox *inboxScreen
 
 	fetching bool
-	// refetchAfter: a change was signalled while a listing was under way;
-	// list again as soon as it ends.
+	// refetchAfter: a change was signalled, or a refresh asked for, while a
+	// listing was under way; list again, fresh, as soon as it ends.
 	refetchAfter bool
 	fetchErr     error
 	lastUpdate   time.Time

@@ -71,7 +71,7 @@ func TestNotifiesOnlyWhenNotLooking(t *testing.T) {
 	h.m.termKind, h.m.notifyMode = termOSC9, NotifyDesktop
 	arrive := func(id string) tea.Cmd {
 		h.b.Add(toolCall(id, "t-"+id[:4], "send_email", `{}`))
-		_, cmd := h.m.Update(collect(h.m.fetch())[0])
+		_, cmd := h.m.Update(collect(h.m.fetch(false))[0])
 		return cmd
 	}
 	raw := func(cmd tea.Cmd) string {

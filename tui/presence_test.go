@@ -35,7 +35,7 @@ func reviewerOn(t *testing.T, w, h int, fb *fake.Backend, name string) *harness 
 	}
 	hs.m = m
 	hs.msg(tea.WindowSizeMsg{Width: w, Height: h})
-	hs.run(hs.m.fetch())
+	hs.run(hs.m.fetch(false))
 	return hs
 }
 
@@ -67,13 +67,13 @@ func TestClaimsSeenByAnotherReviewer(t *testing.T) {
 	alice.keys("ctrl+s", "esc") // recorded, back from the confirm screen: still a draft
 
 	// Alice does not see her own claim.
-	alice.run(alice.m.fetch())
+	alice.run(alice.m.fetch(false))
 	if s := alice.screen(); strings.Contains(s, "alice is editing") {
 		t.Fatalf("own claim shown:\n%s", s)
 	}
 	// Bob sees it on the row and in the detail.
 	bob.now = t0.Add(2*time.Minute + 30*time.Second)
-	bob.run(bob.m.fetch())
+	bob.run(bob.m.fetch(false))
 	bob.wantScreen("alice is editing (2m) ·", "✎ alice is editing (2m): a decision now may race theirs")
 	// Nothing is blocked: bob can decide, and is warned on the confirm screen.
 	bob.keys("a")
@@ -90,7 +90,7 @@ func TestClaimsSeenByAnotherReviewer(t *testing.T) {
 	}
 	// A claim not refreshed expires: bob's clock past it, it is gone.
 	bob.now = alice.now.Add(5*time.Minute + time.Second)
-	bob.run(bob.m.fetch())
+	bob.run(bob.m.fetch(false))
 	if strings.Contains(bob.screen(), "alice is editing") {
 		t.Fatalf("an expired claim is shown:\n%s", bob.screen())
 	}

@@ -143,7 +143,7 @@ func TestEscAfterTheItemWasHandledElsewhere(t *testing.T) {
 	h.keys("enter", "r")
 	h.typeText("half a thought")
 	h.b.Set(h.b.Items()[1:]...)
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("This interrupt is no longer pending", "half a thought")
 	h.keys("esc")
 	if h.m.top().name() != nameInbox {
@@ -235,7 +235,7 @@ func TestALongListingShowsWhatHasArrived(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	first := m.fetch()()
+	first := m.fetch(false)()
 	_, next := m.Update(first)
 	s := ansi.Strip(m.render())
 	if !strings.Contains(s, "loading: 1 of 2 threads read") || !strings.Contains(s, "aaaa1111") || strings.Contains(s, "bbbb2222") {

@@ -85,7 +85,7 @@ func newHarnessOn(t *testing.T, w, h int, keys map[string][]string, backend clie
 	}
 	hs.m = m
 	hs.msg(tea.WindowSizeMsg{Width: w, Height: h})
-	hs.run(hs.m.fetch())
+	hs.run(hs.m.fetch(false))
 	return hs
 }
 
@@ -265,7 +265,7 @@ func TestApproveSendsExactlyOnceAndRemembers(t *testing.T) {
 	}
 	// The server still lists it for a moment: it does not come back.
 	h.b.Set(fixture(t, "middleware-js-email", idEmail, time.Minute))
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("No pending interrupts")
 }
 
@@ -356,7 +356,7 @@ func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
 	h.wantScreen("▸   aaaa1111")
 	// Someone else handles the selected one; the cursor lands on the other.
 	h.b.Set(h.b.Items()[1:]...)
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("▸   bbbb2222")
 	h.keys("A")
 	h.wantScreen("Key ignored: the selected interrupt just changed")
@@ -402,7 +402,7 @@ func TestUnknownOutcomeStaysVisibleUntilChecked(t *testing.T) {
 	h.b.SetVerifyErr(errors.New("the server at http://fake did not answer in time"))
 	h.keys("a", "y")
 	h.wantScreen("cannot tell whether the decision reached the server")
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("? 1 decision(s) of unknown outcome · C looks them up again", "? aaaa1111")
 	if h.j.IsHandled(idEmail) {
 		t.Fatal("a guess hid the interrupt")
@@ -445,7 +445,7 @@ func TestDraftsSurviveQuitting(t *testing.T) {
 	}
 	h2 := &harness{t: t, m: next, b: h.b, be: h.b, j: h.j, now: h.now}
 	h2.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
-	h2.run(h2.m.fetch())
+	h2.run(h2.m.fetch(false))
 	h2.wantScreen("✎")
 	h2.keys("enter", "r")
 	h2.wantScreen("half a thought")
@@ -476,13 +476,13 @@ func runAll(cmd tea.Cmd) {
 func TestBackendErrorShowsAndRecovers(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.b.SetListErr(errors.New("list interrupted threads: the server at http://fake refused the connection"))
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("✗ list interrupted threads", "aaaa1111")
 	if h.m.backoff != 2*time.Second {
 		t.Fatalf("backoff %s", h.m.backoff)
 	}
 	h.b.SetListErr(nil)
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("● http://fake · updated")
 }
 
@@ -599,7 +599,7 @@ func TestRESTCheckpointsAndRunControls(t *testing.T) {
 	h.wantScreen("status awaiting_human")
 	h.keys("a", "y")
 	h.wantScreen("the run paused again")
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.now = h.now.Add(time.Second) // past the grace period of the new item
 	h.wantScreen("Payload review", "proposed, against its example:", "$.image_file added", `+   "num_outputs": [4]`, "suggested fix")
 	h.keys("e")
@@ -607,7 +607,7 @@ func TestRESTCheckpointsAndRunControls(t *testing.T) {
 	h.keys("ctrl+s", "v")
 	h.wantScreen(`"edits": {`, `"num_outputs": 1`, `"image_file": null`, `"approved_by": "tester"`)
 	h.keys("y")
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.now = h.now.Add(time.Second)
 	h.wantScreen("Response review", "raw output", "cleaned text", "Generated 1 image")
 	h.keys("X")
@@ -639,12 +639,12 @@ func TestEventsAnsweredVanishFromTheOtherReviewer(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("no change signal from the stream")
 		}
-		h.run(h.m.fetch())
+		h.run(h.m.fetch(false))
 	}
 	id := fake.Ask("deploy-bot", "s1", map[string]any{"questions": []any{"Deploy now?"}, "allowed_decisions": []any{"approve", "reject"}})
 	onChange(bob) // hitl_asked
 	bob.wantScreen(present.ShortID(id), "Deploy now?")
-	alice.run(alice.m.fetch())
+	alice.run(alice.m.fetch(false))
 	alice.keys("a", "y")
 	if got := string(fake.Answers[id]); got != `{"decision":"approve"}` {
 		t.Fatalf("the agent got %s", got)
@@ -671,14 +671,14 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 	h.keys("esc")
 	h.wantScreen("Review tool call send_email")
 	h.b.Set(h.b.Items()[1:]...)
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.wantScreen("aaaa1111 is no longer pending", "▸   bbbb2222")
 	if h.m.top().name() != nameInbox {
 		t.Fatal("still on a detail screen")
 	}
 	// It comes back (a glitch): the typed reason is still there.
 	h.b.Set(append([]client.Interrupt{fixture(t, "middleware-js-email", idEmail, time.Minute)}, h.b.Items()...)...)
-	h.run(h.m.fetch())
+	h.run(h.m.fetch(false))
 	h.keys("k")
 	h.now = h.now.Add(time.Second)
 	h.keys("enter", "r")
@@ -771,7 +771,7 @@ func TestGoldenScreens(t *testing.T) {
 			// Down after a listing: the error heads what was listed.
 			hs := newHarness(t, w, h, fixture(t, "middleware-js-email", idEmail, time.Minute))
 			hs.b.SetListErr(errors.New("list interrupted threads: the server at http://fake did not answer in time: is it overloaded or unreachable?"))
-			hs.run(hs.m.fetch())
+			hs.run(hs.m.fetch(false))
 			return hs
 		}},
 	}

@@ -39,7 +39,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.items.partial(msg.pr)
 		return waitFetch(msg.ch)
 	case pollMsg:
-		return m.refetch()
+		return m.poll()
 	case tickMsg:
 		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
 	case claimMsg:
@@ -48,7 +48,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.fetching {
 			m.refetchAfter = true // the listing under way may predate the change
 		}
-		return tea.Batch(waitChange(m.changes), m.refetch())
+		return tea.Batch(waitChange(m.changes), m.poll())
 	case runCtlMsg:
 		if msg.err != nil {
 			m.setStatus(fmt.Sprintf("%s run %s: %v", msg.action, msg.thread, msg.err), false)
@@ -110,13 +110,27 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// refetch starts a fetch unless one is under way.
+// refetch starts a fresh fetch: one that shows everything that happened
+// before it (a refresh, the read after a send). With a fetch under way,
+// which may have been answered from the watcher's listing, another follows.
 func (m *Model) refetch() tea.Cmd {
+	if m.fetching {
+		m.refetchAfter = true
+		return nil
+	}
+	m.fetching = true
+	return m.fetch(false)
+}
+
+// poll starts a fetch that the watcher's listing of a moment ago answers as
+// well (the periodic poll, the read after a change signal), unless one is
+// under way.
+func (m *Model) poll() tea.Cmd {
 	if m.fetching {
 		return nil
 	}
 	m.fetching = true
-	return m.fetch()
+	return m.fetch(true)
 }
 
 func (m *Model) onPending(msg pendingMsg) tea.Cmd {
@@ -157,7 +171,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	if m.refetchAfter {
 		m.refetchAfter = false
 		m.fetching = true
-		next = m.fetch()
+		next = m.fetch(false)
 	}
 	return tea.Batch(next, m.notify(arrived))
 }

@@ -118,11 +118,14 @@ func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progre
 	defer b.unlock()
 	v := &b.view
 	// A refresh that started after this call and ended while it waited
-	// has read everything this call would; so has, for a watched backend,
-	// one that ended a moment ago (a reader woken by Changes comes here
-	// right after the look that found the change).
+	// has read everything this call would. A caller that says the
+	// watcher's listing will do (a reader woken by Changes comes here
+	// right after the look that found the change) takes one that ended a
+	// moment ago. Anyone else is answered from the server: a listing asked
+	// for after something happened must show it.
 	fresh := !v.done.Before(v.started) &&
-		(v.started.After(called) || (b.watching.Load() > 0 && time.Since(v.done) < b.opts.Live/2))
+		(v.started.After(called) ||
+			(client.WatchedDoes(ctx) && b.watching.Load() > 0 && time.Since(v.done) < b.opts.Live/2))
 	if fresh {
 		return slices.Clone(v.items), nil
 	}

@@ -64,7 +64,10 @@ func TestChangesSignalsANewInterrupt(t *testing.T) {
 		t.Fatal("no signal for a new interrupt")
 	}
 	c.reset()
-	its := pendingOf(t, b)
+	its, err := b.Pending(client.WatchedWillDo(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(its) != n+1 || its[0].ThreadID != thread {
 		t.Fatalf("after the signal: %d interrupts (was %d), first of %s", len(its), n, its[0].ThreadID)
 	}
@@ -72,6 +75,31 @@ func TestChangesSignalsANewInterrupt(t *testing.T) {
 		t.Errorf("the woken reader asked again: %v", c.paths)
 	}
 	t.Logf("signalled %v after the interrupt", time.Since(at))
+}
+
+// A listing asked for after something happened shows it, on a watched
+// backend too: only a caller that says the watcher's listing will do (a
+// reader woken by a signal) is answered from it.
+func TestWatchedBackendListsFresh(t *testing.T) {
+	srv, c, url := counted(t, 20)
+	b, ch := watched(t, url, time.Hour) // the watcher looks once, then never again
+	if !signalWithin(t, ch, 2*time.Second) {
+		t.Fatal("no signal for the first listing")
+	}
+	thread, err := srv.Spawn("asker", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.reset()
+	if its, err := b.Pending(client.WatchedWillDo(context.Background())); err != nil || len(its) == 0 || its[0].ThreadID == thread {
+		t.Fatalf("the watcher's listing (%v): %d interrupts, new thread first: %v", err, len(its), len(its) > 0 && its[0].ThreadID == thread)
+	}
+	if c.requests.Load() != 0 {
+		t.Errorf("a reader the watcher's listing does for asked the server: %v", c.paths)
+	}
+	if its := pendingOf(t, b); len(its) == 0 || its[0].ThreadID != thread {
+		t.Fatalf("a listing asked for after the spawn does not show it first: %d interrupts", len(its))
+	}
 }
 
 // The stream of a resumable run in flight says when it pauses, well before

@@ -173,9 +173,11 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	}
 	wait := interval
 	failing := false
+	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
 	for {
 		shown = nil
-		its, err := a.pendingProgress(ctx, progress)
+		its, err := a.pendingProgress(lctx, progress)
+		lctx = client.WatchedWillDo(ctx)
 		if shown != nil {
 			return shown
 		}
