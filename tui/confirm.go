@@ -165,13 +165,31 @@ func (c *confirmScreen) render(m *Model) {
 	c.page.SetContent(c.text(m))
 }
 
-// pageView draws a scrolling page into r, with a marker when more is below.
+// pageView draws a scrolling page into r, saying what is above and below.
 func pageView(m *Model, vp *viewport.Model, r rect) string {
+	k := m.keys
+	return marked(m, vp, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
+}
+
+// marked draws a viewport into r with a marker line at the top when lines
+// are scrolled out above, and at the bottom when lines are below: nothing is
+// cut without saying so. up and down name the keys that scroll.
+func marked(m *Model, vp *viewport.Model, r rect, up, down string) string {
 	body := vp.View()
-	if more := vp.TotalLineCount() - vp.YOffset() - r.h; more > 0 {
-		body = fit(body, r.w, r.h-1) + "\n" + m.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(m.keys.Down), name(m.keys.PageDown)))
+	above := vp.YOffset()
+	below := vp.TotalLineCount() - above - vp.Height()
+	if (above <= 0 && below <= 0) || r.h < 2 {
+		return body
 	}
-	return body
+	lines := strings.Split(fit(body, r.w, r.h), "\n")
+	// A marker takes the place of a line: that line is hidden too.
+	if above > 0 {
+		lines[0] = m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↑ %d more lines (%s)", above+1, up), r.w, "…"))
+	}
+	if below > 0 {
+		lines[len(lines)-1] = m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↓ %d more lines (%s)", below+1, down), r.w, "…"))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (c *confirmScreen) text(m *Model) string {

@@ -40,7 +40,11 @@ func (d *detailPane) resize(r rect) {
 
 func (d *detailPane) top() { d.vp.GotoTop() }
 
-func (d *detailPane) view(rect) string { return d.vp.View() }
+// view draws the detail into r; up and down name the keys that scroll it
+// where it is shown.
+func (d *detailPane) view(m *Model, r rect, up, down string) string {
+	return marked(m, &d.vp, r, up, down)
+}
 
 // detailAsyncFrom is the payload size from which the detail is rendered off
 // the update path: keys stay responsive while a large payload renders.
@@ -143,7 +147,10 @@ func (*detailScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return m.decisionKey(msg)
 }
 
-func (*detailScreen) view(m *Model, r rect) string { return m.detail.view(r) }
+func (*detailScreen) view(m *Model, r rect) string {
+	k := m.keys
+	return m.detail.view(m, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
+}
 
 func (*detailScreen) hints(m *Model) []hint {
 	var out []hint

@@ -228,7 +228,7 @@ func (s *inboxScreen) view(m *Model, r rect) string {
 	l, d := m.lay.list, m.lay.detail
 	left := m.listView(rect{w: l.w, h: r.h})
 	sep := m.st.border.Render(strings.Repeat("│\n", r.h-1) + "│")
-	return lipgloss.JoinHorizontal(lipgloss.Top, fit(left, l.w, r.h), sep, " "+strings.ReplaceAll(m.detail.view(d), "\n", "\n "))
+	return lipgloss.JoinHorizontal(lipgloss.Top, fit(left, l.w, r.h), sep, " "+strings.ReplaceAll(m.detail.view(m, d, name(m.keys.ScrollUp), name(m.keys.ScrollDown)), "\n", "\n "))
 }
 
 // listView draws the unknown-outcome section and the list rows into r.
