@@ -26,6 +26,7 @@ type confirmScreen struct {
 	err      string // why the last attempt to send did not start
 	page     viewport.Model
 	sig      string
+	jsonAt   int // the line where the resume JSON starts, when shown
 }
 
 func newConfirmScreen(m *Model, id string) *confirmScreen {
@@ -56,8 +57,10 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		c.showJSON = !c.showJSON
 		c.sig = ""
 		if c.showJSON {
+			// The JSON from its heading, as much of it as fits (the line
+			// above, blank, gives way to the marker of what is above).
 			c.render(m)
-			c.page.GotoBottom()
+			c.page.SetYOffset(c.jsonAt - 1)
 		}
 	case key.Matches(msg, k.DiffMode):
 		m.sideBySide = !m.sideBySide
@@ -261,6 +264,7 @@ func (c *confirmScreen) text(m *Model) string {
 	}
 	line("")
 	if c.showJSON {
+		c.jsonAt = strings.Count(b.String(), "\n")
 		for _, x := range sub.Items {
 			if len(sub.Items) > 1 {
 				line(m.st.bold.Render("Resume value for " + safe(x.Interrupt.ID) + ", exactly as sent:"))
