@@ -77,6 +77,9 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		if !m.allowed(it, d.slot, client.Edit) {
 			return nil
 		}
+		if cmd, ok := m.openForm(it, d, client.Edit); ok { // an args_schema: its form (form.go)
+			return cmd
+		}
 		m.push(newArgsEditor(m, it, d))
 		return m.top().(*editorScreen).focus()
 	case key.Matches(msg, k.Reject, k.Respond):

@@ -3,6 +3,8 @@ package tui
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -10,23 +12,30 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
 
-// formScreen answers an interrupt whose response schema makes a form: one
-// field per value of the schema, typed by it (a choice list, a toggle, a
-// number with its bounds, a text), required ones marked *. ctrl+s checks
-// the answer by the rules the CLI's --field uses (decide.Decision) and
-// puts each problem next to its field; esc leaves, keeping what was typed
-// as the draft (the JSON the JSON editor opens on, ctrl+j).
+// formScreen answers an interrupt whose response schema makes a form, or
+// edits a tool call's arguments by its args_schema: one field per value of
+// the schema, typed by it (a choice list, a toggle, a number with its
+// bounds, a text), required ones marked *. ctrl+s checks the value by the
+// rules the CLI's --field uses (decide.Decision) and puts each problem
+// next to its field; esc leaves, keeping what was typed as the draft (the
+// JSON the JSON editor opens on, ctrl+j).
 type formScreen struct {
-	id      string
-	slot    int
-	title   string
-	form    *client.Form
-	fields  []*formField
-	focused int
+	id    string
+	slot  int
+	title string
+	// decision is Respond (the answer, kept in the draft's feedback) or
+	// Edit (the arguments, kept in its argsText); base is what an edit
+	// starts from: keys the form does not show keep their values.
+	decision client.DecisionType
+	base     json.RawMessage
+	form     *client.Form
+	fields   []*formField
+	focused  int
 	// offset is the first line shown, when the form is taller than the
 	// screen.
 	offset int
@@ -34,8 +43,10 @@ type formScreen struct {
 	errs map[string]string
 	err  string
 	// opened is the draft as the form opened on it: saved again only
-	// when something changed.
+	// when something changed. fresh, for an edit, is what the fields held
+	// when it opened.
 	opened string
+	fresh  map[string][]string
 }
 
 // name: the form is an editor as far as the rest of the app goes (closed
@@ -47,6 +58,9 @@ func (*formScreen) name() string { return nameEditor }
 // editor started from a skeleton of it. It reports false when neither
 // applies (the usual editors do).
 func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) (tea.Cmd, bool) {
+	if t == client.Edit {
+		return m.openArgsForm(it, d)
+	}
 	if t != client.Respond || it.Schema != client.SchemaForm {
 		return nil, false
 	}
@@ -59,6 +73,41 @@ func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) 
 		return m.openAnswerJSON(it, d, why), true
 	}
 	s := newFormScreen(it, d, form)
+	m.push(s)
+	return s.focus(), true
+}
+
+// openArgsForm opens the form of an action's args_schema on its arguments
+// (or the draft of them). It reports false, and the JSON editor opens,
+// when the action has no schema, the schema makes no form, or the
+// arguments are not exactly what the form would show: an edit never
+// changes what the reviewer did not see.
+func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
+	if d.slot >= len(it.Actions) || len(it.Actions[d.slot].ArgsSchema) == 0 {
+		return nil, false
+	}
+	a := it.Actions[d.slot]
+	form, err := client.FormOf(a.ArgsSchema)
+	if err != nil || form.Root {
+		return nil, false
+	}
+	args := a.Args
+	if text := strings.TrimSpace(d.argsText[d.slot]); text != "" {
+		if !json.Valid([]byte(text)) {
+			return nil, false // a draft being written as JSON stays there
+		}
+		args = json.RawMessage(text)
+	}
+	texts := decide.FieldTexts(form, args)
+	s := &formScreen{id: it.ID, slot: d.slot, title: "Arguments of " + a.Name, decision: client.Edit, base: args,
+		form: form, errs: map[string]string{}, opened: d.argsText[d.slot]}
+	for _, f := range form.Fields {
+		s.fields = append(s.fields, newFormField(f, texts[f.Name]))
+	}
+	// What the fields hold, put back over the arguments, must be them.
+	if s.fresh = s.texts(); !diff.Equal(decide.FormDraft(form, args, s.fresh), args) {
+		return nil, false
+	}
 	m.push(s)
 	return s.focus(), true
 }
@@ -87,7 +136,7 @@ func formReads(form *client.Form, text string) bool {
 }
 
 func newFormScreen(it *client.Interrupt, d *draft, form *client.Form) *formScreen {
-	s := &formScreen{id: it.ID, slot: d.slot, title: it.Title, form: form, errs: map[string]string{}, opened: d.feedback[d.slot]}
+	s := &formScreen{id: it.ID, slot: d.slot, title: it.Title, decision: client.Respond, form: form, errs: map[string]string{}, opened: d.feedback[d.slot]}
 	texts := map[string][]string{}
 	if text := strings.TrimSpace(d.feedback[d.slot]); text != "" {
 		if form.Root && !json.Valid([]byte(text)) {
@@ -196,6 +245,10 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		d := m.drafts.of(it)
 		d.slot = s.slot
 		m.pop()
+		if s.decision == client.Edit {
+			m.push(newArgsEditor(m, it, d))
+			return m.top().(*editorScreen).focus()
+		}
 		return m.openAnswerJSON(it, d, "as JSON, checked against the answer schema")
 	case key.Matches(msg, k.NextField):
 		return s.move(1)
@@ -265,6 +318,13 @@ func (s *formScreen) save(m *Model) {
 	if d == nil || s.slot >= len(d.decisions) {
 		return
 	}
+	if s.decision == client.Edit {
+		if s.opened == "" && maps.EqualFunc(s.texts(), s.fresh, slices.Equal) {
+			return // nothing changed: no draft
+		}
+		d.argsText[s.slot] = present.EditableJSON(decide.FormDraft(s.form, s.base, s.texts()))
+		return
+	}
 	text := present.EditableJSON(decide.FormDraft(s.form, nil, s.texts()))
 	if s.form.Root {
 		text = string(decide.FormDraft(s.form, nil, s.texts()))
@@ -316,7 +376,11 @@ func (s *formScreen) accept(m *Model) tea.Cmd {
 	d.slot = s.slot
 	s.errs, s.err = map[string]string{}, ""
 	// The same rules as the CLI's --field.
-	dec, err := decide.Decision(it, s.slot, decide.Input{Type: client.Respond, Fields: s.texts()})
+	in := decide.Input{Type: s.decision, Fields: s.texts()}
+	if s.decision == client.Edit {
+		in.Args = string(s.base) // keys the form does not show keep the draft's values
+	}
+	dec, err := decide.Decision(it, s.slot, in)
 	if err != nil {
 		var fe *decide.FieldErrors
 		if !errors.As(err, &fe) {
@@ -345,8 +409,14 @@ func (s *formScreen) accept(m *Model) tea.Cmd {
 		}
 		return nil
 	}
-	d.feedback[s.slot] = string(dec.Value)
-	if !s.form.Root {
+	switch {
+	case s.decision == client.Edit && dec.Args != nil:
+		d.argsText[s.slot] = present.EditableJSON(dec.Args)
+	case s.decision == client.Edit: // unchanged: an approve
+		d.argsText[s.slot] = ""
+	case s.form.Root:
+		d.feedback[s.slot] = string(dec.Value)
+	default:
 		d.feedback[s.slot] = present.EditableJSON(dec.Value)
 	}
 	d.decisions[s.slot] = &dec

@@ -120,3 +120,116 @@ func TestFormOnLangGraphServers(t *testing.T) {
 		})
 	}
 }
+
+// A tool call's arguments edited in the form of its args_schema, on the
+// embedded server and the real one: what the tool ran with is what the
+// form said, and a value out of bounds never left hitl.
+func TestArgsFormOnLangGraphServers(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	// The demo's schema has the amount only; the real graph's, the order
+	// first (tabs: how far the amount is).
+	type target struct {
+		name, url, graph string
+		tabs             int
+		ran              string // what the tool ran with: keys the form does not show kept, in place
+	}
+	targets := []target{{"embedded", srv.URL(), "support", 0,
+		`ran issue_refund {"order_id":"A-1001","amount":42,"currency":"EUR","reason":"damaged in transit"}`}}
+	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
+		targets = append(targets, target{"langgraph-dev", u, "agent", 1,
+			`ran issue_refund {"order_id":"A-1001","amount":42,"currency":"EUR"}`})
+	} else if os.Getenv("CI") != "" {
+		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			call := func(method, path string, body any) []byte {
+				t.Helper()
+				var rd io.Reader
+				if body != nil {
+					b, _ := json.Marshal(body)
+					rd = bytes.NewReader(b)
+				}
+				req, _ := http.NewRequest(method, tg.url+path, rd)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return b
+			}
+			var th struct {
+				ThreadID string `json:"thread_id"`
+			}
+			json.Unmarshal(call("POST", "/threads", map[string]any{}), &th)
+			call("POST", "/threads/"+th.ThreadID+"/runs/wait", map[string]any{"assistant_id": tg.graph,
+				"input": map[string]any{"messages": []any{map[string]any{"role": "user", "content": "refund"}}}})
+			runs := func() string { return string(call("GET", "/threads/"+th.ThreadID+"/runs?limit=100", nil)) }
+
+			b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			its, err := b.Pending(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ""
+			for _, it := range its {
+				if it.ThreadID == th.ThreadID {
+					id = it.ID
+				}
+			}
+			if id == "" {
+				t.Fatalf("no interrupt on %s", th.ThreadID)
+			}
+			h := newHarnessOn(t, 80, 24, nil, b)
+			h.m.items.selected = id
+			h.now = h.now.Add(GracePeriod * 2)
+			before := runs()
+			h.keys("enter", "e")
+			h.wantScreen("Arguments of issue_refund", "amount *  number", "at most 100")
+			for range tg.tabs {
+				h.keys("tab")
+			}
+			h.keys("ctrl+u")
+			h.typeText("150")
+			h.keys("ctrl+s")
+			h.wantScreen("✗ maximum: got 150, want 100")
+			h.keys("ctrl+u")
+			h.typeText("42")
+			h.keys("ctrl+s")
+			h.wantScreen("Send this?", `+   "amount": [42]`)
+			if runs() != before {
+				t.Fatal("something reached the server before the confirm")
+			}
+			h.keys("y")
+			h.wantScreen("Sent edit for " + id[:8])
+			var st struct {
+				Values struct {
+					Messages []struct {
+						Content any `json:"content"`
+					} `json:"messages"`
+				} `json:"values"`
+			}
+			json.Unmarshal(call("GET", "/threads/"+th.ThreadID+"/state", nil), &st)
+			want := tg.ran
+			var ran []string
+			for _, msg := range st.Values.Messages {
+				if s, ok := msg.Content.(string); ok && strings.HasPrefix(s, "ran issue_refund") {
+					ran = append(ran, s)
+				}
+			}
+			if len(ran) != 1 || ran[0] != want {
+				t.Fatalf("the tool ran %q\nwant %q", ran, want)
+			}
+		})
+	}
+}

@@ -100,9 +100,12 @@ func TestCLIAndTUISendTheSameBytes(t *testing.T) {
 				h.msg(externalEditMsg{text: `{"framework":"react","tests":false,"budget":1}`})
 				h.keys("ctrl+s")
 			}},
+		{"edit in the args form", "support", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "refund"}}}, nil,
+			[]string{"edit", "ID", "--field", "amount=20"}, "",
+			func(h *harness) { h.keys("e", "tab", "ctrl+u"); h.typeText("20"); h.keys("ctrl+s") }},
 		{"per-call edit", "approver", nil, nil, []string{"edit", "ID", "--field", "to=jane@example.com"}, "",
 			func(h *harness) {
-				h.keys("e")
+				h.keys("e", "ctrl+j")
 				h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi Dana,\n\nYour refund is on its way."}`})
 				h.keys("ctrl+s")
 			}},

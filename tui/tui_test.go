@@ -288,16 +288,52 @@ func TestEditShowsDiffBeforeSending(t *testing.T) {
 
 func TestEditErrorsKeepTheDraft(t *testing.T) {
 	h := newHarness(t, 140, 40, fixture(t, "middleware-js-refund", idEmail, time.Minute))
-	h.keys("e")
+	h.keys("e", "ctrl+j") // the args_schema's form, then the arguments as JSON
+	h.wantScreen("Arguments of issue_refund (JSON)")
 	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": 150, "currency": "EUR"}`})
 	h.keys("ctrl+s")
 	h.wantScreen("at $.amount: maximum: got 150, want 100", "Your text is kept")
-	h.keys("esc", "e") // leave and come back: the draft is still there
+	h.keys("esc", "e") // leave and come back: the draft is still there, in the form
+	h.wantScreen("amount *  number at most 100", "│ 150")
+	h.keys("ctrl+j")
 	h.wantScreen(`"amount": 150`)
 	// An edit that changes nothing is an approve.
 	h.msg(externalEditMsg{text: `{"order_id":"A-1001","amount":12.5,"currency":"EUR"}`})
 	h.keys("ctrl+s")
 	h.wantScreen("Action 1/1 issue_refund: approve")
+}
+
+// An action with an args_schema is edited in a form built from it, with
+// the arguments filled in; a value out of bounds is refused next to its
+// field, and what reaches the server keeps the keys' order and the values
+// not touched.
+func TestEditArgumentsInTheirForm(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-refund", idEmail, time.Minute))
+	h.keys("e")
+	h.wantScreen("Arguments of issue_refund", "order_id *  text", "│ A-1001", "amount *  number at most 100", "│ 12.5", "ctrl+j edits it as JSON")
+	h.keys("tab", "ctrl+u")
+	h.typeText("150")
+	h.keys("ctrl+s")
+	h.wantScreen("✗ maximum: got 150, want 100")
+	h.keys("ctrl+u")
+	h.typeText("20")
+	h.keys("ctrl+s")
+	h.wantScreen("Action 1/1 issue_refund: edit", `-   "amount": [12.5],`, `+   "amount": [20],`)
+	h.keys("y")
+	want := `{"decisions":[{"type":"edit","editedAction":{"name":"issue_refund","args":{"order_id":"A-1001","amount":20,"currency":"EUR"}}}]}`
+	if got := h.sent(idEmail); got != want {
+		t.Fatalf("sent %s\nwant %s", got, want)
+	}
+}
+
+// Arguments the form cannot show exactly (a key of the wrong type for its
+// field) open in the JSON editor: a form never edits what it hides.
+func TestArgumentsTheFormCannotShowOpenAsJSON(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-refund", idEmail, time.Minute))
+	h.keys("e", "ctrl+j")
+	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": {"value": 12.5}, "currency": "EUR"}`})
+	h.keys("esc", "e")
+	h.wantScreen("Arguments of issue_refund (JSON)", `"value": 12.5`)
 }
 
 func TestRejectWithFeedback(t *testing.T) {
