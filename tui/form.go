@@ -12,8 +12,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
-	"github.com/hitl-sh/hitl/diff"
-	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -52,108 +50,6 @@ type formScreen struct {
 // name: the form is an editor as far as the rest of the app goes (closed
 // when a decision is recorded, its text saved on quit).
 func (*formScreen) name() string { return nameEditor }
-
-// openForm opens what answers decision t on it when its schema gives the
-// answer's shape: the form, or, where the schema makes no form, the JSON
-// editor started from a skeleton of it. It reports false when neither
-// applies (the usual editors do).
-func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) (tea.Cmd, bool) {
-	if t == client.Edit {
-		return m.openArgsForm(it, d)
-	}
-	if t != client.Respond || it.Schema != client.SchemaForm {
-		return nil, false
-	}
-	form, err := client.FormOf(it.ResponseSchema)
-	if err != nil || !formReads(form, d.feedback[d.slot]) {
-		why := "as JSON, checked against the answer schema"
-		if err != nil {
-			why = "as JSON (" + strings.TrimPrefix(err.Error(), "no form for this schema: ") + ")"
-		}
-		return m.openAnswerJSON(it, d, why), true
-	}
-	s := newFormScreen(it, d, form)
-	m.push(s)
-	return s.focus(), true
-}
-
-// openArgsForm opens the form of an action's args_schema on its arguments
-// (or the draft of them). It reports false, and the JSON editor opens,
-// when the action has no schema, the schema makes no form, or the
-// arguments are not exactly what the form would show: an edit never
-// changes what the reviewer did not see.
-func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
-	if d.slot >= len(it.Actions) || len(it.Actions[d.slot].ArgsSchema) == 0 {
-		return nil, false
-	}
-	a := it.Actions[d.slot]
-	form, err := client.FormOf(a.ArgsSchema)
-	if err != nil || form.Root {
-		return nil, false
-	}
-	args := a.Args
-	if text := strings.TrimSpace(d.argsText[d.slot]); text != "" {
-		if !json.Valid([]byte(text)) {
-			return nil, false // a draft being written as JSON stays there
-		}
-		args = json.RawMessage(text)
-	}
-	texts := decide.FieldTexts(form, args)
-	s := &formScreen{id: it.ID, slot: d.slot, title: "Arguments of " + a.Name, decision: client.Edit, base: args,
-		form: form, errs: map[string]string{}, opened: d.argsText[d.slot]}
-	for _, f := range form.Fields {
-		s.fields = append(s.fields, newFormField(f, texts[f.Name]))
-	}
-	// What the fields hold, put back over the arguments, must be them.
-	if s.fresh = s.texts(); !diff.Equal(decide.FormDraft(form, args, s.fresh), args) {
-		return nil, false
-	}
-	m.push(s)
-	return s.focus(), true
-}
-
-// openAnswerJSON opens the JSON editor on the draft answer, or on a
-// skeleton of the schema when there is none.
-func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) tea.Cmd {
-	if strings.TrimSpace(d.feedback[d.slot]) == "" {
-		d.feedback[d.slot] = present.EditableJSON(client.Skeleton(it.ResponseSchema))
-	}
-	ed := newFeedbackEditor(m, it, d, client.Respond)
-	ed.labels[0] = "Your answer, " + why
-	m.push(ed)
-	return ed.focus()
-}
-
-// formReads reports whether a draft can be shown in the form: empty, or
-// JSON of the form's shape (a draft being written as JSON that does not
-// parse yet stays in the JSON editor, where it was typed).
-func formReads(form *client.Form, text string) bool {
-	text = strings.TrimSpace(text)
-	if text == "" || form.Root {
-		return true
-	}
-	return strings.HasPrefix(text, "{") && json.Valid([]byte(text))
-}
-
-func newFormScreen(it *client.Interrupt, d *draft, form *client.Form) *formScreen {
-	s := &formScreen{id: it.ID, slot: d.slot, title: it.Title, decision: client.Respond, form: form, errs: map[string]string{}, opened: d.feedback[d.slot]}
-	texts := map[string][]string{}
-	if text := strings.TrimSpace(d.feedback[d.slot]); text != "" {
-		if form.Root && !json.Valid([]byte(text)) {
-			texts[client.RootField] = []string{text}
-		} else {
-			texts = decide.FieldTexts(form, json.RawMessage(text))
-		}
-	}
-	for _, f := range form.Fields {
-		given, ok := texts[f.Name]
-		if !ok && f.Default != nil {
-			given = defaultTexts(f)
-		}
-		s.fields = append(s.fields, newFormField(f, given))
-	}
-	return s
-}
 
 func (s *formScreen) texts() map[string][]string {
 	out := map[string][]string{}
@@ -294,7 +190,8 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// nextFlag cycles a toggle: off and on; an optional one also "not set".
+// receive gives the focused text field what is not a key (a paste, the
+// cursor's blink).
 func (s *formScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	if m.top() != s {
 		return nil, false
@@ -333,34 +230,6 @@ func (s *formScreen) save(m *Model) {
 		return // nothing typed: no draft
 	}
 	d.feedback[s.slot] = text
-}
-
-// defaultTexts is the text a field starts with from its schema's default.
-// A default that holds what a terminal would act on or hide (an escape,
-// a bidi override, a zero-width character) is not put in the box, where it
-// would show raw or lose those characters silently: the field starts empty,
-// and its line shows the default with them as visible escapes.
-func defaultTexts(f client.Field) []string {
-	texts := decide.FieldTexts(&client.Form{Root: true, Fields: []client.Field{{Name: client.RootField, Kind: f.Kind, Item: f.Item}}}, f.Default)[client.RootField]
-	for _, t := range texts {
-		if inert.Check(t) != 0 {
-			return nil
-		}
-	}
-	return texts
-}
-
-// newFormScreenTexts is what a form holds when it opens on no draft.
-func newFormScreenTexts(form *client.Form) map[string][]string {
-	fresh := &formScreen{form: form}
-	for _, f := range form.Fields {
-		var given []string
-		if f.Default != nil {
-			given = defaultTexts(f)
-		}
-		fresh.fields = append(fresh.fields, newFormField(f, given))
-	}
-	return fresh.texts()
 }
 
 // accept checks the answer and records the decision; problems go next to
