@@ -4,18 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
 )
 
-// Claims live in the thread's metadata, one key per interrupt
-// (hitl_claim_<interrupt id>), so that two reviewers claiming two branches
-// of one thread never overwrite each other: PATCH /threads/{id} with
-// {"metadata": {...}} replaces the keys it names and keeps the others
-// (observed on langgraphjs dev 2.0.0; a nested object is replaced whole,
-// not merged). A key cannot be removed: set to null it stays, as null.
+// Claims live in the thread's metadata, one key per interrupt and
+// reviewer's hitl (hitl_claim_<interrupt id>_<client id>), so that two
+// reviewers claiming one interrupt, or two branches of one thread, never
+// overwrite each other: PATCH /threads/{id} with {"metadata": {...}}
+// replaces the keys it names and keeps the others (observed on langgraphjs
+// dev 2.0.0; a nested object is replaced whole, not merged). A key cannot
+// be removed: set to null it stays, as null. (hitl before this kept one
+// key per interrupt, hitl_claim_<interrupt id>: read as well.)
 //
 // A PATCH moves the thread's updated_at, which is how other reviewers'
 // change-driven polls see a claim at once; it would also make the
@@ -26,6 +29,14 @@ import (
 
 // claimPrefix starts the metadata key of an interrupt's claim.
 const claimPrefix = "hitl_claim_"
+
+// claimKey is the metadata key of client's claim on interrupt id.
+func claimKey(id, client string) string {
+	if client == "" {
+		return claimPrefix + id
+	}
+	return claimPrefix + id + "_" + client
+}
 
 // claimRecord is a claim as the thread's metadata holds it. A record
 // without a reviewer (a release) claims nothing.
@@ -42,17 +53,17 @@ type claimRecord struct {
 // Claim records c on the interrupt's thread.
 func (b *Backend) Claim(ctx context.Context, it client.Interrupt, c client.Claim) error {
 	rec := claimRecord{Reviewer: c.Reviewer, Client: c.Client, Interrupt: it.ID, Since: c.Since.UTC(), Expires: c.Expires.UTC(), WaitingFrom: it.UpdatedAt.UTC()}
-	return b.patchMeta(ctx, it.ThreadID, map[string]any{claimPrefix + it.ID: rec}, "record a claim on thread "+it.ThreadID)
+	return b.patchMeta(ctx, it.ThreadID, map[string]any{claimKey(it.ID, c.Client): rec}, "record a claim on thread "+it.ThreadID)
 }
 
 // Release clears the claim: the record left says only since when the
 // interrupt waits (null when that is not known).
-func (b *Backend) Release(ctx context.Context, it client.Interrupt, _ client.Claim) error {
+func (b *Backend) Release(ctx context.Context, it client.Interrupt, c client.Claim) error {
 	var v any
 	if !it.UpdatedAt.IsZero() {
 		v = claimRecord{Released: time.Now().UTC(), WaitingFrom: it.UpdatedAt.UTC()}
 	}
-	return b.patchMeta(ctx, it.ThreadID, map[string]any{claimPrefix + it.ID: v}, "clear a claim on thread "+it.ThreadID)
+	return b.patchMeta(ctx, it.ThreadID, map[string]any{claimKey(it.ID, c.Client): v}, "clear a claim on thread "+it.ThreadID)
 }
 
 // patchMeta merges keys into the thread's metadata. It is not a decision:
@@ -65,19 +76,42 @@ func (b *Backend) patchMeta(ctx context.Context, threadID string, meta map[strin
 }
 
 // claimsOf reads the claims on interrupt id from the thread's metadata,
-// and since when it waits by them (zero: they do not say).
+// one record per reviewer's hitl, and since when it waits by them (zero:
+// they do not say).
 func claimsOf(meta map[string]any, id string, created time.Time) (claims []client.Claim, waiting time.Time) {
-	raw, ok := meta[claimPrefix+id]
-	if !ok || raw == nil {
-		return nil, time.Time{}
+	key := claimPrefix + id
+	for k, raw := range meta {
+		if raw == nil || (k != key && !strings.HasPrefix(k, key+"_")) {
+			continue
+		}
+		c, w, ok := claimRecordOf(raw, id, created)
+		if !w.IsZero() && (waiting.IsZero() || w.Before(waiting)) {
+			waiting = w
+		}
+		if ok {
+			claims = append(claims, c)
+		}
 	}
+	// Map order is random: one order for a reader.
+	slices.SortFunc(claims, func(a, b client.Claim) int {
+		if d := a.Since.Compare(b.Since); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Client+a.Reviewer, b.Client+b.Reviewer)
+	})
+	return claims, waiting
+}
+
+// claimRecordOf reads one record: the claim it makes (ok false: none) and
+// the waiting time it says.
+func claimRecordOf(raw any, id string, created time.Time) (c client.Claim, waiting time.Time, ok bool) {
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return nil, time.Time{}
+		return c, waiting, false
 	}
 	var rec claimRecord
 	if json.Unmarshal(b, &rec) != nil {
-		return nil, time.Time{}
+		return c, waiting, false
 	}
 	// A time before the thread was created is not one (a broken or
 	// hostile record).
@@ -85,7 +119,7 @@ func claimsOf(meta map[string]any, id string, created time.Time) (claims []clien
 		waiting = rec.WaitingFrom
 	}
 	if strings.TrimSpace(rec.Reviewer) == "" || (rec.Interrupt != "" && rec.Interrupt != id) {
-		return nil, waiting
+		return c, waiting, false
 	}
-	return []client.Claim{{Reviewer: rec.Reviewer, Client: rec.Client, Since: rec.Since, Expires: rec.Expires}}, waiting
+	return client.Claim{Reviewer: rec.Reviewer, Client: rec.Client, Since: rec.Since, Expires: rec.Expires}, waiting, true
 }

@@ -122,6 +122,31 @@ func TestConformClaims(t *testing.T) {
 		if len(got[its[0].ID].Claims) != 0 || len(got[its[1].ID].Claims) != 1 || !got[its[0].ID].UpdatedAt.Equal(its[0].UpdatedAt) {
 			t.Fatalf("after the release: %+v / %+v", got[its[0].ID], got[its[1].ID].Claims)
 		}
+		// Two reviewers on one interrupt: both claims stand, each sees the
+		// other's, and one's release leaves the other's.
+		if err := b.Claim(ctx, its[1], alice); err != nil {
+			t.Fatal(err)
+		}
+		var both client.Interrupt
+		for _, it := range pendingOf(t, b) {
+			if it.ID == its[1].ID {
+				both = it
+			}
+		}
+		if o := both.Others("c-bob", time.Now()); len(o) != 1 || o[0].Reviewer != "alice" {
+			t.Fatalf("bob sees %+v on the interrupt both claim", o)
+		}
+		if o := both.Others("c-alice", time.Now()); len(o) != 1 || o[0].Reviewer != "bob" {
+			t.Fatalf("alice sees %+v on the interrupt both claim", o)
+		}
+		if err := b.Release(ctx, its[1], bob); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range pendingOf(t, b) {
+			if it.ID == its[1].ID && (len(it.Claims) != 1 || it.Claims[0].Reviewer != "alice") {
+				t.Fatalf("after bob's release: %+v", it.Claims)
+			}
+		}
 		// A claim on a thread that is gone is an error, not a panic.
 		gone := its[0]
 		gone.ThreadID = "00000000-0000-4000-8000-000000000000"

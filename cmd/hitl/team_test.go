@@ -18,8 +18,15 @@ func (s *server) claimOf(thread, id string) map[string]any {
 		Metadata map[string]any `json:"metadata"`
 	}
 	json.Unmarshal(s.do("GET", "/threads/"+thread, nil), &th)
-	m, _ := th.Metadata["hitl_claim_"+id].(map[string]any)
-	return m
+	// One key per interrupt and reviewer's client: hitl_claim_<id>_<client>.
+	// Only one reviewer claims in these tests.
+	for k, v := range th.Metadata {
+		if strings.HasPrefix(k, "hitl_claim_"+id+"_") {
+			m, _ := v.(map[string]any)
+			return m
+		}
+	}
+	return nil
 }
 
 func TestRealClaimsBetweenTwoReviewerProcesses(t *testing.T) {
