@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,5 +269,42 @@ func TestDecisionRules(t *testing.T) {
 				t.Fatalf("got  %s\nwant %s", b, tt.want)
 			}
 		})
+	}
+}
+
+// A long winning answer is shortened in the message, and the message says
+// by how much rather than pointing at a history this machine may not have.
+func TestLongWinnerIsFoldedVisibly(t *testing.T) {
+	long := `{"decisions":[{"type":"reject","message":"` + strings.Repeat("x", 300) + `"}]}`
+	got := decide.WinnerText(&client.Winner{Reviewer: "bob", Value: json.RawMessage(long)})
+	want := fmt.Sprintf("… (%d more characters)", len([]rune(long))-117)
+	if !strings.HasPrefix(got, " (by bob, answer ") || !strings.Contains(got, want) || strings.Contains(got, "history") {
+		t.Fatalf("got %q, want it to end with %q", got, want)
+	}
+}
+
+// After a run pauses, an interrupt that was waiting before the send is not
+// announced as the place the run paused again.
+func TestPausedAgainTellsNewFromStillWaiting(t *testing.T) {
+	it := interrupt(t, "middleware-js-email", "aaaa1111")
+	sibling := interrupt(t, "middleware-js-email", "bbbb2222")
+	sibling.ThreadID = it.ThreadID
+	b, p := setup(t, it, sibling)
+	if err := p.Journal.Saw([]client.Interrupt{it, sibling}); err != nil {
+		t.Fatal(err)
+	}
+	b.Outcome = client.Outcome{Status: client.PausedAgain, Pending: []string{"cccc3333", sibling.ID}}
+	got := send(t, p, it, client.Decision{Type: client.Approve}).Text()
+	if !strings.Contains(got, "the run paused again at cccc3333 (see hitl show); bbbb2222 still waits as before.") {
+		t.Fatalf("got %q", got)
+	}
+	b.Outcome = client.Outcome{Status: client.PausedAgain, Pending: []string{sibling.ID}}
+	it2 := interrupt(t, "middleware-js-email", "dddd4444")
+	b.Add(it2)
+	if err := p.Journal.Saw([]client.Interrupt{it2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := send(t, p, it2, client.Decision{Type: client.Approve}).Text(); !strings.Contains(got, "nothing new to decide; bbbb2222 still waits as before") || strings.Contains(got, "paused again at") {
+		t.Fatalf("got %q", got)
 	}
 }

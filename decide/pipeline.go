@@ -131,6 +131,7 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 	// 3. Send once. From here on an outcome line is written whatever
 	//    happens, also when the reviewer quits (ctx ends): the steps that
 	//    record what happened run on a short context of their own.
+	res.sentAt = time.Now()
 	rc, err := p.Backend.Resume(ctx, s)
 	res.left = true
 	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -230,6 +231,9 @@ func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc
 			follow = after
 		}
 		res.Run = p.Backend.Follow(follow, s, rc)
+		if len(res.Run.Pending) > 0 && p.Journal != nil {
+			res.waitedBefore = p.Journal.SeenBefore(res.Run.Pending, res.sentAt)
+		}
 		if res.Run.Status != client.Running {
 			// The run ended: its checkpoints now say for certain.
 			if again, err := p.Backend.Verify(after, s, rc); err == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/inert"
@@ -53,6 +54,10 @@ type Result struct {
 	// before sending sent nothing).
 	left  bool
 	cause error
+	// sentAt: when the resume left; waitedBefore: the interrupts still
+	// waiting after the run that were seen waiting before it (not new).
+	sentAt       time.Time
+	waitedBefore map[string]bool
 }
 
 func (r *Result) fail(k Kind, cause error) *Result {
@@ -113,7 +118,7 @@ func (r *Result) Text() string {
 	switch r.Kind {
 	case Sent:
 		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
-		msg := head + ": " + runText(r.Run)
+		msg := head + ": " + runText(r.Run, r.waitedBefore)
 		if others := r.elsewhere(); others != "" {
 			msg += " " + others
 		}
@@ -159,7 +164,9 @@ func (r *Result) what() string {
 	return strings.Join(kinds, ", ")
 }
 
-func runText(o client.Outcome) string {
+// runText says how the run ended. Of the interrupts waiting after it,
+// those in before were waiting already: they are not called new.
+func runText(o client.Outcome, before map[string]bool) string {
 	switch o.Status {
 	case client.Finished:
 		return "the run finished."
@@ -167,7 +174,21 @@ func runText(o client.Outcome) string {
 		if len(o.Pending) == 0 {
 			return "the run paused again."
 		}
-		return "the run paused again at " + shortIDs(o.Pending) + " (see hitl show)."
+		var fresh, old []string
+		for _, id := range o.Pending {
+			if before[id] {
+				old = append(old, id)
+			} else {
+				fresh = append(fresh, id)
+			}
+		}
+		switch {
+		case len(old) == 0:
+			return "the run paused again at " + shortIDs(fresh) + " (see hitl show)."
+		case len(fresh) == 0:
+			return "the run stopped: nothing new to decide; " + shortIDs(old) + " " + waits(len(old)) + " as before (see hitl show)."
+		}
+		return "the run paused again at " + shortIDs(fresh) + " (see hitl show); " + shortIDs(old) + " " + waits(len(old)) + " as before."
 	case client.Failed:
 		return "the run failed: " + inert.Line(o.Error)
 	case client.Accepted:
@@ -220,7 +241,7 @@ func WinnerText(w *client.Winner) string {
 	if len(w.Value) > 0 {
 		v := inert.Line(string(w.Value))
 		if r := []rune(v); len(r) > 120 {
-			v = string(r[:117]) + "… (hitl history --json shows it all)"
+			v = fmt.Sprintf("%s… (%d more characters)", string(r[:117]), len(r)-117)
 		}
 		parts = append(parts, "answer "+v)
 	}
@@ -228,6 +249,13 @@ func WinnerText(w *client.Winner) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func waits(n int) string {
+	if n == 1 {
+		return "still waits"
+	}
+	return "still wait"
 }
 
 func shortIDs(ids []string) string {

@@ -92,6 +92,24 @@ func (j *Journal) Sightings(prefix string) []Sighting {
 	return out
 }
 
+// SeenBefore says which of ids were seen pending before t: after a run
+// pauses, they are the ones that were already waiting, not new questions.
+func (j *Journal) SeenBefore(ids []string, t time.Time) map[string]bool {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string]bool{}
+	for _, s := range j.readSeen() {
+		if want[s.ID] && s.Time.Before(t) {
+			out[s.ID] = true
+		}
+	}
+	return out
+}
+
 func (j *Journal) readSeen() []Sighting {
 	f, err := os.Open(filepath.Join(j.dir, seenFile))
 	if errors.Is(err, fs.ErrNotExist) || err != nil {

@@ -452,7 +452,8 @@ func TestRealParallelInterruptsAndRaw(t *testing.T) {
 			t.Fatalf("shapes: %+v", p)
 		}
 		// Resume one: the other stays pending with the same id.
-		must(t, s.hitl("", "resume", raw.ID, "--value", `{"approved":true,"limit":50}`), 0, "paused again")
+		// The sibling was waiting already: it is not announced as new.
+		must(t, s.hitl("", "resume", raw.ID, "--value", `{"approved":true,"limit":50}`), 0, "the run stopped: nothing new to decide; "+prompt.ID[:8]+" still waits as before")
 		left := s.onlyPending(th)
 		if left.ID != prompt.ID {
 			t.Fatalf("after a partial resume %s is pending, want %s", left.ID, prompt.ID)
