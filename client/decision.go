@@ -195,7 +195,10 @@ func CheckArgs(args json.RawMessage, schema json.RawMessage) (json.RawMessage, e
 			line, col := position(args, syn.Offset)
 			return nil, fmt.Errorf("edited args are not valid JSON at line %d, column %d: %v", line, col, syn)
 		}
-		return nil, fmt.Errorf("edited args must be a JSON object: %v", err)
+		return nil, fmt.Errorf("edited args must be a JSON object {…}, not %s", jsonKind(args))
+	}
+	if obj == nil { // null decodes into a map without error
+		return nil, fmt.Errorf("edited args must be a JSON object {…}, not %s", jsonKind(args))
 	}
 	if len(schema) > 0 {
 		if err := validate(args, schema); err != nil {
@@ -373,4 +376,22 @@ func Consequences(p *Payload, ds []Decision) []string {
 		}
 	}
 	return notes
+}
+
+// jsonKind names the kind of a JSON value by its first byte, for errors a
+// person reads: "an array", "a string".
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "an object hitl cannot read"
+	}
+	return "a number"
 }

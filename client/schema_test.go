@@ -51,3 +51,14 @@ func TestCheckValueSaysWhere(t *testing.T) {
 		t.Errorf("text: %s", se.Error())
 	}
 }
+
+// Edited args that are not an object are refused in words, not in Go's
+// type names.
+func TestArgsThatAreNotAnObject(t *testing.T) {
+	for in, kind := range map[string]string{`[1,2]`: "an array", `"x"`: "a string", `null`: "null", `42`: "a number", `true`: "a boolean"} {
+		_, err := CheckArgs(json.RawMessage(in), nil)
+		if err == nil || err.Error() != "edited args must be a JSON object {…}, not "+kind {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package langgraph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -263,7 +264,11 @@ func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, answered, 
 	var page threadPage // one unreadable thread is one item, not a failed listing
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
 	if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
-		return nil, answered{total: -1}, err
+		if resp == nil || resp.StatusCode() != http.StatusNotFound {
+			return nil, answered{total: -1}, err
+		}
+		// Every Agent Server has this route: the URL is not one.
+		return nil, answered{total: -1}, fmt.Errorf("%v; POST /threads/search is on every LangGraph server: is --url (or HITL_URL) the server's base address, without a path?", err)
 	}
 	a := answered{total: -1}
 	if n, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total")); err == nil {

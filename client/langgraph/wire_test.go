@@ -108,7 +108,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		want   string
 	}{
 		{401, `{"detail":"bad key"}`, "refused the credentials (HTTP 401): set an API key"},
-		{404, `No assistant found for "x".`, `not found on`},
+		{404, `404 page not found`, `(HTTP 404): 404 page not found; POST /threads/search is on every LangGraph server: is --url`},
 		{500, `<html>oops</html>`, "answered HTTP 500: <html>oops</html>"},
 		{200, `<html>not json</html>`, "is --url pointing at the right server?"},
 	} {

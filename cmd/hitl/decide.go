@@ -112,7 +112,10 @@ before anything is sent; a mismatch names the field and exits 2.`,
 			if v != nil && fields != nil {
 				return usageErr("give the answer as --field flags or as --value, not both")
 			}
-			return e.decide(cmd.Context(), args, f, func(*client.Interrupt) (decide.Input, error) {
+			return e.decide(cmd.Context(), args, f, func(it *client.Interrupt) (decide.Input, error) {
+				if err := formWantsFields(it, f.message, fields, v); err != nil {
+					return decide.Input{}, err
+				}
 				return decide.Input{Type: client.Respond, Text: f.message, Answers: f.answers, Fields: fields, Value: v}, nil
 			})
 		},
@@ -123,6 +126,24 @@ before anything is sent; a mismatch names the field and exits 2.`,
 	cmd.Flags().StringVar(&value, "value", "", "the whole answer as JSON, checked against the answer schema")
 	f.register(cmd, true)
 	return cmd
+}
+
+// formWantsFields refuses -m text as the answer to an interrupt whose
+// schema asks for an object, and says how to give it: text cannot match.
+func formWantsFields(it *client.Interrupt, text string, fields map[string][]string, v json.RawMessage) error {
+	if it.Schema != client.SchemaForm || text == "" || fields != nil || v != nil {
+		return nil
+	}
+	form, err := client.FormOf(it.ResponseSchema)
+	if err != nil || form.Root {
+		return nil
+	}
+	names := make([]string, len(form.Fields))
+	for i, fl := range form.Fields {
+		names[i] = safe(fl.Name)
+	}
+	return usageErr("%s asks for a typed answer with the fields %s, not text: give --field NAME=VALUE for each (or the whole answer as --value JSON); hitl show %s describes them",
+		safe(present.ShortID(it.ID)), strings.Join(names, ", "), safe(present.ShortID(it.ID)))
 }
 
 // readFields reads --field NAME=VALUE flags (NAME=@FILE: the file's text,

@@ -47,6 +47,7 @@ func TestRealFormFields(t *testing.T) {
 		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=true", "--field", "budget=150"), 2, "budget: maximum: got 150, want 100")
 		must(t, s.hitl("", "respond", it.ID, "--value", `{"framework":"angular","tests":true,"budget":5}`), 2, "framework")
 		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=maybe", "--field", "budget=5"), 2, `tests: "maybe" is not true or false`)
+		must(t, s.hitl("", "respond", it.ID, "-m", "react"), 2, "asks for a typed answer with the fields framework, tests, budget")
 		if s.runs(th) != before || len(s.pending(th)) != 1 {
 			t.Fatal("a refused answer reached the server")
 		}
