@@ -113,9 +113,7 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 	}
 	x.newCount += fresh
 	x.rebuild()
-	if x.current() == nil && len(x.shown) > 0 {
-		x.selected = x.shown[min(max(prevIdx, 0), len(x.shown)-1)].ID
-	}
+	x.keepNear(prev, prevIdx)
 	x.loaded = true
 	return prev != "" && x.selected != prev, prev, arrived
 }
@@ -150,11 +148,19 @@ func (x *items) drop() {
 		}
 	}
 	x.all = kept
-	idx := x.index()
+	prev, idx := x.selected, x.index()
 	x.rebuild()
-	if idx >= 0 && x.current() == nil && len(x.shown) > 0 {
-		x.selected = x.shown[min(idx, len(x.shown)-1)].ID
+	x.keepNear(prev, idx)
+}
+
+// keepNear puts the cursor at row idx (or the last row) when the item it
+// was on, prev, is gone: after a send the reviewer stays where they were
+// in the list, not back at the top.
+func (x *items) keepNear(prev string, idx int) {
+	if prev == "" || x.selected == prev || idx < 0 || len(x.shown) == 0 {
+		return
 	}
+	x.selected = x.shown[min(idx, len(x.shown)-1)].ID
 }
 
 // rebuild filters and sorts all into shown.

@@ -833,3 +833,26 @@ func (h *harness) open() {
 		h.keys("enter")
 	}
 }
+
+// After a send the cursor stays at the same row of the inbox (on the next
+// item), not back at the top of a long list.
+func TestCursorStaysInPlaceAfterASend(t *testing.T) {
+	var its []client.Interrupt
+	for i, id := range []string{"a1110000", "b2220000", "c3330000", "d4440000", "e5550000"} {
+		its = append(its, fixture(t, "middleware-js-email", id, time.Duration(i+1)*time.Minute))
+	}
+	h := newHarness(t, 80, 24, its...)
+	h.keys("j", "j")
+	if c := h.m.items.current(); c == nil || c.ID != "c3330000" {
+		t.Fatalf("cursor on %v", c)
+	}
+	h.keys("enter", "a", "y")
+	h.wantScreen("Sent approve for c3330000")
+	if h.sent("c3330000") == "" {
+		t.Fatal("nothing sent")
+	}
+	if c := h.m.items.current(); c == nil || c.ID != "d4440000" {
+		t.Fatalf("after the send the cursor is on %+v, want the next item d4440000", c)
+	}
+	h.wantScreen("3/4")
+}
