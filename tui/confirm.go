@@ -235,6 +235,11 @@ func (c *confirmScreen) text(m *Model) string {
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(m.look().diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
+			if len(dec.Value) > 0 {
+				// A typed answer (a form, or JSON): what it says, before
+				// the exact resume value that v shows.
+				line(indentBlock(m.look().highlightJSON(dec.Value, w-4, name(m.keys.ShowJSON)), "    "))
+			}
 			for j, a := range dec.Answers {
 				line(indentBlock(ansi.Wrap(fmt.Sprintf("answer %d: %s", j+1, safeBlock(a)), w-4, " "), "    "))
 			}

@@ -58,9 +58,10 @@ func TestFormAnswersTheSchema(t *testing.T) {
 	}
 	h.typeText("50")
 	h.keys("ctrl+s")
-	h.wantScreen("Send this?", "decision: respond")
+	// The answer is on the confirm screen, not only behind v.
+	h.wantScreen("Send this?", "decision: respond", `"framework": "vue"`, `"tests": true`, `"budget": 50`)
 	h.keys("v")
-	h.wantScreen(`"framework": "vue"`)
+	h.wantScreen("Resume value, exactly as sent:")
 	h.keys("y")
 	if got := h.sent(idForm); got != `{"framework":"vue","tests":true,"budget":50}` {
 		t.Fatalf("sent %s", got)
