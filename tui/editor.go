@@ -53,6 +53,14 @@ func newArgsEditor(m *Model, it *client.Interrupt, d *draft) *editorScreen {
 // one more field per question takes the answers.
 func newFeedbackEditor(m *Model, it *client.Interrupt, d *draft, t client.DecisionType) *editorScreen {
 	label := "Reason for rejecting (sent to the agent)"
+	if d.slot < len(it.Actions) {
+		// Which call is being rejected, when there are calls: with
+		// several, the label is all that tells them apart.
+		label = fmt.Sprintf("Reason for rejecting %s (sent to the agent)", safe(it.Actions[d.slot].Name))
+		if len(it.Actions) > 1 {
+			label = fmt.Sprintf("Reason for rejecting action %d/%d %s (sent to the agent)", d.slot+1, len(it.Actions), safe(it.Actions[d.slot].Name))
+		}
+	}
 	if t == client.Respond {
 		label = "Your response"
 		if it.Schema == client.SchemaRaw {

@@ -339,6 +339,7 @@ func TestArgumentsTheFormCannotShowOpenAsJSON(t *testing.T) {
 func TestRejectWithFeedback(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.keys("enter", "r")
+	h.wantScreen("Reason for rejecting send_email (sent to the agent)")
 	h.typeText("wrong customer\nask first")
 	h.keys("ctrl+s", "enter")
 	if got := h.sent(idEmail); got != `{"decisions":[{"type":"reject","message":"wrong customer\nask first"}]}` {
