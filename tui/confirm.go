@@ -49,7 +49,7 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		if m.items.get(c.id) == nil {
 			m.popTo(nameInbox)
-			m.setStatus(present.ShortID(c.id)+" is no longer pending (handled elsewhere?); nothing was sent.", false)
+			m.setStatus(m.goneText(c.id)+" Nothing was sent.", false)
 			return nil
 		}
 		m.pop()
@@ -116,7 +116,7 @@ func scroll(vp *viewport.Model, k keyMap, msg tea.KeyPressMsg) {
 func (m *Model) confirmed(id string) (*client.Interrupt, *client.Submission, error) {
 	it := m.items.get(id)
 	if it == nil {
-		return nil, nil, errors.New("this interrupt is no longer pending (handled elsewhere?)")
+		return nil, nil, errors.New(m.goneText(id))
 	}
 	ds, err := m.drafts.of(it).complete()
 	if err != nil {

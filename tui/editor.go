@@ -35,6 +35,8 @@ type editorScreen struct {
 	focused  int
 	labels   []string
 	err      string
+	// goneErr: err says the interrupt left the list (cleared if it returns).
+	goneErr bool
 }
 
 func (*editorScreen) name() string { return nameEditor }
@@ -122,7 +124,7 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		if m.items.get(ed.id) == nil {
 			// Not back to a detail that would now show another interrupt.
 			m.popTo(nameInbox)
-			m.setStatus(present.ShortID(ed.id)+" is no longer pending (handled elsewhere?); what you typed is kept in case it comes back.", false)
+			m.setStatus(m.goneText(ed.id)+" What you typed is kept.", false)
 			return nil
 		}
 		m.pop()

@@ -124,7 +124,7 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		s.save(m)
 		if m.items.get(s.id) == nil {
 			m.popTo(nameInbox)
-			m.setStatus(present.ShortID(s.id)+" is no longer pending (handled elsewhere?); what you typed is kept in case it comes back.", false)
+			m.setStatus(m.goneText(s.id)+" What you typed is kept.", false)
 			return nil
 		}
 		m.pop()

@@ -103,6 +103,9 @@ type Model struct {
 
 	items  items
 	drafts drafts
+	// gone: what became of interrupts that left the list while on screen,
+	// as the server told (lookUpWinner), by id.
+	gone   map[string]string
 	detail detailPane
 	convs  conversations
 	// sideBySide is the reviewer's choice of diff layout, for the detail

@@ -144,12 +144,28 @@ func TestEscAfterTheItemWasHandledElsewhere(t *testing.T) {
 	h.typeText("half a thought")
 	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch(false))
-	h.wantScreen("This interrupt is no longer pending", "half a thought")
+	// The server was asked what became of it.
+	h.wantScreen("aaaa1111 is gone: the server no longer knows it (deleted?). Your text is kept", "half a thought")
 	h.keys("esc")
 	if h.m.top().name() != nameInbox {
 		t.Fatalf("esc went to %s", h.m.top().name())
 	}
-	h.wantScreen("aaaa1111 is no longer pending (handled elsewhere?); what you typed is kept")
+	h.wantScreen("aaaa1111 is gone: the server no longer knows it (deleted?). What you typed is")
+}
+
+// Until the server says what became of it, the editor says only what is
+// known.
+func TestGoneWhileTheServerCannotSayWhy(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "r")
+	h.typeText("half a thought")
+	h.b.Set(h.b.Items()[1:]...)
+	next, cmd := h.m.Update(pendingMsg{items: h.b.Items()}) // the lookup it starts is not run
+	h.m = next.(*Model)
+	if cmd == nil {
+		t.Fatal("no lookup started")
+	}
+	h.wantScreen("aaaa1111 is no longer pending (handled elsewhere?). Your text is kept", "half a thought")
 }
 
 func TestStatusDoesNotLingerOnTheNextScreen(t *testing.T) {

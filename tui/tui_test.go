@@ -103,7 +103,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg:
+		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg:
 			h.msg(msg)
 		}
 	}
@@ -709,7 +709,7 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 	h.wantScreen("Review tool call send_email")
 	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch(false))
-	h.wantScreen("aaaa1111 is no longer pending", "▸   bbbb2222")
+	h.wantScreen("aaaa1111 is gone: the server no longer knows it", "▸   bbbb2222")
 	if h.m.top().name() != nameInbox {
 		t.Fatal("still on a detail screen")
 	}
@@ -856,4 +856,25 @@ func TestCursorStaysInPlaceAfterASend(t *testing.T) {
 		t.Fatalf("after the send the cursor is on %+v, want the next item d4440000", c)
 	}
 	h.wantScreen("3/4")
+}
+
+// An interrupt answered by someone else while this reviewer has it open
+// says who answered it and how, in the editor and after leaving a detail.
+func TestVanishedInterruptSaysWhoAnswered(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "r")
+	h.typeText("not this one")
+	h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"approve"}]}`)})
+	h.run(h.m.fetch(false))
+	h.wantScreen("aaaa1111 was answered elsewhere (by bob", `{"decisions":[{"type":"approve"}]})`, "Your text is kept")
+	if h.b.Resumes != 0 {
+		t.Fatal("sent")
+	}
+	h.keys("esc")
+	h.wantScreen("aaaa1111 was answered elsewhere (by bob", "What you typed is kept.")
+
+	h.keys("enter")
+	h.b.AnswerElsewhere(idOps, "carol", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"},{"type":"reject"}]}`)})
+	h.run(h.m.fetch(false))
+	h.wantScreen("bbbb2222 was answered elsewhere (by carol")
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
-	"github.com/hitl-sh/hitl/present"
 )
 
 // Update routes one message: the answers of commands and the clock are the
@@ -44,6 +43,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
 	case claimMsg:
 		return m.onClaim(msg)
+	case winnerMsg:
+		m.onWinner(msg)
+		return nil
 	case changeMsg:
 		if m.fetching {
 			m.refetchAfter = true // the listing under way may predate the change
@@ -149,20 +151,25 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	if msg.failed != nil {
 		m.onFailures(msg.failed)
 	}
+	shown := m.onScreen()
 	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
+	var lookUp tea.Cmd
+	if shown != nil && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID] {
+		lookUp = m.lookUpWinner(*shown) // gone, and not by this reviewer's hand
+	}
 	if moved {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)
 		// A detail whose interrupt is gone must not quietly show another one.
 		if m.find(nameDetail) != nil && m.find(nameEditor) == nil && m.find(nameConfirm) == nil {
 			m.popTo(nameInbox)
-			m.setStatus(present.ShortID(prev)+" is no longer pending (handled elsewhere?).", false)
+			m.setStatus(m.goneText(prev), false)
 		}
 	}
 	if ed, ok := m.find(nameEditor).(*editorScreen); ok {
 		if m.items.get(ed.id) == nil {
-			ed.err = "This interrupt is no longer pending (handled elsewhere?). Your text is kept; " + name(m.keys.Back) + " leaves."
-		} else if strings.HasPrefix(ed.err, "This interrupt is no longer pending") {
-			ed.err = ""
+			ed.err, ed.goneErr = m.goneText(ed.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
+		} else if ed.goneErr {
+			ed.err, ed.goneErr = "", false
 		}
 	}
 	// Drafts are kept (never lose typed feedback): an interrupt missing from
@@ -173,7 +180,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		m.fetching = true
 		next = m.fetch(false)
 	}
-	return tea.Batch(next, m.notify(arrived))
+	return tea.Batch(next, m.notify(arrived), lookUp)
 }
 
 func (m *Model) onSent(msg sentMsg) tea.Cmd {

@@ -189,3 +189,26 @@ func TestRealFailedRunListedAndAnsweredAgain(t *testing.T) {
 		}
 	})
 }
+
+// Bob answers what alice has open in her editor: alice's screen says who
+// answered and what, read from the server, and keeps her text.
+func TestRealAnsweredWhileOpenSaysWho(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		bin := builtBinary(t)
+		alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")
+		th := s.start("prompt", map[string]any{"topic": "string"})
+		id := s.interruptOf(th)
+		tui := startTUIAt(t, s.url, 80, 24, "NO_COLOR=1", "XDG_STATE_HOME="+alice.state, "HITL_REVIEWER=alice")
+		tui.waitFor("pending", "updated")
+		tui.keys("/")
+		tui.text(th)
+		tui.keys("Enter", "Enter", "f")
+		tui.waitFor("Your response")
+		tui.text("my half answer")
+		c := bob.cmd(bin, s.url, "respond", id, "-m", "bob was first")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("bob: %v\n%s", err, out)
+		}
+		tui.waitFor(id[:8]+" was answered elsewhere (by bob", "bob was first", "my half answer")
+	})
+}

@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// When the interrupt on screen leaves the list without this reviewer
+// having decided it, hitl asks the server what became of it, so that the
+// reviewer reads "answered by bob at 12:03, approve" rather than a guess.
+
+// winnerMsg is where an interrupt that left the list stands.
+type winnerMsg struct {
+	id       string
+	standing client.Standing
+}
+
+// onScreen is the interrupt the top screen shows or edits, if any.
+func (m *Model) onScreen() *client.Interrupt {
+	var id string
+	switch s := m.top().(type) {
+	case *detailScreen:
+		if it := m.items.current(); it != nil {
+			id = it.ID
+		}
+	case *editorScreen:
+		id = s.id
+	case *formScreen:
+		id = s.id
+	case *confirmScreen:
+		id = s.id
+	}
+	if id == "" {
+		return nil
+	}
+	if it := m.items.get(id); it != nil {
+		c := *it
+		return &c
+	}
+	return nil
+}
+
+// lookUpWinner asks where it stands, once; the answer is a winnerMsg.
+func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
+	b, ctx := m.opts.Backend, m.opts.Context
+	return func() tea.Msg {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		st, err := b.Standing(c, []client.Interrupt{it})
+		if err != nil || len(st) != 1 {
+			return nil
+		}
+		return winnerMsg{id: it.ID, standing: st[0]}
+	}
+}
+
+// onWinner says what became of an interrupt that left the screen, where
+// the reviewer is looking: the status line, and an open editor or form.
+func (m *Model) onWinner(msg winnerMsg) {
+	var text string
+	switch msg.standing.Presence {
+	case client.Answered:
+		text = present.ShortID(msg.id) + " was answered elsewhere" + decide.WinnerText(msg.standing.By) + "."
+	case client.Gone:
+		text = present.ShortID(msg.id) + " is gone: the server no longer knows it (deleted?)."
+	default:
+		return // still waiting (a listing that missed it): nothing to say
+	}
+	text = safe(text)
+	if m.gone == nil {
+		m.gone = map[string]string{}
+	}
+	m.gone[msg.id] = text
+	switch s := m.top().(type) {
+	case *editorScreen:
+		if s.id == msg.id {
+			s.err, s.goneErr = text+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
+			return
+		}
+	case *formScreen:
+		if s.id == msg.id {
+			text += " What you typed is kept; " + name(m.keys.Back) + " leaves."
+		}
+	}
+	m.setStatus(text, false)
+}
+
+// goneText says what became of an interrupt no longer listed: what the
+// server told, or, until it has, that it is no longer pending.
+func (m *Model) goneText(id string) string {
+	if t, ok := m.gone[id]; ok {
+		return t
+	}
+	return safe(present.ShortID(id)) + " is no longer pending (handled elsewhere?)."
+}
