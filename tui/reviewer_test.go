@@ -6,6 +6,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -274,4 +275,18 @@ func TestAChangeDuringAListingIsNotLost(t *testing.T) {
 	_, cmd := h.m.Update(pendingMsg{})
 	h.run(cmd)
 	h.wantScreen("aaaa1111")
+}
+
+// A message that fills its lines does not push out where hitl stands with
+// the server: "cannot list interrupts" is still on screen.
+func TestLongStatusKeepsTheConnectionLine(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.SetListErr(errors.New("the server at http://fake refused the connection"))
+	h.run(h.m.fetch(false))
+	h.m.setStatus("Sent approve for aaaa1111 (thread thread-a): the run finished. Agent: "+strings.Repeat("done and dusted ", 5), true)
+	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.wantScreen("the run finished. Agent: done and", "✗ cannot list interrupts")
+	if n := strings.Count(h.screen(), "\n"); n != 23 {
+		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
+	}
 }

@@ -73,7 +73,7 @@ func (m *Model) headerLine() string {
 
 // statusLines is the status area at width w: the last message, wrapped
 // (three lines at most: past that it ends with …), and where hitl stands
-// with the server.
+// with the server (four lines at most).
 func (m *Model) statusLines(w int) []string {
 	var conn string
 	switch {
@@ -103,14 +103,17 @@ func (m *Model) statusLines(w int) []string {
 	for i := range lines {
 		lines[i] = st.Render(lines[i])
 	}
+	// Where hitl stands with the server is always shown: after the
+	// message when it fits there, else on a line of its own.
+	if m.fetchErr == nil {
+		conn = m.st.faint.Render(conn)
+	}
 	last := len(lines) - 1
 	if ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
-		if m.fetchErr == nil {
-			conn = m.st.faint.Render(conn)
-		}
 		lines[last] += "  " + conn
+		return lines
 	}
-	return lines
+	return append(lines, ansi.Truncate(conn, w, "…"))
 }
 
 // keyBar is the short key help of the screen in front, generated from the
