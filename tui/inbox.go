@@ -289,6 +289,7 @@ func (m *Model) listView(r rect) string {
 	if i := x.index(); i >= h {
 		start = i - h + 1
 	}
+	withGraph := w >= listFixed+graphColumn+x.widest
 	for i := start; i < len(x.shown) && i < start+h; i++ {
 		it := x.shown[i]
 		marker := "  "
@@ -314,11 +315,12 @@ func (m *Model) listView(r rect) string {
 			mark = " "
 		}
 		var row string
-		if !m.lay.wide {
+		if !m.lay.wide || withGraph {
 			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
 				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
 		} else {
-			// Beside the detail there is no room for the graph: the detail shows it.
+			// Beside the detail, the graph only when the summaries keep their
+			// whole width (the detail shows it too).
 			row = fmt.Sprintf("%s%s%s%-8s %3s %s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
 		}
 		row = ansi.Truncate(row, w, "…")

@@ -31,7 +31,7 @@ type layout struct {
 // Without an interrupt to show (an empty inbox), the list takes the
 // whole width.
 func newLayout(w, h, listW, adjust, status int) layout {
-	status = min(max(status, 1), 3)
+	status = min(max(status, 1), 4) // statusLines: three of message, one of connection
 	l := layout{w: w, h: h, status: status, wide: w >= wideFrom && listW > 0}
 	l.body = rect{x: 0, y: 1, w: w, h: max(h-2-status, 1)}
 	l.list, l.detail = l.body, l.body

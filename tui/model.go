@@ -300,12 +300,18 @@ func (m *Model) resize(w, h int) {
 
 // listWidth is what the inbox list needs beside the detail: its fixed
 // columns and the widest summary.
+// The inbox row's columns around the summary: marker, warning, thread
+// mark, id, age, badge and spaces; then the graph, where there is room.
+const (
+	listFixed   = 34
+	graphColumn = 11
+)
+
 func (m *Model) listWidth() int {
-	const fixed = 34 // marker, warning, thread mark, id, age, badge, spaces
 	if len(m.items.shown) == 0 {
 		return 0 // nothing to show beside it
 	}
-	return fixed + m.items.widest
+	return listFixed + graphColumn + m.items.widest
 }
 
 // relayout lays the window out again when what it depends on changed.

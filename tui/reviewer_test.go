@@ -289,4 +289,32 @@ func TestLongStatusKeepsTheConnectionLine(t *testing.T) {
 	if n := strings.Count(h.screen(), "\n"); n != 23 {
 		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
 	}
+	// Three full lines of message, then the connection: still 24 lines.
+	h.m.setStatus(strings.Repeat("a long agent reply ", 20), true)
+	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.wantScreen("agent reply a long …", "✗ cannot list interrupts")
+	if n := strings.Count(h.screen(), "\n"); n != 23 {
+		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
+	}
+}
+
+// At 200 columns the list beside the detail has room for the graph
+// column; at 120 it does not, and the summary has the room.
+func TestGraphColumnWhereThereIsRoom(t *testing.T) {
+	row := func(h *harness) string {
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.HasPrefix(l, "▸ ") {
+				return l
+			}
+		}
+		return ""
+	}
+	h := newHarness(t, 200, 50, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	if r := row(h); !strings.Contains(r, "middleware") || !strings.Contains(r, `send_email(to="customer@example.com")`) {
+		t.Fatalf("at 200 columns the row is %q", r)
+	}
+	h.msg(tea.WindowSizeMsg{Width: 120, Height: 30})
+	if r := row(h); strings.Contains(r, "middleware") || !strings.Contains(r, `send_email(to="customer@`) {
+		t.Fatalf("at 120 columns the row is %q", r)
+	}
 }
