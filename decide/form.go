@@ -151,13 +151,39 @@ func FormValue(form *client.Form, base json.RawMessage, fields map[string][]stri
 		}
 	}
 	if len(errs) > 0 {
-		return nil, fieldErrors(slot, errs)
+		return nil, fieldErrors(slot, withSchemaErrors(form, root, slot, errs))
 	}
 	v, err := root.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
 	return checked(form, v, slot)
+}
+
+// withSchemaErrors adds to errs (fields missing or mistyped) what the
+// schema says of the fields that were given, so that one attempt names
+// every problem: "budget: required" and "tests: maximum" together.
+func withSchemaErrors(form *client.Form, root *object, slot int, errs []FieldError) []FieldError {
+	named := map[string]bool{}
+	for _, e := range errs {
+		named[e.Field] = true
+	}
+	v, err := root.MarshalJSON()
+	if err != nil {
+		return errs
+	}
+	_, cerr := checked(form, v, slot)
+	if fe, ok := cerr.(*FieldErrors); ok {
+		for _, e := range fe.Fields {
+			// The answer as a whole ("missing properties") is what errs
+			// already says field by field.
+			if e.Field != "" && !named[e.Field] {
+				errs = append(errs, e)
+			}
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return fieldIndex(form, errs[i].Field) < fieldIndex(form, errs[j].Field) })
+	return errs
 }
 
 // checked is v when it matches the form's schema, else the problems by

@@ -55,6 +55,8 @@ func TestFieldsAreTypedByTheSchema(t *testing.T) {
 		{"not a boolean", fields("framework=react", "tests=maybe", "budget=1"), `tests: "maybe" is not true or false`},
 		{"not a number", fields("framework=react", "tests=true", "budget=lots"), `budget: "lots" is not a number`},
 		{"missing", fields("framework=react"), "tests: required; budget: required"},
+		{"every problem at once", fields("framework=angular", "budget=150"),
+			`framework: "angular" is not one of: react, vue, svelte; tests: required; budget: maximum: got 150, want 100`},
 		{"unknown", fields("framework=react", "colour=red"), "no field colour here; the fields are framework, tests, budget, notes"},
 		{"twice", fields("framework=react", "framework=vue", "tests=true", "budget=1"), "framework: given 2 times; it takes one value"},
 	} {
