@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,8 +43,25 @@ func startTUIAt(t *testing.T, url string, w, h int, env ...string) *tmuxTUI {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
 	tt := &tmuxTUI{t: t, session: session}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+	t.Cleanup(func() { tt.stop() })
 	return tt
+}
+
+// stop ends the session and waits for hitl to exit: on a hang-up it still
+// writes its drafts and releases its claims, and the test's state folder
+// must not be removed under it.
+func (tt *tmuxTUI) stop() {
+	out, _ := exec.Command("tmux", "display-message", "-p", "-t", tt.session, "#{pane_pid}").Output()
+	exec.Command("tmux", "kill-session", "-t", tt.session).Run()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid <= 0 {
+		return
+	}
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return // gone
+		}
+	}
 }
 
 func quoteAll(vs []string) []string {
