@@ -65,10 +65,13 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	switch {
 	case key.Matches(msg, k.Discard):
 		return m.askDiscard(it)
-	case key.Matches(msg, k.NextAction):
-		d.slot = (d.slot + 1) % it.Slots()
-	case key.Matches(msg, k.PrevAction):
-		d.slot = (d.slot + it.Slots() - 1) % it.Slots()
+	case key.Matches(msg, k.NextAction, k.PrevAction):
+		step := 1
+		if key.Matches(msg, k.PrevAction) {
+			step = it.Slots() - 1
+		}
+		d.slot = (d.slot + step) % it.Slots()
+		m.setStatus(m.slotText(it, d), true) // the last "next" no longer holds
 	case key.Matches(msg, k.Approve):
 		return m.decide(it, d, client.Approve)
 	case key.Matches(msg, k.Ignore):
@@ -140,6 +143,26 @@ func (m *Model) decide(it *client.Interrupt, d *draft, t client.DecisionType) te
 	d.decisions[d.slot] = &client.Decision{Type: t}
 	m.advance(it, d)
 	return nil
+}
+
+// slotText says which action the keys now act on and where it stands:
+// "On action 1 of 2 (decided: approve)".
+func (m *Model) slotText(it *client.Interrupt, d *draft) string {
+	what := "undecided"
+	if d.slot < len(d.decisions) && d.decisions[d.slot] != nil {
+		what = "decided: " + string(d.decisions[d.slot].Type)
+	}
+	left := 0
+	for _, dec := range d.decisions {
+		if dec == nil {
+			left++
+		}
+	}
+	s := fmt.Sprintf("On action %d of %d (%s)", d.slot+1, it.Slots(), what)
+	if left > 0 {
+		return s + fmt.Sprintf("; %d still undecided.", left)
+	}
+	return s + "; all decided: " + name(m.keys.Submit) + " submits."
 }
 
 // advance moves to the next undecided action, or to the confirm screen when
