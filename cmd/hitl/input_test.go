@@ -50,3 +50,13 @@ func TestInputEdges(t *testing.T) {
 	must(t, s.hitl("", "approve", email.ID), 0, "Sent")
 	must(t, s.hitl("", "respond", q.ID, "-m", "ok", "--answer", "a", "--answer", "b"), 0, "Sent")
 }
+
+// A mistyped command is named, with the command it most likely meant.
+func TestUnknownCommandIsNamed(t *testing.T) {
+	must(t, hitl(t, "", "lst"), 2, `hitl: unknown command "lst"; did you mean list? (hitl --help lists the commands)`)
+	r := hitl(t, "", "frob")
+	must(t, r, 2, `unknown command "frob" (hitl --help lists the commands)`)
+	if strings.Count(r.stderr, "hitl") != 2 {
+		t.Fatalf("hitl is doubled: %s", r.stderr)
+	}
+}

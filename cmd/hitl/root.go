@@ -51,7 +51,9 @@ With no subcommand it opens the reviewer (a terminal UI); the subcommands do the
 same from scripts. See the README for the config file and exit codes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          exactArgs(0, "a subcommand, or nothing to open the reviewer"),
+		// "hitl lst": did you mean list? (cobra sets this only on its own path)
+		SuggestionsMinimumDistance: 2,
+		Args:                       exactArgs(0, "a subcommand, or nothing to open the reviewer"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.open(0)
 			if err != nil {
@@ -98,6 +100,14 @@ func isUsage(err error) bool {
 
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n && !cmd.HasParent() {
+			// hitl WORD: an unknown subcommand, most likely a typo.
+			msg := fmt.Sprintf("unknown command %q", safe(args[0]))
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+			}
+			return usageErr("%s (hitl --help lists the commands)", msg)
+		}
 		if len(args) != n {
 			return usageErr("%s: expected %s (see hitl %s --help)", cmd.Name(), what, cmd.Name())
 		}
