@@ -92,6 +92,7 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 	}
 	prevIdx := x.index()
 	prev = x.selected
+	prevThread := x.threadOf(prev)
 	known := x.known
 	x.known = make(map[string]bool, len(list))
 	x.loading = nil
@@ -113,7 +114,7 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 	}
 	x.newCount += fresh
 	x.rebuild()
-	x.keepNear(prev, prevIdx)
+	x.keepNear(prev, prevThread, prevIdx)
 	x.loaded = true
 	return prev != "" && x.selected != prev, prev, arrived
 }
@@ -147,18 +148,41 @@ func (x *items) drop() {
 			kept = append(kept, it)
 		}
 	}
-	x.all = kept
 	prev, idx := x.selected, x.index()
+	thread := ""
+	if idx >= 0 {
+		thread = x.shown[idx].ThreadID
+	}
+	x.all = kept
 	x.rebuild()
-	x.keepNear(prev, idx)
+	x.keepNear(prev, thread, idx)
 }
 
-// keepNear puts the cursor at row idx (or the last row) when the item it
-// was on, prev, is gone: after a send the reviewer stays where they were
-// in the list, not back at the top.
-func (x *items) keepNear(prev string, idx int) {
+// threadOf is the thread of the shown interrupt id, or "".
+func (x *items) threadOf(id string) string {
+	for i := range x.shown {
+		if x.shown[i].ID == id {
+			return x.shown[i].ThreadID
+		}
+	}
+	return ""
+}
+
+// keepNear moves the cursor when the item it was on, prev, is gone: to
+// the next waiting branch of the same thread when there is one (answering
+// a fan-out moves the thread in the list), else to row idx (or the last
+// row): after a send the reviewer stays where they were, not at the top.
+func (x *items) keepNear(prev, thread string, idx int) {
 	if prev == "" || x.selected == prev || idx < 0 || len(x.shown) == 0 {
 		return
+	}
+	if thread != "" {
+		for i := range x.shown {
+			if x.shown[i].ThreadID == thread {
+				x.selected = x.shown[i].ID
+				return
+			}
+		}
 	}
 	x.selected = x.shown[min(idx, len(x.shown)-1)].ID
 }

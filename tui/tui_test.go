@@ -883,3 +883,28 @@ func TestVanishedInterruptSaysWhoAnswered(t *testing.T) {
 	h.run(h.m.fetch(false))
 	h.wantScreen("bbbb2222 was answered elsewhere (by carol")
 }
+
+// A fan-out branch answered (here or elsewhere) moves its thread up the
+// list: the cursor follows to the next branch of that thread, not to
+// whatever now sits at the old row.
+func TestCursorFollowsTheThreadAfterABranchIsAnswered(t *testing.T) {
+	var its []client.Interrupt
+	for i, id := range []string{"a1110000", "b2220000", "c3330000"} {
+		its = append(its, fixture(t, "middleware-js-email", id, time.Duration(i+1)*time.Minute))
+	}
+	x1 := fixture(t, "prompt-parallel", "f1110000", 10*time.Minute)
+	x2 := fixture(t, "prompt-parallel", "f2220000", 10*time.Minute)
+	x2.ThreadID = x1.ThreadID
+	h := newHarness(t, 100, 30, append(its, x1, x2)...)
+	h.keys("j", "j", "j")
+	if c := h.m.items.current(); c == nil || c.ID != x1.ID {
+		t.Fatalf("cursor on %+v", c)
+	}
+	// The server answered x1; the thread's update time moves x2 to the top.
+	x2.UpdatedAt = t0
+	h.b.Set(append(its, x2)...)
+	h.run(h.m.fetch(false))
+	if c := h.m.items.current(); c == nil || c.ID != x2.ID {
+		t.Fatalf("the cursor went to %+v, want the other branch %s", c, x2.ID)
+	}
+}
