@@ -201,7 +201,7 @@ func (c *confirmScreen) text(m *Model) string {
 	line := func(s string) { b.WriteString(s + "\n") }
 	it, sub, err := m.confirmed(c.id)
 	if it == nil {
-		return "\n  " + m.st.err.Render(safe(err.Error())) + "\n  " + name(m.keys.Back) + " goes back."
+		return "\n" + indentBlock(m.st.err.Render(ansi.Wrap(safe(err.Error()), max(w-2, 10), " "))+"\n"+name(m.keys.Back)+" goes back; nothing was sent.", "  ")
 	}
 	items := []client.Item{{Interrupt: *it}}
 	if sub != nil {
@@ -292,5 +292,8 @@ func (c *confirmScreen) text(m *Model) string {
 
 func (c *confirmScreen) hints(m *Model) []hint {
 	k := m.keys
+	if m.items.get(c.id) == nil {
+		return on(k.Back) // nothing left to send
+	}
 	return on(k.Confirm, k.ShowJSON, k.DiffMode, k.Back)
 }

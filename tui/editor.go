@@ -236,14 +236,28 @@ func (ed *editorScreen) view(m *Model, r rect) string {
 		b.WriteString(f.View() + "\n")
 	}
 	if ed.err != "" {
-		b.WriteString(m.st.err.Render(ansi.Wrap("✗ "+safe(ed.err), r.w, " ")) + "\n")
-		b.WriteString(m.st.faint.Render(fmt.Sprintf("Your text is kept: fix it and press %s, or %s to leave it as a draft.", name(m.keys.Accept), name(m.keys.Back))) + "\n")
+		// Two lines are kept for it (layout.editorFields): a longer error
+		// is folded there, marked.
+		lines := strings.Split(ansi.Wrap("✗ "+safe(ed.err), r.w, " "), "\n")
+		if ed.goneErr || len(lines) > 1 {
+			if len(lines) > 2 {
+				lines = lines[:2]
+				lines[1] = ansi.Truncate(lines[1], r.w-2, "") + " …"
+			}
+			b.WriteString(m.st.err.Render(strings.Join(lines, "\n")) + "\n")
+			return b.String()
+		}
+		b.WriteString(m.st.err.Render(lines[0]) + "\n")
+		b.WriteString(m.st.faint.Render(ansi.Truncate(fmt.Sprintf("Your text is kept: fix it and press %s, or %s to leave it as a draft.", name(m.keys.Accept), name(m.keys.Back)), r.w, "…")) + "\n")
 	}
 	return b.String()
 }
 
 func (ed *editorScreen) hints(m *Model) []hint {
 	k := m.keys
+	if ed.goneErr {
+		return on(k.External, k.Back) // nothing to accept: the interrupt is gone
+	}
 	out := on(k.Accept, k.External)
 	if len(ed.fields) > 1 {
 		out = append(out, hint{b: k.NextField})

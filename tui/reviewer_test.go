@@ -146,7 +146,10 @@ func TestEscAfterTheItemWasHandledElsewhere(t *testing.T) {
 	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch(false))
 	// The server was asked what became of it.
-	h.wantScreen("aaaa1111 is gone: the server no longer knows it (deleted?). Your text is kept", "half a thought")
+	h.wantScreen("✗ Gone from the server; nothing of yours was sent. Your text is kept; esc", "aaaa1111 is gone: the server no longer knows it (deleted?).", "half a thought")
+	if strings.Contains(h.screen(), "ctrl+s accept") {
+		t.Fatal("the key bar offers to accept a decision for an interrupt that is gone")
+	}
 	h.keys("esc")
 	if h.m.top().name() != nameInbox {
 		t.Fatalf("esc went to %s", h.m.top().name())
@@ -166,7 +169,7 @@ func TestGoneWhileTheServerCannotSayWhy(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no lookup started")
 	}
-	h.wantScreen("aaaa1111 is no longer pending (handled elsewhere?). Your text is kept", "half a thought")
+	h.wantScreen("This interrupt is no longer pending (handled elsewhere?). Your text is kept", "half a thought")
 }
 
 func TestStatusDoesNotLingerOnTheNextScreen(t *testing.T) {
@@ -316,5 +319,24 @@ func TestGraphColumnWhereThereIsRoom(t *testing.T) {
 	h.msg(tea.WindowSizeMsg{Width: 120, Height: 30})
 	if r := row(h); strings.Contains(r, "middleware") || !strings.Contains(r, `send_email(to="customer@`) {
 		t.Fatalf("at 120 columns the row is %q", r)
+	}
+}
+
+// On the confirm screen of an interrupt answered elsewhere, the whole
+// message is there (wrapped, not cut) and the key bar offers only a way back.
+func TestConfirmOfAnInterruptAnsweredElsewhere(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "a")
+	h.wantScreen("Send this?")
+	h.b.AnswerElsewhere(idEmail, "alice", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject","message":"` + strings.Repeat("no ", 20) + `"}]}`)})
+	h.run(h.m.fetch(false))
+	h.wantScreen("aaaa1111 was answered elsewhere (by alice", "esc goes back; nothing was sent.")
+	s := h.screen()
+	if !strings.Contains(s, `no "}]}).`) || strings.Count(s, "was answered elsewhere") != 1 || strings.Contains(s, "y/enter send") {
+		t.Fatalf("the message is cut or the bar offers to send:\n%s", s)
+	}
+	h.keys("y")
+	if h.b.Resumes != 0 {
+		t.Fatal("sent")
 	}
 }

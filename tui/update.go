@@ -167,7 +167,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	}
 	if ed, ok := m.find(nameEditor).(*editorScreen); ok {
 		if m.items.get(ed.id) == nil {
-			ed.err, ed.goneErr = m.goneText(ed.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
+			ed.err, ed.goneErr = m.goneShort(ed.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
 		} else if ed.goneErr {
 			ed.err, ed.goneErr = "", false
 		}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -80,8 +81,13 @@ func (m *Model) onWinner(msg winnerMsg) {
 	switch s := m.top().(type) {
 	case *editorScreen:
 		if s.id == msg.id {
-			s.err, s.goneErr = text+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
-			return
+			// The editor's error has two lines: the short word there, the
+			// whole story (who, when, what) in the status.
+			s.err, s.goneErr = m.goneShort(msg.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
+		}
+	case *confirmScreen:
+		if s.id == msg.id {
+			return // its body says it, in full
 		}
 	case *formScreen:
 		if s.id == msg.id {
@@ -89,6 +95,18 @@ func (m *Model) onWinner(msg winnerMsg) {
 		}
 	}
 	m.setStatus(text, false)
+}
+
+// goneShort is goneText in a few words, for the editor's error line.
+func (m *Model) goneShort(id string) string {
+	t, ok := m.gone[id]
+	switch {
+	case !ok:
+		return "This interrupt is no longer pending (handled elsewhere?)."
+	case strings.Contains(t, "answered elsewhere"):
+		return "Answered elsewhere (see below); nothing of yours was sent."
+	}
+	return "Gone from the server; nothing of yours was sent."
 }
 
 // goneText says what became of an interrupt no longer listed: what the
