@@ -289,7 +289,14 @@ func (m *Model) listView(r rect) string {
 	if i := x.index(); i >= h {
 		start = i - h + 1
 	}
-	withGraph := w >= listFixed+graphColumn+x.widest
+	// The graph column when the summaries keep their width, or at least
+	// 60 columns of it: one long summary does not take it from every row.
+	withGraph := w-listFixed-graphColumn >= min(x.widest, 60)
+	// Badges padded to the widest on screen: the summaries line up.
+	bw := 0
+	for i := start; i < len(x.shown) && i < start+h; i++ {
+		bw = max(bw, len(present.Badge(x.shown[i].Schema))+2)
+	}
 	for i := start; i < len(x.shown) && i < start+h; i++ {
 		it := x.shown[i]
 		marker := "  "
@@ -321,7 +328,7 @@ func (m *Model) listView(r rect) string {
 		} else {
 			// Beside the detail, the graph only when the summaries keep their
 			// whole width (the detail shows it too).
-			row = fmt.Sprintf("%s%s%s%-8s %3s %s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
 		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == x.selected {

@@ -316,6 +316,17 @@ func TestGraphColumnWhereThereIsRoom(t *testing.T) {
 	if r := row(h); !strings.Contains(r, "middleware") || !strings.Contains(r, `send_email(to="customer@example.com")`) {
 		t.Fatalf("at 200 columns the row is %q", r)
 	}
+	// One long summary does not take the column from every row.
+	long := toolCall("b2220000b2220000b2220000b2220000", "thread-b", "post_tweet", `{"text":"`+strings.Repeat("shipped ", 30)+`"}`)
+	long.GraphID = "inbox"
+	long.UpdatedAt = t0.Add(-time.Hour)
+	h.b.Set(fixture(t, "middleware-js-email", idEmail, time.Minute), long)
+	h.run(h.m.fetch(false))
+	if r := row(h); !strings.Contains(r, "middleware") {
+		t.Fatalf("with a long summary in the list, at 200 columns the row is %q", r)
+	}
+	h.b.Set(fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.run(h.m.fetch(false))
 	h.msg(tea.WindowSizeMsg{Width: 120, Height: 30})
 	if r := row(h); strings.Contains(r, "middleware") || !strings.Contains(r, `send_email(to="customer@`) {
 		t.Fatalf("at 120 columns the row is %q", r)
