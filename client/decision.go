@@ -193,7 +193,7 @@ func CheckArgs(args json.RawMessage, schema json.RawMessage) (json.RawMessage, e
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
 			line, col := position(args, syn.Offset)
-			return nil, fmt.Errorf("edited args are not valid JSON at line %d, column %d: %v", line, col, syn)
+			return nil, fmt.Errorf("edited args are not valid JSON at line %d, column %d: %s", line, col, syntaxText(syn))
 		}
 		return nil, fmt.Errorf("edited args must be a JSON object {…}, not %s", jsonKind(args))
 	}
@@ -394,4 +394,17 @@ func jsonKind(v []byte) string {
 		return "an object hitl cannot read"
 	}
 	return "a number"
+}
+
+// syntaxText says a JSON syntax error in a reviewer's words where
+// encoding/json's are cryptic.
+func syntaxText(e *json.SyntaxError) string {
+	msg := e.Error()
+	switch {
+	case msg == "unexpected end of JSON input":
+		return "the text ends before the JSON does (a closing }, ] or \" missing?)"
+	case strings.HasSuffix(msg, "after top-level value"):
+		return "more text after the end of the JSON object (" + strings.TrimSuffix(strings.TrimPrefix(msg, "invalid "), " after top-level value") + ")"
+	}
+	return msg
 }

@@ -307,6 +307,10 @@ func (b *Conn) transportError(err error, what string) error {
 		return fmt.Errorf("%s: cancelled", what)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
 		return fmt.Errorf("%s: the server at %s did not answer in time: is it overloaded or unreachable?", what, b.server)
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return fmt.Errorf("%s: %s speaks plain HTTP, not HTTPS: use http:// in --url (or HITL_URL)", what, b.server)
+	case strings.Contains(err.Error(), "tls: first record does not look like a TLS handshake"):
+		return fmt.Errorf("%s: %s does not speak HTTPS: use http:// in --url (or HITL_URL) if the server is plain HTTP", what, b.server)
 	case strings.Contains(err.Error(), "response body size limit"):
 		return fmt.Errorf("%s: the answer of %s is larger than %d MiB; narrow the listing with --graph or --assistant", what, b.server, MaxBody>>20)
 	}

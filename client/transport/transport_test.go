@@ -399,3 +399,14 @@ func TestServerWordsInErrorsAreInert(t *testing.T) {
 		}
 	}
 }
+
+// https:// typed for a plain HTTP server says to use http://.
+func TestHTTPSToAPlainServerSaysSo(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	c := newConn(t, transport.Options{URL: strings.Replace(srv.URL, "http://", "https://", 1), ReadRetries: -1})
+	resp, err := c.Reads.R().Get("/x")
+	if cerr := c.Check(resp, err, "list", nil); cerr == nil || !strings.Contains(cerr.Error(), "speaks plain HTTP, not HTTPS: use http:// in --url") {
+		t.Errorf("got %v", cerr)
+	}
+}

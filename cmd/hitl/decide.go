@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -329,7 +330,11 @@ func readArg(stdin io.Reader, name string) ([]byte, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, &exitErr{exitUsage, fmt.Errorf("cannot read %s: %w", name, err)}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // "no such file or directory", without Go's "open NAME:"
+			}
+			return nil, &exitErr{exitUsage, fmt.Errorf("cannot read %s: %w", safe(name), err)}
 		}
 		defer f.Close()
 		r = f

@@ -60,3 +60,12 @@ func TestUnknownCommandIsNamed(t *testing.T) {
 		t.Fatalf("hitl is doubled: %s", r.stderr)
 	}
 }
+
+// A file that is not there is named, without Go's "open NAME:".
+func TestMissingArgsFileIsSaidPlainly(t *testing.T) {
+	r := hitl(t, "", "--url", "http://127.0.0.1:1", "edit", "x", "--args", "/no/such/args.json")
+	must(t, r, 2, "hitl: cannot read /no/such/args.json: no such file or directory")
+	if strings.Contains(r.stderr, "open ") {
+		t.Fatalf("Go's words leak: %s", r.stderr)
+	}
+}
