@@ -66,8 +66,8 @@ func TestArgsThatAreNotAnObject(t *testing.T) {
 // JSON that ends early or goes on after the object is said in words.
 func TestArgsSyntaxInWords(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"a":`:     `line 1, column 5: the text ends before the JSON does (a closing }, ] or " missing?)`,
-		`{"a":1}{`:  `line 1, column 8: more text after the end of the JSON object (character '{')`,
+		`{"a":`:       `line 1, column 5: the text ends before the JSON does (a closing }, ] or " missing?)`,
+		`{"a":1}{`:    `line 1, column 8: more text after the end of the JSON object (character '{')`,
 		"{\n\"a\" 1}": `line 2, column 5: invalid character '1' after object key`,
 	} {
 		_, err := CheckArgs(json.RawMessage(in), nil)
