@@ -4,31 +4,57 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 )
 
 // helpScreen lays the whole key map out in as many rows of columns as the
-// width needs, so that no key is cut at 80 columns.
-type helpScreen struct{}
+// width needs, so that no key is cut at 80 columns; where the rows are
+// taller than the screen (60x20) it scrolls, with markers.
+type helpScreen struct {
+	page viewport.Model
+	w    int // the width the page was laid out for
+}
+
+func newHelpScreen() *helpScreen {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{}
+	return &helpScreen{page: vp}
+}
 
 func (*helpScreen) name() string { return nameHelp }
 
-func (*helpScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (s *helpScreen) resize(m *Model) {
+	s.page.SetWidth(m.lay.page().w)
+	s.page.SetHeight(m.lay.page().h)
+}
+
+func (s *helpScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.Back, m.keys.Quit, m.keys.Help) {
 		m.pop()
+		return nil
 	}
+	scroll(&s.page, m.keys, msg)
 	return nil
 }
 
-func (*helpScreen) view(m *Model, r rect) string {
+func (s *helpScreen) view(m *Model, r rect) string {
+	if s.w != r.w {
+		s.w = r.w
+		s.page.SetContent(helpText(m, r.w))
+	}
+	return pageView(m, &s.page, r)
+}
+
+func helpText(m *Model, w int) string {
 	h := m.help
 	h.SetWidth(0) // measure whole columns; the loop below decides what fits
 	groups := m.keys.FullHelp()
 	var rows []string
 	for start := 0; start < len(groups); {
 		end := start + 1
-		for end < len(groups) && lipgloss.Width(h.FullHelpView(groups[start:end+1])) <= r.w {
+		for end < len(groups) && lipgloss.Width(h.FullHelpView(groups[start:end+1])) <= w {
 			end++
 		}
 		rows = append(rows, h.FullHelpView(groups[start:end]))

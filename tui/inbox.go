@@ -172,7 +172,7 @@ func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit(), true
 	case key.Matches(msg, k.Help):
-		m.push(&helpScreen{})
+		m.push(newHelpScreen())
 		return nil, true
 	case key.Matches(msg, k.History):
 		h := newHistoryScreen(m)

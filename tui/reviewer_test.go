@@ -351,3 +351,15 @@ func TestConfirmOfAnInterruptAnsweredElsewhere(t *testing.T) {
 		t.Fatal("sent")
 	}
 }
+
+// At 60x20 the help is taller than the screen: it says so and scrolls.
+func TestHelpScrollsWhereItDoesNotFit(t *testing.T) {
+	h := newHarness(t, 60, 20, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("?")
+	h.wantScreen("more lines (↓/j, pgdn)")
+	if strings.Contains(h.screen(), "ctrl+j as JSON") {
+		t.Fatal("the last row shows before scrolling: the test does not test")
+	}
+	h.keys("G")
+	h.wantScreen("ctrl+j as JSON", "more lines (↑/k, pgup)")
+}
