@@ -44,11 +44,12 @@ func newFormField(f client.Field, texts []string) *formField {
 		switch {
 		case text == "true":
 			ff.flag = 1
-		case text == "false" || f.Required:
-			// A required flag is on or off, never unset: what shows is
-			// what is sent.
+		case text == "false":
 			ff.flag = 0
 		}
+		// A required flag without a default starts "not chosen yet", as
+		// the CLI asks for it: false is sent only when the reviewer chose
+		// it, not because a box was left alone.
 	case client.FieldList:
 		ff.multi = true
 		ff.area = newTextarea(text)

@@ -113,7 +113,10 @@ func (s *formScreen) lines(m *Model, w int) (out []string, from, to int) {
 				out = append(out, pad+l)
 			}
 		case client.FieldBoolean:
-			box := map[int]string{1: "[x] true", 0: "[ ] false", -1: "[ ] not set"}[ff.flag]
+			box := map[int]string{1: "[x] true", 0: "[ ] false", -1: "[?] not chosen yet"}[ff.flag]
+			if ff.flag < 0 && !f.Required {
+				box = "[ ] not set"
+			}
 			if i == s.focused {
 				box = st.selected.Render(box) + "  " + st.faint.Render(name(m.keys.Toggle)+" toggles")
 			}
