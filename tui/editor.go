@@ -140,9 +140,13 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			ext = ".json"
 		}
 		return externalEdit(m.opts.Editor, ed.fields[ed.focused].Value(), ext)
-	case key.Matches(msg, k.NextField) && len(ed.fields) > 1:
+	case key.Matches(msg, k.NextField, k.PrevField) && len(ed.fields) > 1:
+		step := 1
+		if key.Matches(msg, k.PrevField) {
+			step = len(ed.fields) - 1
+		}
 		ed.fields[ed.focused].Blur()
-		ed.focused = (ed.focused + 1) % len(ed.fields)
+		ed.focused = (ed.focused + step) % len(ed.fields)
 		return ed.focus()
 	case key.Matches(msg, k.Accept):
 		return ed.accept(m)
@@ -260,7 +264,7 @@ func (ed *editorScreen) hints(m *Model) []hint {
 	}
 	out := on(k.Accept, k.External)
 	if len(ed.fields) > 1 {
-		out = append(out, hint{b: k.NextField})
+		out = append(out, hint{b: k.NextField}, hint{b: k.PrevField})
 	}
 	return append(out, hint{b: k.Back})
 }

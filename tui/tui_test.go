@@ -467,8 +467,11 @@ func TestQuestionsNeedFeedbackAndTakeAnswers(t *testing.T) {
 	h.typeText("React")
 	h.keys("tab")
 	h.typeText("Yes")
+	// shift+tab goes back a field: here, to the first answer.
+	h.keys("shift+tab")
+	h.typeText(" 19")
 	h.keys("ctrl+s", "y")
-	if got := h.sent(idQ); got != `{"decision":"edit","feedback":"React, with tests","answers":["React","Yes"]}` {
+	if got := h.sent(idQ); got != `{"decision":"edit","feedback":"React, with tests","answers":["React 19","Yes"]}` {
 		t.Fatalf("sent %s", got)
 	}
 }
