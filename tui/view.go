@@ -46,6 +46,9 @@ func fit(s string, w, h int) string {
 func (m *Model) headerLine() string {
 	x := &m.items
 	s := fmt.Sprintf("hitl · %d pending", len(x.all))
+	if !x.loaded && x.loading == nil {
+		s = "hitl · pending: not known yet" // nothing listed so far: 0 would be a guess
+	}
 	if i := x.index(); i >= 0 && len(x.shown) > 1 {
 		s += fmt.Sprintf(" · %d/%d", i+1, len(x.shown))
 	}
