@@ -3,6 +3,7 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // promptScreen asks one yes/no question (quit with a draft open, pause or
@@ -34,7 +35,15 @@ func (p *promptScreen) view(m *Model, r rect) string {
 	if no == "" {
 		no = "stays"
 	}
-	return "\n  " + p.question + "\n\n  " + name(m.keys.Yes) + " " + p.yes + " · any other key " + no
+	// Wrapped, not cut: the question is the whole point of the screen.
+	text := ansi.Wrap(p.question, max(r.w-2, 10), " ") + "\n\n" + ansi.Wrap(name(m.keys.Yes)+" "+p.yes+" · any other key "+no, max(r.w-2, 10), " ")
+	return "\n" + indentBlock(text, "  ")
 }
 
-func (p *promptScreen) hints(m *Model) []hint { return on(withHelp(m.keys.Yes, p.yes)) }
+func (p *promptScreen) hints(m *Model) []hint {
+	no := p.no
+	if no == "" {
+		no = "stays"
+	}
+	return on(withHelp(m.keys.Yes, p.yes), withHelp(m.keys.Back, "(any other key) "+no))
+}

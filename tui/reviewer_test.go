@@ -363,3 +363,17 @@ func TestHelpScrollsWhereItDoesNotFit(t *testing.T) {
 	h.keys("G")
 	h.wantScreen("ctrl+j as JSON", "more lines (↑/k, pgup)")
 }
+
+// A prompt at 80 columns is wrapped, not cut, and its key bar says how to
+// say no.
+func TestPromptIsWrappedAndSaysHowToSayNo(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "r")
+	h.typeText("not now")
+	h.keys("esc", "D")
+	h.wantScreen("Discard your draft for aaaa1111", "and decided is lost.", "y discards it", "esc (any other key) stays")
+	h.keys("esc")
+	if d := h.m.drafts[idEmail]; d == nil || !d.touched() {
+		t.Fatal("esc discarded the draft")
+	}
+}
