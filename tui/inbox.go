@@ -284,11 +284,13 @@ func (m *Model) listView(r rect) string {
 		}
 		return b.String() + "\n" + indentBlock(ansi.Wrap(msg, max(w-2, 10), " "), "  ")
 	}
-	// Keep the selection in view.
-	start := 0
-	if i := x.index(); i >= h {
-		start = i - h + 1
+	// Keep the selection in view; rows out of view are counted above and
+	// below it.
+	start, rows, up, down := listWindow(max(x.index(), 0), len(x.shown), h)
+	if up {
+		b.WriteString(m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↑ %d more (%s, %s)", start, name(m.keys.Up), name(m.keys.PageUp)), w, "…")) + "\n")
 	}
+	h = rows
 	// The graph column when the summaries keep their width, or at least
 	// 60 columns of it: one long summary does not take it from every row.
 	withGraph := w-listFixed-graphColumn >= min(x.widest, 60)
@@ -337,5 +339,25 @@ func (m *Model) listView(r rect) string {
 		b.WriteString(row)
 		b.WriteString("\n")
 	}
+	if down {
+		b.WriteString(m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↓ %d more (%s, %s)", len(x.shown)-start-rows, name(m.keys.Down), name(m.keys.PageDown)), w, "…")))
+	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// listWindow is which rows of n a list h lines high shows with row i in
+// view: from start, rows of them, with a marker line above (up) and below
+// (down) where rows are out of view. A marker takes a line of h.
+func listWindow(i, n, h int) (start, rows int, up, down bool) {
+	switch {
+	case n <= h:
+		return 0, n, false, false
+	case h < 3: // no room for markers
+		return max(i-h+1, 0), h, false, false
+	case i < h-1: // at the top
+		return 0, h - 1, false, true
+	case i >= n-(h-1): // at the bottom
+		return n - (h - 1), h - 1, true, false
+	}
+	return i - (h - 2) + 1, h - 2, true, true
 }

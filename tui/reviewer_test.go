@@ -377,3 +377,29 @@ func TestPromptIsWrappedAndSaysHowToSayNo(t *testing.T) {
 		t.Fatal("esc discarded the draft")
 	}
 }
+
+// A list longer than the screen says how many rows are above and below,
+// and the selected row is always one of those shown.
+func TestListSaysWhatIsOutOfView(t *testing.T) {
+	var its []client.Interrupt
+	for i := range 60 {
+		id := fmt.Sprintf("%08d%024d", i, 0)
+		it := toolCall(id, "thread-"+id[:8], "notify", `{"n":`+fmt.Sprint(i)+`}`)
+		it.UpdatedAt = t0.Add(-time.Duration(i) * time.Minute)
+		its = append(its, it)
+	}
+	h := newHarness(t, 80, 24, its...)
+	h.wantScreen("↓ 40 more (↓/j, pgdn)")
+	for n := range 59 {
+		if s := h.screen(); !strings.Contains(s, "▸   "+fmt.Sprintf("%08d", n)) {
+			t.Fatalf("row %d selected but not shown:\n%s", n, s)
+		}
+		h.keys("j")
+	}
+	h.wantScreen("↑ 40 more (↑/k, pgup)", "▸   00000059")
+	if strings.Contains(h.screen(), "↓ ") {
+		t.Fatalf("a marker below the last row:\n%s", h.screen())
+	}
+	h.keys("g", "pgdown")
+	h.wantScreen("↑ ", "↓ ")
+}
