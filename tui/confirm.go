@@ -63,6 +63,10 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			c.page.SetYOffset(c.jsonAt - 1)
 		}
 	case key.Matches(msg, k.DiffMode):
+		if !c.hasDiff(m) {
+			m.setStatus("Nothing was edited: there is no diff to lay out.", false)
+			return nil
+		}
 		m.sideBySide = !m.sideBySide
 	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp, k.PageDown, k.PageUp, k.Top, k.Bottom):
 		scroll(&c.page, k, msg)
@@ -295,5 +299,28 @@ func (c *confirmScreen) hints(m *Model) []hint {
 	if m.items.get(c.id) == nil {
 		return on(k.Back) // nothing left to send
 	}
+	if !c.hasDiff(m) {
+		return on(k.Confirm, k.ShowJSON, k.Back)
+	}
 	return on(k.Confirm, k.ShowJSON, k.DiffMode, k.Back)
+}
+
+// hasDiff reports whether the screen shows a diff (an edit of a call's
+// arguments), which t lays out unified or side by side.
+func (c *confirmScreen) hasDiff(m *Model) bool {
+	_, sub, err := m.confirmed(c.id)
+	if err != nil || sub == nil {
+		return false
+	}
+	for _, x := range sub.Items {
+		if len(x.Interrupt.Actions) == 0 {
+			continue
+		}
+		for _, d := range x.Decisions {
+			if d.Type == client.Edit {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -403,3 +403,20 @@ func TestListSaysWhatIsOutOfView(t *testing.T) {
 	h.keys("g", "pgdown")
 	h.wantScreen("↑ ", "↓ ")
 }
+
+// t lays a diff out; where nothing was edited it is not offered, and
+// pressing it says why nothing happens.
+func TestDiffLayoutOnlyWhereThereIsADiff(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "a")
+	h.wantScreen("Send this?")
+	if strings.Contains(h.screen(), "unified/side-by-side") {
+		t.Fatalf("t is offered on an approve:\n%s", h.screen())
+	}
+	h.keys("t")
+	h.wantScreen("Nothing was edited: there is no diff to lay out.")
+	h.keys("esc", "e")
+	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?", "t unified/side-by-side")
+}
