@@ -68,6 +68,9 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.sideBySide = !m.sideBySide
+		if m.sideBySide && c.page.Width()-4 < sideBySideFrom {
+			m.setStatus(fmt.Sprintf("Side by side needs a wider window (%d columns of diff): unified it stays.", sideBySideFrom), false)
+		}
 	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp, k.PageDown, k.PageUp, k.Top, k.Bottom):
 		scroll(&c.page, k, msg)
 	case key.Matches(msg, k.Confirm):

@@ -114,7 +114,7 @@ func (lo look) diffView(before, after json.RawMessage, w int) string {
 	}
 	out.WriteString(lo.st.bold.Render(ansi.Wrap("Changed: "+strings.Join(parts, ", "), w, " ")) + "\n")
 	lines := diff.Lines(a, b)
-	if lo.sideBySide && w >= 60 {
+	if lo.sideBySide && w >= sideBySideFrom {
 		out.WriteString(lo.sideBySideDiff(lines, w))
 	} else {
 		for _, l := range lines {
@@ -143,6 +143,10 @@ func (lo look) marked(l diff.Line, base, word lipgloss.Style) string {
 	}
 	return base.Render(l.Text[:s]) + word.Render("["+l.Text[s:e]+"]") + base.Render(l.Text[e:])
 }
+
+// sideBySideFrom is the narrowest diff laid out side by side; below, the
+// diff is unified whatever t chose.
+const sideBySideFrom = 60
 
 func (lo look) sideBySideDiff(lines []diff.Line, w int) string {
 	col := (w - 3) / 2

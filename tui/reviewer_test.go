@@ -420,3 +420,12 @@ func TestDiffLayoutOnlyWhereThereIsADiff(t *testing.T) {
 	h.keys("ctrl+s")
 	h.wantScreen("Send this?", "t unified/side-by-side")
 }
+
+// Too narrow for side by side: t says so rather than doing nothing.
+func TestSideBySideTooNarrowSaysSo(t *testing.T) {
+	h := newHarness(t, 60, 20, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "e")
+	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
+	h.keys("ctrl+s", "t")
+	h.wantScreen("Side by side needs a wider window")
+}
