@@ -37,6 +37,10 @@ type editorScreen struct {
 	err      string
 	// goneErr: err says the interrupt left the list (cleared if it returns).
 	goneErr bool
+	// about is what is being answered (a prompt's question), shown above
+	// the text; aboutLines is it wrapped to the width (three lines at most).
+	about      string
+	aboutLines []string
 }
 
 func (*editorScreen) name() string { return nameEditor }
@@ -77,6 +81,9 @@ func newFeedbackEditor(m *Model, it *client.Interrupt, d *draft, t client.Decisi
 	}
 	ed := &editorScreen{kind: editFeedback, decision: t, id: it.ID, slot: d.slot,
 		fields: []textarea.Model{newTextarea(d.feedback[d.slot])}, labels: []string{label}}
+	if t == client.Respond && (it.Schema == client.SchemaPrompt || it.Schema == client.SchemaRaw) {
+		ed.about = it.Title // the question, in view while it is answered
+	}
 	if t == client.Respond && it.Schema == client.SchemaQuestions {
 		for i, q := range it.Questions {
 			a := ""
@@ -110,6 +117,15 @@ func (ed *editorScreen) focus() tea.Cmd { return ed.fields[ed.focused].Focus() }
 
 func (ed *editorScreen) resize(m *Model) {
 	w, hs := m.lay.editorFields(len(ed.fields))
+	ed.aboutLines = nil
+	if strings.TrimSpace(ed.about) != "" {
+		ed.aboutLines = strings.Split(ansi.Wrap(safeBlock(ed.about), w, " "), "\n")
+		if len(ed.aboutLines) > 3 {
+			ed.aboutLines = ed.aboutLines[:3]
+			ed.aboutLines[2] = ansi.Truncate(ed.aboutLines[2], w-2, "") + " …"
+		}
+		hs[0] = max(hs[0]-len(ed.aboutLines), 3)
+	}
 	for i := range ed.fields {
 		ed.fields[i].SetWidth(w)
 		ed.fields[i].SetHeight(hs[i])
@@ -231,6 +247,9 @@ func (ed *editorScreen) accept(m *Model) tea.Cmd {
 
 func (ed *editorScreen) view(m *Model, r rect) string {
 	var b strings.Builder
+	for _, l := range ed.aboutLines {
+		b.WriteString(m.st.faint.Render(l) + "\n")
+	}
 	for i, f := range ed.fields {
 		label := ed.labels[i]
 		if i == ed.focused && len(ed.fields) > 1 {

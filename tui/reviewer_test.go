@@ -429,3 +429,14 @@ func TestSideBySideTooNarrowSaysSo(t *testing.T) {
 	h.keys("ctrl+s", "t")
 	h.wantScreen("Side by side needs a wider window")
 }
+
+// The response editor of a prompt keeps the question in view.
+func TestResponseEditorShowsTheQuestion(t *testing.T) {
+	it := fixture(t, "prompt-string", "abcd0000abcd0000abcd0000abcd0000", time.Minute)
+	h := newHarness(t, 80, 24, it)
+	h.keys("enter", "f")
+	h.wantScreen(ansi.Truncate(it.Title, 60, ""), "Your response")
+	if n := strings.Count(h.screen(), "\n"); n != 23 {
+		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
+	}
+}
