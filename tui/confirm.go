@@ -167,7 +167,7 @@ func (c *confirmScreen) render(m *Model) {
 	if it := m.items.get(c.id); it != nil {
 		race = m.raceWarning(it)
 	}
-	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig, race)
+	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s|%s|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig, race, m.gone[c.id])
 	if sig == c.sig {
 		return
 	}
@@ -214,7 +214,11 @@ func (c *confirmScreen) text(m *Model) string {
 	if sub != nil {
 		items = sub.Items
 	}
-	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(it.Title), w, " ")))
+	title := it.Title
+	if it.Schema == client.SchemaRaw {
+		title = present.Summary(*it) // no title of its own: its gist says which one
+	}
+	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(title), w, " ")))
 	line(m.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
 		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))

@@ -81,8 +81,13 @@ func newFeedbackEditor(m *Model, it *client.Interrupt, d *draft, t client.Decisi
 	}
 	ed := &editorScreen{kind: editFeedback, decision: t, id: it.ID, slot: d.slot,
 		fields: []textarea.Model{newTextarea(d.feedback[d.slot])}, labels: []string{label}}
-	if t == client.Respond && (it.Schema == client.SchemaPrompt || it.Schema == client.SchemaRaw) {
+	switch {
+	case t == client.Respond && it.Schema == client.SchemaPrompt:
 		ed.about = it.Title // the question, in view while it is answered
+	case t == client.Respond && it.Schema == client.SchemaRaw:
+		// No known shape, so no title: its gist tells one fan-out branch
+		// from another ("question: Ship 1842 to eu-west-1?").
+		ed.about = present.Summary(*it)
 	}
 	if t == client.Respond && it.Schema == client.SchemaQuestions {
 		for i, q := range it.Questions {

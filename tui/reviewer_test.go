@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // toolCall is a JS-middleware interrupt of one tool with these args.
@@ -340,7 +341,12 @@ func TestConfirmOfAnInterruptAnsweredElsewhere(t *testing.T) {
 	h.keys("enter", "a")
 	h.wantScreen("Send this?")
 	h.b.AnswerElsewhere(idEmail, "alice", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject","message":"` + strings.Repeat("no ", 20) + `"}]}`)})
-	h.run(h.m.fetch(false))
+	// The listing first (drawn), then the server's word on it: the body
+	// follows, it is not left at the first guess.
+	next, lookUp := h.m.Update(pendingMsg{items: h.b.Items()})
+	h.m = next.(*Model)
+	h.wantScreen("aaaa1111 is no longer pending (handled elsewhere?)")
+	h.run(lookUp)
 	h.wantScreen("aaaa1111 was answered elsewhere (by alice", "esc goes back; nothing was sent.")
 	s := h.screen()
 	if !strings.Contains(s, `no "}]}).`) || strings.Count(s, "was answered elsewhere") != 1 || strings.Contains(s, "y/enter send") {
@@ -439,4 +445,33 @@ func TestResponseEditorShowsTheQuestion(t *testing.T) {
 	if n := strings.Count(h.screen(), "\n"); n != 23 {
 		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
 	}
+}
+
+// Two escs that arrive together (read as alt+esc) are two steps back:
+// from the confirm screen to the inbox, not nothing.
+func TestDoubleEscIsTwoStepsBack(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "a")
+	h.wantScreen("Send this?")
+	h.msg(tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt})
+	if h.m.top().name() != nameInbox {
+		t.Fatalf("alt+esc on confirm left %s on top", h.m.top().name())
+	}
+	h.keys("enter", "enter")
+	if h.b.Resumes != 0 {
+		t.Fatal("enter after a double esc sent the decision")
+	}
+}
+
+// A branch of no known shape is named by its gist in the editor and on
+// the confirm screen: three similar branches are told apart.
+func TestRawBranchIsNamedByItsGist(t *testing.T) {
+	it := fixture(t, "raw", "abcd0000abcd0000abcd0000abcd0000", time.Minute)
+	gist := present.Summary(it)
+	h := newHarness(t, 80, 24, it)
+	h.keys("enter", "f")
+	h.wantScreen(ansi.Truncate(gist, 60, ""), "Your response")
+	h.typeText(`{"ok": true}`)
+	h.keys("ctrl+s")
+	h.wantScreen("Send this? " + ansi.Truncate(gist, 60, ""))
 }

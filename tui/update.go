@@ -98,6 +98,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 			return m.quit()
 		}
+		if msg.Code == tea.KeyEscape && msg.Mod == tea.ModAlt {
+			// Two escs that arrived together read as alt+esc: they are two
+			// steps back, not a key nobody pressed (a fast double esc on a
+			// confirm screen must not leave it there, waiting for enter).
+			esc := tea.KeyPressMsg{Code: tea.KeyEscape}
+			first := m.top().key(m, esc)
+			return tea.Batch(first, m.top().key(m, esc))
+		}
 		return m.top().key(m, msg)
 	}
 	// Anything else belongs to a screen: its command's answer, its text

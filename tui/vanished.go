@@ -87,7 +87,8 @@ func (m *Model) onWinner(msg winnerMsg) {
 		}
 	case *confirmScreen:
 		if s.id == msg.id {
-			return // its body says it, in full
+			m.status = "" // its body says it, in full; an older word would mislead
+			return
 		}
 	case *formScreen:
 		if s.id == msg.id {
