@@ -1,0 +1,65 @@
+// Package realserver names the real LangGraph Agent Servers that scripts/test
+// starts for the tests: the JavaScript dev server (`langgraphjs dev`) and the
+// Python one (`langgraph dev` from langgraph-cli[inmem]). Tests that prove a
+// backend behaviour run once per server it returns.
+package realserver
+
+import (
+	"os"
+	"testing"
+)
+
+// Kind tells the two servers apart where their wire differs.
+type Kind string
+
+const (
+	JS     Kind = "langgraphjs" // langgraphjs dev, testserver/
+	Python Kind = "langgraph-py" // langgraph dev, testserver/python/
+)
+
+// Server is one real server that scripts/test started.
+type Server struct {
+	Kind Kind
+	URL  string
+}
+
+// Name is the server's name in subtest names ("langgraphjs", "langgraph-py").
+func (s Server) Name() string { return string(s.Kind) }
+
+// env names the variable scripts/test sets for each server.
+var env = []struct {
+	kind Kind
+	name string
+}{
+	{JS, "HITL_TEST_LANGGRAPH_URL"},
+	{Python, "HITL_TEST_LANGGRAPH_PY_URL"},
+}
+
+// All returns every real server scripts/test started. Outside scripts/test it
+// returns none (the tests that need one are skipped); under CI, where
+// scripts/test always starts both, a missing one fails the test.
+func All(t testing.TB) []Server {
+	t.Helper()
+	var out []Server
+	for _, e := range env {
+		if u := os.Getenv(e.name); u != "" {
+			out = append(out, Server{Kind: e.kind, URL: u})
+		} else if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set: run the tests with scripts/test", e.name)
+		}
+	}
+	return out
+}
+
+// Get returns the server of one kind, skipping the test where scripts/test
+// did not start it (and failing under CI).
+func Get(t testing.TB, k Kind) Server {
+	t.Helper()
+	for _, s := range All(t) {
+		if s.Kind == k {
+			return s
+		}
+	}
+	t.Skipf("no %s server: run the tests with scripts/test", k)
+	return Server{}
+}
