@@ -13,7 +13,7 @@ import (
 type Kind string
 
 const (
-	JS     Kind = "langgraphjs" // langgraphjs dev, testserver/
+	JS     Kind = "langgraphjs"  // langgraphjs dev, testserver/
 	Python Kind = "langgraph-py" // langgraph dev, testserver/python/
 )
 
