@@ -89,27 +89,39 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // Path is the config file in force: $HITL_CONFIG, else
 // $XDG_CONFIG_HOME/hitl/config.yaml, else ~/.config/hitl/config.yaml.
-func Path() string {
-	if p := os.Getenv("HITL_CONFIG"); p != "" {
+// getenv is the environment (os.Getenv in the binary; a test's own map in
+// tests, so that the developer's shell changes nothing).
+func Path(getenv func(string) string) string {
+	if p := getenv("HITL_CONFIG"); p != "" {
 		return p
 	}
-	base := os.Getenv("XDG_CONFIG_HOME")
+	base := getenv("XDG_CONFIG_HOME")
 	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".config")
+		base = filepath.Join(home(getenv), ".config")
 	}
 	return filepath.Join(base, "hitl", "config.yaml")
 }
 
 // StateDir is where handled ids and the audit log live:
 // $XDG_STATE_HOME/hitl, else ~/.local/state/hitl.
-func StateDir() string {
-	base := os.Getenv("XDG_STATE_HOME")
+func StateDir(getenv func(string) string) string {
+	base := getenv("XDG_STATE_HOME")
 	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".local", "state")
+		base = filepath.Join(home(getenv), ".local", "state")
 	}
 	return filepath.Join(base, "hitl")
+}
+
+// home is the user's home directory as os.UserHomeDir finds it, read from
+// getenv.
+func home(getenv func(string) string) string {
+	switch runtime.GOOS {
+	case "windows":
+		return getenv("USERPROFILE")
+	case "plan9":
+		return getenv("home")
+	}
+	return getenv("HOME")
 }
 
 // Load reads the config file at path. A missing file is an empty config.
@@ -238,6 +250,9 @@ type Settings struct {
 	Theme              string
 	Keys               map[string][]string
 	UserID             string
+	// ConfigFile and StateDir are the paths in force (Path, StateDir).
+	ConfigFile string
+	StateDir   string
 }
 
 // Resolve applies flag > environment > file > default.
@@ -248,7 +263,7 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		var ok bool
 		if p, ok = f.Profiles[name]; !ok {
 			if len(f.Profiles) == 0 {
-				return nil, fmt.Errorf("profile %q not found: the config file %s has no profiles", name, Path())
+				return nil, fmt.Errorf("profile %q not found: the config file %s has no profiles", name, Path(getenv))
 			}
 			return nil, fmt.Errorf("profile %q not found; the config file has: %s", name, strings.Join(f.names(), ", "))
 		}
@@ -275,6 +290,8 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		Headers:            map[string]string{},
 		Keys:               f.Keys,
 		UserID:             p.UserID,
+		ConfigFile:         Path(getenv),
+		StateDir:           StateDir(getenv),
 	}
 	if s.PollInterval <= 0 {
 		s.PollInterval = DefaultPollInterval
@@ -368,8 +385,8 @@ func (s *Settings) Redacted() map[string]any {
 		"timeout":       s.Timeout.String(),
 		"reviewer":      s.Reviewer,
 		"edit_dialect":  s.EditDialect,
-		"config_file":   Path(),
-		"state_dir":     StateDir(),
+		"config_file":   s.ConfigFile,
+		"state_dir":     s.StateDir,
 	}
 }
 

@@ -169,3 +169,31 @@ func TestMalformedHeaderFlagHidesItsValue(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// The paths come from the environment given, never the process's: a test
+// (or a developer's shell) cannot leak into another's.
+func TestPathsReadTheGivenEnvironment(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("home is $HOME on unix only")
+	}
+	for _, c := range []struct {
+		env         map[string]string
+		path, state string
+	}{
+		{map[string]string{"HOME": "/h"}, "/h/.config/hitl/config.yaml", "/h/.local/state/hitl"},
+		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s"}, "/c/hitl/config.yaml", "/s/hitl"},
+		{map[string]string{"HOME": "/h", "HITL_CONFIG": "/x.yaml", "XDG_CONFIG_HOME": "/c"}, "/x.yaml", "/h/.local/state/hitl"},
+	} {
+		if got := Path(env(c.env)); got != c.path {
+			t.Errorf("Path(%v) = %s, want %s", c.env, got, c.path)
+		}
+		if got := StateDir(env(c.env)); got != c.state {
+			t.Errorf("StateDir(%v) = %s, want %s", c.env, got, c.state)
+		}
+	}
+	s, err := Resolve(&File{}, Overrides{}, env(map[string]string{"HITL_CONFIG": "/x.yaml", "XDG_STATE_HOME": "/s"}))
+	if err != nil || s.ConfigFile != "/x.yaml" || s.StateDir != "/s/hitl" {
+		t.Fatalf("%+v %v", s, err)
+	}
+}

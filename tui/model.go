@@ -13,7 +13,6 @@ package tui
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -41,7 +40,9 @@ type Options struct {
 	// Notify is how new interrupts are announced when the reviewer is not
 	// looking: NotifyOff, NotifyBell or NotifyDesktop (the default).
 	Notify string
-	// Getenv reads the environment (the terminal's kind); default os.Getenv.
+	// Getenv reads the environment (the terminal's kind, tmux); nil reads
+	// an empty one, so that a test never sees the developer's shell. The
+	// binary passes os.Getenv.
 	Getenv func(string) string
 	// Editor is the external editor command ($VISUAL, else $EDITOR).
 	Editor string
@@ -205,7 +206,7 @@ func New(opts Options) (*Model, error) {
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)
 	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
+		opts.Getenv = func(string) string { return "" }
 	}
 	m.opts = opts
 	m.notifyMode = opts.Notify

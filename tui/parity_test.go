@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -133,7 +134,9 @@ func TestCLIAndTUISendTheSameBytes(t *testing.T) {
 				args = append(args, strings.ReplaceAll(a, "ID", it.ID))
 			}
 			cmd := exec.Command(bin, append(args, "--dry-run")...)
-			cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+t.TempDir(), "HITL_CONFIG="+filepath.Join(t.TempDir(), "none"))
+			// Nothing of the developer's shell (HITL_BACKEND…) reaches it.
+			home := t.TempDir()
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + home, "HITL_CONFIG=" + filepath.Join(home, "none")}
 			cmd.Stdin = strings.NewReader(tt.stdin)
 			out, err := cmd.Output()
 			if err != nil {

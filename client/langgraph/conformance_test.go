@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,11 +120,23 @@ func targets(t *testing.T) []target {
 	return out
 }
 
+// forEach runs f on each target. The test runs in parallel with the
+// others; on a real server, one test at a time.
 func forEach(t *testing.T, f func(t *testing.T, tg target)) {
+	t.Parallel()
 	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) { f(t, tg) })
+		t.Run(tg.name, func(t *testing.T) {
+			if tg.name != "embedded" {
+				realServer.Lock()
+				defer realServer.Unlock()
+			}
+			f(t, tg)
+		})
 	}
 }
+
+// realServer is held by the test using a real server.
+var realServer sync.Mutex
 
 func call(t *testing.T, method, url string, body any) (int, []byte) {
 	t.Helper()
@@ -365,6 +378,7 @@ func TestConformBreakpointAndUnknownAssistant(t *testing.T) {
 // TestConformSuite runs the suite every backend passes: against the embedded
 // server with injected faults, and against the real server without.
 func TestConformSuite(t *testing.T) {
+	t.Parallel()
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			url := tg.url

@@ -36,6 +36,7 @@ func decodePage(t *testing.T, b string) ([]client.Interrupt, error) {
 }
 
 func TestOnePoisonedInterruptHidesNothing(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat(`{"a":`, 100_000) + "1" + strings.Repeat("}", 100_000)
 	for name, doc := range map[string]string{
 		"deep value":         page(deep),

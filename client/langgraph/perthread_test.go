@@ -15,6 +15,7 @@ import (
 // A thread whose state the server cannot give is one visible item; every
 // other interrupt is listed as usual.
 func TestOneUnreadableThreadHidesNothingElse(t *testing.T) {
+	t.Parallel()
 	srv := demo.New()
 	srv.RunDelay = 0
 	bad, _ := srv.Spawn("release", nil)  // a breakpoint: its state must be read

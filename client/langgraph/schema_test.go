@@ -10,6 +10,7 @@ import (
 
 // The server lists response_schema next to the value; the model keeps it.
 func TestResponseSchemaIsRead(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		fixture string
 		schema  client.Schema

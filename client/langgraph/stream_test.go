@@ -43,6 +43,7 @@ func signalWithin(t *testing.T, ch <-chan struct{}, d time.Duration) bool {
 // A watched backend says at once when an interrupt appears, and a reader
 // woken by it gets the new list without asking the server again.
 func TestChangesSignalsANewInterrupt(t *testing.T) {
+	t.Parallel()
 	srv, c, url := counted(t, 20)
 	b, ch := watched(t, url, 50*time.Millisecond)
 	if !signalWithin(t, ch, 2*time.Second) {
@@ -81,6 +82,7 @@ func TestChangesSignalsANewInterrupt(t *testing.T) {
 // backend too: only a caller that says the watcher's listing will do (a
 // reader woken by a signal) is answered from it.
 func TestWatchedBackendListsFresh(t *testing.T) {
+	t.Parallel()
 	srv, c, url := counted(t, 20)
 	b, ch := watched(t, url, time.Hour) // the watcher looks once, then never again
 	if !signalWithin(t, ch, 2*time.Second) {
@@ -106,6 +108,7 @@ func TestWatchedBackendListsFresh(t *testing.T) {
 // the next look; other runs' streams are never read (on langgraphjs a
 // second reader takes events from the agent's own client).
 func TestChangesJoinsOnlyResumableRuns(t *testing.T) {
+	t.Parallel()
 	for _, resumable := range []bool{true, false} {
 		srv, c, url := counted(t, 0)
 		srv.RunDelay = 500 * time.Millisecond
@@ -142,6 +145,7 @@ func TestChangesJoinsOnlyResumableRuns(t *testing.T) {
 // A caller that waits while the watcher takes the first listing sees that
 // listing's pages as they arrive.
 func TestProgressOfTheWatchersListing(t *testing.T) {
+	t.Parallel()
 	srv := demo.New()
 	srv.Seed(300)
 	h := srv.Handler()

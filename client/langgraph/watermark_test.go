@@ -106,6 +106,7 @@ func ids(its []client.Interrupt) []string {
 }
 
 func TestIdlePollAsksOnceAndSmall(t *testing.T) {
+	t.Parallel()
 	_, c, url := counted(t, 300)
 	b := newBackend(t, url)
 	first := pendingOf(t, b)
@@ -128,6 +129,7 @@ func TestIdlePollAsksOnceAndSmall(t *testing.T) {
 // Every change shows at the next poll, and costs the threads that changed:
 // a new interrupt, an answered one gone, a thread deleted.
 func TestPollSeesEveryChange(t *testing.T) {
+	t.Parallel()
 	srv, c, url := counted(t, 40)
 	b := newBackend(t, url)
 	before := pendingOf(t, b)
@@ -187,6 +189,7 @@ func TestPollSeesEveryChange(t *testing.T) {
 // Breakpoints and fan-out threads need their state read once, not at
 // every poll.
 func TestBreakpointsCostNothingWhenIdle(t *testing.T) {
+	t.Parallel()
 	srv, c, url := counted(t, 0)
 	for range 5 {
 		if _, err := srv.Spawn("release", nil); err != nil {
@@ -208,6 +211,7 @@ func TestBreakpointsCostNothingWhenIdle(t *testing.T) {
 
 // A long listing reports what it has, page by page.
 func TestProgressReportsEachPage(t *testing.T) {
+	t.Parallel()
 	_, _, url := counted(t, 250)
 	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url}, PageSize: 50})
 	if err != nil {
@@ -235,6 +239,7 @@ func TestProgressReportsEachPage(t *testing.T) {
 // A server that does not sort by updated_at cannot be polled by watermark:
 // it is listed in full at every poll, and nothing is missed.
 func TestUnsortedServerIsListedInFull(t *testing.T) {
+	t.Parallel()
 	srv := demo.New()
 	srv.Seed(20)
 	h := srv.Handler()

@@ -16,6 +16,7 @@ import (
 )
 
 func TestHashMatchesXXH3(t *testing.T) {
+	t.Parallel()
 	// XXH3-128 of the empty input, from the xxHash reference.
 	if got := hash128(""); got != "99aa06d3014798d86001c324468d497f" {
 		t.Fatalf("hash128(\"\") = %s", got)
@@ -31,6 +32,7 @@ func TestHashMatchesXXH3(t *testing.T) {
 }
 
 func TestTaskOrderIsKept(t *testing.T) {
+	t.Parallel()
 	var th thread
 	err := json.Unmarshal([]byte(`{"thread_id":"t","status":"interrupted","interrupts":{"z":[{"id":"1","value":"a"}],"a":[],"m":[{"id":"2","value":"b"},{"value":"c","ns":["x"]}]}}`), &th)
 	if err != nil {
@@ -56,6 +58,7 @@ func fakeServer(t *testing.T, handler http.HandlerFunc) *Backend {
 }
 
 func TestPendingFromCapturedSearch(t *testing.T) {
+	t.Parallel()
 	search, err := os.ReadFile("testdata/search.json")
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +105,7 @@ func TestPendingFromCapturedSearch(t *testing.T) {
 }
 
 func TestErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		status int
 		body   string
@@ -129,6 +133,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 }
 
 func TestStandingSaysAnsweredWhenTheThreadMovedOn(t *testing.T) {
+	t.Parallel()
 	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/threads/search":
@@ -146,6 +151,7 @@ func TestStandingSaysAnsweredWhenTheThreadMovedOn(t *testing.T) {
 }
 
 func TestResumeBusyIsNotRetried(t *testing.T) {
+	t.Parallel()
 	posts := 0
 	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		posts++
@@ -169,6 +175,7 @@ func TestResumeBusyIsNotRetried(t *testing.T) {
 // A 422 that is not "already running" is the server refusing a malformed
 // request: certainly not taken, and not "busy".
 func TestResumeRefusedIsNotBusy(t *testing.T) {
+	t.Parallel()
 	b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		w.Write([]byte(`{"message":"command.resume: expected object"}`))
@@ -183,6 +190,7 @@ func TestResumeRefusedIsNotBusy(t *testing.T) {
 
 // The oldest run that names an interrupt took it; failed runs may not have.
 func TestWinnerIsTheOldestRunNamingTheInterrupt(t *testing.T) {
+	t.Parallel()
 	var runs []run
 	json.Unmarshal([]byte(`[
 		{"run_id":"a","status":"error","created_at":"2026-11-22T03:00:00Z","kwargs":{"command":{"resume":{"x":1}}}},
@@ -201,6 +209,7 @@ func TestWinnerIsTheOldestRunNamingTheInterrupt(t *testing.T) {
 }
 
 func TestPausedFindsTheInterruptInLongLines(t *testing.T) {
+	t.Parallel()
 	value := `{"__interrupt__":[{"id":"x","value":"` + strings.Repeat("a", 100) + `"}]}`
 	for _, size := range []int{16, 20, 33, 64, 4096} {
 		for _, stream := range []string{
@@ -224,6 +233,7 @@ func TestPausedFindsTheInterruptInLongLines(t *testing.T) {
 // A failed run's error as the server keeps it in the state (a JSON string)
 // and as a join gives it: a ZodError's issues one a line, or on one line.
 func TestFailedRunErrorText(t *testing.T) {
+	t.Parallel()
 	issues := `[{"code":"invalid_enum_value","path":["framework"],"message":"Invalid enum value"},{"code":"too_big","path":["owner","age"],"message":"Number must be less than or equal to 100"}]`
 	inner, _ := json.Marshal(map[string]string{"message": issues, "name": "ZodError"})
 	state, _ := json.Marshal(string(inner))

@@ -14,11 +14,6 @@ import (
 	"github.com/hitl-sh/hitl/demo"
 )
 
-func isolate(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("HITL_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
-}
-
 func listJSON(t *testing.T, args ...string) []listed {
 	t.Helper()
 	r := hitl(t, "", append(args, "list", "--json")...)
@@ -33,6 +28,7 @@ func listJSON(t *testing.T, args ...string) []listed {
 }
 
 func TestCLIOnRESTBackend(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	fake := demo.NewREST()
 	fake.StepDelay = 0
@@ -41,7 +37,7 @@ func TestCLIOnRESTBackend(t *testing.T) {
 	// A profile of kind rest, as a user would write it.
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	writeFile(t, cfg, "default_profile: api\nprofiles:\n  api:\n    backend: rest\n    url: "+ts.URL+"\n    reviewer: alice\n")
-	t.Setenv("HITL_CONFIG", cfg)
+	setenv(t, "HITL_CONFIG", cfg)
 	run := fake.Spawn("")
 
 	its := listJSON(t)
@@ -76,6 +72,7 @@ func TestCLIOnRESTBackend(t *testing.T) {
 }
 
 func TestCLIOnEventsBackend(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	fake := demo.NewEvents()
 	ts := httptest.NewServer(fake.Handler())

@@ -52,7 +52,7 @@ func (e *env) completePending(cmd *cobra.Command, prefix string, pick func(id, t
 
 // completeProfiles completes the config file's profile names.
 func (e *env) completeProfiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	f, err := config.Load(config.Path())
+	f, err := config.Load(config.Path(e.getenv))
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfigShowHidesSecrets(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	writeFile(t, cfg, `default_profile: prod
@@ -23,7 +24,7 @@ profiles:
 	if err := os.Chmod(cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HITL_CONFIG", cfg)
+	setenv(t, "HITL_CONFIG", cfg)
 	r := hitl(t, "", "config", "show")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -50,6 +51,7 @@ profiles:
 
 // Every backend can hand its redactor to the journal (see env.open).
 func TestBackendsRedactForTheJournal(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"langgraph", "rest", "events"} {
 		b, err := newBackend(&config.Settings{Backend: kind, URL: "http://127.0.0.1:1", APIKey: "sk-key-5", Timeout: time.Second}, 0)
 		if err != nil {

@@ -37,7 +37,7 @@ watch or any LangGraph client. Decisions made in the demo are kept apart from
 your real ones (state in the "demo" folder of the state directory).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := config.Load(config.Path())
+			f, err := config.Load(config.Path(e.getenv))
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ your real ones (state in the "demo" folder of the state directory).`,
 			if err != nil {
 				return err
 			}
-			j, err := journal.Open(filepath.Join(config.StateDir(), "demo"))
+			j, err := journal.Open(filepath.Join(config.StateDir(e.getenv), "demo"))
 			if err != nil {
 				return err
 			}

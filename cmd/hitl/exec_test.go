@@ -9,6 +9,7 @@ import (
 )
 
 func TestSplitArgsNeverInterprets(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][]string{
 		`notify-send hitl`:                       {"notify-send", "hitl"},
 		`  a   b  `:                              {"a", "b"},
@@ -32,6 +33,7 @@ func TestSplitArgsNeverInterprets(t *testing.T) {
 }
 
 func TestExecFlagsRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ cmd, shell string }{{"a", "b"}, {`echo 'x`, ""}, {"   ", ""}, {"", "  "}, {"no-such-command-hitl-test", ""}} {
 		if _, err := newExecHook(c.cmd, c.shell, 1, nil); err == nil {
 			t.Errorf("--exec %q --exec-shell %q: accepted", c.cmd, c.shell)
@@ -43,6 +45,7 @@ func TestExecFlagsRefused(t *testing.T) {
 }
 
 func TestExecKeepsCredentialsHome(t *testing.T) {
+	t.Parallel()
 	h, err := newExecHook("true", "", 1, nil)
 	if err != nil {
 		t.Fatal(err)

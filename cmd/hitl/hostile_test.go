@@ -28,8 +28,8 @@ func hostileServer(t *testing.T, opts hostile.Options) *hostile.Server {
 	opts.Key = hostileKey
 	srv := hostile.New(opts)
 	t.Cleanup(srv.Close)
-	t.Setenv("HITL_API_KEY", hostileKey)
-	t.Setenv("HITL_URL", srv.URL)
+	setenv(t, "HITL_API_KEY", hostileKey)
+	setenv(t, "HITL_URL", srv.URL)
 	return srv
 }
 
@@ -51,7 +51,7 @@ func assertInert(t *testing.T, what string, r result) {
 // the key.
 func noSecretInFiles(t *testing.T) {
 	t.Helper()
-	dir := os.Getenv("XDG_STATE_HOME")
+	dir := envOf(t).getenv("XDG_STATE_HOME")
 	n := 0
 	_ = filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
 		if err != nil || fi.IsDir() {
@@ -71,6 +71,7 @@ func noSecretInFiles(t *testing.T) {
 
 // Errors, whatever their source, reach stderr inertly and without the key.
 func TestHostileErrors(t *testing.T) {
+	t.Parallel()
 	srv := hostileServer(t, hostile.Options{})
 	thread, err := srv.Agent()
 	if err != nil {
@@ -118,6 +119,7 @@ func TestHostileErrors(t *testing.T) {
 // refused, for reads and for decisions, with the API key, a bearer token
 // or a custom header, and nothing reaches the other host.
 func TestHostileRedirects(t *testing.T) {
+	t.Parallel()
 	for _, auth := range []struct {
 		name string
 		env  map[string]string
@@ -128,9 +130,10 @@ func TestHostileRedirects(t *testing.T) {
 		{"header", map[string]string{"HITL_API_KEY": ""}, []string{"--header", "X-Custom-Auth: " + hostileKey}},
 	} {
 		t.Run(auth.name, func(t *testing.T) {
+			t.Parallel()
 			srv := hostileServer(t, hostile.Options{})
 			for k, v := range auth.env {
-				t.Setenv(k, v)
+				setenv(t, k, v)
 			}
 			thread, err := srv.Agent()
 			if err != nil {
@@ -173,6 +176,7 @@ func TestHostileRedirects(t *testing.T) {
 
 // A 9,000-deep payload is shown in time and space linear in its size.
 func TestDeepPayloadShowsInLinearTime(t *testing.T) {
+	t.Parallel()
 	hostileServer(t, hostile.Options{Deep: 9_000})
 	start := time.Now()
 	r := hitl(t, "", "show", "dee9")
@@ -186,6 +190,7 @@ func TestDeepPayloadShowsInLinearTime(t *testing.T) {
 	t.Logf("show of a 9,000-deep payload: %d bytes in %s", len(r.stdout), took)
 }
 func TestHostileServerCLI(t *testing.T) {
+	t.Parallel()
 	srv := hostileServer(t, hostile.Options{Deep: 100_000, Broken: true})
 	thread, err := srv.Agent()
 	if err != nil {
@@ -272,6 +277,7 @@ func TestHostileServerCLI(t *testing.T) {
 // --raw prints the bytes the server sent: exactly into a pipe or a file,
 // inertly to a terminal.
 func TestShowRaw(t *testing.T) {
+	t.Parallel()
 	hostileServer(t, hostile.Options{Deep: 100_000})
 	r := hitl(t, "", "show", "dee9", "--raw")
 	if r.code != 0 || r.stdout != strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)+"\n" {
@@ -283,7 +289,7 @@ func TestShowRaw(t *testing.T) {
 	}
 	// On a terminal: the same JSON, its dangerous characters escaped.
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"show", hostile.IDHostile[:8], "--raw"}, strings.NewReader(""), ttyBuffer{&out}, &errb, os.Getenv)
+	code := run(context.Background(), []string{"show", hostile.IDHostile[:8], "--raw"}, strings.NewReader(""), ttyBuffer{&out}, &errb, envOf(t).getenv)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

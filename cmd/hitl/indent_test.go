@@ -10,6 +10,7 @@ import (
 // --json output is json.Indent's, up to maxIndent levels; past them it is
 // compact, so that a value nested 9,000 deep is written in linear size.
 func TestIndentJSON(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`{"a":1,"b":[1,2,{"c":"x,\"y\":[z]"}],"e":{},"f":[],"g":{"h":null}}`,
 		`[]`, `"s"`, `[[[[1]]],{"k":[{}]}]`, `{"a\\":"\":\",[{","b":"é\u202e"}`,

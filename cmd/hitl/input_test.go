@@ -14,6 +14,7 @@ import (
 )
 
 func TestInputEdges(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	srv := demo.New()
 	if err := srv.Start("127.0.0.1:0"); err != nil {
@@ -53,6 +54,7 @@ func TestInputEdges(t *testing.T) {
 
 // A mistyped command is named, with the command it most likely meant.
 func TestUnknownCommandIsNamed(t *testing.T) {
+	t.Parallel()
 	must(t, hitl(t, "", "lst"), 2, `hitl: unknown command "lst"; did you mean list? (hitl --help lists the commands)`)
 	r := hitl(t, "", "frob")
 	must(t, r, 2, `unknown command "frob" (hitl --help lists the commands)`)
@@ -63,6 +65,7 @@ func TestUnknownCommandIsNamed(t *testing.T) {
 
 // A file that is not there is named, without Go's "open NAME:".
 func TestMissingArgsFileIsSaidPlainly(t *testing.T) {
+	t.Parallel()
 	r := hitl(t, "", "--url", "http://127.0.0.1:1", "edit", "x", "--args", "/no/such/args.json")
 	must(t, r, 2, "hitl: cannot read /no/such/args.json: no such file or directory")
 	if strings.Contains(r.stderr, "open ") {

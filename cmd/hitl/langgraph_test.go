@@ -69,16 +69,25 @@ type server struct {
 }
 
 // eachServer runs f once per target, each with its own state directory and
-// no config file.
+// no config file. The test runs in parallel with the others; on a real
+// server, one test at a time (they list what the whole server holds).
 func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
+	t.Parallel()
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
+			if tg.name != "embedded" {
+				realServer.Lock()
+				defer realServer.Unlock()
+			}
 			isolate(t)
 			f(t, &server{t: t, target: tg})
 		})
 	}
 }
+
+// realServer is held by the test using a real server.
+var realServer sync.Mutex
 
 func (s *server) do(method, path string, body any) []byte {
 	s.t.Helper()
@@ -210,7 +219,7 @@ func hitl(t *testing.T, stdin string, args ...string) result {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	code := run(ctx, args, strings.NewReader(stdin), &out, &errb, os.Getenv)
+	code := run(ctx, args, strings.NewReader(stdin), &out, &errb, envOf(t).getenv)
 	return result{out.String(), errb.String(), code}
 }
 
@@ -517,7 +526,7 @@ func TestRealWatchPrintsEachOnce(t *testing.T) {
 		done := make(chan int)
 		graph := s.graph("prompt")
 		go func() {
-			done <- run(ctx, []string{"--url", s.url, "--graph", graph, "watch", "--json", "--interval", "200ms"}, strings.NewReader(""), out, io.Discard, os.Getenv)
+			done <- run(ctx, []string{"--url", s.url, "--graph", graph, "watch", "--json", "--interval", "200ms"}, strings.NewReader(""), out, io.Discard, envOf(t).getenv)
 		}()
 		th := s.start("prompt", map[string]any{"topic": "string"})
 		deadline := time.Now().Add(20 * time.Second)

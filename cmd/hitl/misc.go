@@ -22,7 +22,7 @@ func configCmd(e *env) *cobra.Command {
 		Short: "Print the config file's path",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintln(e.stdout, config.Path())
+			fmt.Fprintln(e.stdout, config.Path(e.getenv))
 			return nil
 		},
 	}, &cobra.Command{
@@ -30,7 +30,7 @@ func configCmd(e *env) *cobra.Command {
 		Short: "Print the settings in force, secrets hidden",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error {
-			f, err := config.Load(config.Path())
+			f, err := config.Load(config.Path(e.getenv))
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func historyCmd(e *env) *cobra.Command {
 		Short: "Decisions sent from this machine, newest first (the audit log)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error {
-			j, err := journal.Open(config.StateDir())
+			j, err := journal.Open(config.StateDir(e.getenv))
 			if err != nil {
 				return err
 			}

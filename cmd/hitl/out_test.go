@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 // os.Stderr appear in main() only, and nothing prints through fmt.Print*,
 // print/println or the log package (which write to them behind one's back).
 func TestNoDirectTerminalWrites(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +73,7 @@ func TestNoDirectTerminalWrites(t *testing.T) {
 }
 
 func TestTermOutMakesEverythingInert(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	o := newTermOut(&buf)
 	o.hide = redact.New("sk-live-123456").Values
@@ -109,13 +110,14 @@ func (ttyBuffer) IsTerminal() bool { return true }
 // scripts (which hold every odd character hitl prints) come out as cobra
 // writes them.
 func TestTermOutKeepsHitlsOwnOutput(t *testing.T) {
+	t.Parallel()
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		r := hitl(t, "", "completion", shell)
 		if r.code != 0 {
 			t.Fatalf("%s: %s", shell, r.stderr)
 		}
 		var direct bytes.Buffer
-		root := newRoot(&env{stdin: strings.NewReader(""), stdout: newTermOut(&direct), stderr: newTermOut(&direct), getenv: os.Getenv})
+		root := newRoot(&env{stdin: strings.NewReader(""), stdout: newTermOut(&direct), stderr: newTermOut(&direct), getenv: envOf(t).getenv})
 		var raw bytes.Buffer
 		var err error
 		switch shell {

@@ -59,7 +59,7 @@ func newReviewer(t *testing.T, name string) reviewer {
 
 func (r reviewer) cmd(bin, url string, args ...string) *exec.Cmd {
 	c := exec.Command(bin, append([]string{"--url", url, "--reviewer", r.name}, args...)...)
-	c.Env = append(os.Environ(), "XDG_STATE_HOME="+r.state, "HITL_CONFIG="+filepath.Join(r.state, "none.yaml"))
+	c.Env = (&testEnv{vars: map[string]string{"HOME": r.state}}).environ("XDG_STATE_HOME="+r.state, "HITL_CONFIG="+filepath.Join(r.state, "none.yaml"))
 	return c
 }
 
@@ -260,27 +260,37 @@ func TestRealKillNineLosesNoRecord(t *testing.T) {
 		bin := builtBinary(t)
 		n := envInt("HITL_KILLS", 50)
 		threads := s.startMany(n)
+		// The kills run a few at a time: each has its own thread and
+		// reviewer (state directory).
+		var mu sync.Mutex
 		reached, recorded, resolved := 0, 0, 0
-		for i, th := range threads {
+		kill := func(i int, th string) {
 			r := newReviewer(t, "alice")
 			id := s.interruptOf(th)
 			p := r.start(t, bin, s.url, "approve", id)
-			time.Sleep(time.Duration(rand.IntN(250)) * time.Millisecond)
+			// Five processes start at once: each takes longer to reach
+			// the send, so the kill comes within a longer window.
+			time.Sleep(time.Duration(rand.IntN(700)) * time.Millisecond)
 			p.cmd.Process.Signal(syscall.SIGKILL)
 			p.wait()
 			audit := r.audit(t)
 			for _, d := range s.decisionRuns(th) {
+				mu.Lock()
 				reached++
+				mu.Unlock()
 				if len(audit[d]) == 0 || !strings.HasPrefix(audit[d][0], "intent:") {
 					t.Errorf("kill %d: decision %s reached the server with no audit line (audit: %v)", i, d, audit)
 					continue
 				}
+				mu.Lock()
 				recorded++
+				mu.Unlock()
 			}
 			// The next start looks up whatever the kill left unresolved.
 			out, err := r.cmd(bin, s.url, "list").CombinedOutput()
 			if err != nil {
-				t.Fatalf("list after kill %d: %v\n%s", i, err, out)
+				t.Errorf("list after kill %d: %v\n%s", i, err, out)
+				return
 			}
 			if strings.Contains(string(out), "Outcome unknown") {
 				t.Errorf("kill %d: still unknown after the next start:\n%s", i, out)
@@ -290,10 +300,26 @@ func TestRealKillNineLosesNoRecord(t *testing.T) {
 				if strings.HasPrefix(last, "intent:") {
 					t.Errorf("kill %d: decision %s has no outcome after the next start: %v", i, d, lines)
 				} else if len(lines) > 1 {
+					mu.Lock()
 					resolved++
+					mu.Unlock()
 				}
 			}
 		}
+		next := make(chan int, len(threads))
+		for i := range threads {
+			next <- i
+		}
+		close(next)
+		var wg sync.WaitGroup
+		for range 5 {
+			wg.Go(func() {
+				for i := range next {
+					kill(i, threads[i])
+				}
+			})
+		}
+		wg.Wait()
 		t.Logf("%d kill -9s: %d decisions reached the server, %d of them with an audit line; %d outcomes found at the next start", n, reached, recorded, resolved)
 	})
 }
@@ -317,18 +343,18 @@ func TestRealFanOutFromTheCLI(t *testing.T) {
 		}
 
 		th = s.start("fanout", map[string]any{"topic": "a,b"})
-		alice, bob := os.Getenv("XDG_STATE_HOME"), t.TempDir()
-		t.Setenv("XDG_STATE_HOME", bob)
+		alice, bob := envOf(t).getenv("XDG_STATE_HOME"), t.TempDir()
+		setenv(t, "XDG_STATE_HOME", bob)
 		p := s.pending(th) // bob looks at the inbox
 		first := p[0]
-		t.Setenv("XDG_STATE_HOME", alice)
+		setenv(t, "XDG_STATE_HOME", alice)
 		must(t, s.hitl("", "respond", first.ID, "-m", "yes"), 0, "Sent respond")
 		left := s.pending(th)
 		if len(left) != 1 || left[0].ID == first.ID {
 			t.Fatalf("an answered branch is listed: %+v", left)
 		}
 		// Bob decides on what he saw: the branch alice answered.
-		t.Setenv("XDG_STATE_HOME", bob)
+		setenv(t, "XDG_STATE_HOME", bob)
 		r := s.hitl("", "reject", first.ID, "-m", "no")
 		if r.code != 3 || !strings.Contains(r.stderr, "already handled elsewhere") {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)

@@ -20,6 +20,7 @@ func fixtureInterrupt(t *testing.T, name string) client.Interrupt {
 
 // show suggests only what the interrupt allows.
 func TestShowHintFollowsTheAllowedDecisions(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		fixture   string
 		want, not []string

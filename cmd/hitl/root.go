@@ -117,7 +117,7 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 
 // open resolves settings and opens the backend and the journal.
 func (e *env) open(follow time.Duration) (*app, error) {
-	f, err := config.Load(config.Path())
+	f, err := config.Load(config.Path(e.getenv))
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if err != nil {
 		return nil, &exitErr{exitUsage, err}
 	}
-	j, err := journal.Open(config.StateDir())
+	j, err := journal.Open(config.StateDir(e.getenv))
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,18 @@ type tmuxTUI struct {
 	session string
 }
 
+// tmuxSocket is this test process's own tmux server: the tests never touch
+// the developer's sessions, nor the one $TMUX names.
+var tmuxSocket = fmt.Sprintf("hitl-test-%d", os.Getpid())
+
+// tmux runs a tmux command on the tests' own server, in an environment
+// without the developer's variables (a session it starts inherits it).
+func tmux(args ...string) *exec.Cmd {
+	c := exec.Command("tmux", append([]string{"-L", tmuxSocket, "-f", "/dev/null"}, args...)...)
+	c.Env = []string{"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color"}
+	return c
+}
+
 func startTUI(t *testing.T, s *server, w, h int, env ...string) *tmuxTUI {
 	t.Helper()
 	return startTUIAt(t, s.url, w, h, env...)
@@ -36,9 +48,9 @@ func startTUIAt(t *testing.T, url string, w, h int, env ...string) *tmuxTUI {
 	}
 	bin := builtBinary(t)
 	session := fmt.Sprintf("hitl-e2e-%d", time.Now().UnixNano())
-	vars := append([]string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME"), "HITL_CONFIG=" + os.Getenv("HITL_CONFIG"), "TERM=xterm-256color"}, env...)
+	vars := envOf(t).environ(append([]string{"TERM=xterm-256color"}, env...)...)
 	shell := "env " + strings.Join(quoteAll(vars), " ") + " " + bin + " --url " + url
-	cmd := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
+	cmd := tmux("new-session", "-d", "-s", session, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
@@ -51,8 +63,8 @@ func startTUIAt(t *testing.T, url string, w, h int, env ...string) *tmuxTUI {
 // writes its drafts and releases its claims, and the test's state folder
 // must not be removed under it.
 func (tt *tmuxTUI) stop() {
-	out, _ := exec.Command("tmux", "display-message", "-p", "-t", tt.session, "#{pane_pid}").Output()
-	exec.Command("tmux", "kill-session", "-t", tt.session).Run()
+	out, _ := tmux("display-message", "-p", "-t", tt.session, "#{pane_pid}").Output()
+	tmux("kill-session", "-t", tt.session).Run()
 	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil || pid <= 0 {
 		return
@@ -73,7 +85,7 @@ func quoteAll(vs []string) []string {
 }
 
 func (tt *tmuxTUI) screen() string {
-	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", tt.session).Output()
+	out, _ := tmux("capture-pane", "-p", "-t", tt.session).Output()
 	return string(out)
 }
 
@@ -101,7 +113,7 @@ func (tt *tmuxTUI) waitFor(parts ...string) string {
 func (tt *tmuxTUI) keys(keys ...string) {
 	tt.t.Helper()
 	for _, k := range keys {
-		if err := exec.Command("tmux", "send-keys", "-t", tt.session, k).Run(); err != nil {
+		if err := tmux("send-keys", "-t", tt.session, k).Run(); err != nil {
 			tt.t.Fatal(err)
 		}
 		time.Sleep(150 * time.Millisecond)
@@ -110,7 +122,7 @@ func (tt *tmuxTUI) keys(keys ...string) {
 
 func (tt *tmuxTUI) text(s string) {
 	tt.t.Helper()
-	if err := exec.Command("tmux", "send-keys", "-l", "-t", tt.session, s).Run(); err != nil {
+	if err := tmux("send-keys", "-l", "-t", tt.session, s).Run(); err != nil {
 		tt.t.Fatal(err)
 	}
 	time.Sleep(150 * time.Millisecond)
@@ -220,8 +232,8 @@ func TestRealTUIHangUpWhileSending(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		exec.Command("tmux", "kill-session", "-t", tui.session).Run() // SIGHUP
-		r := reviewer{state: os.Getenv("XDG_STATE_HOME")}
+		tmux("kill-session", "-t", tui.session).Run() // SIGHUP
+		r := reviewer{state: envOf(t).getenv("XDG_STATE_HOME")}
 		runs := s.decisionRuns(th)
 		if len(runs) != 1 {
 			t.Fatalf("decision runs: %v", runs)

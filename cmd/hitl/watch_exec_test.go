@@ -23,7 +23,7 @@ func (s *server) watching(args ...string) (stdout, stderr *syncBuffer) {
 	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, append([]string{"--url", s.url, "watch", "--interval", "200ms"}, args...), strings.NewReader(""), stdout, stderr, os.Getenv)
+		done <- run(ctx, append([]string{"--url", s.url, "watch", "--interval", "200ms"}, args...), strings.NewReader(""), stdout, stderr, envOf(s.t).getenv)
 	}()
 	s.t.Cleanup(func() {
 		cancel()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +15,8 @@ import (
 // says when something changed), each once, and a large first listing page
 // by page.
 func TestWatchPrintsNewInterruptsAtOnce(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("HITL_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
+	t.Parallel()
+	isolate(t)
 	srv := demo.New()
 	srv.Seed(400)
 	if err := srv.Start("127.0.0.1:0"); err != nil {
@@ -29,7 +27,7 @@ func TestWatchPrintsNewInterruptsAtOnce(t *testing.T) {
 	out := &syncBuffer{}
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"--url", srv.URL(), "watch", "--json", "--interval", "10s"}, strings.NewReader(""), out, io.Discard, os.Getenv)
+		done <- run(ctx, []string{"--url", srv.URL(), "watch", "--json", "--interval", "10s"}, strings.NewReader(""), out, io.Discard, envOf(t).getenv)
 	}()
 	lines := func() int { return strings.Count(out.String(), "\n") }
 	deadline := time.Now().Add(10 * time.Second)
