@@ -69,7 +69,9 @@ func TestRealWatchExecGetsTheJSONAndNoShell(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The recorder keeps its stdin and environment, by interrupt id.
-		rec := script(t, dir, "rec.sh", `cat > "$1/$HITL_INTERRUPT_ID.json"; env | grep ^HITL_ > "$1/$HITL_INTERRUPT_ID.env"`)
+		// Each file appears whole (written aside, then renamed), the .env
+		// last: the test reads them once the .env exists.
+		rec := script(t, dir, "rec.sh", `p="$1/$HITL_INTERRUPT_ID"; cat > "$p.json.part" && mv "$p.json.part" "$p.json"; env | grep ^HITL_ > "$p.env.part"; mv "$p.env.part" "$p.env"`)
 		graph := s.graph("fanout")
 		// A payload that would delete the canary and create pwned, were
 		// any of it ever run by a shell.
