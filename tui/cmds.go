@@ -22,10 +22,18 @@ type (
 		handled map[string]bool
 		unknown []journal.Entry
 		err     error
+		// sawErr, auditErr: the journal could not record the sightings,
+		// or read the audit log (journalProblem reports them).
+		sawErr, auditErr error
 		// failed: the threads whose run failed were read too (failures.go).
 		failed *failedList
 	}
 	// checkedMsg: decisions of unknown outcome were looked up again.
+	// draftsSavedMsg: the drafts b were written to disk, or not (err).
+	draftsSavedMsg struct {
+		b   []byte
+		err error
+	}
 	// progressMsg is a long listing's progress: everything found so far.
 	progressMsg struct {
 		pr client.Progress
@@ -108,14 +116,12 @@ func (m *Model) fetch(watched bool) tea.Cmd {
 	}
 	failures := m.failuresDue()
 	done := func(items []client.Interrupt, err error) tea.Msg {
-		var handled map[string]bool
-		var unknown []journal.Entry
+		msg := pendingMsg{items: items, err: err}
 		if j != nil {
-			_ = j.Saw(items)
-			handled = j.Handled()
-			unknown, _ = j.Unresolved(b.Server())
+			msg.sawErr = j.Saw(items)
+			msg.handled = j.Handled()
+			msg.unknown, msg.auditErr = j.Unresolved(b.Server())
 		}
-		msg := pendingMsg{items: items, handled: handled, unknown: unknown, err: err}
 		if failures != nil && err == nil {
 			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			msg.failed = readFailures(fctx, failures, j, b.Server())

@@ -40,6 +40,8 @@ type failedList struct {
 	err   error
 	// sent is, by thread, the newest decision this machine sent there.
 	sent map[string]journal.Entry
+	// auditErr: the audit log could not be read, so sent is empty.
+	auditErr error
 }
 
 // failedState is what the app knows of failed threads.
@@ -73,7 +75,8 @@ func readFailures(ctx context.Context, l client.FailureLister, j *journal.Journa
 	if err != nil || j == nil || len(list) == 0 {
 		return out
 	}
-	hist, _ := j.History()
+	hist, err := j.History()
+	out.auditErr = err
 	for _, f := range list {
 		if e := present.LastSent(hist, server, f.ThreadID); e != nil {
 			out.sent[f.ThreadID] = *e
@@ -84,6 +87,9 @@ func readFailures(ctx context.Context, l client.FailureLister, j *journal.Journa
 
 // onFailures takes a reading: a failed one keeps what was known.
 func (m *Model) onFailures(fl *failedList) {
+	if fl.auditErr != nil {
+		m.journalProblem(problemAudit, fl.auditErr)
+	}
 	if fl.err != nil {
 		m.failed.err = fl.err
 		return

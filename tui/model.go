@@ -148,6 +148,8 @@ type Model struct {
 
 	// savedDrafts is what was last written to disk (see persistDrafts).
 	savedDrafts []byte
+	// journalErrs are the state folder's failures that last (journalerr.go).
+	journalErrs map[journalProblemKind]string
 
 	// What notifications need: how to announce, to which terminal, and
 	// whether the reviewer is looking.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -40,9 +41,14 @@ func Run(ctx context.Context, opts Options) error {
 		case <-bg.Done():
 		}
 	}()
-	_, err = p.Run()
+	final, err := p.Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
+	}
+	if fm, ok := final.(*Model); ok && err == nil {
+		if e, failed := fm.journalErrs[problemDrafts]; failed {
+			return fmt.Errorf("your drafts could not be saved before quitting: %s: the next start will not show them", e)
+		}
 	}
 	return err
 }

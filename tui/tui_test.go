@@ -75,6 +75,21 @@ func newHarnessOn(t *testing.T, w, h int, keys map[string][]string, backend clie
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newHarnessWith(t, w, h, keys, backend, j)
+}
+
+// newHarnessJournal is a harness on the fake backend with items, writing
+// to journal j.
+func newHarnessJournal(t *testing.T, w, h int, j *journal.Journal, items ...client.Interrupt) *harness {
+	t.Helper()
+	fb := fake.New(items...)
+	hs := newHarnessWith(t, w, h, nil, fb, j)
+	hs.b = fb
+	return hs
+}
+
+func newHarnessWith(t *testing.T, w, h int, keys map[string][]string, backend client.Backend, j *journal.Journal) *harness {
+	t.Helper()
 	hs := &harness{t: t, be: backend, j: j, now: t0}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -103,7 +118,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg:
+		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg, draftsSavedMsg:
 			h.msg(msg)
 		}
 	}

@@ -39,6 +39,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return waitFetch(msg.ch)
 	case pollMsg:
 		return m.poll()
+	case draftsSavedMsg:
+		m.onDraftsSaved(msg)
+		return nil
 	case tickMsg:
 		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
 	case claimMsg:
@@ -145,6 +148,8 @@ func (m *Model) poll() tea.Cmd {
 
 func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.fetching = false
+	m.journalProblem(problemSightings, msg.sawErr)
+	m.journalProblem(problemAudit, msg.auditErr)
 	if msg.err != nil {
 		m.fetchErr = msg.err
 		if m.backoff == 0 {
@@ -297,9 +302,17 @@ func (m *Model) persistDrafts() tea.Cmd {
 	}
 	m.savedDrafts = b
 	return func() tea.Msg {
-		_ = j.SaveDrafts(b)
-		return nil
+		return draftsSavedMsg{b: b, err: j.SaveDrafts(b)}
 	}
+}
+
+// onDraftsSaved reports a failed write of the drafts to the reviewer, and
+// writes them again at the next tick.
+func (m *Model) onDraftsSaved(msg draftsSavedMsg) {
+	if msg.err != nil && bytes.Equal(m.savedDrafts, msg.b) {
+		m.savedDrafts = nil
+	}
+	m.journalProblem(problemDrafts, msg.err)
 }
 
 // askQuit quits (drafts are kept for the next run), or asks first while a

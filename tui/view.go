@@ -87,8 +87,12 @@ func (m *Model) statusLines(w int) []string {
 	default:
 		conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + present.Age(m.lastUpdate, m.opts.Now()) + " ago"
 	}
+	mark := m.journalMark()
+	if mark != "" {
+		mark = m.st.err.Render(mark) + " · "
+	}
 	if m.status == "" {
-		return []string{ansi.Truncate(conn, w, "…")}
+		return []string{ansi.Truncate(mark+conn, w, "…")}
 	}
 	st := m.st.ok
 	if !m.statusOK {
@@ -111,6 +115,7 @@ func (m *Model) statusLines(w int) []string {
 	if m.fetchErr == nil {
 		conn = m.st.faint.Render(conn)
 	}
+	conn = mark + conn
 	last := len(lines) - 1
 	if ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
 		lines[last] += "  " + conn

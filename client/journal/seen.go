@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -51,12 +52,13 @@ func (j *Journal) Saw(its []client.Interrupt) error {
 		}
 	}
 	var lines [][]byte
+	var ids []string
 	now := time.Now().UTC()
 	for _, it := range its {
-		if j.seen[it.ID] {
+		if j.seen[it.ID] || slices.Contains(ids, it.ID) {
 			continue
 		}
-		j.seen[it.ID] = true
+		ids = append(ids, it.ID)
 		// The server's words, kept short (a title may be a 10 MB prompt) and
 		// without the configured secrets.
 		r := j.redact
@@ -74,7 +76,15 @@ func (j *Journal) Saw(its []client.Interrupt) error {
 	if st, err := os.Stat(path); err == nil && st.Size() > maxSeen {
 		j.trimSeen(path)
 	}
-	return appendLines(path, lines, false)
+	// Marked seen once written: what could not be written is tried again
+	// at the next listing.
+	if err := appendLines(path, lines, false); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		j.seen[id] = true
+	}
+	return nil
 }
 
 // Sightings returns the recorded sightings whose id starts with prefix.

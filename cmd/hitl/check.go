@@ -97,7 +97,8 @@ func forgetCmd(e *env) *cobra.Command {
 // printUnknown lists decisions whose outcome is unknown, below the inbox.
 func printUnknown(e *env, a *app) {
 	open, err := a.journal.Unresolved(a.backend.Server())
-	if err != nil || len(open) == 0 {
+	a.journalWarn(err, "decisions of unknown outcome are not listed")
+	if len(open) == 0 {
 		return
 	}
 	fmt.Fprintf(e.stdout, "\nOutcome unknown (hitl check ID looks again):\n")

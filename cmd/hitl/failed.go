@@ -37,7 +37,8 @@ func (a *app) failures(ctx context.Context) (list []failedThread, total int, ok 
 	if err != nil {
 		return nil, 0, true, err
 	}
-	hist, _ := a.journal.History()
+	hist, err := a.journal.History()
+	a.journalWarn(err, "the failed runs are listed without the decisions this machine sent them")
 	list = make([]failedThread, len(fs))
 	for i, f := range fs {
 		list[i] = failedThread{Failure: f, Sent: present.LastSent(hist, a.backend.Server(), f.ThreadID)}

@@ -222,16 +222,7 @@ func (a *app) pendingProgress(ctx context.Context, report func(client.Progress))
 	if err != nil {
 		return nil, err
 	}
-	// As app.pending does.
-	_ = a.journal.Saw(all)
-	handled := a.journal.Handled()
-	out := all[:0]
-	for _, it := range all {
-		if !handled[it.ID] {
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return a.unhandled(all), nil
 }
 
 func conversationCmd(e *env) *cobra.Command {

@@ -38,6 +38,8 @@ type app struct {
 	settings *config.Settings
 	backend  client.Backend
 	journal  *journal.Journal
+	stderr   io.Writer       // for warnings (journalWarn)
+	warned   map[string]bool // the warnings said already
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -138,7 +140,7 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if r, ok := b.(interface{ Redact(string) string }); ok { // every backend on transport.Conn
 		j.SetRedactor(r.Redact)
 	}
-	return &app{settings: s, backend: b, journal: j}, nil
+	return &app{settings: s, backend: b, journal: j, stderr: e.stderr}, nil
 }
 
 // hideSecrets makes everything printed from now on hide the credentials the
@@ -155,7 +157,13 @@ func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = a.journal.Saw(all)
+	return a.unhandled(all), nil
+}
+
+// unhandled records all as seen and returns those this machine has not
+// handled.
+func (a *app) unhandled(all []client.Interrupt) []client.Interrupt {
+	a.saw(all)
 	handled := a.journal.Handled()
 	out := all[:0]
 	for _, it := range all {
@@ -163,7 +171,30 @@ func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
 			out = append(out, it)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// saw records the interrupts listed (journal.Saw), saying so when it
+// cannot.
+func (a *app) saw(all []client.Interrupt) {
+	a.journalWarn(a.journal.Saw(all), "one of them answered elsewhere may later be reported as unknown")
+}
+
+// journalWarn says on stderr, once per problem (watch lists again and
+// again), what the state folder failed to do and what it means.
+func (a *app) journalWarn(err error, meaning string) {
+	if err == nil || a.stderr == nil {
+		return
+	}
+	msg := fmt.Sprintf("%v: %s; free some space or fix the state folder's permissions (hitl config show names it)", err, meaning)
+	if a.warned[msg] {
+		return
+	}
+	if a.warned == nil {
+		a.warned = map[string]bool{}
+	}
+	a.warned[msg] = true
+	fmt.Fprintln(a.stderr, "hitl: warning:", msg)
 }
 
 // pipeline is the decision pipeline on this app's backend and journal.
@@ -210,7 +241,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
-	_ = a.journal.Saw(all)
+	a.saw(all)
 	handled := a.journal.Handled()
 	var out []client.Interrupt
 	seen := map[string]bool{}
@@ -360,10 +391,10 @@ func (a *app) threadOf(ctx context.Context, prefix string) (string, error) {
 	for _, s := range a.journal.Sightings("") {
 		add(s.ThreadID)
 	}
-	if h, err := a.journal.History(); err == nil {
-		for _, e := range h {
-			add(e.ThreadID)
-		}
+	h, err := a.journal.History()
+	a.journalWarn(err, "threads known only from this machine's decisions are not matched")
+	for _, e := range h {
+		add(e.ThreadID)
 	}
 	switch len(found) {
 	case 1:
