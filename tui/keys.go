@@ -8,7 +8,9 @@ import (
 	"charm.land/bubbles/v2/key"
 )
 
-// keyMap holds every binding; help and the key bar are built from it.
+// keyMap holds every binding; help and the key bar are built from it. Each
+// field is one action of the actions table below, which alone says its
+// name, default keys and help.
 type keyMap struct {
 	Up, Down, Open, Back, NextAction, PrevAction    key.Binding
 	Approve, Edit, Reject, Respond, Ignore          key.Binding
@@ -24,87 +26,100 @@ type keyMap struct {
 	PrevField, Toggle, ChoiceNext, ChoicePrev, Pick, RawJSON key.Binding
 }
 
+// action is one rebindable thing a key does.
+type action struct {
+	name  string                     // in the config file's keys: section
+	of    func(*keyMap) *key.Binding // its field
+	keys  []string                   // by default
+	shown string                     // how help writes the default keys
+	desc  string                     // what help says it does
+	group int                        // its column on the help screen (FullHelp)
+}
+
+// actions is the key map, defined once: the defaults, the names the config
+// file takes and the help screen's columns all come from it.
+var actions = []action{
+	{"up", func(k *keyMap) *key.Binding { return &k.Up }, []string{"k", "up"}, "↑/k", "up", 0},
+	{"down", func(k *keyMap) *key.Binding { return &k.Down }, []string{"j", "down"}, "↓/j", "down", 0},
+	{"page_down", func(k *keyMap) *key.Binding { return &k.PageDown }, []string{"pgdown", "ctrl+f"}, "pgdn", "page down", 0},
+	{"page_up", func(k *keyMap) *key.Binding { return &k.PageUp }, []string{"pgup", "ctrl+b"}, "pgup", "page up", 0},
+	{"top", func(k *keyMap) *key.Binding { return &k.Top }, []string{"home", "g"}, "g/home", "first", 0},
+	{"bottom", func(k *keyMap) *key.Binding { return &k.Bottom }, []string{"end", "G"}, "G/end", "last", 0},
+	{"open", func(k *keyMap) *key.Binding { return &k.Open }, []string{"enter"}, "enter", "open", 0},
+	{"back", func(k *keyMap) *key.Binding { return &k.Back }, []string{"esc"}, "esc", "back", 0},
+
+	{"scroll_down", func(k *keyMap) *key.Binding { return &k.ScrollDown }, []string{"J", "ctrl+d"}, "J", "scroll detail down", 1},
+	{"scroll_up", func(k *keyMap) *key.Binding { return &k.ScrollUp }, []string{"K", "ctrl+u"}, "K", "scroll detail up", 1},
+	{"next_action", func(k *keyMap) *key.Binding { return &k.NextAction }, []string{"tab"}, "tab", "next", 1},
+	{"prev_action", func(k *keyMap) *key.Binding { return &k.PrevAction }, []string{"shift+tab"}, "shift+tab", "previous", 1},
+	{"narrower", func(k *keyMap) *key.Binding { return &k.Narrower }, []string{"<"}, "<", "narrower list", 1},
+	{"wider", func(k *keyMap) *key.Binding { return &k.Wider }, []string{">"}, ">", "wider list", 1},
+
+	{"approve", func(k *keyMap) *key.Binding { return &k.Approve }, []string{"a"}, "a", "approve", 2},
+	{"edit", func(k *keyMap) *key.Binding { return &k.Edit }, []string{"e"}, "e", "edit", 2},
+	{"reject", func(k *keyMap) *key.Binding { return &k.Reject }, []string{"r"}, "r", "reject", 2},
+	{"respond", func(k *keyMap) *key.Binding { return &k.Respond }, []string{"f"}, "f", "respond", 2},
+	{"ignore", func(k *keyMap) *key.Binding { return &k.Ignore }, []string{"i"}, "i", "ignore", 2},
+	{"approve_all", func(k *keyMap) *key.Binding { return &k.ApproveAll }, []string{"A"}, "A", "approve all", 2},
+	{"submit", func(k *keyMap) *key.Binding { return &k.Submit }, []string{"s"}, "s", "submit", 2},
+	{"discard", func(k *keyMap) *key.Binding { return &k.Discard }, []string{"D"}, "D", "discard draft", 2},
+
+	{"confirm", func(k *keyMap) *key.Binding { return &k.Confirm }, []string{"y", "enter"}, "y/enter", "send", 3},
+	{"show_json", func(k *keyMap) *key.Binding { return &k.ShowJSON }, []string{"v"}, "v", "resume JSON", 3},
+	{"diff_mode", func(k *keyMap) *key.Binding { return &k.DiffMode }, []string{"t"}, "t", "unified/side-by-side", 3},
+	{"accept", func(k *keyMap) *key.Binding { return &k.Accept }, []string{"ctrl+s"}, "ctrl+s", "accept", 3},
+	{"external", func(k *keyMap) *key.Binding { return &k.External }, []string{"ctrl+e"}, "ctrl+e", "$EDITOR", 3},
+
+	{"filter", func(k *keyMap) *key.Binding { return &k.Filter }, []string{"/"}, "/", "filter", 4},
+	{"sort", func(k *keyMap) *key.Binding { return &k.Sort }, []string{"o"}, "o", "sort", 4},
+	{"refresh", func(k *keyMap) *key.Binding { return &k.Refresh }, []string{"R"}, "R", "refresh", 4},
+	{"check", func(k *keyMap) *key.Binding { return &k.Check }, []string{"C"}, "C", "check unknown", 4},
+	{"conversation", func(k *keyMap) *key.Binding { return &k.Conversation }, []string{"c"}, "c", "conversation", 4},
+	{"history", func(k *keyMap) *key.Binding { return &k.History }, []string{"H"}, "H", "history", 4},
+	{"failures", func(k *keyMap) *key.Binding { return &k.Failures }, []string{"E"}, "E", "failed runs", 4},
+
+	{"help", func(k *keyMap) *key.Binding { return &k.Help }, []string{"?"}, "?", "help", 5},
+	{"quit", func(k *keyMap) *key.Binding { return &k.Quit }, []string{"q"}, "q", "quit", 5},
+	{"force_quit", func(k *keyMap) *key.Binding { return &k.ForceQuit }, []string{"ctrl+c"}, "ctrl+c", "quit now", 5},
+	{"suspend", func(k *keyMap) *key.Binding { return &k.Suspend }, []string{"ctrl+z"}, "ctrl+z", "suspend", 5},
+	{"yes", func(k *keyMap) *key.Binding { return &k.Yes }, []string{"y"}, "y", "yes", -1},
+
+	{"pause_run", func(k *keyMap) *key.Binding { return &k.PauseRun }, []string{"P"}, "P", "pause run", 6},
+	{"resume_run", func(k *keyMap) *key.Binding { return &k.ResumeRun }, []string{"U"}, "U", "resume run", 6},
+	{"cancel_run", func(k *keyMap) *key.Binding { return &k.CancelRun }, []string{"X"}, "X", "cancel run", 6},
+
+	{"next_field", func(k *keyMap) *key.Binding { return &k.NextField }, []string{"tab"}, "tab", "next field", 7},
+	{"prev_field", func(k *keyMap) *key.Binding { return &k.PrevField }, []string{"shift+tab"}, "shift+tab", "previous field", 7},
+	{"toggle", func(k *keyMap) *key.Binding { return &k.Toggle }, []string{"space"}, "space", "toggle", 7},
+
+	{"choice_prev", func(k *keyMap) *key.Binding { return &k.ChoicePrev }, []string{"left", "h", "k"}, "←/k", "previous choice", 8},
+	{"choice_next", func(k *keyMap) *key.Binding { return &k.ChoiceNext }, []string{"right", "l", "j"}, "→/j", "next choice", 8},
+	{"pick", func(k *keyMap) *key.Binding { return &k.Pick }, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "pick", 8},
+	{"raw_json", func(k *keyMap) *key.Binding { return &k.RawJSON }, []string{"ctrl+j"}, "ctrl+j", "as JSON", 8},
+}
+
 func defaultKeys() keyMap {
-	b := func(keys []string, k, help string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, help))
+	var k keyMap
+	for _, a := range actions {
+		*a.of(&k) = key.NewBinding(key.WithKeys(a.keys...), key.WithHelp(a.shown, a.desc))
 	}
-	return keyMap{
-		Up:           b([]string{"k", "up"}, "↑/k", "up"),
-		Down:         b([]string{"j", "down"}, "↓/j", "down"),
-		Open:         b([]string{"enter"}, "enter", "open"),
-		Back:         b([]string{"esc"}, "esc", "back"),
-		NextAction:   b([]string{"tab"}, "tab", "next"),
-		PrevAction:   b([]string{"shift+tab"}, "shift+tab", "previous"),
-		Approve:      b([]string{"a"}, "a", "approve"),
-		Edit:         b([]string{"e"}, "e", "edit"),
-		Reject:       b([]string{"r"}, "r", "reject"),
-		Respond:      b([]string{"f"}, "f", "respond"),
-		Ignore:       b([]string{"i"}, "i", "ignore"),
-		ApproveAll:   b([]string{"A"}, "A", "approve all"),
-		Submit:       b([]string{"s"}, "s", "submit"),
-		Confirm:      b([]string{"y", "enter"}, "y/enter", "send"),
-		ShowJSON:     b([]string{"v"}, "v", "resume JSON"),
-		DiffMode:     b([]string{"t"}, "t", "unified/side-by-side"),
-		Filter:       b([]string{"/"}, "/", "filter"),
-		Sort:         b([]string{"o"}, "o", "sort"),
-		Refresh:      b([]string{"R"}, "R", "refresh"),
-		Conversation: b([]string{"c"}, "c", "conversation"),
-		History:      b([]string{"H"}, "H", "history"),
-		Help:         b([]string{"?"}, "?", "help"),
-		Quit:         b([]string{"q"}, "q", "quit"),
-		ForceQuit:    b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
-		ScrollDown:   b([]string{"J", "ctrl+d"}, "J", "scroll detail down"),
-		ScrollUp:     b([]string{"K", "ctrl+u"}, "K", "scroll detail up"),
-		PageDown:     b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
-		PageUp:       b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
-		Top:          b([]string{"home", "g"}, "g/home", "first"),
-		Bottom:       b([]string{"end", "G"}, "G/end", "last"),
-		Suspend:      b([]string{"ctrl+z"}, "ctrl+z", "suspend"),
-		Narrower:     b([]string{"<"}, "<", "narrower list"),
-		Wider:        b([]string{">"}, ">", "wider list"),
-		Accept:       b([]string{"ctrl+s"}, "ctrl+s", "accept"),
-		External:     b([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
-		NextField:    b([]string{"tab"}, "tab", "next field"),
-		PauseRun:     b([]string{"P"}, "P", "pause run"),
-		ResumeRun:    b([]string{"U"}, "U", "resume run"),
-		CancelRun:    b([]string{"X"}, "X", "cancel run"),
-		Check:        b([]string{"C"}, "C", "check unknown"),
-		Yes:          b([]string{"y"}, "y", "yes"),
-		PrevField:    b([]string{"shift+tab"}, "shift+tab", "previous field"),
-		Toggle:       b([]string{"space"}, "space", "toggle"),
-		ChoiceNext:   b([]string{"right", "l", "j"}, "→/j", "next choice"),
-		ChoicePrev:   b([]string{"left", "h", "k"}, "←/k", "previous choice"),
-		Pick:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "pick"),
-		RawJSON:      b([]string{"ctrl+j"}, "ctrl+j", "as JSON"),
-		Discard:      b([]string{"D"}, "D", "discard draft"),
-		Failures:     b([]string{"E"}, "E", "failed runs"),
-	}
+	return k
 }
 
 // bindings names every binding for the config file's `keys:` section.
 func (k *keyMap) bindings() map[string]*key.Binding {
-	return map[string]*key.Binding{
-		"up": &k.Up, "down": &k.Down, "open": &k.Open, "back": &k.Back,
-		"next_action": &k.NextAction, "prev_action": &k.PrevAction,
-		"approve": &k.Approve, "edit": &k.Edit, "reject": &k.Reject, "respond": &k.Respond, "ignore": &k.Ignore,
-		"approve_all": &k.ApproveAll, "submit": &k.Submit, "confirm": &k.Confirm, "show_json": &k.ShowJSON,
-		"diff_mode": &k.DiffMode, "filter": &k.Filter, "sort": &k.Sort, "refresh": &k.Refresh,
-		"conversation": &k.Conversation, "history": &k.History, "help": &k.Help, "quit": &k.Quit,
-		"scroll_down": &k.ScrollDown, "scroll_up": &k.ScrollUp, "accept": &k.Accept, "external": &k.External,
-		"pause_run": &k.PauseRun, "resume_run": &k.ResumeRun, "cancel_run": &k.CancelRun, "check": &k.Check, "yes": &k.Yes,
-		"page_down": &k.PageDown, "page_up": &k.PageUp, "top": &k.Top, "bottom": &k.Bottom, "suspend": &k.Suspend,
-		"narrower": &k.Narrower, "wider": &k.Wider,
-		"prev_field": &k.PrevField, "toggle": &k.Toggle, "choice_next": &k.ChoiceNext, "choice_prev": &k.ChoicePrev,
-		"pick": &k.Pick, "raw_json": &k.RawJSON, "discard": &k.Discard, "failures": &k.Failures,
+	out := make(map[string]*key.Binding, len(actions))
+	for _, a := range actions {
+		out[a.name] = a.of(k)
 	}
+	return out
 }
 
 // KeyNames lists the names the config file's `keys:` section takes.
 func KeyNames() []string {
-	var k keyMap
-	names := make([]string, 0, 32)
-	for n := range k.bindings() {
-		names = append(names, n)
+	names := make([]string, 0, len(actions))
+	for _, a := range actions {
+		names = append(names, a.name)
 	}
 	sort.Strings(names)
 	return names
@@ -135,15 +150,15 @@ func (k keyMap) ShortHelp() []key.Binding {
 }
 
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Open, k.Back},
-		{k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction, k.Narrower, k.Wider},
-		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.Discard},
-		{k.Confirm, k.ShowJSON, k.DiffMode, k.Accept, k.External},
-		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History, k.Failures},
-		{k.Help, k.Quit, k.ForceQuit, k.Suspend},
-		{k.PauseRun, k.ResumeRun, k.CancelRun},
-		{k.NextField, k.PrevField, k.Toggle},
-		{k.ChoicePrev, k.ChoiceNext, k.Pick, k.RawJSON},
+	var out [][]key.Binding
+	for _, a := range actions {
+		if a.group < 0 {
+			continue // said where it is asked (a prompt's "y")
+		}
+		for len(out) <= a.group {
+			out = append(out, nil)
+		}
+		out[a.group] = append(out[a.group], *a.of(&k))
 	}
+	return out
 }
