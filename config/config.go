@@ -34,7 +34,7 @@ const DefaultPollInterval = 2 * time.Second
 type File struct {
 	DefaultProfile string              `yaml:"default_profile"`
 	Profiles       map[string]*Profile `yaml:"profiles"`
-	// Keys rebinds the reviewer's keys: action name -> keys (see README).
+	// Keys rebinds the reviewer's keys: action name -> keys (docs/config.md).
 	Keys map[string][]string `yaml:"keys"`
 	// Warnings are problems that do not stop hitl (a secret in a file others
 	// can read), each saying how to fix it; the caller shows them once.

@@ -506,7 +506,7 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 // errAlreadyPrinted marks an error whose message went out already.
 var errAlreadyPrinted = errors.New("")
 
-// resultExit is the exit code and error of a result (see the README).
+// resultExit is the exit code and error of a result (hitl help exit-codes).
 func resultExit(r *decide.Result) (int, error) {
 	switch r.Kind {
 	case decide.Sent:

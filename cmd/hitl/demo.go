@@ -28,9 +28,9 @@ with scripted agents that keep asking for decisions (tool calls, questions,
 free-text prompts, Agent Inbox requests, parallel interrupts, a breakpoint, and
 a payload hiding escape sequences), and opens the reviewer on it.
 
---backend rest serves the REST HITL API of seed 004 (runs walking through
+--backend rest serves the REST HITL API (runs walking through
 information, payload and response review); --backend events serves the
-event-stream coordinator protocol (see the README).
+event-stream coordinator protocol (docs/backends.md in the repository).
 
 With --serve it runs only the server and prints its URL, for hitl list, hitl
 watch or any LangGraph client. Decisions made in the demo are kept apart from

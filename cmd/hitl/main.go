@@ -19,7 +19,7 @@ var (
 	date    = "unknown"
 )
 
-// Exit codes, as documented in the README.
+// Exit codes, as hitl help exit-codes (help.go) documents them.
 const (
 	exitOK      = 0
 	exitError   = 1
@@ -58,10 +58,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: getenv}
 	root := newRoot(e)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	// Cobra's own output (help, usage, completions) goes the same way.
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK

@@ -143,6 +143,7 @@ func manCmd(e *env) *cobra.Command {
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true
+			root.Long += manSections()
 			return doc.GenManTree(root, &doc.GenManHeader{Title: "HITL", Section: "1", Source: "hitl " + version}, args[0])
 		},
 	}

@@ -46,7 +46,7 @@ prints the pending interrupts only, as a JSON array; --failed the failed threads
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of interrupts (documented in the README)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of interrupts (its fields: docs/commands.md)")
 	cmd.Flags().BoolVar(&failed, "failed", false, "list only the threads whose last run failed")
 	return cmd
 }

@@ -50,7 +50,8 @@ func newRoot(e *env) *cobra.Command {
 reject, respond), shows them exactly, and sends the resume value the graph expects.
 
 With no subcommand it opens the reviewer (a terminal UI); the subcommands do the
-same from scripts. See the README for the config file and exit codes.`,
+same from scripts. hitl help config, hitl help environment and hitl help
+exit-codes say how to set it up and what its exit status means.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// "hitl lst": did you mean list? (cobra sets this only on its own path)
@@ -85,6 +86,12 @@ same from scripts. See the README for the config file and exit codes.`,
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
 		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e),
 	)
+	// Cobra's own output (help, usage, completions) goes the way of hitl's,
+	// set before withHelp makes the completion command (which keeps it).
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	withHelp(root)
 	e.withCompletion(root)
 	return root
 }
