@@ -59,7 +59,7 @@ type Profile struct {
 	Timeout        Duration          `yaml:"timeout"`
 	Reviewer       string            `yaml:"reviewer"`
 	// EditDialect is "edited_action" (the middleware's own) or
-	// "edited_args" (for backends built like seed 003).
+	// "edited_args" (for backends whose frontends send edits that way).
 	EditDialect        string `yaml:"edit_dialect"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
 	Bell               *bool  `yaml:"bell"`
@@ -467,7 +467,7 @@ func yamlMessage(err error) string {
 		if sub[2] == "Profile" {
 			where = "in a profile"
 		}
-		return fmt.Sprintf("unknown setting %q %s (the README lists the settings)", sub[1], where)
+		return fmt.Sprintf("unknown setting %q %s (hitl help config shows them; docs/config.md lists them all)", sub[1], where)
 	})
 	return strings.TrimSpace(strings.ReplaceAll(msg, "\n  ", "; "))
 }

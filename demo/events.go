@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// EventsServer serves hitl's event-stream coordinator protocol (see the
-// README): GET /hitl/pending, GET /hitl/events (SSE with Last-Event-ID
+// EventsServer serves hitl's event-stream coordinator protocol (see
+// docs/backends.md): GET /hitl/pending, GET /hitl/events (SSE with Last-Event-ID
 // replay), POST /hitl/respond. Scripted agents ask; a response resolves the
 // request and every reviewer is told with hitl_answered.
 type EventsServer struct {

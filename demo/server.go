@@ -4,7 +4,7 @@
 // `hitl demo` runs it; the Go tests use it as a fast, faithful backend.
 //
 // Where it differs from the real server, the difference is written down in
-// the README and tested by the conformance suite in client/langgraph.
+// docs/backends.md and tested by the conformance suite in client/langgraph.
 package demo
 
 import (

@@ -11,22 +11,22 @@ import (
 	"charm.land/bubbles/v2/key"
 )
 
-// TestREADMENamesEveryKeyAction keeps the README's list of rebindable key
+// TestDocsNameEveryKeyAction keeps docs/config.md's list of rebindable key
 // actions the one the config file takes: a name missing there cannot be
 // found, and a name listed that is not an action is refused at start.
-func TestREADMENamesEveryKeyAction(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocsNameEveryKeyAction(t *testing.T) {
+	doc, err := os.ReadFile("../docs/config.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("Names: `([^`]*)`").FindSubmatch(readme)
+	m := regexp.MustCompile("Names: `([^`]*)`").FindSubmatch(doc)
 	if m == nil {
-		t.Fatal("README has no `Names: ...` list of key actions")
+		t.Fatal("docs/config.md has no `Names: ...` list of key actions")
 	}
 	got := strings.Join(strings.Fields(string(m[1])), " ")
 	want := strings.Join(KeyNames(), " ")
 	if got != want {
-		t.Fatalf("README lists key actions\n  %s\nthe config takes\n  %s", got, want)
+		t.Fatalf("docs/config.md lists key actions\n  %s\nthe config takes\n  %s", got, want)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package events speaks hitl's small open protocol for event-based HITL
 // coordinators (seed 001): agents publish hitl_asked / hitl_answered events
 // carrying a request_id on a Server-Sent Events stream, list what is pending,
-// and take a response for a request_id. The README documents it with
+// and take a response for a request_id. docs/backends.md documents it with
 // examples; package demo serves it.
 //
 //	GET  /hitl/pending   -> [{"request_id","agent","session_id","created_at","data"}]

@@ -3,7 +3,7 @@
 // response review), decided with POST /api/hitl/run/{run_id}/approve.
 //
 // No public server implements this API; the shapes hitl reads and sends are
-// documented in the README and served by the fake in package demo.
+// documented in docs/backends.md and served by the fake in package demo.
 package rest
 
 import (
