@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/journal"
 )
 
@@ -75,5 +77,25 @@ func TestJournalReadAndWriteErrorsAreReported(t *testing.T) {
 	}
 	if got := j.Sightings("aaaa"); len(got) != 1 {
 		t.Fatalf("the sighting was not written once the folder worked: %v", got)
+	}
+}
+
+// An audit log that cannot be read while failed runs are shown: they are
+// shown, without this machine's decisions, and that is said.
+func TestFailedRunsWithAnUnreadableAuditLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block(t, dir, "audit.jsonl")
+	fb := fake.New()
+	fb.SetFailures(client.Failure{ThreadID: "thread-crashed", GraphID: "agent", UpdatedAt: t0.Add(-time.Hour)})
+	h := newHarnessWith(t, 200, 30, nil, fb, j)
+	h.b = fb
+	h.wantScreen("✗ 1 thread(s) whose run failed", "✗ audit log unreadable")
+	if !strings.Contains(h.m.status, "hitl could not read its audit log") {
+		t.Fatalf("status: %q", h.m.status)
 	}
 }
