@@ -15,8 +15,13 @@ import (
 	"github.com/hitl-sh/hitl/internal/testrun"
 )
 
-// TestMain runs several tests at once (see testrun).
-func TestMain(m *testing.M) { testrun.Main(m) }
+// TestMain runs several tests at once (see testrun), then stops the
+// tests' tmux server and removes its socket.
+func TestMain(m *testing.M) {
+	code := testrun.Run(m)
+	tmuxCleanup()
+	os.Exit(code)
+}
 
 // testEnv is one test's environment variables.
 type testEnv struct {

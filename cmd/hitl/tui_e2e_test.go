@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,16 +26,36 @@ type tmuxTUI struct {
 	session string
 }
 
-// tmuxSocket is this test process's own tmux server: the tests never touch
-// the developer's sessions, nor the one $TMUX names.
-var tmuxSocket = fmt.Sprintf("hitl-test-%d", os.Getpid())
+// tmuxSocket is this test process's own tmux server, in a folder of its
+// own: the tests never touch the developer's sessions, nor the one $TMUX
+// names, and leave no socket behind (tmuxCleanup).
+var tmuxSocket = sync.OnceValue(func() string {
+	dir, err := os.MkdirTemp("", "hitl-tmux-")
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Join(dir, "socket")
+})
+
+var tmuxUsed atomic.Bool
 
 // tmux runs a tmux command on the tests' own server, in an environment
 // without the developer's variables (a session it starts inherits it).
 func tmux(args ...string) *exec.Cmd {
-	c := exec.Command("tmux", append([]string{"-L", tmuxSocket, "-f", "/dev/null"}, args...)...)
+	tmuxUsed.Store(true)
+	c := exec.Command("tmux", append([]string{"-S", tmuxSocket(), "-f", "/dev/null"}, args...)...)
 	c.Env = []string{"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color"}
 	return c
+}
+
+// tmuxCleanup stops the tests' tmux server, if one ran, and removes its
+// folder.
+func tmuxCleanup() {
+	if !tmuxUsed.Load() {
+		return
+	}
+	_ = tmux("kill-server").Run()
+	_ = os.RemoveAll(filepath.Dir(tmuxSocket()))
 }
 
 func startTUI(t *testing.T, s *server, w, h int, env ...string) *tmuxTUI {

@@ -13,13 +13,17 @@ import (
 // The default (one per core) leaves a small machine idle while tests wait.
 const Parallel = 8
 
-// Main runs the tests, Parallel of them at once unless -parallel is given.
-func Main(m *testing.M) {
+// Main runs the tests, Parallel of them at once unless -parallel is given,
+// and exits.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain that cleans up after.
+func Run(m *testing.M) int {
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
 		_ = flag.Set("test.parallel", strconv.Itoa(Parallel))
 	}
-	os.Exit(m.Run())
+	return m.Run()
 }
