@@ -58,8 +58,9 @@ type execJob struct {
 
 // newExecHook checks the command line: command is split into argv without
 // a shell; shellCmd (--exec-shell) runs under /bin/sh -c. At most one of
-// them is set; neither: no hook (nil).
-func newExecHook(command, shellCmd string, timeout time.Duration, stderr io.Writer) (*execHook, error) {
+// them is set; neither: no hook (nil). environ is watch's environment,
+// which the command gets without hitl's credentials (nil: os.Environ).
+func newExecHook(command, shellCmd string, timeout time.Duration, stderr io.Writer, environ func() []string) (*execHook, error) {
 	var argv []string
 	switch {
 	case command != "" && shellCmd != "":
@@ -86,7 +87,10 @@ func newExecHook(command, shellCmd string, timeout time.Duration, stderr io.Writ
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return nil, usageErr("--exec: cannot run %q: %v", argv[0], err)
 	}
-	return &execHook{argv: argv, line: command + shellCmd, timeout: timeout, stderr: stderr, environ: os.Environ}, nil
+	if environ == nil {
+		environ = os.Environ
+	}
+	return &execHook{argv: argv, line: command + shellCmd, timeout: timeout, stderr: stderr, environ: environ}, nil
 }
 
 // start runs the workers until ctx ends; stop waits for them.

@@ -55,7 +55,13 @@ func nothingErr(format string, a ...any) error {
 
 // run is the whole program, callable from tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: getenv}
+	return runIn(ctx, args, stdin, stdout, stderr, getenv, os.Environ)
+}
+
+// runIn is run with the whole environment given too (watch --exec passes
+// it on).
+func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, environ func() []string) int {
+	e := &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: getenv, environ: environ}
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

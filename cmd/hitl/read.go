@@ -113,7 +113,7 @@ on stderr and watch goes on.`,
 			if interval <= 0 {
 				interval = a.settings.PollInterval
 			}
-			hook, err := newExecHook(execArgv, execShell, execTimeout, e.stderr)
+			hook, err := newExecHook(execArgv, execShell, execTimeout, e.stderr, e.environ)
 			if err != nil {
 				return err
 			}

@@ -29,6 +29,9 @@ type env struct {
 	// stdout and stderr make everything written to them inert (termOut).
 	stdout, stderr *termOut
 	getenv         func(string) string
+	// environ is the whole environment, for the commands watch --exec
+	// runs (os.Environ; a test's own in tests).
+	environ func() []string
 
 	flags config.Overrides
 }

@@ -23,7 +23,8 @@ func (s *server) watching(args ...string) (stdout, stderr *syncBuffer) {
 	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, append([]string{"--url", s.url, "watch", "--interval", "200ms"}, args...), strings.NewReader(""), stdout, stderr, envOf(s.t).getenv)
+		te := envOf(s.t)
+		done <- runIn(ctx, append([]string{"--url", s.url, "watch", "--interval", "200ms"}, args...), strings.NewReader(""), stdout, stderr, te.getenv, func() []string { return te.environ() })
 	}()
 	s.t.Cleanup(func() {
 		cancel()
@@ -112,7 +113,9 @@ func TestRealWatchExecGetsTheJSONAndNoShell(t *testing.T) {
 			t.Fatalf("stdin:\n%s\nwatch printed:\n%s", got, line)
 		}
 		env, _ := os.ReadFile(filepath.Join(dir, id+".env"))
-		for _, want := range []string{"HITL_INTERRUPT_ID=" + id, "HITL_THREAD_ID=" + th, "HITL_GRAPH_ID=" + graph, "HITL_SCHEMA=raw"} {
+		// watch's environment is passed on: the test's own, not the shell's.
+		for _, want := range []string{"HITL_INTERRUPT_ID=" + id, "HITL_THREAD_ID=" + th, "HITL_GRAPH_ID=" + graph, "HITL_SCHEMA=raw",
+			"HITL_CONFIG=" + envOf(t).getenv("HITL_CONFIG")} {
 			if !strings.Contains(string(env), want+"\n") {
 				t.Fatalf("env lacks %s:\n%s", want, env)
 			}
@@ -124,7 +127,7 @@ func TestRealWatchExecGetsTheJSONAndNoShell(t *testing.T) {
 			t.Fatal("pwned exists: a payload reached a shell")
 		}
 		// The command line is argv, not shell: ';' is a character of it.
-		if _, err := newExecHook("echo a;touch "+pwned, "", time.Second, io.Discard); err != nil {
+		if _, err := newExecHook("echo a;touch "+pwned, "", time.Second, io.Discard, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
