@@ -167,8 +167,10 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	shown := m.onScreen()
 	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
 	var lookUp tea.Cmd
-	if shown != nil && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID] {
-		lookUp = m.lookUpWinner(*shown) // gone, and not by this reviewer's hand
+	// Gone, and not by this reviewer's hand: while a decision is being
+	// sent, the one that took it may be the reviewer's own (its result says).
+	if shown != nil && !m.sending && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID] {
+		lookUp = m.lookUpWinner(*shown)
 	}
 	if moved {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)

@@ -64,6 +64,11 @@ func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
 // onWinner says what became of an interrupt that left the screen, where
 // the reviewer is looking: the status line, and an open editor or form.
 func (m *Model) onWinner(msg winnerMsg) {
+	// A look-up that crossed the reviewer's own send: its result, not this
+	// answer, says what became of the interrupt.
+	if m.sending || m.items.handled[msg.id] {
+		return
+	}
 	var text string
 	switch msg.standing.Presence {
 	case client.Answered:
