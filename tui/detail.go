@@ -259,7 +259,15 @@ func (lo look) detail(in detailInput, w int) string {
 			marker = "▸ "
 		}
 		head := fmt.Sprintf("%sAction %d/%d  %s", marker, i+1, len(it.Actions), safe(a.Name))
-		line(st.bold.Render(head) + "  " + st.faint.Render("allowed: "+typesText(a.Allowed)))
+		allowed := "allowed: " + typesText(a.Allowed)
+		if ansi.StringWidth(head+"  "+allowed) <= w {
+			line(st.bold.Render(head) + "  " + st.faint.Render(allowed))
+		} else {
+			// Too wide for one line: the allowed decisions on their own
+			// line, whole (a cut list would read as fewer choices).
+			line(st.bold.Render(wrap(head)))
+			line(indentBlock(st.faint.Render(ansi.Wrap(allowed, max(w-4, 10), " ")), "    "))
+		}
 		if d != nil && d.decisions[i] != nil {
 			line(indentBlock(lo.decisionText("decision: ", d.decisions[i], w-2), "  "))
 		}
@@ -278,7 +286,7 @@ func (lo look) detail(in detailInput, w int) string {
 	}
 	if len(it.Actions) == 0 {
 		line("")
-		line(st.faint.Render("allowed: " + typesText(it.Allowed)))
+		line(st.faint.Render(wrap("allowed: " + typesText(it.Allowed))))
 		if d != nil && d.decisions[0] != nil {
 			line(lo.decisionText("decision: ", d.decisions[0], w))
 		}
@@ -310,7 +318,23 @@ func (lo look) detail(in detailInput, w int) string {
 			line(st.faint.Render(name(lo.keys.Conversation) + " shows the conversation"))
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return wrapLong(strings.TrimRight(b.String(), "\n"), w)
+}
+
+// wrapLong wraps every line wider than w: the panes that show text cut
+// what is wider than they are, without a mark, so nothing may reach them
+// wider (the last guard; each part wraps its own lines better).
+func wrapLong(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Hardwrap(ansi.Wrap(l, w, " "), w, true)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // decisionText is a decision after label, wrapped to w: a message of

@@ -266,7 +266,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 		if m.failed.total > len(fs) {
 			line(m.st.faint.Render(fmt.Sprintf("… and %d older (hitl list --failed lists them)", m.failed.total-len(fs))))
 		}
-		return b.String()
+		return wrapLong(b.String(), w)
 	}
 	f := s.current(m)
 	if f == nil {
@@ -308,7 +308,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 		line(m.st.bold.Render("The interrupt it holds"))
 		line(m.look().detail(m.detailInput(it), w))
 	}
-	return b.String()
+	return wrapLong(b.String(), w)
 }
 
 func (s *failuresScreen) hints(m *Model) []hint {
