@@ -36,7 +36,7 @@ func TestFailedRunScreenWraps(t *testing.T) {
 	h := newHarness(t, 60, 20)
 	ops := fixture(t, "middleware-js-ops", idOps, time.Minute)
 	h.b.SetFailures(client.Failure{ThreadID: ops.ThreadID, GraphID: "ops", UpdatedAt: t0.Add(-time.Minute),
-		Error: "GraphRecursionError: Recursion limit of 25 reached without hitting a stop condition. You can increase the limit by setting the recursion_limit config key.",
+		Error:      "GraphRecursionError: Recursion limit of 25 reached without hitting a stop condition. You can increase the limit by setting the recursion_limit config key.",
 		Interrupts: []client.Interrupt{ops}})
 	h.m.failed.now = true
 	h.run(h.m.fetch(false))
