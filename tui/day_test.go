@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/demo"
 )
 
 // Nothing in the detail is wider than the pane: the pane would cut it
@@ -52,4 +58,87 @@ func TestFailedRunScreenWraps(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ctrl+e in an arguments form opens the arguments in $EDITOR; what is
+// saved there is what the confirm screen shows and what the tool runs with.
+func TestFormCtrlEEditsTheArgumentsInEditor(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	if _, err := srv.Spawn("support", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "refund"}}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, thread := "", ""
+	for _, it := range its {
+		if it.GraphID == "support" {
+			id, thread = it.ID, it.ThreadID
+		}
+	}
+	h := newHarnessOn(t, 80, 24, nil, b)
+	h.m.items.selected = id
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("enter", "e")
+	h.wantScreen("Arguments of issue_refund", "amount *  number")
+	h.keys("ctrl+e")
+	ed, ok := h.m.top().(*editorScreen)
+	if !ok || ed.kind != editArgs {
+		t.Fatalf("ctrl+e in the form did not open the arguments:\n%s", h.screen())
+	}
+	if !strings.Contains(ed.fields[0].Value(), `"order_id": "A-1001"`) {
+		t.Fatalf("the editor does not hold the arguments: %q", ed.fields[0].Value())
+	}
+	// What the external editor saved comes back as this message.
+	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": 7, "currency": "EUR", "reason": "saved in vi"}` + "\n"})
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?", `+   "amount": [7]`, "saved in vi")
+	h.keys("y")
+	h.wantScreen("Sent edit for " + id[:8])
+	resp, err := http.Get(srv.URL() + "/threads/" + thread + "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	state, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(state), `ran issue_refund {\"order_id\":\"A-1001\",\"amount\":7,\"currency\":\"EUR\",\"reason\":\"saved in vi\"}`) {
+		t.Fatalf("the tool did not run with what was saved:\n%s", state)
+	}
+}
+
+// With neither $VISUAL nor $EDITOR set, ctrl+e runs vi, as git does.
+func TestExternalEditorFallsBackToVi(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	if got := h.m.editorCommand(); got != "vi" {
+		t.Fatalf("editor %q", got)
+	}
+	h.keys("enter", "e", "ctrl+e")
+	if strings.Contains(h.screen(), "no external editor") {
+		t.Fatalf("ctrl+e refused:\n%s", h.screen())
+	}
+}
+
+// A problem under a field goes once the field is changed.
+func TestFormClearsAProblemOnceFilled(t *testing.T) {
+	h := newHarness(t, 80, 24, schemaFixture(t, "form-zod", idForm, time.Minute))
+	h.keys("enter", "f", "2", "tab")
+	h.msg(space())
+	h.keys("tab", "ctrl+s")
+	h.wantScreen("✗ required")
+	h.typeText("5")
+	if s := h.screen(); strings.Contains(s, "✗") {
+		t.Fatalf("the filled field still shows its problem:\n%s", s)
+	}
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?")
 }
