@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -239,7 +241,14 @@ func WinnerText(w *client.Winner) string {
 		parts = append(parts, "at "+w.At.Local().Format("15:04:05"))
 	}
 	if len(w.Value) > 0 {
-		v := inert.Line(string(w.Value))
+		// One line, as JSON is written compactly: the value's own line
+		// breaks and indent would read as \n and runs of spaces.
+		raw := []byte(w.Value)
+		var c bytes.Buffer
+		if json.Compact(&c, raw) == nil {
+			raw = c.Bytes()
+		}
+		v := inert.Line(string(raw))
 		if r := []rune(v); len(r) > 120 {
 			v = fmt.Sprintf("%s… (%d more characters)", string(r[:117]), len(r)-117)
 		}
