@@ -142,3 +142,38 @@ func TestFormClearsAProblemOnceFilled(t *testing.T) {
 	h.keys("ctrl+s")
 	h.wantScreen("Send this?")
 }
+
+// `/` finds what a [raw] row shows: its summary is read from its value.
+func TestFilterMatchesTheRawSummary(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "raw", idQ, time.Minute), fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.wantScreen("kind: budget_check")
+	h.keys("/")
+	h.typeText("kind: budget")
+	h.keys("enter")
+	h.wantScreen("1 shown", "kind: budget_check")
+}
+
+// In a narrow window the summary keeps its room: the graph column goes
+// first, then the badge.
+func TestNarrowInboxDropsGraphBeforeSummary(t *testing.T) {
+	email := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	email.GraphID = "graphname"
+	for _, c := range []struct {
+		w            int
+		graph, badge bool
+	}{{90, true, true}, {80, true, true}, {60, false, true}, {50, false, false}} {
+		h := newHarness(t, c.w, 20, email)
+		row := ""
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.Contains(l, idEmail[:8]) && row == "" {
+				row = l
+			}
+		}
+		if strings.Contains(row, "graphname") != c.graph || strings.Contains(row, "[tool]") != c.badge {
+			t.Fatalf("at %d columns (graph %v, badge %v): %q", c.w, c.graph, c.badge, row)
+		}
+		if !strings.Contains(row, `send_email(to="`) {
+			t.Fatalf("at %d columns the summary is cut short: %q", c.w, row)
+		}
+	}
+}

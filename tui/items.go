@@ -294,7 +294,9 @@ func (x *items) searchText(it *client.Interrupt) string {
 		return s
 	}
 	var b strings.Builder
-	for _, s := range []string{it.ID, it.ThreadID, it.GraphID, it.AssistantID, string(it.Schema), it.Title, it.Description} {
+	// The summary too: what a row shows is what `/` finds (a [raw] row's
+	// summary is read from its value).
+	for _, s := range []string{it.ID, it.ThreadID, it.GraphID, it.AssistantID, string(it.Schema), it.Title, it.Description, x.gist(it)} {
 		b.WriteString(s)
 		b.WriteByte(' ')
 	}

@@ -305,6 +305,9 @@ func (m *Model) resize(w, h int) {
 const (
 	listFixed   = 34
 	graphColumn = 11
+	// minSummary is the width of the summary below which, in a narrow
+	// window, the graph column and then the badge give it their room.
+	minSummary = 24
 )
 
 func (m *Model) listWidth() int {
