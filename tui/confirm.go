@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -214,11 +215,7 @@ func (c *confirmScreen) text(m *Model) string {
 	if sub != nil {
 		items = sub.Items
 	}
-	title := it.Title
-	if it.Schema == client.SchemaRaw {
-		title = present.Summary(*it) // no title of its own: its gist says which one
-	}
-	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(title), w, " ")))
+	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(confirmTitle(it)), w, " ")))
 	line(m.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
 		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
@@ -227,7 +224,7 @@ func (c *confirmScreen) text(m *Model) string {
 		target := &x.Interrupt
 		if len(items) > 1 {
 			line("")
-			line(m.st.bold.Render(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(target.Title))))
+			line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(confirmTitle(target))), w, " ")))
 		}
 		if warn := m.items.warning(target); warn != 0 {
 			line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
@@ -281,12 +278,23 @@ func (c *confirmScreen) text(m *Model) string {
 	line("")
 	if c.showJSON {
 		c.jsonAt = strings.Count(b.String(), "\n")
-		for _, x := range sub.Items {
-			if len(sub.Items) > 1 {
-				line(m.st.bold.Render("Resume value for " + safe(x.Interrupt.ID) + ", exactly as sent:"))
-			} else {
-				line(m.st.bold.Render("Resume value, exactly as sent:"))
+		if len(sub.Items) > 1 {
+			// One resume answers them all: the one value sent, each
+			// answer under its interrupt's id (as JSON writes a map:
+			// the ids in order).
+			all := make(map[string]json.RawMessage, len(sub.Items))
+			for _, x := range sub.Items {
+				all[x.Interrupt.ID] = x.Resume.Value
 			}
+			line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("Resume value, exactly as sent: one value for the %d interrupts, each answer under its interrupt's id:", len(sub.Items)), w, " ")))
+			if v, err := json.Marshal(all); err == nil {
+				line(m.look().highlightJSON(v, w, ""))
+			} else {
+				line(m.st.err.Render(ansi.Wrap("cannot be written as JSON: "+safe(err.Error()), w, " ")))
+			}
+		} else {
+			x := sub.Items[0]
+			line(m.st.bold.Render("Resume value, exactly as sent:"))
 			if x.Resume.Continue {
 				line("(none: the run continues from the breakpoint with no input)")
 			} else {
@@ -299,6 +307,15 @@ func (c *confirmScreen) text(m *Model) string {
 	line("")
 	line(m.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(m.keys.Confirm), name(m.keys.Back))))
 	return b.String()
+}
+
+// confirmTitle names an interrupt on the confirm screen: its title, or,
+// for a payload of no known shape (whose title says only that), its gist.
+func confirmTitle(it *client.Interrupt) string {
+	if it.Schema == client.SchemaRaw {
+		return present.Summary(*it)
+	}
+	return it.Title
 }
 
 func (c *confirmScreen) hints(m *Model) []hint {

@@ -177,3 +177,29 @@ func TestNarrowInboxDropsGraphBeforeSummary(t *testing.T) {
 		}
 	}
 }
+
+// One resume for two interrupts of a thread: each is named by what it
+// holds, and v shows the one value sent.
+func TestConfirmOfSeveralNamesEachAndShowsTheOneValue(t *testing.T) {
+	x1 := fixture(t, "raw", "f1110000f1110000f1110000f1110000", 10*time.Minute)
+	x2 := fixture(t, "raw", "f2220000f2220000f2220000f2220000", 9*time.Minute)
+	x2.ThreadID = x1.ThreadID
+	h := newHarness(t, 100, 40, x1, x2)
+	h.keys("enter", "f")
+	h.typeText("first")
+	h.keys("ctrl+s", "esc", "esc", "esc")
+	h.m.items.selected = x1.ID
+	h.keys("enter", "f")
+	h.typeText("second")
+	h.keys("ctrl+s")
+	h.wantScreen("One resume answers 2 interrupts", "1. f1110000  kind: budget_check", "2. f2220000  kind: budget_check")
+	if strings.Contains(h.screen(), "no known shape") {
+		t.Fatalf("an interrupt is named by its shape:\n%s", h.screen())
+	}
+	h.keys("v")
+	h.wantScreen("Resume value, exactly as sent: one value for the 2", `"f1110000f1110000f1110000f1110000": "second"`, `"f2220000f2220000f2220000f2220000": "first"`)
+	h.keys("y")
+	if h.sent(x1.ID) != `"second"` || h.sent(x2.ID) != `"first"` {
+		t.Fatalf("sent %s and %s", h.sent(x1.ID), h.sent(x2.ID))
+	}
+}
