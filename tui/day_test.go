@@ -203,3 +203,19 @@ func TestConfirmOfSeveralNamesEachAndShowsTheOneValue(t *testing.T) {
 		t.Fatalf("sent %s and %s", h.sent(x1.ID), h.sent(x2.ID))
 	}
 }
+
+// A status line goes after a while: "Sent approve" minutes later reads as
+// news.
+func TestStatusLineExpires(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "a", "y")
+	h.wantScreen("Sent approve for aaaa1111")
+	h.now = h.now.Add(5 * time.Second)
+	h.msg(tickMsg(h.now))
+	h.wantScreen("Sent approve for aaaa1111")
+	h.now = h.now.Add(statusTTL)
+	h.msg(tickMsg(h.now))
+	if strings.Contains(h.screen(), "Sent approve") {
+		t.Fatalf("the status is still there after %s:\n%s", statusTTL+5*time.Second, h.screen())
+	}
+}

@@ -134,6 +134,9 @@ type Model struct {
 	// statusAt is the update that set the status: a screen change clears
 	// a status set by an earlier update (it spoke of the screen left).
 	statusAt, updates int
+	// statusSince is when the status was set: it goes after statusTTL
+	// (statusErrTTL for a warning), so an old word is not read as news.
+	statusSince time.Time
 
 	pipe     *decide.Pipeline // the one path by which a decision is sent
 	sending  bool
@@ -325,7 +328,28 @@ func (m *Model) relayout() {
 }
 
 func (m *Model) setStatus(s string, ok bool) {
-	m.status, m.statusOK, m.statusAt = s, ok, m.updates
+	m.status, m.statusOK, m.statusAt, m.statusSince = s, ok, m.updates, m.opts.Now()
+}
+
+// How long a status line stays: what was done, and what went wrong.
+const (
+	statusTTL    = 10 * time.Second
+	statusErrTTL = 30 * time.Second
+)
+
+// expireStatus forgets a status past its time (the clock's tick comes
+// every second); one shown while sending stays until the answer.
+func (m *Model) expireStatus() {
+	if m.status == "" || m.sending || m.statusSince.IsZero() {
+		return
+	}
+	ttl := statusTTL
+	if !m.statusOK {
+		ttl = statusErrTTL
+	}
+	if m.opts.Now().Sub(m.statusSince) >= ttl {
+		m.status = ""
+	}
 }
 
 // staleStatus forgets a status that an earlier update set.
