@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
@@ -218,4 +220,52 @@ func TestStatusLineExpires(t *testing.T) {
 	if strings.Contains(h.screen(), "Sent approve") {
 		t.Fatalf("the status is still there after %s:\n%s", statusTTL+5*time.Second, h.screen())
 	}
+}
+
+// quits reports whether cmd ends the program (run through a sequence or a
+// batch).
+func quits(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	msg := cmd()
+	if _, ok := msg.(tea.QuitMsg); ok {
+		return true
+	}
+	v := reflect.ValueOf(msg)
+	if v.Kind() == reflect.Slice {
+		for i := 0; i < v.Len(); i++ {
+			if c, ok := v.Index(i).Interface().(tea.Cmd); ok && quits(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// q quits from the history too, as everywhere else.
+func TestQuitFromHistory(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("H")
+	if h.m.top().name() == nameInbox {
+		t.Fatal("H did not open the history")
+	}
+	_, cmd := h.m.Update(keyMsg("q"))
+	if !quits(cmd) {
+		t.Fatalf("q in the history did not quit:\n%s", h.screen())
+	}
+}
+
+// Help lists the keys of this backend only: no run controls where runs
+// cannot be paused.
+func TestHelpListsOnlyThisBackendsKeys(t *testing.T) {
+	h := newHarness(t, 200, 50, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("?")
+	s := h.screen()
+	for _, k := range []string{"pause run", "cancel run"} {
+		if strings.Contains(s, k) {
+			t.Fatalf("help lists %q for a backend without run controls:\n%s", k, s)
+		}
+	}
+	h.wantScreen("approve")
 }
