@@ -375,6 +375,15 @@ func Consequences(p *Payload, ds []Decision) []string {
 			notes = append(notes, "LangChain's JavaScript middleware does not run the approved or edited calls of an interrupt that has a reject among its decisions: the agent gets the rejection and is asked again")
 		}
 	}
+	// LangChain: "Do not use respond to deny side-effecting tools, because
+	// its message is treated as a successful tool result."
+	for i, d := range ds {
+		if d.Type != Respond || i >= len(p.Actions) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("respond on the tool call %s: the agent takes your message as the tool's successful result, as if %s had run; to deny a tool with side effects, reject it instead",
+			p.Actions[i].Name, p.Actions[i].Name))
+	}
 	return notes
 }
 

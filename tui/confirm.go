@@ -261,7 +261,7 @@ func (c *confirmScreen) text(m *Model) string {
 		if sub != nil {
 			for _, note := range client.Consequences(&target.Payload, x.Decisions) {
 				line("")
-				line(m.st.warn.Render(ansi.Wrap("Note: "+note, w, " ")))
+				line(m.st.warn.Render(ansi.Wrap("Note: "+safe(note), w, " ")))
 			}
 		}
 	}

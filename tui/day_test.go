@@ -269,3 +269,18 @@ func TestHelpListsOnlyThisBackendsKeys(t *testing.T) {
 	}
 	h.wantScreen("approve")
 }
+
+// Respond on a tool call is taken as the tool's successful result: the
+// confirm screen says so before anything is sent.
+func TestRespondOnAToolCallWarns(t *testing.T) {
+	h := newHarness(t, 80, 40, fixture(t, "inbox-single", idEmail, time.Minute))
+	h.keys("enter", "f")
+	h.typeText("do not post this")
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?")
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(flat, "Note: respond on the tool call post_tweet: the agent takes your message as the tool's successful result") ||
+		!strings.Contains(flat, "reject it instead") {
+		t.Fatalf("no warning:\n%s", h.screen())
+	}
+}
