@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -188,22 +192,38 @@ func ignoreCmd(e *env) *cobra.Command {
 func editCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	var argsFile, name string
-	var fieldFlags []string
+	var fieldFlags, setFlags []string
 	cmd := &cobra.Command{
-		Use:   "edit ID --args FILE|- | --field NAME=VALUE... [--action N] [--name TOOL]",
+		Use:   "edit ID --set KEY=VALUE... | --args FILE|- | --field NAME=VALUE... [--action N] [--name TOOL]",
 		Short: "Approve an action with edited arguments",
-		Long: `edit approves an action with new arguments: the whole object as JSON (--args),
-or, for an action with an args_schema, only the fields that change
-(--field NAME=VALUE, typed by the schema as respond --field is; NAME= clears
-a field; the other arguments stay as they are).`,
+		Long: `edit approves an action with new arguments. Three ways to give them:
+
+  --set KEY=VALUE   changes one argument and keeps the others (repeatable;
+                    VALUE is read as JSON when it is JSON: 42, true, ["a"],
+                    "quoted"; else as text; KEY is a top-level key)
+  --args FILE|-     the whole new arguments object: it REPLACES the proposed
+                    one, and a key it leaves out is dropped (--set on top of
+                    it changes that object)
+  --field NAME=VALUE for an action with an args_schema: typed by the schema
+                    as respond --field is; NAME= clears a field
+
+Before sending, the change to the arguments is printed on stderr, as a diff
+of the proposed and the sent arguments.`,
 		Args: exactArgs(1, "an interrupt id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fields, err := readFields(e.stdin, fieldFlags)
 			if err != nil {
 				return err
 			}
-			if argsFile == "" && fields == nil {
-				return usageErr("edit needs --args FILE (or - for standard input) with the new arguments as a JSON object, or --field NAME=VALUE")
+			sets, err := readSets(setFlags)
+			if err != nil {
+				return err
+			}
+			if argsFile == "" && fields == nil && sets == nil {
+				return usageErr("edit needs --set KEY=VALUE (one argument changed, the others kept), --args FILE (or - for standard input: the whole new arguments object), or --field NAME=VALUE")
+			}
+			if fields != nil && sets != nil {
+				return usageErr("give --field (typed by the args_schema) or --set, not both")
 			}
 			var raw []byte
 			if argsFile != "" {
@@ -215,15 +235,157 @@ a field; the other arguments stay as they are).`,
 				if len(it.Actions) > 1 && f.action == 0 {
 					return decide.Input{}, usageErr("this interrupt has %d actions: say which one with --action N, and what to do with the others with --others", len(it.Actions))
 				}
-				return decide.Input{Type: client.Edit, Args: string(raw), Name: name, Fields: fields}, nil
+				text := string(raw)
+				sets, fields := sets, fields
+				if slot := max(f.action-1, 0); fields != nil && slot < len(it.Actions) && len(it.Actions[slot].ArgsSchema) == 0 {
+					// No args_schema to type the fields by: each one is a
+					// --set (the test agent's own tools have none).
+					for _, k := range slices.Sorted(maps.Keys(fields)) {
+						v := fields[k]
+						if len(v) != 1 {
+							return decide.Input{}, usageErr("--field %s given %d times: this action has no args_schema to say it is a list; give --set %s='[…]'", k, len(v), k)
+						}
+						more, err := readSets([]string{k + "=" + v[0]})
+						if err != nil {
+							return decide.Input{}, err
+						}
+						sets = append(sets, more...)
+					}
+					fields = nil
+				}
+				if sets != nil {
+					slot := max(f.action-1, 0)
+					if slot >= len(it.Actions) {
+						return decide.Input{}, usageErr("--set changes a tool call's arguments; %s has no action %d", present.ShortID(it.ID), slot+1)
+					}
+					base := it.Actions[slot].Args
+					if raw != nil {
+						base = raw
+					}
+					merged, err := mergeSets(base, sets)
+					if err != nil {
+						return decide.Input{}, err
+					}
+					text = string(merged)
+				}
+				return decide.Input{Type: client.Edit, Args: text, Name: name, Fields: fields}, nil
 			})
 		},
 	}
-	cmd.Flags().StringVar(&argsFile, "args", "", "file with the edited arguments as JSON, or - for standard input")
+	cmd.Flags().StringVar(&argsFile, "args", "", "file with the whole new arguments as JSON, or - for standard input (replaces them: keys left out are dropped)")
+	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "KEY=VALUE: change one argument, keep the others (repeatable; VALUE as JSON when it is JSON, else text)")
 	cmd.Flags().StringArrayVar(&fieldFlags, "field", nil, "NAME=VALUE for an argument of the action's args_schema (repeatable)")
 	cmd.Flags().StringVar(&name, "name", "", "also rename the tool call")
 	f.register(cmd, true)
 	return cmd
+}
+
+// set is one --set KEY=VALUE.
+type set struct {
+	key   string
+	value json.RawMessage
+}
+
+// readSets reads --set flags: VALUE as JSON when it is JSON, else as text.
+func readSets(flags []string) ([]set, error) {
+	var out []set
+	for _, fl := range flags {
+		k, v, ok := strings.Cut(fl, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usageErr("--set %q: give KEY=VALUE (hitl show ID lists the arguments)", fl)
+		}
+		val := json.RawMessage(strings.TrimSpace(v))
+		if !json.Valid(val) || strings.TrimSpace(v) == "" {
+			b, _ := json.Marshal(v)
+			val = b
+		}
+		out = append(out, set{key: k, value: val})
+	}
+	return out, nil
+}
+
+// mergeSets sets each key of sets in the arguments object args, keeping
+// the other keys and their order.
+func mergeSets(args json.RawMessage, sets []set) (json.RawMessage, error) {
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, usageErr("--set changes keys of an arguments object; these arguments are not one")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, usageErr("the arguments cannot be read: %v", err)
+		}
+		k := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, usageErr("the arguments cannot be read: %v", err)
+		}
+		if _, seen := vals[k]; !seen {
+			keys = append(keys, k)
+		}
+		vals[k] = v
+	}
+	for _, s := range sets {
+		if _, seen := vals[s.key]; !seen {
+			keys = append(keys, s.key)
+		}
+		vals[s.key] = s.value
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// printEdits writes, for each edit among the drafts, the change to the
+// arguments as a line diff of the proposed and the sent ones: what a key
+// left out of --args drops is seen before it is sent.
+func printEdits(e *env, drafts []decide.Draft) {
+	for _, d := range drafts {
+		for i, dec := range d.Decisions {
+			if dec.Type != client.Edit || i >= len(d.Interrupt.Actions) {
+				continue
+			}
+			a := d.Interrupt.Actions[i]
+			before, err1 := present.IndentJSON(a.Args, present.JSONOptions{})
+			after, err2 := present.IndentJSON(dec.Args, present.JSONOptions{})
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			fmt.Fprintf(e.stderr, "edit of %s (%s), the arguments sent (- proposed, + sent):\n", safe(a.Name), safe(present.ShortID(d.Interrupt.ID)))
+			dropped := false
+			for _, l := range diff.Lines(before, after) {
+				mark := "  "
+				switch l.Op {
+				case diff.Delete:
+					mark = "- "
+				case diff.Insert:
+					mark = "+ "
+				}
+				fmt.Fprintln(e.stderr, mark+l.Text)
+			}
+			if ch, err := diff.Structural(a.Args, dec.Args); err == nil {
+				for _, c := range ch {
+					dropped = dropped || c.Kind == diff.Removed
+				}
+			}
+			if dropped {
+				fmt.Fprintln(e.stderr, "note: keys of the proposed arguments are dropped (--args replaces the whole object; --set KEY=VALUE changes one and keeps the others)")
+			}
+		}
+	}
 }
 
 // wireInput is one decision as `decide --decisions` reads it.
@@ -457,6 +619,7 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 	if err != nil {
 		return refusal(err)
 	}
+	printEdits(e, drafts)
 	for _, d := range drafts {
 		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
 			fmt.Fprintln(e.stderr, "note:", note)
