@@ -2,8 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -51,4 +57,37 @@ func TestEditSetKeepsTheOtherArguments(t *testing.T) {
 			t.Fatalf("--args did not say what it drops (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// config init writes a starter file once, never over one; config show
+// prints notify and theme.
+func TestConfigInit(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "hitl", "config.yaml")
+	t.Setenv("HITL_CONFIG", path)
+	t.Setenv("HITL_THEME", "")
+	t.Setenv("HITL_NOTIFY", "")
+	must(t, hitl(t, "", "config", "init"), 0, "Wrote "+path)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the file: %v %v", fi, err)
+	}
+	must(t, hitl(t, "", "config", "init"), 2, "exists already; nothing written")
+	r := hitl(t, "", "config", "show")
+	must(t, r, 0, `"notify": "desktop"`)
+	must(t, r, 0, `"theme": "auto"`)
+	must(t, r, 0, `"profile": "local"`)
+}
+
+// Without a terminal the reviewer says so, and what to use instead.
+func TestNoTerminalIsSaidPlainly(t *testing.T) {
+	err := noTerminal(func() (io.Closer, error) {
+		return nil, &fs.PathError{Op: "open", Path: "/dev/tty", Err: syscall.ENXIO}
+	})
+	if err == nil || !strings.Contains(err.Error(), "the reviewer needs a terminal") || !strings.Contains(err.Error(), "hitl list") {
+		t.Fatalf("error: %v", err)
+	}
+	var ee *exitErr
+	if !errors.As(err, &ee) || ee.code != exitUsage {
+		t.Fatalf("exit: %#v", err)
+	}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 
@@ -41,6 +44,33 @@ func configCmd(e *env) *cobra.Command {
 			}
 			e.hideSecrets(s)
 			return writeJSON(e.stdout, s.Redacted(), true)
+		},
+	}, &cobra.Command{
+		Use:   "init",
+		Short: "Write a starter config file (one profile, every setting explained); never overwrites",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			path := config.Path()
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return err
+			}
+			// O_EXCL: a config already there is never replaced.
+			fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if errors.Is(err, fs.ErrExist) {
+				return &exitErr{exitUsage, fmt.Errorf("%s exists already; nothing written (hitl config show prints what it sets)", path)}
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := fh.WriteString(config.Starter); err != nil {
+				fh.Close()
+				return err
+			}
+			if err := fh.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Wrote %s: edit its url (and api_key_env), then run hitl config show.\n", path)
+			return nil
 		},
 	})
 	return cmd
