@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // respond on a tool call is taken as the tool's result: said on stderr
@@ -90,4 +93,58 @@ func TestNoTerminalIsSaidPlainly(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitUsage {
 		t.Fatalf("exit: %#v", err)
 	}
+}
+
+// watch --exec started again does not run the command again for what it
+// ran for, and says so.
+func TestWatchExecRemembersWhatItRan(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		dir := t.TempDir()
+		log := filepath.Join(dir, "ran")
+		rec := script(t, dir, "rec.sh", `echo "$HITL_INTERRUPT_ID" >> "$1"`)
+		graph := s.graph("fanout")
+		th := s.start("fanout", map[string]any{"topic": "a,b"})
+		ids := s.pending(th)
+		lines := func() []string {
+			b, _ := os.ReadFile(log)
+			return strings.Fields(string(b))
+		}
+		watchOnce := func() string {
+			ctx, cancel := context.WithCancel(context.Background())
+			stdout, stderr := &syncBuffer{}, &syncBuffer{}
+			done := make(chan int)
+			go func() {
+				done <- run(ctx, []string{"--url", s.url, "watch", "--interval", "200ms", "--graph", graph, "--exec", rec + " " + log}, strings.NewReader(""), stdout, stderr, os.Getenv)
+			}()
+			eventually(t, "watch lists the thread's interrupts", func() bool {
+				for _, it := range ids {
+					if !strings.Contains(stdout.String(), it.ID[:8]) {
+						return false
+					}
+				}
+				return true
+			})
+			eventually(t, "the command ran for each", func() bool { return len(lines()) >= len(ids) })
+			time.Sleep(500 * time.Millisecond) // time for a wrong second run
+			cancel()
+			if code := <-done; code != 0 {
+				t.Fatalf("watch exited %d: %s", code, stderr.String())
+			}
+			return stderr.String()
+		}
+		watchOnce()
+		first := lines()
+		for _, it := range ids {
+			if !slices.Contains(first, it.ID) {
+				t.Fatalf("the command did not run for %s: %v", it.ID, first)
+			}
+		}
+		stderr := watchOnce()
+		if again := lines(); len(again) != len(first) {
+			t.Fatalf("the command ran again: %d runs, then %d", len(first), len(again))
+		}
+		if !strings.Contains(stderr, "--exec not run again for") {
+			t.Fatalf("the second watch did not say so:\n%s", stderr)
+		}
+	})
 }
