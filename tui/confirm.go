@@ -239,6 +239,11 @@ func (c *confirmScreen) text(m *Model) string {
 			if len(target.Actions) > 0 {
 				label = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
 			}
+			if target.Schema == client.SchemaBreakpoint && dec.Type == client.Approve {
+				// What it does, in the word the result uses.
+				line(m.st.ok.Render(ansi.Wrap(m.st.bold.Render(label)+": continue (the run goes on from the breakpoint)", w, " ")))
+				continue
+			}
 			line(m.look().decisionText(m.st.bold.Render(label)+": ", dec, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(m.look().diffView(target.Actions[i].Args, dec.Args, w-4), "    "))

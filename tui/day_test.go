@@ -65,32 +65,8 @@ func TestFailedRunScreenWraps(t *testing.T) {
 // ctrl+e in an arguments form opens the arguments in $EDITOR; what is
 // saved there is what the confirm screen shows and what the tool runs with.
 func TestFormCtrlEEditsTheArgumentsInEditor(t *testing.T) {
-	srv := demo.New()
-	srv.RunDelay = 0
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	if _, err := srv.Spawn("support", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "refund"}}}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	its, err := b.Pending(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, thread := "", ""
-	for _, it := range its {
-		if it.GraphID == "support" {
-			id, thread = it.ID, it.ThreadID
-		}
-	}
-	h := newHarnessOn(t, 80, 24, nil, b)
-	h.m.items.selected = id
-	h.now = h.now.Add(GracePeriod * 2)
+	h, srv, it := demoHarness(t, "support", "refund")
+	id, thread := it.ID, it.ThreadID
 	h.keys("enter", "e")
 	h.wantScreen("Arguments of issue_refund", "amount *  number")
 	h.keys("ctrl+e")
@@ -283,4 +259,53 @@ func TestRespondOnAToolCallWarns(t *testing.T) {
 		!strings.Contains(flat, "reject it instead") {
 		t.Fatalf("no warning:\n%s", h.screen())
 	}
+}
+
+// demoHarness starts the embedded demo server with one thread of graph,
+// and the reviewer on it, the cursor on that thread's interrupt.
+func demoHarness(t *testing.T, graph, say string) (*harness, *demo.Server, client.Interrupt) {
+	t.Helper()
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	th, err := srv.Spawn(graph, map[string]any{"messages": []any{map[string]any{"role": "user", "content": say}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it client.Interrupt
+	for _, x := range its {
+		if x.ThreadID == th {
+			it = x
+		}
+	}
+	if it.ID == "" {
+		t.Fatalf("no interrupt on the %s thread", graph)
+	}
+	h := newHarnessOn(t, 80, 24, nil, b)
+	h.m.items.selected = it.ID
+	h.now = h.now.Add(GracePeriod * 2)
+	return h, srv, it
+}
+
+// A breakpoint is "continue" on the confirm screen, as after.
+func TestBreakpointConfirmSaysContinue(t *testing.T) {
+	h, _, it := demoHarness(t, "release", "ship")
+	h.keys("enter", "a")
+	h.wantScreen("Send this?", "continue (the run goes on from the breakpoint)")
+	if strings.Contains(h.screen(), "approve") {
+		t.Fatalf("the confirm says approve:\n%s", h.screen())
+	}
+	h.keys("y")
+	h.wantScreen("Sent continue for " + it.ID[:8])
 }

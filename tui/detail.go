@@ -224,7 +224,7 @@ func (lo look) detail(in detailInput, w int) string {
 	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
 	line(st.title.Render(wrap(safeBlock(fold(it.Title, see)))))
 	if warn := in.warn; warn != 0 {
-		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
+		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, or \\u001b inside JSON; <U+202E>). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
 	head := fmt.Sprintf("[%s] %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)))

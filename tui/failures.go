@@ -114,7 +114,11 @@ func (m *Model) failuresSection(w int) []string {
 		return nil
 	}
 	n := max(m.failed.total, len(fs))
-	head := fmt.Sprintf("✗ %d thread(s) whose run failed · %s shows them", n, name(m.keys.Failures))
+	threads := "threads"
+	if n == 1 {
+		threads = "thread"
+	}
+	head := fmt.Sprintf("✗ %d %s whose run failed · %s shows them", n, threads, name(m.keys.Failures))
 	lines := []string{m.st.err.Render(ansi.Truncate(head, w, "…"))}
 	shown := min(len(fs), 3)
 	now := m.opts.Now()

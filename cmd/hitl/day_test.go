@@ -148,3 +148,11 @@ func TestWatchExecRemembersWhatItRan(t *testing.T) {
 		}
 	})
 }
+
+// A build without version information does not say "commit none".
+func TestVersionSaysNoNone(t *testing.T) {
+	r := hitl(t, "", "version")
+	if strings.Contains(r.stdout, "none") || strings.Contains(r.stdout, "unknown") || !strings.HasPrefix(r.stdout, "hitl ") {
+		t.Fatalf("version: %q", r.stdout)
+	}
+}

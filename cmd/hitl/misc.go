@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -157,7 +158,18 @@ func versionLine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("hitl %s (commit %s, built %s, %s)", v, c, d, runtime.Version())
+	// What is not known is left out, not written "none" or "unknown".
+	var parts []string
+	if c != "" && c != "none" {
+		parts = append(parts, "commit "+c)
+	}
+	if d != "" && d != "unknown" {
+		parts = append(parts, "built "+d)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "built from source without version control information")
+	}
+	return fmt.Sprintf("hitl %s (%s, %s)", v, strings.Join(parts, ", "), runtime.Version())
 }
 
 // manCmd writes the man pages (GoReleaser ships them in the archives).
