@@ -25,6 +25,9 @@ type Decision struct {
 	Answers []string `json:"answers,omitempty"`
 	// Value, for a raw payload, is sent as it is instead of Message.
 	Value json.RawMessage `json:"value,omitempty"`
+	// Stop, on a reject, ends the thread's work there: the agent is not
+	// run again on the rejection (see Ending).
+	Stop bool `json:"stop,omitempty"`
 }
 
 // EditDialect selects how an edit is spelled for the middleware shape.
@@ -52,6 +55,9 @@ type Resume struct {
 	Value json.RawMessage
 	// Continue is set for a breakpoint: resume with no value at all.
 	Continue bool
+	// End, when set, ends the thread's work at the interrupt instead of
+	// resuming it (Value is then nil).
+	End *Ending
 }
 
 // RefusedError is a decision that the interrupt does not allow, or that is

@@ -121,6 +121,10 @@ func (r *Result) Text() string {
 	case Sent:
 		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
 		msg := head + ": " + runText(r.Run, r.waitedBefore)
+		if end := s.Items[0].Resume.End; end != nil && r.Run.Status == client.Finished {
+			head = fmt.Sprintf("%s %s (thread %s)", strings.ToUpper(end.Words()[:1])+end.Words()[1:], ids, thread)
+			msg = head + ": the thread's work ended there; the tool did not run and the agent was not asked again (the reason is in the conversation)."
+		}
 		if others := r.elsewhere(); others != "" {
 			msg += " " + others
 		}
@@ -154,6 +158,10 @@ func (r *Result) what() string {
 	for _, it := range r.Submission.Items {
 		if it.Resume.Continue {
 			kinds = append(kinds, "continue")
+			continue
+		}
+		if it.Resume.End != nil {
+			kinds = append(kinds, it.Resume.End.Words())
 			continue
 		}
 		for _, d := range it.Decisions {

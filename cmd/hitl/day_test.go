@@ -156,3 +156,55 @@ func TestVersionSaysNoNone(t *testing.T) {
 		t.Fatalf("version: %q", r.stdout)
 	}
 }
+
+// reject --stop and dismiss end the thread's work: idle, the tool never
+// ran, no new interrupt, the reason in the conversation (where the agent
+// keeps tool calls), and history says which.
+func TestStopAndDismissEndTheThread(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, c := range []struct {
+			args    []string
+			said    string
+			history string
+			reason  string
+		}{
+			{[]string{"reject", "ID", "-m", "Never on a Sunday", "--stop"}, "Rejected and stopped", "rejected and stopped", "Never on a Sunday"},
+			{[]string{"dismiss", "ID", "-m", "handled by phone"}, "Dismissed", "dismissed", "Dismissed by the reviewer: this call was not run. Reason: handled by phone"},
+		} {
+			th := s.agent("email")
+			it := s.onlyPending(th)
+			args := append([]string(nil), c.args...)
+			args[1] = it.ID
+			r := s.hitl("", args...)
+			must(t, r, 0, c.said+" "+it.ID[:8])
+			must(t, r, 0, "the tool did not run")
+			var st struct {
+				Status string `json:"status"`
+			}
+			json.Unmarshal(s.do("GET", "/threads/"+th, nil), &st)
+			if st.Status != "idle" {
+				t.Fatalf("%s: the thread is %q, want idle", c.said, st.Status)
+			}
+			if p := s.pending(th); len(p) != 0 {
+				t.Fatalf("%s: still pending: %+v", c.said, p)
+			}
+			tools := s.toolMessages(th)
+			if strings.HasPrefix(tools["send_email"], "ran ") {
+				t.Fatalf("%s: the tool ran: %q", c.said, tools["send_email"])
+			}
+			if s.js && tools["send_email"] != c.reason {
+				t.Fatalf("%s: the conversation holds %q, want %q", c.said, tools["send_email"], c.reason)
+			}
+			var msgs []struct {
+				Type string `json:"type"`
+			}
+			json.Unmarshal(s.values(th)["messages"], &msgs)
+			if s.js && (len(msgs) == 0 || msgs[len(msgs)-1].Type != "tool") {
+				t.Fatalf("%s: the model was run again after it: %+v", c.said, msgs)
+			}
+			must(t, s.hitl("", "history", "-n", "1"), 0, c.history)
+			// A second attempt sends nothing.
+			must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		}
+	})
+}

@@ -70,17 +70,47 @@ func approveCmd(e *env) *cobra.Command {
 
 func rejectCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
+	var stop bool
 	cmd := &cobra.Command{
-		Use:   "reject ID... [-m TEXT]",
+		Use:   "reject ID... [-m TEXT] [--stop]",
 		Short: "Reject every action (or --action N), with a message / reason",
+		Long: `reject rejects the actions, with a message the agent reads as the tool's result.
+
+After a reject the agent's model runs again and may propose the same call
+again, and again. --stop rejects every call and ends the thread's work there:
+the message is in the conversation as each call's result, the tool does not
+run, the model is not asked again and the thread ends idle (LangGraph only).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if stop && f.action != 0 {
+				return usageErr("--stop rejects every call of the interrupt: it does not take --action")
+			}
 			return e.decide(cmd.Context(), args, f, func(*client.Interrupt) (decide.Input, error) {
-				return decide.Input{Type: client.Reject, Text: f.message}, nil
+				return decide.Input{Type: client.Reject, Text: f.message, Stop: stop}, nil
 			})
 		},
 	}
 	cmd.Flags().StringVarP(&f.message, "message", "m", "", "why: sent to the agent as the reject message / reason")
+	cmd.Flags().BoolVar(&stop, "stop", false, "and end the thread's work there: the agent is not run again on the rejection")
 	f.register(cmd, true)
+	return cmd
+}
+
+func dismissCmd(e *env) *cobra.Command {
+	f := &sendFlags{}
+	cmd := &cobra.Command{
+		Use:   "dismiss ID... [-m REASON]",
+		Short: "End the thread's work at an interrupt without answering it (the tool never runs)",
+		Long: `dismiss ends the thread's work at the interrupt without resuming it (Agent
+Inbox's "mark as resolved"): the tools it asks about never run, the agent is not
+run again, and the thread ends idle. Each pending tool call gets, as its result in
+the conversation, "Dismissed by the reviewer" and the reason. Audited and verified
+as every decision; history shows it as "dismissed" (LangGraph only).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Dismiss, Text: f.message}))
+		},
+	}
+	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason, put in the conversation")
+	f.register(cmd, false)
 	return cmd
 }
 
