@@ -154,4 +154,3 @@ func verifyEnd(runs []run, id string, mine *run) client.Took {
 	}
 	return client.Mine
 }
-
