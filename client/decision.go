@@ -381,6 +381,13 @@ func Consequences(p *Payload, ds []Decision) []string {
 			notes = append(notes, "LangChain's JavaScript middleware does not run the approved or edited calls of an interrupt that has a reject among its decisions: the agent gets the rejection and is asked again")
 		}
 	}
+	if end, _ := Ends(ds); end != nil {
+		what := "the interrupt is not answered"
+		if end.Kind == EndStop {
+			what = "every call is rejected"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; the reason is put in the conversation as each call's result", end.Words(), what))
+	}
 	// LangChain: "Do not use respond to deny side-effecting tools, because
 	// its message is treated as a successful tool result."
 	for i, d := range ds {

@@ -74,6 +74,21 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp, k.PageDown, k.PageUp, k.Top, k.Bottom):
 		scroll(&c.page, k, msg)
+	case key.Matches(msg, k.End):
+		// On rejects: stop there too (the model is not asked again).
+		it := m.items.get(c.id)
+		if it == nil || !c.rejects(m) {
+			m.setStatus("x (stop) goes with a reject of every call: r, then x here.", false)
+			return nil
+		}
+		if e, ok := m.opts.Backend.(client.Ender); !ok || !e.EndsThreads() {
+			m.setStatus("Stop: this backend cannot end a thread's work (the LangGraph backend can).", false)
+			return nil
+		}
+		for _, dec := range m.drafts.of(it).decisions {
+			dec.Stop = !dec.Stop
+		}
+		c.sig = ""
 	case key.Matches(msg, k.Confirm):
 		if m.sending || m.checking {
 			return nil
@@ -323,10 +338,28 @@ func confirmTitle(it *client.Interrupt) string {
 	return it.Title
 }
 
+// rejects reports whether every decision of the draft is a reject (x
+// then stops the thread there too).
+func (c *confirmScreen) rejects(m *Model) bool {
+	it := m.items.get(c.id)
+	if it == nil {
+		return false
+	}
+	for _, dec := range m.drafts.of(it).decisions {
+		if dec == nil || dec.Type != client.Reject {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *confirmScreen) hints(m *Model) []hint {
 	k := m.keys
 	if m.items.get(c.id) == nil {
 		return on(k.Back) // nothing left to send
+	}
+	if _, ok := m.opts.Backend.(client.Ender); ok && c.rejects(m) {
+		return on(k.Confirm, k.End, k.ShowJSON, k.Back)
 	}
 	if !c.hasDiff(m) {
 		return on(k.Confirm, k.ShowJSON, k.Back)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"reflect"
@@ -308,4 +309,57 @@ func TestBreakpointConfirmSaysContinue(t *testing.T) {
 	}
 	h.keys("y")
 	h.wantScreen("Sent continue for " + it.ID[:8])
+}
+
+// threadStatus reads a demo thread's status.
+func threadStatus(t *testing.T, srv *demo.Server, thread string) string {
+	t.Helper()
+	resp, err := http.Get(srv.URL() + "/threads/" + thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Status string `json:"status"`
+	}
+	json.NewDecoder(resp.Body).Decode(&st)
+	return st.Status
+}
+
+// x dismisses: the confirm screen asks first, y ends the thread's work,
+// history says "dismissed".
+func TestDismissKey(t *testing.T) {
+	h, srv, it := demoHarness(t, "support", "refund")
+	h.keys("enter", "x")
+	h.wantScreen("Send this?", "dismiss")
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(flat, "the thread's work ends there") {
+		t.Fatalf("the confirm does not say what dismiss does:\n%s", h.screen())
+	}
+	if s := threadStatus(t, srv, it.ThreadID); s != "interrupted" {
+		t.Fatalf("before y the thread is %s", s)
+	}
+	h.keys("y")
+	h.wantScreen("Dismissed " + it.ID[:8])
+	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
+		t.Fatalf("after the dismiss the thread is %s", s)
+	}
+	h.keys("H")
+	h.wantScreen("dismissed")
+}
+
+// x on the confirm screen of a reject stops the thread there too.
+func TestRejectAndStopKey(t *testing.T) {
+	h, srv, it := demoHarness(t, "support", "refund")
+	h.keys("enter", "r")
+	h.typeText("not on a Sunday")
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?", "reject: not on a Sunday", "x dismiss / stop")
+	h.keys("x")
+	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped")
+	h.keys("y")
+	h.wantScreen("Rejected and stopped " + it.ID[:8])
+	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
+		t.Fatalf("after the stop the thread is %s", s)
+	}
 }

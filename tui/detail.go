@@ -341,6 +341,9 @@ func wrapLong(s string, w int) string {
 // several lines keeps its lines, under the label.
 func (lo look) decisionText(label string, d *client.Decision, w int) string {
 	s := string(d.Type)
+	if d.Stop {
+		s += " and stop"
+	}
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))
 	}
