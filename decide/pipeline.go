@@ -299,7 +299,10 @@ func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 		}
 		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: p.Backend.Server(),
 			ThreadID: s.ThreadID, InterruptID: it.Interrupt.ID, Schema: it.Interrupt.Schema, Title: it.Interrupt.Title,
-			Decisions: it.Decisions, Resume: resume}
+			Decisions: it.Decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
+		for _, a := range it.Interrupt.Actions {
+			out[i].Proposed = append(out[i].Proposed, journal.Call{Name: a.Name, Args: a.Args})
+		}
 	}
 	return out
 }

@@ -208,3 +208,54 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 		}
 	})
 }
+
+// history --json: JSON Lines, one object per decision, with the tool, its
+// proposed and edited arguments, the decision, the reviewer, the outcome.
+func TestHistoryJSONLines(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		must(t, s.hitl("", "--reviewer", "dana", "edit", it.ID, "--set", "to=jane@example.com"), 0, "the run finished")
+		ops := s.onlyPending(s.agent("ops"))
+		must(t, s.hitl("", "reject", ops.ID, "-m", "not today"), 0, "Sent reject")
+		r := s.hitl("", "history", "--json")
+		must(t, r, 0, "")
+		type line struct {
+			InterruptID string          `json:"interrupt_id"`
+			ThreadID    string          `json:"thread_id"`
+			GraphID     string          `json:"graph_id"`
+			Action      int             `json:"action"`
+			Tool        string          `json:"tool"`
+			Proposed    json.RawMessage `json:"proposed_args"`
+			Decision    string          `json:"decision"`
+			EditedArgs  json.RawMessage `json:"edited_args"`
+			Message     string          `json:"message"`
+			Reviewer    string          `json:"reviewer"`
+			Time        time.Time       `json:"time"`
+			Outcome     string          `json:"outcome"`
+		}
+		var lines []line
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var x line
+			if err := json.Unmarshal([]byte(l), &x); err != nil {
+				t.Fatalf("not one JSON object a line: %v\n%s", err, r.stdout)
+			}
+			lines = append(lines, x)
+		}
+		if len(lines) != 3 {
+			t.Fatalf("%d lines, want 3 (one edit, two rejects):\n%s", len(lines), r.stdout)
+		}
+		ed := lines[2] // newest first
+		if ed.InterruptID != it.ID || ed.ThreadID != th || ed.GraphID != s.graph("email") || ed.Tool != "send_email" || ed.Decision != "edit" ||
+			ed.Reviewer != "dana" || ed.Outcome != "finished" || ed.Time.IsZero() ||
+			!strings.Contains(string(ed.Proposed), `"subject"`) || !strings.Contains(string(ed.EditedArgs), `"to":"jane@example.com"`) {
+			t.Fatalf("the edit: %+v\n%s", ed, r.stdout)
+		}
+		for i, tool := range []string{"delete_records", "notify"} {
+			x := lines[i]
+			if x.InterruptID != ops.ID || x.Action != i+1 || x.Tool != tool || x.Decision != "reject" || x.Message != "not today" || len(x.Proposed) == 0 {
+				t.Fatalf("reject %d: %+v", i+1, x)
+			}
+		}
+	})
+}

@@ -105,10 +105,15 @@ func historyCmd(e *env) *cobra.Command {
 				h = h[:limit]
 			}
 			if asJSON {
-				if h == nil {
-					h = []journal.Entry{}
+				// JSON Lines: one object per decision (per action).
+				for _, x := range h {
+					for _, line := range present.Exports(x) {
+						if err := writeJSON(e.stdout, line, false); err != nil {
+							return err
+						}
+					}
 				}
-				return writeJSON(e.stdout, h, true)
+				return nil
 			}
 			if len(h) == 0 {
 				fmt.Fprintln(e.stdout, "No decisions sent from this machine yet.")
@@ -119,7 +124,7 @@ func historyCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines: one object per decision (tool, proposed and edited args, decision, message, reviewer, time, outcome)")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most this many entries (0: all)")
 	return cmd
 }
