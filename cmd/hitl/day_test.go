@@ -259,3 +259,39 @@ func TestHistoryJSONLines(t *testing.T) {
 		}
 	})
 }
+
+// approve --all --tool lists what it approves and what it refuses, then
+// sends one resume per thread and reports each; --dry-run sends nothing.
+func TestApproveAllByTool(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		e1, e2 := s.onlyPending(s.agent("email")), s.onlyPending(s.agent("email"))
+		ops := s.onlyPending(s.agent("ops"))
+		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
+		must(t, r, 0, "--dry-run: nothing sent.")
+		for _, it := range []listed{e1, e2} {
+			if !strings.Contains(r.stdout, it.ID[:8]+"  thread "+it.ThreadID[:8]+"  send_email(to=") {
+				t.Fatalf("the list does not name %s:\n%s", it.ID[:8], r.stdout)
+			}
+		}
+		if len(s.pending(e1.ThreadID)) != 1 {
+			t.Fatal("--dry-run sent")
+		}
+		r = s.hitl("", "approve", "--all", "--tool", "notify", "--dry-run")
+		must(t, r, 3, ops.ID[:8])
+		must(t, r, 3, "not approved: it also calls delete_records")
+		if s.js {
+			return // the real server is shared by every test: nothing sent in bulk there
+		}
+		r = s.hitl("", "approve", "--all", "--tool", "send_email")
+		must(t, r, 0, "Approving 2 interrupts of send_email:")
+		for _, it := range []listed{e1, e2} {
+			must(t, r, 0, "Sent approve for "+it.ID[:8])
+			if p := s.pending(it.ThreadID); len(p) != 0 {
+				t.Fatalf("%s still waits", it.ID[:8])
+			}
+		}
+		if len(s.pending(ops.ThreadID)) != 1 {
+			t.Fatal("the ops interrupt was answered")
+		}
+	})
+}

@@ -57,15 +57,138 @@ func oneInput(in decide.Input) func(*client.Interrupt) (decide.Input, error) {
 
 func approveCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
+	var all bool
+	var tool, match string
 	cmd := &cobra.Command{
-		Use:   "approve ID... | --thread THREAD",
+		Use:   "approve ID... | --thread THREAD | --all --tool NAME [--match TEXT]",
 		Short: "Approve every action (or --action N), or continue a breakpoint",
+		Long: `approve approves every action of the interrupts named (or --action N), or
+continues a breakpoint.
+
+--all --tool NAME approves, in bulk, every pending interrupt whose calls are all
+to the tool NAME (--graph G and --match TEXT narrow it: TEXT is looked for in the
+summary and the arguments). It first lists each interrupt it approves (id, thread,
+the arguments' summary) and each it refuses (approve not allowed, or other tools
+among its calls), then sends one resume per thread (the branches of a thread
+together) and reports each outcome. --dry-run lists and sends nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all || tool != "" || match != "" {
+				if !all || tool == "" {
+					return usageErr("bulk approve needs both --all and --tool NAME (the tool whose calls are approved)")
+				}
+				if len(args) > 0 || f.thread != "" || f.action != 0 {
+					return usageErr("--all takes no interrupt id, --thread or --action: it picks by --tool, --graph and --match")
+				}
+				return e.approveAll(cmd.Context(), f, tool, match)
+			}
 			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve}))
 		},
 	}
 	f.register(cmd, true)
+	cmd.Flags().BoolVar(&all, "all", false, "approve every pending interrupt of --tool NAME (listed first)")
+	cmd.Flags().StringVar(&tool, "tool", "", "with --all: the tool whose calls are approved")
+	cmd.Flags().StringVar(&match, "match", "", "with --all: only interrupts whose summary or arguments contain this text")
 	return cmd
+}
+
+// approveAll approves, in bulk, the pending interrupts whose calls are all
+// to tool (and that match), after listing them; those it cannot approve
+// are named with why.
+func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) error {
+	a, err := e.open(f.wait)
+	if err != nil {
+		return err
+	}
+	a.reconcile(ctx, e)
+	its, err := a.pending(ctx)
+	if err != nil {
+		return err
+	}
+	var drafts []decide.Draft
+	var refused []string
+	for _, it := range its {
+		if len(it.Actions) == 0 {
+			continue
+		}
+		var others []string
+		mine := false
+		for _, act := range it.Actions {
+			if act.Name == tool {
+				mine = true
+			} else {
+				others = append(others, act.Name)
+			}
+		}
+		if !mine {
+			continue
+		}
+		if match != "" {
+			text := strings.ToLower(present.Summary(it))
+			for _, act := range it.Actions {
+				text += " " + strings.ToLower(string(act.Args))
+			}
+			if !strings.Contains(text, strings.ToLower(match)) {
+				continue
+			}
+		}
+		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+		if len(others) > 0 {
+			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(others, ", ")+" (approve it by id after reading it)")
+			continue
+		}
+		ds := make([]client.Decision, len(it.Actions))
+		ok := true
+		for i := range it.Actions {
+			if !it.Allows(i, client.Approve) {
+				refused = append(refused, line+"\n    not approved: approve is not allowed here (allowed: "+present.Types(it.AllowedAt(i))+")")
+				ok = false
+				break
+			}
+			ds[i] = client.Decision{Type: client.Approve}
+		}
+		if ok {
+			drafts = append(drafts, decide.Draft{Interrupt: it, Decisions: ds})
+		}
+	}
+	if len(drafts) == 0 && len(refused) == 0 {
+		return nothingErr("no pending interrupt calls the tool %s%s: nothing to approve (hitl list shows what waits)", tool, matchText(match))
+	}
+	if len(drafts) > 0 {
+		verb := "Approving"
+		if f.dryRun {
+			verb = "Would approve"
+		}
+		fmt.Fprintf(e.stdout, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
+		for _, d := range drafts {
+			it := d.Interrupt
+			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+		}
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(e.stderr, "Not approved: %d %s:\n", len(refused), plural(len(refused), "interrupt", "interrupts"))
+		for _, r := range refused {
+			fmt.Fprintln(e.stderr, "  "+r)
+		}
+	}
+	if len(drafts) == 0 {
+		return nothingErr("nothing approved")
+	}
+	if f.dryRun {
+		fmt.Fprintln(e.stdout, "--dry-run: nothing sent.")
+		return nil
+	}
+	err = e.sendPrepared(ctx, a, drafts, f)
+	if err == nil && len(refused) > 0 {
+		return &exitErr{exitNothing, errAlreadyPrinted}
+	}
+	return err
+}
+
+func matchText(match string) string {
+	if match == "" {
+		return ""
+	}
+	return fmt.Sprintf(" matching %q", match)
 }
 
 func rejectCmd(e *env) *cobra.Command {
@@ -644,6 +767,12 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 		}
 		drafts = append(drafts, d)
 	}
+	return e.sendPrepared(ctx, a, drafts, f)
+}
+
+// sendPrepared hands drafts to the decision pipeline: one resume per
+// thread where the backend takes several, each outcome reported.
+func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f *sendFlags) error {
 	p := a.pipeline()
 	subs, err := p.Prepare(drafts)
 	if err != nil {
