@@ -363,3 +363,20 @@ func TestRejectAndStopKey(t *testing.T) {
 		t.Fatalf("after the stop the thread is %s", s)
 	}
 }
+
+// An interrupt with a deadline goes first, says when and what then, and
+// is marked once expired.
+func TestDeadlineFirstAndMarked(t *testing.T) {
+	plain := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	raw := []byte(`{"question":"Ship 1842?","expires_at":"2026-11-22T03:04:00Z","default":"reject"}`)
+	due := client.Interrupt{ID: idQ, ThreadID: "thread-due", GraphID: "wait", CreatedAt: t0.Add(-time.Hour), UpdatedAt: t0.Add(-time.Hour),
+		Payload: client.Parse(raw), Raw: raw}
+	h := newHarness(t, 120, 30, plain, due)
+	if c := h.m.items.current(); c == nil || c.ID != idQ {
+		t.Fatalf("the interrupt with a deadline is not first: %+v", c)
+	}
+	h.wantScreen("[expires in 4m, then: reject]", "⏳ expires in 4m, then: reject")
+	h.now = t0.Add(6 * time.Minute)
+	h.msg(tickMsg(h.now))
+	h.wantScreen("[EXPIRED 2m ago, then: reject]", "⏳ EXPIRED 2m ago, then: reject")
+}

@@ -94,7 +94,7 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it))
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), present.Deadline(it, m.opts.Now()))
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -195,10 +195,12 @@ type detailInput struct {
 	showConv       bool
 	conversational bool
 	editing        string // who else is editing it ("" for nobody)
+	deadline       string // when the agent stops waiting ("" for never)
 }
 
 func (m *Model) detailInput(it *client.Interrupt) detailInput {
-	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it)}
+	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it),
+		deadline: present.Deadline(it, m.opts.Now())}
 	if d := m.drafts[it.ID]; d != nil {
 		c := *d
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
@@ -223,6 +225,10 @@ func (lo look) detail(in detailInput, w int) string {
 
 	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
 	line(st.title.Render(wrap(safeBlock(fold(it.Title, see)))))
+	if in.deadline != "" {
+		// When the agent stops waiting, and what it then does.
+		line(st.warn.Render(wrap("⏳ " + in.deadline + " (" + stamp(it.ExpiresAt) + ")")))
+	}
 	if warn := in.warn; warn != 0 {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, or \\u001b inside JSON; <U+202E>). Read it closely.")))
 	}

@@ -310,6 +310,9 @@ func (m *Model) listView(r rect) string {
 			warn = "⚠"
 		}
 		decided := ""
+		if dl := present.Deadline(&it, now); dl != "" {
+			decided = "[" + dl + "] "
+		}
 		if d := m.drafts[it.ID]; d != nil && d.touched() {
 			decided = "✎ "
 		}

@@ -208,6 +208,8 @@ func (x *items) rebuild() {
 	default:
 		sort.SliceStable(x.shown, func(i, j int) bool { return x.shown[i].UpdatedAt.After(x.shown[j].UpdatedAt) })
 	}
+	// What expires goes first, soonest first (whatever the sort).
+	present.DeadlinesFirst(x.shown)
 	// The interrupts of one thread (fan-out branches) stay together, where
 	// the sort put the thread's first one.
 	first := make(map[string]int, len(x.shown))

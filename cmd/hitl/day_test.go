@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/present"
 	"time"
 )
 
@@ -294,4 +298,31 @@ func TestApproveAllByTool(t *testing.T) {
 			t.Fatal("the ops interrupt was answered")
 		}
 	})
+}
+
+// hitl list puts what expires first and says so; --json carries
+// expires_at and the default decision.
+func TestListDeadlines(t *testing.T) {
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	mk := func(id, raw string, age time.Duration) client.Interrupt {
+		return client.Interrupt{ID: id, ThreadID: "t-" + id, GraphID: "g", UpdatedAt: now.Add(-age), Payload: client.Parse([]byte(raw)), Raw: json.RawMessage(raw)}
+	}
+	its := []client.Interrupt{
+		mk("aaaa1111", `{"question":"newest"}`, time.Minute),
+		mk("bbbb2222", `{"question":"due","expires_at":"2026-11-22T03:04:00Z","default":"reject"}`, time.Hour),
+	}
+	present.DeadlinesFirst(its)
+	var out bytes.Buffer
+	printList(&out, its, now)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "bbbb2222") || !strings.Contains(lines[1], "[expires in 4m, then: reject]") {
+		t.Fatalf("list:\n%s", out.String())
+	}
+	out.Reset()
+	if err := writeJSON(&out, its, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"expires_at": "2026-11-22T03:04:00Z"`) || !strings.Contains(out.String(), `"default_decision": "reject"`) {
+		t.Fatalf("--json:\n%s", out.String())
+	}
 }

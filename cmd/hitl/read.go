@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/present"
 )
 
 func listCmd(e *env) *cobra.Command {
@@ -35,6 +36,8 @@ prints the pending interrupts only, as a JSON array; --failed the failed threads
 			if err != nil {
 				return err
 			}
+			// What expires is decided first: it goes to the top.
+			present.DeadlinesFirst(its)
 			if asJSON {
 				if its == nil {
 					its = []client.Interrupt{}
