@@ -380,3 +380,48 @@ func TestDeadlineFirstAndMarked(t *testing.T) {
 	h.msg(tickMsg(h.now))
 	h.wantScreen("[EXPIRED 2m ago, then: reject]", "⏳ EXPIRED 2m ago, then: reject")
 }
+
+// space marks rows; A opens one confirm screen listing what it approves
+// and what it leaves out; y sends, one resume per thread, and each outcome
+// is shown.
+func TestBulkApproveMarkedRows(t *testing.T) {
+	email := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	ops := fixture(t, "middleware-js-ops", idOps, 2*time.Minute)
+	q := fixture(t, "prompt-string", idQ, 3*time.Minute)
+	h := newHarness(t, 100, 30, email, ops, q)
+	h.now = h.now.Add(GracePeriod * 2)
+	h.msg(space())
+	h.msg(space())
+	h.msg(space())
+	h.wantScreen("3 marked")
+	h.keys("A")
+	h.wantScreen("Approve 2 interrupts in bulk?", "aaaa1111  thread thread-a", "bbbb2222  thread thread-b", "Left out (1):", "cccc3333", "approve is not allowed")
+	if h.sent(idEmail) != "" {
+		t.Fatal("sent before y")
+	}
+	h.keys("y")
+	if h.sent(idEmail) != `{"decisions":[{"type":"approve"}]}` || h.sent(idOps) != `{"decisions":[{"type":"approve"},{"type":"approve"}]}` || h.sent(idQ) != "" {
+		t.Fatalf("sent %q %q %q", h.sent(idEmail), h.sent(idOps), h.sent(idQ))
+	}
+	h.wantScreen("Outcomes", "Sent approve for aaaa1111", "Sent approve, approve for bbbb2222", "Approved 2 of 2")
+	h.keys("esc")
+	if len(h.m.marked) != 0 || h.m.top().name() != nameInbox {
+		t.Fatalf("after esc: marked %v, on %s", h.m.marked, h.m.top().name())
+	}
+}
+
+// With a filter and no marks, A acts on every row shown.
+func TestBulkApproveFilteredList(t *testing.T) {
+	e1 := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	e2 := fixture(t, "middleware-js-email", "dddd4444dddd4444dddd4444dddd4444", 2*time.Minute)
+	ops := fixture(t, "middleware-js-ops", idOps, 3*time.Minute)
+	h := newHarness(t, 100, 30, e1, e2, ops)
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("/")
+	h.typeText("send_email")
+	h.keys("enter", "A")
+	h.wantScreen("Approve 2 interrupts in bulk?", "aaaa1111", "dddd4444")
+	if strings.Contains(h.screen(), "bbbb2222") {
+		t.Fatalf("the bulk takes a row the filter hides:\n%s", h.screen())
+	}
+}

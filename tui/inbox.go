@@ -83,6 +83,16 @@ func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.split += step
 		return nil
+	case key.Matches(msg, k.Mark):
+		m.toggleMark()
+		return nil
+	case key.Matches(msg, k.ApproveAll) && m.bulkTargets() != nil:
+		if m.sending {
+			m.setStatus("A decision is being sent; wait for it.", false)
+			return nil
+		}
+		m.openBulk(m.bulkTargets())
+		return nil
 	case key.Matches(msg, k.Open) && !m.lay.wide:
 		m.items.newCount = 0
 		if m.items.current() != nil {
@@ -304,6 +314,9 @@ func (m *Model) listView(r rect) string {
 		marker := "  "
 		if it.ID == x.selected {
 			marker = "▸ "
+		}
+		if m.marked[it.ID] {
+			marker = marker[:len(marker)-1] + "✓" // marked for a bulk approve
 		}
 		warn := " "
 		if x.warning(&it) != 0 {

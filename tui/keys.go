@@ -23,6 +23,8 @@ type keyMap struct {
 	// End dismisses an interrupt, or, on the confirm screen of rejects,
 	// stops the thread there (client.Ending).
 	End key.Binding
+	// Mark marks a row for a bulk approve (bulk.go).
+	Mark key.Binding
 	// A form's keys (form.go).
 	PrevField, Toggle, ChoiceNext, ChoicePrev, Pick, RawJSON key.Binding
 }
@@ -82,6 +84,7 @@ func defaultKeys() keyMap {
 		Discard:      b([]string{"D"}, "D", "discard draft"),
 		Failures:     b([]string{"E"}, "E", "failed runs"),
 		End:          b([]string{"x"}, "x", "dismiss / stop"),
+		Mark:         b([]string{"space"}, "space", "mark for A"),
 	}
 }
 
@@ -99,7 +102,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"page_down": &k.PageDown, "page_up": &k.PageUp, "top": &k.Top, "bottom": &k.Bottom, "suspend": &k.Suspend,
 		"narrower": &k.Narrower, "wider": &k.Wider,
 		"prev_field": &k.PrevField, "toggle": &k.Toggle, "choice_next": &k.ChoiceNext, "choice_prev": &k.ChoicePrev,
-		"pick": &k.Pick, "raw_json": &k.RawJSON, "discard": &k.Discard, "failures": &k.Failures, "end": &k.End,
+		"pick": &k.Pick, "raw_json": &k.RawJSON, "discard": &k.Discard, "failures": &k.Failures, "end": &k.End, "mark": &k.Mark,
 	}
 }
 
@@ -142,7 +145,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Open, k.Back},
 		{k.ScrollDown, k.ScrollUp, k.NextAction, k.PrevAction, k.Narrower, k.Wider},
-		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.Discard, k.End},
+		{k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.Discard, k.End, k.Mark},
 		{k.Confirm, k.ShowJSON, k.DiffMode, k.Accept, k.External},
 		{k.Filter, k.Sort, k.Refresh, k.Check, k.Conversation, k.History, k.Failures},
 		{k.Help, k.Quit, k.ForceQuit, k.Suspend},

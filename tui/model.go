@@ -103,6 +103,8 @@ type Model struct {
 
 	items  items
 	drafts drafts
+	// marked are the rows marked for a bulk approve (bulk.go).
+	marked map[string]bool
 	// gone: what became of interrupts that left the list while on screen,
 	// as the server told (lookUpWinner), by id.
 	gone   map[string]string
@@ -181,6 +183,7 @@ func New(opts Options) (*Model, error) {
 		st:     newStyles(),
 		items:  newItems(),
 		drafts: drafts{},
+		marked: map[string]bool{},
 		detail: newDetailPane(),
 		convs:  conversations{},
 		spin:   spinner.New(spinner.WithSpinner(spinner.Line)),

@@ -103,7 +103,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg:
+		case pendingMsg, progressMsg, sentMsg, bulkSentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg:
 			h.msg(msg)
 		}
 	}

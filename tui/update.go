@@ -61,6 +61,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.refetch()
 	case sentMsg:
 		return m.onSent(msg)
+	case bulkSentMsg:
+		return m.onBulkSent(msg)
 	case checkedMsg:
 		return m.onChecked(msg)
 	case detailRenderedMsg:
