@@ -23,6 +23,10 @@ import (
 //     the middleware writes for a reject; the node's own routing is
 //     skipped, so nothing is next. An interrupt without tool calls: no
 //     values, as the node "__end__" (nothing next either).
+//     The Python server (langgraph dev) routes from the node as updated:
+//     the middleware's next node, the model, would run again. When the
+//     state then says something is next, a second update, no values as
+//     "__end__", drops it.
 //  2. POST /threads/{id}/runs with no input, carrying the decision id:
 //     nothing is left to run, the run ends at once and the thread is idle
 //     (the state update alone leaves it listed as interrupted).
@@ -109,6 +113,23 @@ func (b *Backend) end(ctx context.Context, s *client.Submission) (client.Receipt
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
 	// The state is changed from here: a failure is "maybe sent".
+	if body["as_node"] != "__end__" {
+		// The Python server routes from the node as updated (the HITL
+		// middleware's next node is the model, which would run again):
+		// what it would run next is dropped by an update as "__end__".
+		var after threadState
+		resp, err = b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(s.ThreadID) + "/state")
+		if cerr := b.Check(resp, err, "read the state of thread "+s.ThreadID, &after); cerr != nil {
+			return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: true}
+		}
+		if len(after.Next) > 0 {
+			resp, err = b.Writes.R().SetContext(ctx).SetBody(map[string]any{"values": nil, "as_node": "__end__"}).
+				Post("/threads/" + url.PathEscape(s.ThreadID) + "/state")
+			if cerr := b.Check(resp, err, "update the state of thread "+s.ThreadID, nil); cerr != nil {
+				return client.Receipt{}, &client.SendError{Err: fmt.Errorf("%w (the reason is in the conversation, but %s would still run next)", cerr, strings.Join(after.Next, ", ")), MaybeSent: true}
+			}
+		}
+	}
 	assistant := it.AssistantID
 	for _, a := range []string{it.GraphID, b.opts.Assistant, b.opts.Graph} {
 		if assistant == "" {

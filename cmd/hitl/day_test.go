@@ -165,7 +165,7 @@ func TestVersionSaysNoNone(t *testing.T) {
 // ran, no new interrupt, the reason in the conversation (where the agent
 // keeps tool calls), and history says which.
 func TestStopAndDismissEndTheThread(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withPython(t, func(t *testing.T, s *server) {
 		for _, c := range []struct {
 			args    []string
 			said    string
@@ -324,5 +324,27 @@ func TestListDeadlines(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"expires_at": "2026-11-22T03:04:00Z"`) || !strings.Contains(out.String(), `"default_decision": "reject"`) {
 		t.Fatalf("--json:\n%s", out.String())
+	}
+}
+
+// withPython runs f as eachServer does, and also on the Python server
+// (langgraph dev) where HITL_TEST_LANGGRAPH_PY_URL names one (scripts/test
+// of the pyserver branch starts it). Its graphs have the JS server's names.
+func withPython(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachServer(t, f)
+	u := os.Getenv("HITL_TEST_LANGGRAPH_PY_URL")
+	if u == "" {
+		return
+	}
+	js := targets(t)
+	for _, tg := range js {
+		if tg.js {
+			tg.name, tg.url = "langgraph-py", u
+			t.Run(tg.name, func(t *testing.T) {
+				isolate(t)
+				f(t, &server{t: t, target: tg})
+			})
+		}
 	}
 }
