@@ -23,7 +23,7 @@ import (
 // respond on a tool call is taken as the tool's result: said on stderr
 // before anything is sent.
 func TestRespondOnAToolCallWarnsFirst(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withPython(t, func(t *testing.T, s *server) {
 		th := s.start("inbox", map[string]any{"topic": "single"})
 		it := s.onlyPending(th)
 		r := s.hitl("", "respond", it.ID, "-m", "do not post it")
@@ -102,7 +102,7 @@ func TestNoTerminalIsSaidPlainly(t *testing.T) {
 // watch --exec started again does not run the command again for what it
 // ran for, and says so.
 func TestWatchExecRemembersWhatItRan(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withPython(t, func(t *testing.T, s *server) {
 		dir := t.TempDir()
 		log := filepath.Join(dir, "ran")
 		rec := script(t, dir, "rec.sh", `echo "$HITL_INTERRUPT_ID" >> "$1"`)
@@ -216,7 +216,7 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 // history --json: JSON Lines, one object per decision, with the tool, its
 // proposed and edited arguments, the decision, the reviewer, the outcome.
 func TestHistoryJSONLines(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withPython(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		must(t, s.hitl("", "--reviewer", "dana", "edit", it.ID, "--set", "to=jane@example.com"), 0, "the run finished")
@@ -267,7 +267,7 @@ func TestHistoryJSONLines(t *testing.T) {
 // approve --all --tool lists what it approves and what it refuses, then
 // sends one resume per thread and reports each; --dry-run sends nothing.
 func TestApproveAllByTool(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withPython(t, func(t *testing.T, s *server) {
 		e1, e2 := s.onlyPending(s.agent("email")), s.onlyPending(s.agent("email"))
 		ops := s.onlyPending(s.agent("ops"))
 		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
