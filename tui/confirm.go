@@ -315,9 +315,12 @@ func (c *confirmScreen) text(m *Model) string {
 		} else {
 			x := sub.Items[0]
 			line(m.st.bold.Render("Resume value, exactly as sent:"))
-			if x.Resume.Continue {
+			switch {
+			case x.Resume.End != nil:
+				line(ansi.Wrap("(none: nothing is resumed; the thread's work is ended by a state update as the interrupted node, then a run with no input)", w, " "))
+			case x.Resume.Continue:
 				line("(none: the run continues from the breakpoint with no input)")
-			} else {
+			default:
 				line(m.look().highlightJSON(x.Resume.Value, w, ""))
 			}
 		}

@@ -339,6 +339,8 @@ func TestDismissKey(t *testing.T) {
 	if s := threadStatus(t, srv, it.ThreadID); s != "interrupted" {
 		t.Fatalf("before y the thread is %s", s)
 	}
+	h.keys("v")
+	h.wantScreen("(none: nothing is resumed;")
 	h.keys("y")
 	h.wantScreen("Dismissed " + it.ID[:8])
 	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
