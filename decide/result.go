@@ -123,7 +123,7 @@ func (r *Result) Text() string {
 		msg := head + ": " + runText(r.Run, r.waitedBefore)
 		if end := s.Items[0].Resume.End; end != nil && r.Run.Status == client.Finished {
 			head = fmt.Sprintf("%s %s (thread %s)", strings.ToUpper(end.Words()[:1])+end.Words()[1:], ids, thread)
-			msg = head + ": the thread's work ended there; the tool did not run and the agent was not asked again (the reason is in the conversation)."
+			msg = head + ": the thread's work ended there: no tool ran and the agent was not asked again (the reason is in the conversation)."
 		}
 		if others := r.elsewhere(); others != "" {
 			msg += " " + others

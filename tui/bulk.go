@@ -199,13 +199,13 @@ func (s *bulkScreen) text(m *Model, w int) string {
 	for _, d := range s.drafts {
 		it := d.Interrupt
 		row := fmt.Sprintf("%s  thread %s  %s  approve: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Badge(it.Schema), present.Summary(it))
-		line(indentBlock(wrap(safe(row)), "  "))
+		line(indentBlock(ansi.Wrap(safe(row), max(w-4, 20), " "), "  "))
 	}
 	if len(s.refused) > 0 {
 		line("")
 		line(m.st.warn.Render(fmt.Sprintf("Left out (%d):", len(s.refused))))
 		for _, r := range s.refused {
-			line(m.st.warn.Render(indentBlock(wrap(safe(r)), "  ")))
+			line(m.st.warn.Render(indentBlock(ansi.Wrap(safe(r), max(w-4, 20), " "), "  ")))
 		}
 	}
 	if s.err != "" {
@@ -221,7 +221,7 @@ func (s *bulkScreen) text(m *Model, w int) string {
 			if r.Kind != decide.Sent {
 				st = m.st.warn
 			}
-			line(st.Render(indentBlock(wrap(r.Text()), "  ")))
+			line(st.Render(indentBlock(ansi.Wrap(r.Text(), max(w-4, 20), " "), "  ")))
 		}
 		line("")
 		line(m.st.faint.Render(name(m.keys.Back) + " back to the list"))

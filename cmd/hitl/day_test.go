@@ -181,7 +181,7 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 			args[1] = it.ID
 			r := s.hitl("", args...)
 			must(t, r, 0, c.said+" "+it.ID[:8])
-			must(t, r, 0, "the tool did not run")
+			must(t, r, 0, "no tool ran")
 			var st struct {
 				Status string `json:"status"`
 			}
