@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/demo"
 	"github.com/hitl-sh/hitl/present"
 	"time"
 )
@@ -346,5 +347,27 @@ func withPython(t *testing.T, f func(t *testing.T, s *server)) {
 				f(t, &server{t: t, target: tg})
 			})
 		}
+	}
+}
+
+// The demo's waiter asks with a deadline: hitl list says when and what
+// then, puts it first, and --json carries it.
+func TestDemoDeadline(t *testing.T) {
+	isolate(t)
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	srv.Seed(0)
+	r := hitl(t, "", "--url", srv.URL(), "list")
+	lines := strings.Split(r.stdout, "\n")
+	if r.code != 0 || len(lines) < 2 || !strings.Contains(lines[1], "[expires in 9m, then: reject]") || !strings.Contains(lines[1], "Deploy build 1842") {
+		t.Fatalf("list (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = hitl(t, "", "--url", srv.URL(), "list", "--json")
+	if !strings.Contains(r.stdout, `"expires_at": "`) || !strings.Contains(r.stdout, `"default_decision": "reject"`) {
+		t.Fatalf("list --json:\n%s", r.stdout)
 	}
 }
