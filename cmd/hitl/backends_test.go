@@ -17,6 +17,10 @@ import (
 func isolate(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("HITL_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
+	// Hermetic whatever the shell holds: no setting of the reviewer's own.
+	for _, k := range []string{"HITL_PROFILE", "HITL_BACKEND", "HITL_URL", "HITL_GRAPH", "HITL_ASSISTANT", "HITL_THEME", "HITL_NOTIFY"} {
+		t.Setenv(k, "")
+	}
 }
 
 func listJSON(t *testing.T, args ...string) []listed {

@@ -75,6 +75,7 @@ func TestConfigInit(t *testing.T) {
 	t.Setenv("HITL_CONFIG", path)
 	t.Setenv("HITL_THEME", "")
 	t.Setenv("HITL_NOTIFY", "")
+	t.Setenv("HITL_PROFILE", "")
 	must(t, hitl(t, "", "config", "init"), 0, "Wrote "+path)
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the file: %v %v", fi, err)

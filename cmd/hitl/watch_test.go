@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +16,7 @@ import (
 // says when something changed), each once, and a large first listing page
 // by page.
 func TestWatchPrintsNewInterruptsAtOnce(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("HITL_CONFIG", filepath.Join(t.TempDir(), "none.yaml"))
+	isolate(t)
 	srv := demo.New()
 	srv.Seed(400)
 	if err := srv.Start("127.0.0.1:0"); err != nil {
