@@ -25,6 +25,9 @@ type Decision struct {
 	Answers []string `json:"answers,omitempty"`
 	// Value, for a raw payload, is sent as it is instead of Message.
 	Value json.RawMessage `json:"value,omitempty"`
+	// Stop, on a reject, ends the thread's work there: the agent is not
+	// run again on the rejection (see Ending).
+	Stop bool `json:"stop,omitempty"`
 }
 
 // EditDialect selects how an edit is spelled for the middleware shape.
@@ -52,6 +55,9 @@ type Resume struct {
 	Value json.RawMessage
 	// Continue is set for a breakpoint: resume with no value at all.
 	Continue bool
+	// End, when set, ends the thread's work at the interrupt instead of
+	// resuming it (Value is then nil).
+	End *Ending
 }
 
 // RefusedError is a decision that the interrupt does not allow, or that is
@@ -374,6 +380,22 @@ func Consequences(p *Payload, ds []Decision) []string {
 		if rejects > 0 && runs > 0 {
 			notes = append(notes, "LangChain's JavaScript middleware does not run the approved or edited calls of an interrupt that has a reject among its decisions: the agent gets the rejection and is asked again")
 		}
+	}
+	if end, _ := Ends(ds); end != nil {
+		what := "the interrupt is not answered"
+		if end.Kind == EndStop {
+			what = "every call is rejected"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; the reason is put in the conversation as each call's result", end.Words(), what))
+	}
+	// LangChain: "Do not use respond to deny side-effecting tools, because
+	// its message is treated as a successful tool result."
+	for i, d := range ds {
+		if d.Type != Respond || i >= len(p.Actions) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("respond on the tool call %s: the agent takes your message as the tool's successful result, as if %s had run; to deny a tool with side effects, reject it instead",
+			p.Actions[i].Name, p.Actions[i].Name))
 	}
 	return notes
 }

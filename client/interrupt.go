@@ -112,6 +112,11 @@ type Payload struct {
 	// (LangGraph's interrupt(value, {responseSchema})), as the server sent
 	// it. Every resume value is checked against it before it is sent.
 	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
+	// ExpiresAt is when the agent stops waiting (the value's `expires_at`),
+	// and Default what it then does (its `default` decision); zero and ""
+	// when it gives none.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	Default   string    `json:"default_decision,omitempty"`
 	// Problem says why the value cannot be shown (SchemaUnreadable): too
 	// deep, too large, not JSON, not an interrupt. "" for every other.
 	Problem string `json:"problem,omitempty"`

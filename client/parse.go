@@ -29,6 +29,9 @@ func ParseWithSchema(value, responseSchema json.RawMessage) Payload {
 		schema = nil
 	}
 	p := parse(value, schema)
+	if p.Schema != SchemaUnreadable {
+		p.ExpiresAt, p.Default = deadline(value)
+	}
 	if schema == nil || p.Schema == SchemaUnreadable {
 		return Normalized(p)
 	}

@@ -299,10 +299,13 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	if s.Timeout <= 0 {
 		s.Timeout = 30 * time.Second
 	}
+	// Every problem at once: fixing one to be told of the next wastes a
+	// round per setting.
+	var errs []error
 	switch s.Backend {
 	case "langgraph", "rest", "events":
 	default:
-		return nil, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend)
+		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend))
 	}
 	if s.Notify == "" {
 		s.Notify = "desktop"
@@ -313,17 +316,17 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	switch s.Notify {
 	case "off", "bell", "desktop":
 	default:
-		return nil, fmt.Errorf("notify %q is not known; use off, bell or desktop", s.Notify)
+		errs = append(errs, fmt.Errorf("notify %q is not known; use off, bell or desktop", s.Notify))
 	}
 	switch s.Theme {
 	case "auto", "light", "dark":
 	default:
-		return nil, fmt.Errorf("theme %q is not known; use auto, light or dark", s.Theme)
+		errs = append(errs, fmt.Errorf("theme %q is not known; use auto, light or dark", s.Theme))
 	}
 	switch s.EditDialect {
 	case "edited_action", "edited_args":
 	default:
-		return nil, fmt.Errorf("edit_dialect %q is not known; use edited_action or edited_args", s.EditDialect)
+		errs = append(errs, fmt.Errorf("edit_dialect %q is not known; use edited_action or edited_args", s.EditDialect))
 	}
 	// The key: HITL_API_KEY, then the profile's own variable or key, then the
 	// variables the official SDKs read.
@@ -342,9 +345,20 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 			if rest != "" {
 				shown += " …"
 			}
-			return nil, fmt.Errorf("--header %q: write it as \"Name: value\"", shown)
+			errs = append(errs, fmt.Errorf("--header %q: write it as \"Name: value\"", shown))
+			continue
 		}
 		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if len(errs) == 1 {
+		return nil, errs[0]
+	}
+	if len(errs) > 1 {
+		lines := make([]string, len(errs))
+		for i, e := range errs {
+			lines[i] = "  - " + e.Error()
+		}
+		return nil, fmt.Errorf("%d settings are wrong:\n%s", len(errs), strings.Join(lines, "\n"))
 	}
 	return s, nil
 }
@@ -385,6 +399,8 @@ func (s *Settings) Redacted() map[string]any {
 		"timeout":       s.Timeout.String(),
 		"reviewer":      s.Reviewer,
 		"edit_dialect":  s.EditDialect,
+		"notify":        s.Notify,
+		"theme":         s.Theme,
 		"config_file":   s.ConfigFile,
 		"state_dir":     s.StateDir,
 	}

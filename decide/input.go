@@ -36,6 +36,8 @@ type Input struct {
 	// answer schema for a respond, the action's args_schema for an edit.
 	// See FormValue.
 	Fields map[string][]string
+	// Stop, on a reject, ends the thread's work there (client.Ending).
+	Stop bool
 }
 
 // Decisions turns one Input per slot into decisions (see Decision).
@@ -80,6 +82,14 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 	refuse := func(format string, a ...any) error {
 		return &client.RefusedError{Slot: slot, Reason: fmt.Sprintf(format, a...)}
 	}
+	if in.Type == client.Dismiss {
+		// Not an answer: the thread's work ends; any interrupt may be
+		// dismissed (the backend says whether it can).
+		return client.Decision{Type: client.Dismiss, Message: strings.TrimSpace(in.Text)}, nil
+	}
+	if in.Stop && in.Type != client.Reject {
+		return client.Decision{Type: in.Type}, refuse("stop goes with reject only")
+	}
 	if len(in.Fields) > 0 {
 		var err error
 		if in, err = fieldsInput(it, i, slot, in); err != nil {
@@ -87,7 +97,8 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 		}
 	}
 	d, err := decision(it, i, slot, in, refuse)
-	if err != nil || len(it.ResponseSchema) == 0 || it.Slots() != 1 {
+	d.Stop = in.Stop
+	if err != nil || in.Stop || len(it.ResponseSchema) == 0 || it.Slots() != 1 {
 		return d, err
 	}
 	// The answer as it will be sent, checked now: the reviewer hears of a

@@ -46,6 +46,20 @@ func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
 	byThread := map[string]*client.Submission{}
 	for _, d := range drafts {
 		item := client.Item{Interrupt: d.Interrupt, Decisions: d.Decisions}
+		end, err := client.Ends(d.Decisions)
+		if err != nil {
+			return nil, err
+		}
+		if end != nil {
+			// Ended, not resumed: nothing is encoded, the backend ends the
+			// thread's work; alone in its submission.
+			if e, ok := p.Backend.(client.Ender); !ok || !e.EndsThreads() {
+				return nil, &client.RefusedError{Slot: -1, Reason: end.Words() + ": this backend cannot end a thread's work (the LangGraph backend can); reject or answer it instead"}
+			}
+			item.Resume = client.Resume{End: end}
+			out = append(out, &client.Submission{DecisionID: NewID(), Reviewer: p.Reviewer, ThreadID: d.Interrupt.ThreadID, Items: []client.Item{item}})
+			continue
+		}
 		if d.Resume != nil {
 			item.Resume = *d.Resume
 		} else {
@@ -58,7 +72,7 @@ func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
 			item.Resume = r
 		}
 		s := byThread[d.Interrupt.ThreadID]
-		if s == nil || !batches || item.Resume.Continue || s.Items[0].Resume.Continue {
+		if s == nil || !batches || item.Resume.Continue || s.Items[0].Resume.Continue || s.Items[0].Resume.End != nil {
 			s = &client.Submission{DecisionID: NewID(), Reviewer: p.Reviewer, ThreadID: d.Interrupt.ThreadID}
 			out = append(out, s)
 			byThread[d.Interrupt.ThreadID] = s
@@ -285,7 +299,10 @@ func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 		}
 		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: p.Backend.Server(),
 			ThreadID: s.ThreadID, InterruptID: it.Interrupt.ID, Schema: it.Interrupt.Schema, Title: it.Interrupt.Title,
-			Decisions: it.Decisions, Resume: resume}
+			Decisions: it.Decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
+		for _, a := range it.Interrupt.Actions {
+			out[i].Proposed = append(out[i].Proposed, journal.Call{Name: a.Name, Args: a.Args})
+		}
 	}
 	return out
 }

@@ -38,6 +38,9 @@ func (p *Pipeline) Reconcile(ctx context.Context, match func(journal.Entry) bool
 			order = append(order, e.DecisionID)
 		}
 		resume := client.Resume{Value: e.Resume, Continue: len(e.Resume) == 0 || string(e.Resume) == "null"}
+		if end, _ := client.Ends(e.Decisions); end != nil {
+			resume = client.Resume{End: end} // an ending is verified as one
+		}
 		it := client.Interrupt{ID: e.InterruptID, ThreadID: e.ThreadID, Server: e.Server, Raw: json.RawMessage("null")}
 		it.Schema, it.Title = e.Schema, e.Title
 		s.Items = append(s.Items, client.Item{Interrupt: it, Decisions: e.Decisions, Resume: resume})

@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -119,6 +121,10 @@ func (r *Result) Text() string {
 	case Sent:
 		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
 		msg := head + ": " + runText(r.Run, r.waitedBefore)
+		if end := s.Items[0].Resume.End; end != nil && r.Run.Status == client.Finished {
+			head = fmt.Sprintf("%s %s (thread %s)", strings.ToUpper(end.Words()[:1])+end.Words()[1:], ids, thread)
+			msg = head + ": the thread's work ended there: no tool ran and the agent was not asked again (the reason is in the conversation)."
+		}
 		if others := r.elsewhere(); others != "" {
 			msg += " " + others
 		}
@@ -152,6 +158,10 @@ func (r *Result) what() string {
 	for _, it := range r.Submission.Items {
 		if it.Resume.Continue {
 			kinds = append(kinds, "continue")
+			continue
+		}
+		if it.Resume.End != nil {
+			kinds = append(kinds, it.Resume.End.Words())
 			continue
 		}
 		for _, d := range it.Decisions {
@@ -239,7 +249,14 @@ func WinnerText(w *client.Winner) string {
 		parts = append(parts, "at "+w.At.Local().Format("15:04:05"))
 	}
 	if len(w.Value) > 0 {
-		v := inert.Line(string(w.Value))
+		// One line, as JSON is written compactly: the value's own line
+		// breaks and indent would read as \n and runs of spaces.
+		raw := []byte(w.Value)
+		var c bytes.Buffer
+		if json.Compact(&c, raw) == nil {
+			raw = c.Bytes()
+		}
+		v := inert.Line(string(raw))
 		if r := []rune(v); len(r) > 120 {
 			v = fmt.Sprintf("%s… (%d more characters)", string(r[:117]), len(r)-117)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Graph is a scripted agent. Its methods run with the server's lock held and
@@ -23,6 +24,7 @@ type Graph interface {
 // Graphs are the demo agents, by graph id.
 func Graphs() []Graph {
 	return []Graph{
+		waiterAgent{},
 		&toolAgent{id: "support", scenarios: map[string][]toolCall{
 			"email": {{name: "send_email", allowed: []string{"approve", "edit", "reject"}, args: ordered{
 				{"to", "dana@customer.example"}, {"subject", "Your refund for order A-1001"},
@@ -333,6 +335,27 @@ func (plannerAgent) Resume(t *thread, _ pending, value json.RawMessage) error {
 }
 
 func (plannerAgent) Continue(*thread) error { return nil }
+
+// waiterAgent asks with a deadline (the agent-wait envelope's expires_at
+// and default): past it, the agent would take the default itself.
+type waiterAgent struct{}
+
+func (waiterAgent) ID() string { return "waiter" }
+
+func (waiterAgent) Start(t *thread, _ map[string]any) error {
+	human(t, "Deploy build 1842 to production.")
+	interruptNow(t, "wait", map[string]any{"question": "Deploy build 1842 to production now?",
+		"expires_at": time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339), "default": "reject"})
+	return nil
+}
+
+func (waiterAgent) Resume(t *thread, _ pending, value json.RawMessage) error {
+	human(t, string(value))
+	ai(t, "Understood: "+string(value))
+	return nil
+}
+
+func (waiterAgent) Continue(*thread) error { return nil }
 
 // askerAgent asks a free-text question (seed 002); the reply is read as text.
 type askerAgent struct{}

@@ -15,7 +15,7 @@ var demoRotation = []struct {
 	{"support", msg("email")}, {"ops", msg("ops")}, {"planner", nil}, {"asker", nil},
 	{"inbox", nil}, {"parallel", nil}, {"support", msg("refund")}, {"sneaky", msg("sneaky")},
 	{"asker", map[string]any{"topic": "object"}}, {"release", nil}, {"fanout", nil},
-	{"survey", nil}, {"approver", nil},
+	{"survey", nil}, {"approver", nil}, {"waiter", nil},
 }
 
 func msg(s string) map[string]any {

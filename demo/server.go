@@ -118,6 +118,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /threads/{id}", s.getThread)
 	mux.HandleFunc("PATCH /threads/{id}", s.patchThread)
 	mux.HandleFunc("GET /threads/{id}/state", s.getState)
+	mux.HandleFunc("POST /threads/{id}/state", s.updateState)
 	mux.HandleFunc("POST /threads/{id}/history", s.getHistory)
 	mux.HandleFunc("GET /threads/{id}/runs", s.listRuns)
 	mux.HandleFunc("POST /threads/{id}/runs", s.createRun)
@@ -345,6 +346,58 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		"created_at": t.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_id": t.Checkpoint, "checkpoint_ns": ""},
 	})
+}
+
+// updateState writes values as the node as_node, as the real server does
+// (POST /threads/{id}/state): the node's pending interrupts are taken as
+// answered by the update and nothing runs next; the thread keeps its
+// status until a run (a run with no input then finds nothing to do and
+// leaves it idle). Only what hitl sends is modelled: as_node names a task
+// that holds an interrupt, or "__end__" with no values.
+func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Values map[string]any `json:"values"`
+		AsNode string         `json:"as_node"`
+	}
+	if err := decodeBody(r, &req); err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.thread(w, r)
+	if t == nil {
+		return
+	}
+	if t.Status == "busy" {
+		writeError(w, 409, "Thread is busy")
+		return
+	}
+	held := req.AsNode == "__end__"
+	for _, p := range t.Interrupts {
+		held = held || p.TaskID == req.AsNode
+	}
+	if !held {
+		writeError(w, 422, fmt.Sprintf("as_node %q holds no pending task of this thread", req.AsNode))
+		return
+	}
+	if req.AsNode == "__end__" && len(req.Values) > 0 {
+		writeError(w, 500, "Internal Server Error") // as langgraphjs dev answers it
+		return
+	}
+	if msgs, ok := req.Values["messages"].([]any); ok {
+		for _, m := range msgs {
+			if mm, ok := m.(map[string]any); ok {
+				addMessage(t, mm)
+			}
+		}
+	}
+	t.Interrupts, t.Answered, t.Next, t.Failed = nil, nil, nil, nil
+	id := newUUID()
+	t.History = append(t.History, checkpointRec{ID: id, Parent: t.Checkpoint, Metadata: map[string]any{"source": "update", "step": len(t.History)}})
+	t.Checkpoint = id
+	t.UpdatedAt = time.Now()
+	writeJSON(w, 200, map[string]any{"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_ns": "", "checkpoint_id": id}})
 }
 
 func (s *Server) searchThreads(w http.ResponseWriter, r *http.Request) {

@@ -94,6 +94,9 @@ func Decided(e journal.Entry) string {
 		}
 		return "resume value"
 	}
+	if end, _ := client.Ends(e.Decisions); end != nil {
+		return end.Words()
+	}
 	kinds := make([]string, len(e.Decisions))
 	for i, d := range e.Decisions {
 		kinds[i] = string(d.Type)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -73,6 +74,21 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp, k.PageDown, k.PageUp, k.Top, k.Bottom):
 		scroll(&c.page, k, msg)
+	case key.Matches(msg, k.End):
+		// On rejects: stop there too (the model is not asked again).
+		it := m.items.get(c.id)
+		if it == nil || !c.rejects(m) {
+			m.setStatus("x (stop) goes with a reject of every call: r, then x here.", false)
+			return nil
+		}
+		if e, ok := m.opts.Backend.(client.Ender); !ok || !e.EndsThreads() {
+			m.setStatus("Stop: this backend cannot end a thread's work (the LangGraph backend can).", false)
+			return nil
+		}
+		for _, dec := range m.drafts.of(it).decisions {
+			dec.Stop = !dec.Stop
+		}
+		c.sig = ""
 	case key.Matches(msg, k.Confirm):
 		if m.sending || m.checking {
 			return nil
@@ -214,11 +230,7 @@ func (c *confirmScreen) text(m *Model) string {
 	if sub != nil {
 		items = sub.Items
 	}
-	title := it.Title
-	if it.Schema == client.SchemaRaw {
-		title = present.Summary(*it) // no title of its own: its gist says which one
-	}
-	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(title), w, " ")))
+	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(confirmTitle(it)), w, " ")))
 	line(m.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
 		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
@@ -227,7 +239,7 @@ func (c *confirmScreen) text(m *Model) string {
 		target := &x.Interrupt
 		if len(items) > 1 {
 			line("")
-			line(m.st.bold.Render(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(target.Title))))
+			line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(confirmTitle(target))), w, " ")))
 		}
 		if warn := m.items.warning(target); warn != 0 {
 			line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
@@ -241,6 +253,11 @@ func (c *confirmScreen) text(m *Model) string {
 			label := "decision"
 			if len(target.Actions) > 0 {
 				label = fmt.Sprintf("Action %d/%d %s", i+1, len(target.Actions), safe(target.Actions[i].Name))
+			}
+			if target.Schema == client.SchemaBreakpoint && dec.Type == client.Approve {
+				// What it does, in the word the result uses.
+				line(m.st.ok.Render(ansi.Wrap(m.st.bold.Render(label)+": continue (the run goes on from the breakpoint)", w, " ")))
+				continue
 			}
 			line(m.look().decisionText(m.st.bold.Render(label)+": ", dec, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
@@ -264,7 +281,7 @@ func (c *confirmScreen) text(m *Model) string {
 		if sub != nil {
 			for _, note := range client.Consequences(&target.Payload, x.Decisions) {
 				line("")
-				line(m.st.warn.Render(ansi.Wrap("Note: "+note, w, " ")))
+				line(m.st.warn.Render(ansi.Wrap("Note: "+safe(note), w, " ")))
 			}
 		}
 	}
@@ -281,15 +298,29 @@ func (c *confirmScreen) text(m *Model) string {
 	line("")
 	if c.showJSON {
 		c.jsonAt = strings.Count(b.String(), "\n")
-		for _, x := range sub.Items {
-			if len(sub.Items) > 1 {
-				line(m.st.bold.Render("Resume value for " + safe(x.Interrupt.ID) + ", exactly as sent:"))
-			} else {
-				line(m.st.bold.Render("Resume value, exactly as sent:"))
+		if len(sub.Items) > 1 {
+			// One resume answers them all: the one value sent, each
+			// answer under its interrupt's id (as JSON writes a map:
+			// the ids in order).
+			all := make(map[string]json.RawMessage, len(sub.Items))
+			for _, x := range sub.Items {
+				all[x.Interrupt.ID] = x.Resume.Value
 			}
-			if x.Resume.Continue {
-				line("(none: the run continues from the breakpoint with no input)")
+			line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("Resume value, exactly as sent: one value for the %d interrupts, each answer under its interrupt's id:", len(sub.Items)), w, " ")))
+			if v, err := json.Marshal(all); err == nil {
+				line(m.look().highlightJSON(v, w, ""))
 			} else {
+				line(m.st.err.Render(ansi.Wrap("cannot be written as JSON: "+safe(err.Error()), w, " ")))
+			}
+		} else {
+			x := sub.Items[0]
+			line(m.st.bold.Render("Resume value, exactly as sent:"))
+			switch {
+			case x.Resume.End != nil:
+				line(ansi.Wrap("(none: nothing is resumed; the thread's work is ended by a state update as the interrupted node, then a run with no input)", w, " "))
+			case x.Resume.Continue:
+				line("(none: the run continues from the breakpoint with no input)")
+			default:
 				line(m.look().highlightJSON(x.Resume.Value, w, ""))
 			}
 		}
@@ -301,10 +332,37 @@ func (c *confirmScreen) text(m *Model) string {
 	return b.String()
 }
 
+// confirmTitle names an interrupt on the confirm screen: its title, or,
+// for a payload of no known shape (whose title says only that), its gist.
+func confirmTitle(it *client.Interrupt) string {
+	if it.Schema == client.SchemaRaw {
+		return present.Summary(*it)
+	}
+	return it.Title
+}
+
+// rejects reports whether every decision of the draft is a reject (x
+// then stops the thread there too).
+func (c *confirmScreen) rejects(m *Model) bool {
+	it := m.items.get(c.id)
+	if it == nil {
+		return false
+	}
+	for _, dec := range m.drafts.of(it).decisions {
+		if dec == nil || dec.Type != client.Reject {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *confirmScreen) hints(m *Model) []hint {
 	k := m.keys
 	if m.items.get(c.id) == nil {
 		return on(k.Back) // nothing left to send
+	}
+	if _, ok := m.opts.Backend.(client.Ender); ok && c.rejects(m) {
+		return on(k.Confirm, k.End, k.ShowJSON, k.Back)
 	}
 	if !c.hasDiff(m) {
 		return on(k.Confirm, k.ShowJSON, k.Back)

@@ -53,7 +53,7 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	}
 	k := m.keys
 	d := m.drafts.of(it)
-	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit)
+	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.End)
 	if decision && m.inGrace() {
 		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
 		return nil
@@ -98,6 +98,17 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		}
 		m.push(newFeedbackEditor(m, it, d, t))
 		return m.top().(*editorScreen).focus()
+	case key.Matches(msg, k.End):
+		// Dismiss: the confirm screen that follows is the question asked
+		// first (y ends the thread's work, esc keeps it).
+		if e, ok := m.opts.Backend.(client.Ender); !ok || !e.EndsThreads() {
+			m.setStatus("Dismiss: this backend cannot end a thread's work (the LangGraph backend can).", false)
+			return nil
+		}
+		for i := range d.decisions {
+			d.decisions[i] = &client.Decision{Type: client.Dismiss}
+		}
+		m.toConfirm(it)
 	case key.Matches(msg, k.ApproveAll):
 		for i := 0; i < it.Slots(); i++ {
 			if !m.allowed(it, i, client.Approve) {

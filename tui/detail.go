@@ -94,7 +94,7 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it))
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), present.Deadline(it, m.opts.Now()))
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -195,10 +195,12 @@ type detailInput struct {
 	showConv       bool
 	conversational bool
 	editing        string // who else is editing it ("" for nobody)
+	deadline       string // when the agent stops waiting ("" for never)
 }
 
 func (m *Model) detailInput(it *client.Interrupt) detailInput {
-	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it)}
+	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it),
+		deadline: present.Deadline(it, m.opts.Now())}
 	if d := m.drafts[it.ID]; d != nil {
 		c := *d
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
@@ -223,8 +225,12 @@ func (lo look) detail(in detailInput, w int) string {
 
 	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
 	line(st.title.Render(wrap(safeBlock(fold(it.Title, see)))))
+	if in.deadline != "" {
+		// When the agent stops waiting, and what it then does.
+		line(st.warn.Render(wrap("⏳ " + in.deadline + " (" + stamp(it.ExpiresAt) + ")")))
+	}
 	if warn := in.warn; warn != 0 {
-		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
+		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, or \\u001b inside JSON; <U+202E>). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
 	head := fmt.Sprintf("[%s] %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)))
@@ -259,7 +265,15 @@ func (lo look) detail(in detailInput, w int) string {
 			marker = "▸ "
 		}
 		head := fmt.Sprintf("%sAction %d/%d  %s", marker, i+1, len(it.Actions), safe(a.Name))
-		line(st.bold.Render(head) + "  " + st.faint.Render("allowed: "+typesText(a.Allowed)))
+		allowed := "allowed: " + typesText(a.Allowed)
+		if ansi.StringWidth(head+"  "+allowed) <= w {
+			line(st.bold.Render(head) + "  " + st.faint.Render(allowed))
+		} else {
+			// Too wide for one line: the allowed decisions on their own
+			// line, whole (a cut list would read as fewer choices).
+			line(st.bold.Render(wrap(head)))
+			line(indentBlock(st.faint.Render(ansi.Wrap(allowed, max(w-4, 10), " ")), "    "))
+		}
 		if d != nil && d.decisions[i] != nil {
 			line(indentBlock(lo.decisionText("decision: ", d.decisions[i], w-2), "  "))
 		}
@@ -278,7 +292,7 @@ func (lo look) detail(in detailInput, w int) string {
 	}
 	if len(it.Actions) == 0 {
 		line("")
-		line(st.faint.Render("allowed: " + typesText(it.Allowed)))
+		line(st.faint.Render(wrap("allowed: " + typesText(it.Allowed))))
 		if d != nil && d.decisions[0] != nil {
 			line(lo.decisionText("decision: ", d.decisions[0], w))
 		}
@@ -310,13 +324,32 @@ func (lo look) detail(in detailInput, w int) string {
 			line(st.faint.Render(name(lo.keys.Conversation) + " shows the conversation"))
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return wrapLong(strings.TrimRight(b.String(), "\n"), w)
+}
+
+// wrapLong wraps every line wider than w: the panes that show text cut
+// what is wider than they are, without a mark, so nothing may reach them
+// wider (the last guard; each part wraps its own lines better).
+func wrapLong(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Hardwrap(ansi.Wrap(l, w, " "), w, true)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // decisionText is a decision after label, wrapped to w: a message of
 // several lines keeps its lines, under the label.
 func (lo look) decisionText(label string, d *client.Decision, w int) string {
 	s := string(d.Type)
+	if d.Stop {
+		s += " and stop"
+	}
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))
 	}

@@ -152,15 +152,11 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.External):
 		ed.save(m)
-		if m.opts.Editor == "" {
-			ed.err = "no external editor: set $VISUAL or $EDITOR"
-			return nil
-		}
 		ext := ".txt"
 		if ed.kind == editArgs {
 			ext = ".json"
 		}
-		return externalEdit(m.opts.Editor, ed.fields[ed.focused].Value(), ext)
+		return externalEdit(m.editorCommand(), ed.fields[ed.focused].Value(), ext)
 	case key.Matches(msg, k.NextField, k.PrevField) && len(ed.fields) > 1:
 		step := 1
 		if key.Matches(msg, k.PrevField) {
@@ -177,12 +173,21 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// editorCommand is the external editor: $VISUAL, else $EDITOR, else vi
+// (as git and crontab do).
+func (m *Model) editorCommand() string {
+	if e := strings.TrimSpace(m.opts.Editor); e != "" {
+		return e
+	}
+	return "vi"
+}
+
 // receive takes what the external editor saved, and the text field's own
 // messages.
 func (ed *editorScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	if msg, ok := msg.(externalEditMsg); ok {
 		if msg.err != nil {
-			ed.err = "editor: " + msg.err.Error() + " (set $VISUAL or $EDITOR)"
+			ed.err = "editor " + safe(m.editorCommand()) + ": " + safe(msg.err.Error()) + " (set $VISUAL or $EDITOR to the editor to use)"
 		} else {
 			ed.fields[ed.focused].SetValue(strings.TrimRight(msg.text, "\n"))
 			ed.err = ""

@@ -120,7 +120,11 @@ func (m *Model) failuresSection(w int) []string {
 		return nil
 	}
 	n := max(m.failed.total, len(fs))
-	head := fmt.Sprintf("✗ %d thread(s) whose run failed · %s shows them", n, name(m.keys.Failures))
+	threads := "threads"
+	if n == 1 {
+		threads = "thread"
+	}
+	head := fmt.Sprintf("✗ %d %s whose run failed · %s shows them", n, threads, name(m.keys.Failures))
 	lines := []string{m.st.err.Render(ansi.Truncate(head, w, "…"))}
 	shown := min(len(fs), 3)
 	now := m.opts.Now()
@@ -272,7 +276,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 		if m.failed.total > len(fs) {
 			line(m.st.faint.Render(fmt.Sprintf("… and %d older (hitl list --failed lists them)", m.failed.total-len(fs))))
 		}
-		return b.String()
+		return wrapLong(b.String(), w)
 	}
 	f := s.current(m)
 	if f == nil {
@@ -314,7 +318,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 		line(m.st.bold.Render("The interrupt it holds"))
 		line(m.look().detail(m.detailInput(it), w))
 	}
-	return b.String()
+	return wrapLong(b.String(), w)
 }
 
 func (s *failuresScreen) hints(m *Model) []hint {

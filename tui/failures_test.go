@@ -40,7 +40,7 @@ func TestFailedThreadShownAndAnsweredAgain(t *testing.T) {
 	_ = h.j.MarkHandled(idHeld)
 	h.m.failed.now = true
 	h.run(h.m.fetch(false))
-	h.wantScreen("✗ 1 thread(s) whose run failed · E shows them", "✗ thread-f", "ZodError: email: Invalid email", "▸   aaaa1111")
+	h.wantScreen("✗ 1 thread whose run failed · E shows them", "✗ thread-f", "ZodError: email: Invalid email", "▸   aaaa1111")
 
 	h.keys("E")
 	h.wantScreen("Threads whose last run failed", "▸ thread-f")
@@ -71,7 +71,7 @@ func TestFailedThreadWithoutInterruptSaysSo(t *testing.T) {
 	fb.SetFailures(client.Failure{ThreadID: "thread-crashed", GraphID: "agent", UpdatedAt: t0.Add(-time.Hour)})
 	h := newHarnessOn(t, 80, 24, nil, fb)
 	h.b = fb
-	h.wantScreen("✗ 1 thread(s) whose run failed", "the run failed (the server keeps no error text)", "No pending interrupts")
+	h.wantScreen("✗ 1 thread whose run failed", "the run failed (the server keeps no error text)", "No pending interrupts")
 	h.keys("E", "enter")
 	h.wantScreen("The thread holds no interrupt: hitl cannot resume it", "none: it came from elsewhere")
 	h.keys("a")

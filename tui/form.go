@@ -131,7 +131,7 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Accept):
 		return s.accept(m)
-	case key.Matches(msg, k.RawJSON):
+	case key.Matches(msg, k.RawJSON, k.External):
 		s.save(m)
 		it := m.items.get(s.id)
 		if it == nil {
@@ -141,11 +141,20 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		d := m.drafts.of(it)
 		d.slot = s.slot
 		m.pop()
+		var cmd tea.Cmd
 		if s.decision == client.Edit {
 			m.push(newArgsEditor(m, it, d))
-			return m.top().(*editorScreen).focus()
+			cmd = m.top().(*editorScreen).focus()
+		} else {
+			cmd = m.openAnswerJSON(it, d, "as JSON, checked against the answer schema")
 		}
-		return m.openAnswerJSON(it, d, "as JSON, checked against the answer schema")
+		// ctrl+e: the whole value, as the JSON editor holds it, in
+		// $EDITOR; what is saved there comes back to that editor, which
+		// checks and accepts it as it does what is typed.
+		if ed, ok := m.top().(*editorScreen); ok && key.Matches(msg, k.External) {
+			return tea.Batch(cmd, ed.key(m, msg))
+		}
+		return cmd
 	case key.Matches(msg, k.NextField):
 		return s.move(1)
 	case key.Matches(msg, k.PrevField):
@@ -181,11 +190,17 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		delete(s.errs, ff.f.Name)
 		return nil
 	}
+	before, _ := ff.texts()
 	var cmd tea.Cmd
 	if ff.multi {
 		ff.area, cmd = ff.area.Update(msg)
 	} else {
 		ff.input, cmd = ff.input.Update(msg)
+	}
+	if after, _ := ff.texts(); !slices.Equal(before, after) {
+		// A problem is of what was there: once changed, ctrl+s checks
+		// again (a filled field kept "✗ required" under it).
+		delete(s.errs, ff.f.Name)
 	}
 	return cmd
 }

@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/hitl-sh/hitl/client"
 )
 
 // helpScreen lays the whole key map out in as many rows of columns as the
@@ -50,7 +53,7 @@ func (s *helpScreen) view(m *Model, r rect) string {
 func helpText(m *Model, w int) string {
 	h := m.help
 	h.SetWidth(0) // measure whole columns; the loop below decides what fits
-	groups := m.keys.FullHelp()
+	groups := m.helpGroups()
 	var rows []string
 	for start := 0; start < len(groups); {
 		end := start + 1
@@ -64,3 +67,36 @@ func helpText(m *Model, w int) string {
 }
 
 func (*helpScreen) hints(m *Model) []hint { return on(m.keys.Back) }
+
+// helpGroups is the key map less the keys this backend has no use for
+// (run controls where runs cannot be paused, the failed runs and the
+// conversation where the server cannot list them): help lists what works.
+func (m *Model) helpGroups() [][]key.Binding {
+	k := m.keys
+	var off []key.Binding
+	if _, ok := m.opts.Backend.(client.RunController); !ok {
+		off = append(off, k.PauseRun, k.ResumeRun, k.CancelRun)
+	}
+	if m.failed.lister == nil {
+		off = append(off, k.Failures)
+	}
+	if _, ok := m.opts.Backend.(client.Conversational); !ok {
+		off = append(off, k.Conversation)
+	}
+	same := func(a, b key.Binding) bool {
+		return a.Help() == b.Help() && slices.Equal(a.Keys(), b.Keys())
+	}
+	var out [][]key.Binding
+	for _, g := range k.FullHelp() {
+		var keep []key.Binding
+		for _, b := range g {
+			if !slices.ContainsFunc(off, func(o key.Binding) bool { return same(o, b) }) {
+				keep = append(keep, b)
+			}
+		}
+		if len(keep) > 0 {
+			out = append(out, keep)
+		}
+	}
+	return out
+}

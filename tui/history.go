@@ -63,7 +63,9 @@ func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Back) && h.thread != "":
 		h.thread = ""
-	case key.Matches(msg, k.Back, k.Quit, k.History):
+	case key.Matches(msg, k.Quit):
+		return m.askQuit() // q quits, as on every other screen
+	case key.Matches(msg, k.Back, k.History):
 		m.pop()
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):
 		h.thread = h.entries[h.sel].ThreadID

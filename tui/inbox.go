@@ -83,6 +83,16 @@ func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.split += step
 		return nil
+	case key.Matches(msg, k.Mark):
+		m.toggleMark()
+		return nil
+	case key.Matches(msg, k.ApproveAll) && m.bulkTargets() != nil:
+		if m.sending {
+			m.setStatus("A decision is being sent; wait for it.", false)
+			return nil
+		}
+		m.openBulk(m.bulkTargets())
+		return nil
 	case key.Matches(msg, k.Open) && !m.lay.wide:
 		m.items.newCount = 0
 		if m.items.current() != nil {
@@ -305,11 +315,17 @@ func (m *Model) listView(r rect) string {
 		if it.ID == x.selected {
 			marker = "▸ "
 		}
+		if m.marked[it.ID] {
+			marker = marker[:len(marker)-1] + "✓" // marked for a bulk approve
+		}
 		warn := " "
 		if x.warning(&it) != 0 {
 			warn = "⚠"
 		}
 		decided := ""
+		if dl := present.Deadline(&it, now); dl != "" {
+			decided = "[" + dl + "] "
+		}
 		if d := m.drafts[it.ID]; d != nil && d.touched() {
 			decided = "✎ "
 		}
@@ -324,10 +340,20 @@ func (m *Model) listView(r rect) string {
 			mark = " "
 		}
 		var row string
-		if !m.lay.wide || withGraph {
+		switch {
+		case !m.lay.wide && w-listFixed-graphColumn < minSummary && w-listFixed >= minSummary:
+			// Narrow: the graph goes before the summary does (the
+			// detail names the graph).
+			row = fmt.Sprintf("%s%s%s%-8s %4s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+				"["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+		case !m.lay.wide && w-listFixed < minSummary:
+			// Narrower still: the badge goes too.
+			row = fmt.Sprintf("%s%s%s%-8s %4s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+				decided, x.gist(&it))
+		case !m.lay.wide || withGraph:
 			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
 				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
-		} else {
+		default:
 			// Beside the detail, the graph only when the summaries keep their
 			// whole width (the detail shows it too).
 			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))

@@ -208,6 +208,8 @@ func (x *items) rebuild() {
 	default:
 		sort.SliceStable(x.shown, func(i, j int) bool { return x.shown[i].UpdatedAt.After(x.shown[j].UpdatedAt) })
 	}
+	// What expires goes first, soonest first (whatever the sort).
+	present.DeadlinesFirst(x.shown)
 	// The interrupts of one thread (fan-out branches) stay together, where
 	// the sort put the thread's first one.
 	first := make(map[string]int, len(x.shown))
@@ -294,7 +296,9 @@ func (x *items) searchText(it *client.Interrupt) string {
 		return s
 	}
 	var b strings.Builder
-	for _, s := range []string{it.ID, it.ThreadID, it.GraphID, it.AssistantID, string(it.Schema), it.Title, it.Description} {
+	// The summary too: what a row shows is what `/` finds (a [raw] row's
+	// summary is read from its value).
+	for _, s := range []string{it.ID, it.ThreadID, it.GraphID, it.AssistantID, string(it.Schema), it.Title, it.Description, x.gist(it)} {
 		b.WriteString(s)
 		b.WriteByte(' ')
 	}

@@ -94,7 +94,7 @@ func TestFailedRunsWithAnUnreadableAuditLog(t *testing.T) {
 	fb.SetFailures(client.Failure{ThreadID: "thread-crashed", GraphID: "agent", UpdatedAt: t0.Add(-time.Hour)})
 	h := newHarnessWith(t, 200, 30, nil, fb, j)
 	h.b = fb
-	h.wantScreen("✗ 1 thread(s) whose run failed", "✗ audit log unreadable")
+	h.wantScreen("✗ 1 thread whose run failed", "✗ audit log unreadable")
 	if !strings.Contains(h.m.status, "hitl could not read its audit log") {
 		t.Fatalf("status: %q", h.m.status)
 	}

@@ -22,6 +22,11 @@ type keyMap struct {
 	Yes, PageDown, PageUp, Top, Bottom, Suspend     key.Binding
 	Narrower, Wider                                 key.Binding
 	Discard, Failures                               key.Binding
+	// End dismisses an interrupt, or, on the confirm screen of rejects,
+	// stops the thread there (client.Ending).
+	End key.Binding
+	// Mark marks a row for a bulk approve (bulk.go).
+	Mark key.Binding
 	// A form's keys (form.go).
 	PrevField, Toggle, ChoiceNext, ChoicePrev, Pick, RawJSON key.Binding
 }
@@ -63,6 +68,8 @@ var actions = []action{
 	{"approve_all", func(k *keyMap) *key.Binding { return &k.ApproveAll }, []string{"A"}, "A", "approve all", 2},
 	{"submit", func(k *keyMap) *key.Binding { return &k.Submit }, []string{"s"}, "s", "submit", 2},
 	{"discard", func(k *keyMap) *key.Binding { return &k.Discard }, []string{"D"}, "D", "discard draft", 2},
+	{"end", func(k *keyMap) *key.Binding { return &k.End }, []string{"x"}, "x", "dismiss / stop", 2},
+	{"mark", func(k *keyMap) *key.Binding { return &k.Mark }, []string{"space"}, "space", "mark for A", 2},
 
 	{"confirm", func(k *keyMap) *key.Binding { return &k.Confirm }, []string{"y", "enter"}, "y/enter", "send", 3},
 	{"show_json", func(k *keyMap) *key.Binding { return &k.ShowJSON }, []string{"v"}, "v", "resume JSON", 3},

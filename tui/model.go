@@ -104,6 +104,8 @@ type Model struct {
 
 	items  items
 	drafts drafts
+	// marked are the rows marked for a bulk approve (bulk.go).
+	marked map[string]bool
 	// gone: what became of interrupts that left the list while on screen,
 	// as the server told (lookUpWinner), by id.
 	gone   map[string]string
@@ -135,6 +137,9 @@ type Model struct {
 	// statusAt is the update that set the status: a screen change clears
 	// a status set by an earlier update (it spoke of the screen left).
 	statusAt, updates int
+	// statusSince is when the status was set: it goes after statusTTL
+	// (statusErrTTL for a warning), so an old word is not read as news.
+	statusSince time.Time
 
 	pipe     *decide.Pipeline // the one path by which a decision is sent
 	sending  bool
@@ -181,6 +186,7 @@ func New(opts Options) (*Model, error) {
 		st:     newStyles(),
 		items:  newItems(),
 		drafts: drafts{},
+		marked: map[string]bool{},
 		detail: newDetailPane(),
 		convs:  conversations{},
 		spin:   spinner.New(spinner.WithSpinner(spinner.Line)),
@@ -308,6 +314,9 @@ func (m *Model) resize(w, h int) {
 const (
 	listFixed   = 34
 	graphColumn = 11
+	// minSummary is the width of the summary below which, in a narrow
+	// window, the graph column and then the badge give it their room.
+	minSummary = 24
 )
 
 func (m *Model) listWidth() int {
@@ -325,7 +334,28 @@ func (m *Model) relayout() {
 }
 
 func (m *Model) setStatus(s string, ok bool) {
-	m.status, m.statusOK, m.statusAt = s, ok, m.updates
+	m.status, m.statusOK, m.statusAt, m.statusSince = s, ok, m.updates, m.opts.Now()
+}
+
+// How long a status line stays: what was done, and what went wrong.
+const (
+	statusTTL    = 10 * time.Second
+	statusErrTTL = 30 * time.Second
+)
+
+// expireStatus forgets a status past its time (the clock's tick comes
+// every second); one shown while sending stays until the answer.
+func (m *Model) expireStatus() {
+	if m.status == "" || m.sending || m.statusSince.IsZero() {
+		return
+	}
+	ttl := statusTTL
+	if !m.statusOK {
+		ttl = statusErrTTL
+	}
+	if m.opts.Now().Sub(m.statusSince) >= ttl {
+		m.status = ""
+	}
 }
 
 // staleStatus forgets a status that an earlier update set.

@@ -118,7 +118,7 @@ func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
 	for _, msg := range collect(cmd) {
 		switch msg.(type) {
-		case pendingMsg, progressMsg, sentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg, draftsSavedMsg:
+		case pendingMsg, progressMsg, sentMsg, bulkSentMsg, checkedMsg, historyMsg, conversationMsg, runCtlMsg, detailRenderedMsg, claimMsg, winnerMsg, draftsSavedMsg:
 			h.msg(msg)
 		}
 	}
@@ -748,7 +748,7 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 func TestHelpFitsAt80Columns(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.keys("?")
-	h.wantScreen("resume JSON", "unified/side-by-side", "cancel run", "ctrl+c quit now")
+	h.wantScreen("resume JSON", "unified/side-by-side", "ctrl+c quit now")
 	for _, line := range strings.Split(h.screen(), "\n") {
 		if strings.Contains(line, "…") {
 			t.Fatalf("a help line is cut: %q", line)

@@ -19,6 +19,7 @@ import (
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updates++
 	cmd := m.update(msg)
+	m.expireStatus()
 	m.relayout() // the list's width follows its content
 	// The detail renders again only when what it shows changed.
 	if c := m.detail.sync(m); c != nil {
@@ -63,6 +64,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.refetch()
 	case sentMsg:
 		return m.onSent(msg)
+	case bulkSentMsg:
+		return m.onBulkSent(msg)
 	case checkedMsg:
 		return m.onChecked(msg)
 	case detailRenderedMsg:

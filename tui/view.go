@@ -59,7 +59,7 @@ func (m *Model) headerLine() string {
 		}
 	}
 	if x.newCount > 0 {
-		s += fmt.Sprintf(" · %d new", x.newCount)
+		s += fmt.Sprintf(" · %d new since you last looked", x.newCount)
 	}
 	if p := x.loading; p != nil {
 		if p.Total > 0 {

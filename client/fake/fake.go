@@ -295,6 +295,9 @@ func (f *Backend) Standing(_ context.Context, its []client.Interrupt) ([]client.
 
 // Resume takes every waiting interrupt of the submission; answered ones
 // are left as they are (a stale resume does nothing, and is acknowledged).
+// EndsThreads: the fake records an ending as it records a resume.
+func (f *Backend) EndsThreads() bool { return true }
+
 func (f *Backend) Resume(_ context.Context, s *client.Submission) (client.Receipt, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

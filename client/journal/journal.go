@@ -99,16 +99,20 @@ func OfRun(s client.OutcomeStatus) Outcome {
 // Entry is one line of the audit log: an intent, an outcome, or (written by
 // older versions) both at once.
 type Entry struct {
-	Kind        Kind              `json:"kind,omitempty"`
-	DecisionID  string            `json:"decision_id,omitempty"`
-	Time        time.Time         `json:"time"`
-	Reviewer    string            `json:"reviewer,omitempty"`
-	Server      string            `json:"server,omitempty"`
-	ThreadID    string            `json:"thread_id,omitempty"`
-	InterruptID string            `json:"interrupt_id"`
-	Schema      client.Schema     `json:"schema,omitempty"`
-	Title       string            `json:"title,omitempty"`
-	Decisions   []client.Decision `json:"decisions,omitempty"`
+	Kind        Kind          `json:"kind,omitempty"`
+	DecisionID  string        `json:"decision_id,omitempty"`
+	Time        time.Time     `json:"time"`
+	Reviewer    string        `json:"reviewer,omitempty"`
+	Server      string        `json:"server,omitempty"`
+	ThreadID    string        `json:"thread_id,omitempty"`
+	InterruptID string        `json:"interrupt_id"`
+	Schema      client.Schema `json:"schema,omitempty"`
+	Title       string        `json:"title,omitempty"`
+	GraphID     string        `json:"graph_id,omitempty"`
+	// Proposed are the tool calls as the agent proposed them (for an
+	// export of what was decided: hitl history --json).
+	Proposed  []Call            `json:"proposed,omitempty"`
+	Decisions []client.Decision `json:"decisions,omitempty"`
 	// Resume is the exact value sent (null for a breakpoint's continue).
 	Resume  json.RawMessage `json:"resume,omitempty"`
 	Outcome Outcome         `json:"outcome,omitempty"`
@@ -121,6 +125,12 @@ type Entry struct {
 	PID int `json:"pid,omitempty"`
 	// Resolved is when the outcome line was written (History merges it in).
 	Resolved time.Time `json:"-"`
+}
+
+// Call is a tool call as proposed: its name and arguments.
+type Call struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
 }
 
 // Journal is the state directory of one user.

@@ -1,6 +1,7 @@
 package langgraph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -41,7 +42,12 @@ func (b *Backend) Conversation(ctx context.Context, threadID string) ([]client.M
 		}
 		msg := client.Message{Role: role, Content: contentText(m.Content)}
 		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, tc.Name+" "+string(tc.Args))
+			args := []byte(tc.Args)
+			var c bytes.Buffer
+			if json.Compact(&c, args) == nil {
+				args = c.Bytes() // one line: indent would show as \n and spaces
+			}
+			msg.ToolCalls = append(msg.ToolCalls, tc.Name+" "+string(args))
 		}
 		out = append(out, msg)
 	}

@@ -102,6 +102,9 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if len(s.Items) == 0 {
 		return client.Receipt{}, errors.New("nothing to send")
 	}
+	if s.Items[0].Resume.End != nil {
+		return b.end(ctx, s)
+	}
 	first := s.Items[0].Interrupt
 	assistant := first.AssistantID
 	for _, a := range []string{first.GraphID, b.opts.Assistant, b.opts.Graph} {
@@ -182,6 +185,11 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	for i, it := range s.Items {
 		id := it.Interrupt.ID
 		v := client.Verdict{ID: id, Took: client.Mine, RunID: mine.RunID}
+		if it.Resume.End != nil {
+			v.Took = verifyEnd(runs, id, mine)
+			out[i] = v
+			continue
+		}
 		if it.Resume.Continue {
 			v.Took, err = b.verifyContinue(ctx, s, it.Interrupt, mine)
 			if err != nil {

@@ -84,7 +84,7 @@ func New(opts Options) (*Backend, error) {
 		opts.Long = opts.Follow
 	}
 	if opts.Hint == "" {
-		opts.Hint = "is `langgraph dev` running there?"
+		opts.Hint = "is the server (langgraph dev, or langgraphjs dev) running there?"
 	}
 	c, err := transport.New(opts.Options)
 	if err != nil {

@@ -113,7 +113,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	}{
 		{401, `{"detail":"bad key"}`, "refused the credentials (HTTP 401): set an API key"},
 		{404, `404 page not found`, `(HTTP 404): 404 page not found; POST /threads/search is on every LangGraph server: is --url`},
-		{500, `<html>oops</html>`, "answered HTTP 500: <html>oops</html>"},
+		{500, `<html>oops</html>`, "answered HTTP 500: a web page, not the API's JSON (is --url the server's API?): oops"},
 		{200, `<html>not json</html>`, "is --url pointing at the right server?"},
 	} {
 		b := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +127,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	}
 	b, _ := New(Options{Options: transport.Options{URL: "http://user:pw@127.0.0.1:1", ReadRetries: -1}})
 	_, err := b.Pending(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "refused the connection: is `langgraph dev` running") || strings.Contains(err.Error(), "pw") {
+	if err == nil || !strings.Contains(err.Error(), "refused the connection: is the server (langgraph dev, or langgraphjs dev) running") || strings.Contains(err.Error(), "pw") {
 		t.Errorf("refused: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -351,7 +352,46 @@ func message(body []byte) string {
 	if s == "" {
 		return "(empty answer)"
 	}
+	if text, ok := htmlText(s); ok {
+		// A web page (a proxy, a web server, the wrong port): its words,
+		// not its markup, and what that likely means.
+		return "a web page, not the API's JSON (is --url the server's API?): " + clip(text)
+	}
 	return clip(s)
+}
+
+// htmlText is the text of an HTML page, tags dropped and spaces collapsed.
+func htmlText(s string) (string, bool) {
+	head := strings.ToLower(s[:min(len(s), 200)])
+	if !strings.HasPrefix(head, "<!doctype html") && !strings.HasPrefix(head, "<html") && !strings.Contains(head, "<head") {
+		return "", false
+	}
+	var b strings.Builder
+	in, skip := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '<':
+			in = true
+			tag := strings.ToLower(s[i+1 : min(len(s), i+8)])
+			switch {
+			case strings.HasPrefix(tag, "style"), strings.HasPrefix(tag, "script"):
+				skip = true
+			case strings.HasPrefix(tag, "/style"), strings.HasPrefix(tag, "/script"):
+				skip = false
+			}
+			b.WriteByte(' ')
+		case c == '>' && in:
+			in = false
+		case !in && !skip:
+			b.WriteByte(c)
+		}
+	}
+	text := strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+	if text == "" {
+		text = "(no text)"
+	}
+	return text, true
 }
 
 func clip(s string) string {

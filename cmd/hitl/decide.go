@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -53,30 +57,183 @@ func oneInput(in decide.Input) func(*client.Interrupt) (decide.Input, error) {
 
 func approveCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
+	var all bool
+	var tool, match string
 	cmd := &cobra.Command{
-		Use:   "approve ID... | --thread THREAD",
+		Use:   "approve ID... | --thread THREAD | --all --tool NAME [--match TEXT]",
 		Short: "Approve every action (or --action N), or continue a breakpoint",
+		Long: `approve approves every action of the interrupts named (or --action N), or
+continues a breakpoint.
+
+--all --tool NAME approves, in bulk, every pending interrupt whose calls are all
+to the tool NAME (--graph G and --match TEXT narrow it: TEXT is looked for in the
+summary and the arguments). It first lists each interrupt it approves (id, thread,
+the arguments' summary) and each it refuses (approve not allowed, or other tools
+among its calls), then sends one resume per thread (the branches of a thread
+together) and reports each outcome. --dry-run lists and sends nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all || tool != "" || match != "" {
+				if !all || tool == "" {
+					return usageErr("bulk approve needs both --all and --tool NAME (the tool whose calls are approved)")
+				}
+				if len(args) > 0 || f.thread != "" || f.action != 0 {
+					return usageErr("--all takes no interrupt id, --thread or --action: it picks by --tool, --graph and --match")
+				}
+				return e.approveAll(cmd.Context(), f, tool, match)
+			}
 			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve}))
 		},
 	}
 	f.register(cmd, true)
+	cmd.Flags().BoolVar(&all, "all", false, "approve every pending interrupt of --tool NAME (listed first)")
+	cmd.Flags().StringVar(&tool, "tool", "", "with --all: the tool whose calls are approved")
+	cmd.Flags().StringVar(&match, "match", "", "with --all: only interrupts whose summary or arguments contain this text")
 	return cmd
+}
+
+// approveAll approves, in bulk, the pending interrupts whose calls are all
+// to tool (and that match), after listing them; those it cannot approve
+// are named with why.
+func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) error {
+	a, err := e.open(f.wait)
+	if err != nil {
+		return err
+	}
+	a.reconcile(ctx, e)
+	its, err := a.pending(ctx)
+	if err != nil {
+		return err
+	}
+	var drafts []decide.Draft
+	var refused []string
+	for _, it := range its {
+		if len(it.Actions) == 0 {
+			continue
+		}
+		var others []string
+		mine := false
+		for _, act := range it.Actions {
+			if act.Name == tool {
+				mine = true
+			} else {
+				others = append(others, act.Name)
+			}
+		}
+		if !mine {
+			continue
+		}
+		if match != "" {
+			text := strings.ToLower(present.Summary(it))
+			for _, act := range it.Actions {
+				text += " " + strings.ToLower(string(act.Args))
+			}
+			if !strings.Contains(text, strings.ToLower(match)) {
+				continue
+			}
+		}
+		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+		if len(others) > 0 {
+			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(others, ", ")+" (approve it by id after reading it)")
+			continue
+		}
+		ds := make([]client.Decision, len(it.Actions))
+		ok := true
+		for i := range it.Actions {
+			if !it.Allows(i, client.Approve) {
+				refused = append(refused, line+"\n    not approved: approve is not allowed here (allowed: "+present.Types(it.AllowedAt(i))+")")
+				ok = false
+				break
+			}
+			ds[i] = client.Decision{Type: client.Approve}
+		}
+		if ok {
+			drafts = append(drafts, decide.Draft{Interrupt: it, Decisions: ds})
+		}
+	}
+	if len(drafts) == 0 && len(refused) == 0 {
+		return nothingErr("no pending interrupt calls the tool %s%s: nothing to approve (hitl list shows what waits)", tool, matchText(match))
+	}
+	if len(drafts) > 0 {
+		verb := "Approving"
+		if f.dryRun {
+			verb = "Would approve"
+		}
+		fmt.Fprintf(e.stdout, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
+		for _, d := range drafts {
+			it := d.Interrupt
+			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+		}
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(e.stderr, "Not approved: %d %s:\n", len(refused), plural(len(refused), "interrupt", "interrupts"))
+		for _, r := range refused {
+			fmt.Fprintln(e.stderr, "  "+r)
+		}
+	}
+	if len(drafts) == 0 {
+		return nothingErr("nothing approved")
+	}
+	if f.dryRun {
+		fmt.Fprintln(e.stdout, "--dry-run: nothing sent.")
+		return nil
+	}
+	err = e.sendPrepared(ctx, a, drafts, f)
+	if err == nil && len(refused) > 0 {
+		return &exitErr{exitNothing, errAlreadyPrinted}
+	}
+	return err
+}
+
+func matchText(match string) string {
+	if match == "" {
+		return ""
+	}
+	return fmt.Sprintf(" matching %q", match)
 }
 
 func rejectCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
+	var stop bool
 	cmd := &cobra.Command{
-		Use:   "reject ID... [-m TEXT]",
+		Use:   "reject ID... [-m TEXT] [--stop]",
 		Short: "Reject every action (or --action N), with a message / reason",
+		Long: `reject rejects the actions, with a message the agent reads as the tool's result.
+
+After a reject the agent's model runs again and may propose the same call
+again, and again. --stop rejects every call and ends the thread's work there:
+the message is in the conversation as each call's result, the tool does not
+run, the model is not asked again and the thread ends idle (LangGraph only).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if stop && f.action != 0 {
+				return usageErr("--stop rejects every call of the interrupt: it does not take --action")
+			}
 			return e.decide(cmd.Context(), args, f, func(*client.Interrupt) (decide.Input, error) {
-				return decide.Input{Type: client.Reject, Text: f.message}, nil
+				return decide.Input{Type: client.Reject, Text: f.message, Stop: stop}, nil
 			})
 		},
 	}
 	cmd.Flags().StringVarP(&f.message, "message", "m", "", "why: sent to the agent as the reject message / reason")
+	cmd.Flags().BoolVar(&stop, "stop", false, "and end the thread's work there: the agent is not run again on the rejection")
 	f.register(cmd, true)
+	return cmd
+}
+
+func dismissCmd(e *env) *cobra.Command {
+	f := &sendFlags{}
+	cmd := &cobra.Command{
+		Use:   "dismiss ID... [-m REASON]",
+		Short: "End the thread's work at an interrupt without answering it (the tool never runs)",
+		Long: `dismiss ends the thread's work at the interrupt without resuming it (Agent
+Inbox's "mark as resolved"): the tools it asks about never run, the agent is not
+run again, and the thread ends idle. Each pending tool call gets, as its result in
+the conversation, "Dismissed by the reviewer" and the reason. Audited and verified
+as every decision; history shows it as "dismissed" (LangGraph only).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Dismiss, Text: f.message}))
+		},
+	}
+	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason, put in the conversation")
+	f.register(cmd, false)
 	return cmd
 }
 
@@ -188,22 +345,38 @@ func ignoreCmd(e *env) *cobra.Command {
 func editCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
 	var argsFile, name string
-	var fieldFlags []string
+	var fieldFlags, setFlags []string
 	cmd := &cobra.Command{
-		Use:   "edit ID --args FILE|- | --field NAME=VALUE... [--action N] [--name TOOL]",
+		Use:   "edit ID --set KEY=VALUE... | --args FILE|- | --field NAME=VALUE... [--action N] [--name TOOL]",
 		Short: "Approve an action with edited arguments",
-		Long: `edit approves an action with new arguments: the whole object as JSON (--args),
-or, for an action with an args_schema, only the fields that change
-(--field NAME=VALUE, typed by the schema as respond --field is; NAME= clears
-a field; the other arguments stay as they are).`,
+		Long: `edit approves an action with new arguments. Three ways to give them:
+
+  --set KEY=VALUE   changes one argument and keeps the others (repeatable;
+                    VALUE is read as JSON when it is JSON: 42, true, ["a"],
+                    "quoted"; else as text; KEY is a top-level key)
+  --args FILE|-     the whole new arguments object: it REPLACES the proposed
+                    one, and a key it leaves out is dropped (--set on top of
+                    it changes that object)
+  --field NAME=VALUE for an action with an args_schema: typed by the schema
+                    as respond --field is; NAME= clears a field
+
+Before sending, the change to the arguments is printed on stderr, as a diff
+of the proposed and the sent arguments.`,
 		Args: exactArgs(1, "an interrupt id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fields, err := readFields(e.stdin, fieldFlags)
 			if err != nil {
 				return err
 			}
-			if argsFile == "" && fields == nil {
-				return usageErr("edit needs --args FILE (or - for standard input) with the new arguments as a JSON object, or --field NAME=VALUE")
+			sets, err := readSets(setFlags)
+			if err != nil {
+				return err
+			}
+			if argsFile == "" && fields == nil && sets == nil {
+				return usageErr("edit needs --set KEY=VALUE (one argument changed, the others kept), --args FILE (or - for standard input: the whole new arguments object), or --field NAME=VALUE")
+			}
+			if fields != nil && sets != nil {
+				return usageErr("give --field (typed by the args_schema) or --set, not both")
 			}
 			var raw []byte
 			if argsFile != "" {
@@ -215,15 +388,157 @@ a field; the other arguments stay as they are).`,
 				if len(it.Actions) > 1 && f.action == 0 {
 					return decide.Input{}, usageErr("this interrupt has %d actions: say which one with --action N, and what to do with the others with --others", len(it.Actions))
 				}
-				return decide.Input{Type: client.Edit, Args: string(raw), Name: name, Fields: fields}, nil
+				text := string(raw)
+				sets, fields := sets, fields
+				if slot := max(f.action-1, 0); fields != nil && slot < len(it.Actions) && len(it.Actions[slot].ArgsSchema) == 0 {
+					// No args_schema to type the fields by: each one is a
+					// --set (the test agent's own tools have none).
+					for _, k := range slices.Sorted(maps.Keys(fields)) {
+						v := fields[k]
+						if len(v) != 1 {
+							return decide.Input{}, usageErr("--field %s given %d times: this action has no args_schema to say it is a list; give --set %s='[…]'", k, len(v), k)
+						}
+						more, err := readSets([]string{k + "=" + v[0]})
+						if err != nil {
+							return decide.Input{}, err
+						}
+						sets = append(sets, more...)
+					}
+					fields = nil
+				}
+				if sets != nil {
+					slot := max(f.action-1, 0)
+					if slot >= len(it.Actions) {
+						return decide.Input{}, usageErr("--set changes a tool call's arguments; %s has no action %d", present.ShortID(it.ID), slot+1)
+					}
+					base := it.Actions[slot].Args
+					if raw != nil {
+						base = raw
+					}
+					merged, err := mergeSets(base, sets)
+					if err != nil {
+						return decide.Input{}, err
+					}
+					text = string(merged)
+				}
+				return decide.Input{Type: client.Edit, Args: text, Name: name, Fields: fields}, nil
 			})
 		},
 	}
-	cmd.Flags().StringVar(&argsFile, "args", "", "file with the edited arguments as JSON, or - for standard input")
+	cmd.Flags().StringVar(&argsFile, "args", "", "file with the whole new arguments as JSON, or - for standard input (replaces them: keys left out are dropped)")
+	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "KEY=VALUE: change one argument, keep the others (repeatable; VALUE as JSON when it is JSON, else text)")
 	cmd.Flags().StringArrayVar(&fieldFlags, "field", nil, "NAME=VALUE for an argument of the action's args_schema (repeatable)")
 	cmd.Flags().StringVar(&name, "name", "", "also rename the tool call")
 	f.register(cmd, true)
 	return cmd
+}
+
+// set is one --set KEY=VALUE.
+type set struct {
+	key   string
+	value json.RawMessage
+}
+
+// readSets reads --set flags: VALUE as JSON when it is JSON, else as text.
+func readSets(flags []string) ([]set, error) {
+	var out []set
+	for _, fl := range flags {
+		k, v, ok := strings.Cut(fl, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usageErr("--set %q: give KEY=VALUE (hitl show ID lists the arguments)", fl)
+		}
+		val := json.RawMessage(strings.TrimSpace(v))
+		if !json.Valid(val) || strings.TrimSpace(v) == "" {
+			b, _ := json.Marshal(v)
+			val = b
+		}
+		out = append(out, set{key: k, value: val})
+	}
+	return out, nil
+}
+
+// mergeSets sets each key of sets in the arguments object args, keeping
+// the other keys and their order.
+func mergeSets(args json.RawMessage, sets []set) (json.RawMessage, error) {
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, usageErr("--set changes keys of an arguments object; these arguments are not one")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, usageErr("the arguments cannot be read: %v", err)
+		}
+		k := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, usageErr("the arguments cannot be read: %v", err)
+		}
+		if _, seen := vals[k]; !seen {
+			keys = append(keys, k)
+		}
+		vals[k] = v
+	}
+	for _, s := range sets {
+		if _, seen := vals[s.key]; !seen {
+			keys = append(keys, s.key)
+		}
+		vals[s.key] = s.value
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// printEdits writes, for each edit among the drafts, the change to the
+// arguments as a line diff of the proposed and the sent ones: what a key
+// left out of --args drops is seen before it is sent.
+func printEdits(e *env, drafts []decide.Draft) {
+	for _, d := range drafts {
+		for i, dec := range d.Decisions {
+			if dec.Type != client.Edit || i >= len(d.Interrupt.Actions) {
+				continue
+			}
+			a := d.Interrupt.Actions[i]
+			before, err1 := present.IndentJSON(a.Args, present.JSONOptions{})
+			after, err2 := present.IndentJSON(dec.Args, present.JSONOptions{})
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			fmt.Fprintf(e.stderr, "edit of %s (%s), the arguments sent (- proposed, + sent):\n", safe(a.Name), safe(present.ShortID(d.Interrupt.ID)))
+			dropped := false
+			for _, l := range diff.Lines(before, after) {
+				mark := "  "
+				switch l.Op {
+				case diff.Delete:
+					mark = "- "
+				case diff.Insert:
+					mark = "+ "
+				}
+				fmt.Fprintln(e.stderr, mark+l.Text)
+			}
+			if ch, err := diff.Structural(a.Args, dec.Args); err == nil {
+				for _, c := range ch {
+					dropped = dropped || c.Kind == diff.Removed
+				}
+			}
+			if dropped {
+				fmt.Fprintln(e.stderr, "note: keys of the proposed arguments are dropped (--args replaces the whole object; --set KEY=VALUE changes one and keeps the others)")
+			}
+		}
+	}
 }
 
 // wireInput is one decision as `decide --decisions` reads it.
@@ -452,11 +767,18 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 		}
 		drafts = append(drafts, d)
 	}
+	return e.sendPrepared(ctx, a, drafts, f)
+}
+
+// sendPrepared hands drafts to the decision pipeline: one resume per
+// thread where the backend takes several, each outcome reported.
+func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f *sendFlags) error {
 	p := a.pipeline()
 	subs, err := p.Prepare(drafts)
 	if err != nil {
 		return refusal(err)
 	}
+	printEdits(e, drafts)
 	for _, d := range drafts {
 		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
 			fmt.Fprintln(e.stderr, "note:", note)

@@ -70,6 +70,9 @@ your real ones (state in the "demo" folder of the state directory).`,
 			if err != nil {
 				return err
 			}
+			if err := noTerminal(openTTY); err != nil {
+				return fmt.Errorf("%w (or hitl demo --serve: the server alone)", err)
+			}
 			return tui.Run(cmd.Context(), tui.Options{Backend: b, Journal: j, Reviewer: s.Reviewer,
 				PollInterval: time.Second, EditDialect: client.DialectEditedAction, Notify: tui.NotifyOff, Theme: s.Theme, Getenv: e.getenv, Editor: e.editor(), Keys: s.Keys})
 		},

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +53,85 @@ type execHook struct {
 	queue chan execJob
 	wg    sync.WaitGroup
 	errMu sync.Mutex // one report at a time on stderr
+
+	// ran remembers, per command line, the interrupts the command ran
+	// for, so that a watch started again does not run it for the whole
+	// backlog (a notifier would post everything again).
+	ran *execMemory
+	// skipped counts interrupts not run again; reported, those said.
+	skipped, reported int
+}
+
+// execMemory is the file of interrupt ids a command ran for: one id a
+// line, in the state directory, named by a digest of the command line.
+type execMemory struct {
+	mu   sync.Mutex
+	path string
+	ids  map[string]bool
+}
+
+// openExecMemory reads the memory of the command line (none yet: empty).
+func openExecMemory(stateDir, line string) (*execMemory, error) {
+	sum := sha256.Sum256([]byte(line))
+	m := &execMemory{path: filepath.Join(stateDir, "exec", hex.EncodeToString(sum[:8])+".ran"), ids: map[string]bool{}}
+	b, err := os.ReadFile(m.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("watch --exec: cannot read what it already ran for (%s): %w", m.path, err)
+	}
+	for _, id := range strings.Fields(string(b)) {
+		m.ids[id] = true
+	}
+	return m, nil
+}
+
+func (m *execMemory) has(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ids[id]
+}
+
+// add remembers id; a failure to write is returned (the command may run
+// again for it at the next start).
+func (m *execMemory) add(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ids[id] {
+		return nil
+	}
+	m.ids[id] = true
+	if err := os.MkdirAll(filepath.Dir(m.path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(m.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(id + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// reportSkipped says, once per batch, for how many interrupts the command
+// was not run again.
+func (h *execHook) reportSkipped() {
+	if h == nil || h.skipped == h.reported {
+		return
+	}
+	n := h.skipped - h.reported
+	h.reported = h.skipped
+	h.errMu.Lock()
+	defer h.errMu.Unlock()
+	fmt.Fprintf(h.stderr, "hitl watch: --exec not run again for %d %s it already ran for (an earlier watch with this command; remembered in %s)\n",
+		n, plural(n, "interrupt", "interrupts"), h.ran.path)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 type execJob struct {
@@ -176,6 +259,15 @@ func (h *execHook) run(ctx context.Context, j execJob) {
 	cmd.WaitDelay = 2 * time.Second
 	began := time.Now()
 	err := cmd.Run()
+	if h.ran != nil && ctx.Err() != context.Canceled {
+		// Ran (or failed, or was killed at its timeout): not again for
+		// this interrupt. One stopped because watch ends runs next time.
+		if merr := h.ran.add(j.it.ID); merr != nil {
+			h.errMu.Lock()
+			fmt.Fprintf(h.stderr, "hitl watch: cannot remember that the command ran for %s (%v): it may run again at the next start\n", inert.Line(present.ShortID(j.it.ID)), merr)
+			h.errMu.Unlock()
+		}
+	}
 	if err == nil {
 		return
 	}
@@ -305,6 +397,10 @@ func splitArgs(s string) ([]string, error) {
 // notify queues the command for it, with the JSON line watch --json
 // prints for it.
 func (h *execHook) notify(ctx context.Context, it client.Interrupt) error {
+	if h.ran != nil && h.ran.has(it.ID) {
+		h.skipped++
+		return nil
+	}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, it, false); err != nil {
 		return err

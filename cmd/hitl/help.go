@@ -20,7 +20,7 @@ var groups = []struct {
 	commands  []string
 }{
 	{"reading", "Reading:", []string{"list", "show", "watch", "conversation", "history"}},
-	{"deciding", "Deciding:", []string{"approve", "reject", "edit", "respond", "ignore", "decide", "resume", "check", "forget", "run"}},
+	{"deciding", "Deciding:", []string{"approve", "reject", "edit", "respond", "ignore", "dismiss", "decide", "resume", "check", "forget", "run"}},
 	{"setup", "Setup:", []string{"demo", "config", "completion", "version", "help"}},
 }
 
@@ -43,21 +43,25 @@ var examples = map[string]string{
 	"conversation": `  hitl conversation 9605
   hitl conversation 9605 --json -n 0`,
 	"history": `  hitl history
-  hitl history --json -n 0`,
+  hitl history --json -n 0 > decisions.jsonl`,
 	"approve": `  hitl approve 3d96
+  hitl approve --all --tool send_email --match acme.example --dry-run
   hitl approve 3d96 --dry-run
   hitl approve --thread 9605
   hitl approve 3d96 --action 2 --others reject:"not during business hours"`,
 	"reject": `  hitl reject 3d96 -m "wrong customer"
+  hitl reject 3d96 -m "stop retrying this" --stop
   hitl reject 3d96 --action 1 -m "too broad" --others approve`,
-	"edit": `  echo '{"to":"jane@example.com","subject":"Refund","body":"Hi Jane"}' | hitl edit 3d96 --args -
+	"edit": `  hitl edit 3d96 --set subject="Your refund"
+  echo '{"to":"jane@example.com","subject":"Refund","body":"Hi Jane"}' | hitl edit 3d96 --args -
   hitl edit 3d96 --field amount=90
   hitl edit 3d96 --action 2 --args notify.json --others approve`,
 	"respond": `  hitl respond 3d96 -m "use the audited figure"
   hitl respond 3d96 -m "ship it" --answer yes --answer "next week"
   hitl respond 3d96 --field framework=react --field tests=true --field budget=50
   hitl respond 3d96 --value '{"framework":"react","tests":true,"budget":50}'`,
-	"ignore": `  hitl ignore 4f49`,
+	"ignore":  `  hitl ignore 4f49`,
+	"dismiss": `  hitl dismiss 3d96 -m "duplicate request, handled by phone"`,
 	"decide": `  echo '[{"type":"approve"},{"type":"reject","message":"not on a Friday"}]' | hitl decide 85b9 --decisions -
   hitl decide 628d 5e65 --decisions answers.json`,
 	"resume": `  hitl resume 3d96 --value '{"decisions":[{"type":"approve"}]}' --dry-run`,
@@ -74,6 +78,7 @@ var examples = map[string]string{
   hitl demo --backend rest`,
 	"config": `  hitl config path
   hitl config show --profile prod`,
+	"config init": `  hitl config init && $EDITOR "$(hitl config path)"`,
 	"config path": `  $EDITOR "$(hitl config path)"`,
 	"config show": `  hitl config show
   hitl config show --profile prod`,

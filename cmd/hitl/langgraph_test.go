@@ -553,7 +553,7 @@ func TestRealWatchPrintsEachOnce(t *testing.T) {
 func TestRealUnreachableServer(t *testing.T) {
 	isolate(t)
 	r := hitl(t, "", "--url", "http://127.0.0.1:1", "list")
-	must(t, r, 1, "refused the connection: is `langgraph dev` running")
+	must(t, r, 1, "refused the connection: is the server (langgraph dev, or langgraphjs dev) running")
 	eachServer(t, func(t *testing.T, s *server) {
 		must(t, s.hitl("", "--assistant", "no-such-assistant", "list"), 0, "No pending interrupts")
 	})

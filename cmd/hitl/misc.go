@@ -1,10 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -42,6 +46,33 @@ func configCmd(e *env) *cobra.Command {
 			e.hideSecrets(s)
 			return writeJSON(e.stdout, s.Redacted(), true)
 		},
+	}, &cobra.Command{
+		Use:   "init",
+		Short: "Write a starter config file (one profile, every setting explained); never overwrites",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			path := config.Path(e.getenv)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return err
+			}
+			// O_EXCL: a config already there is never replaced.
+			fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if errors.Is(err, fs.ErrExist) {
+				return &exitErr{exitUsage, fmt.Errorf("%s exists already; nothing written (hitl config show prints what it sets)", path)}
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := fh.WriteString(config.Starter); err != nil {
+				fh.Close()
+				return err
+			}
+			if err := fh.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Wrote %s: edit its url (and api_key_env), then run hitl config show.\n", path)
+			return nil
+		},
 	})
 	return cmd
 }
@@ -74,10 +105,15 @@ func historyCmd(e *env) *cobra.Command {
 				h = h[:limit]
 			}
 			if asJSON {
-				if h == nil {
-					h = []journal.Entry{}
+				// JSON Lines: one object per decision (per action).
+				for _, x := range h {
+					for _, line := range present.Exports(x) {
+						if err := writeJSON(e.stdout, line, false); err != nil {
+							return err
+						}
+					}
 				}
-				return writeJSON(e.stdout, h, true)
+				return nil
 			}
 			if len(h) == 0 {
 				fmt.Fprintln(e.stdout, "No decisions sent from this machine yet.")
@@ -88,7 +124,7 @@ func historyCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines: one object per decision (tool, proposed and edited args, decision, message, reviewer, time, outcome)")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most this many entries (0: all)")
 	return cmd
 }
@@ -127,7 +163,18 @@ func versionLine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("hitl %s (commit %s, built %s, %s)", v, c, d, runtime.Version())
+	// What is not known is left out, not written "none" or "unknown".
+	var parts []string
+	if c != "" && c != "none" {
+		parts = append(parts, "commit "+c)
+	}
+	if d != "" && d != "unknown" {
+		parts = append(parts, "built "+d)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "built from source without version control information")
+	}
+	return fmt.Sprintf("hitl %s (%s, %s)", v, strings.Join(parts, ", "), runtime.Version())
 }
 
 // manCmd writes the man pages (GoReleaser ships them in the archives).

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/present"
 )
 
 func listCmd(e *env) *cobra.Command {
@@ -34,6 +36,8 @@ prints the pending interrupts only, as a JSON array; --failed the failed threads
 			if err != nil {
 				return err
 			}
+			// What expires is decided first: it goes to the top.
+			present.DeadlinesFirst(its)
 			if asJSON {
 				if its == nil {
 					its = []client.Interrupt{}
@@ -103,7 +107,9 @@ environment (hitl's credential variables, HITL_API_KEY and the like, are left
 out). CMD is split into words without a shell (quotes and backslashes work;
 nothing is expanded, ; and | are plain characters); --exec-shell CMD runs it with
 /bin/sh -c instead. Each run is killed after --exec-timeout; a failure is reported
-on stderr and watch goes on.`,
+on stderr and watch goes on. The command runs once per interrupt across watches:
+what it ran for is remembered per command line and server, in the state directory,
+and a watch started again says for how many it does not run again.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := e.open(0)
@@ -119,6 +125,11 @@ on stderr and watch goes on.`,
 			}
 			a.reconcile(cmd.Context(), e)
 			if hook != nil {
+				// Per server too: the same command watching another
+				// server has its own interrupts.
+				if hook.ran, err = openExecMemory(config.StateDir(e.getenv), a.settings.URL+"\n"+hook.line); err != nil {
+					return err
+				}
 				hook.start(cmd.Context())
 				defer hook.stop()
 			}
@@ -198,6 +209,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			if err := show(its, nil); err != nil {
 				return err
 			}
+			hook.reportSkipped()
 		}
 		select {
 		case <-ctx.Done():

@@ -131,6 +131,9 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	if present.Warnings(it) != 0 {
 		badge = "⚠ "
 	}
+	if d := present.Deadline(&it, now); d != "" {
+		badge += "[" + d + "] "
+	}
 	width := termWidth(w)
 	var row string
 	if width > 0 && width < 110 {

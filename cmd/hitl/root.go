@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -61,6 +64,9 @@ exit-codes say how to set it up and what its exit status means.`,
 		SuggestionsMinimumDistance: 2,
 		Args:                       exactArgs(0, "a subcommand, or nothing to open the reviewer"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := noTerminal(openTTY); err != nil {
+				return err
+			}
 			a, err := e.open(0)
 			if err != nil {
 				return err
@@ -86,7 +92,7 @@ exit-codes say how to set it up and what its exit status means.`,
 
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
-		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
+		approveCmd(e), rejectCmd(e), dismissCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
 		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e),
 	)
 	// Cobra's own output (help, usage, completions) goes the way of hitl's,
@@ -441,4 +447,22 @@ func (e *env) editor() string {
 		return v
 	}
 	return e.getenv("EDITOR")
+}
+
+// openTTY opens the controlling terminal, as the reviewer does.
+func openTTY() (io.Closer, error) { return os.Open("/dev/tty") }
+
+// noTerminal says, in the reviewer's words, that there is no terminal to
+// open the reviewer on (a cron job, a pipe, a container without -t),
+// before anything else is tried.
+func noTerminal(open func() (io.Closer, error)) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := open()
+	if err != nil {
+		return &exitErr{exitUsage, errors.New("the reviewer needs a terminal, and this process has none (" + err.Error() + "): run hitl in a terminal (ssh -t, docker run -it), or use the commands made for scripts: hitl list, hitl watch, hitl approve ID")}
+	}
+	f.Close()
+	return nil
 }

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/present"
+	"time"
+)
+
+// respond on a tool call is taken as the tool's result: said on stderr
+// before anything is sent.
+func TestRespondOnAToolCallWarnsFirst(t *testing.T) {
+	withPython(t, func(t *testing.T, s *server) {
+		th := s.start("inbox", map[string]any{"topic": "single"})
+		it := s.onlyPending(th)
+		r := s.hitl("", "respond", it.ID, "-m", "do not post it")
+		must(t, r, 0, "Sent respond")
+		if !strings.Contains(r.stderr, "note: respond on the tool call post_tweet: the agent takes your message as the tool's successful result") {
+			t.Fatalf("no warning on stderr:\n%s", r.stderr)
+		}
+	})
+}
+
+// --set changes one argument and keeps the others; --field does the same
+// on a tool with no args_schema (the test agent's own); the change is
+// printed before it is sent; --args says what it drops.
+func TestEditSetKeepsTheOtherArguments(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, flag := range []string{"--set", "--field"} {
+			th := s.agent("email")
+			it := s.onlyPending(th)
+			var proposed map[string]any
+			json.Unmarshal(it.Actions[0].Args, &proposed)
+			r := s.hitl("", "edit", it.ID, flag, "to=jane@example.com")
+			must(t, r, 0, "the run finished")
+			if !strings.Contains(r.stderr, `-   "to": "`) || !strings.Contains(r.stderr, `+   "to": "jane@example.com"`) {
+				t.Fatalf("%s: no diff on stderr:\n%s", flag, r.stderr)
+			}
+			var ran map[string]any
+			got := s.toolMessages(th)["send_email"]
+			json.Unmarshal([]byte(strings.TrimPrefix(got, "ran send_email ")), &ran)
+			proposed["to"] = "jane@example.com"
+			if !reflect.DeepEqual(ran, proposed) {
+				t.Fatalf("%s: the tool ran with %s, want %v", flag, got, proposed)
+			}
+		}
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		r := s.hitl(`{"to": "x@example.com"}`, "edit", it.ID, "--args", "-", "--dry-run")
+		if !strings.Contains(r.stderr, `-   "subject"`) || !strings.Contains(r.stderr, "--args replaces the whole object") {
+			t.Fatalf("--args did not say what it drops (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// config init writes a starter file once, never over one; config show
+// prints notify and theme.
+func TestConfigInit(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "hitl", "config.yaml")
+	setenv(t, "HITL_CONFIG", path)
+	setenv(t, "HITL_THEME", "")
+	setenv(t, "HITL_NOTIFY", "")
+	setenv(t, "HITL_PROFILE", "")
+	must(t, hitl(t, "", "config", "init"), 0, "Wrote "+path)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the file: %v %v", fi, err)
+	}
+	must(t, hitl(t, "", "config", "init"), 2, "exists already; nothing written")
+	r := hitl(t, "", "config", "show")
+	must(t, r, 0, `"notify": "desktop"`)
+	must(t, r, 0, `"theme": "auto"`)
+	must(t, r, 0, `"profile": "local"`)
+}
+
+// Without a terminal the reviewer says so, and what to use instead.
+func TestNoTerminalIsSaidPlainly(t *testing.T) {
+	err := noTerminal(func() (io.Closer, error) {
+		return nil, &fs.PathError{Op: "open", Path: "/dev/tty", Err: syscall.ENXIO}
+	})
+	if err == nil || !strings.Contains(err.Error(), "the reviewer needs a terminal") || !strings.Contains(err.Error(), "hitl list") {
+		t.Fatalf("error: %v", err)
+	}
+	var ee *exitErr
+	if !errors.As(err, &ee) || ee.code != exitUsage {
+		t.Fatalf("exit: %#v", err)
+	}
+}
+
+// watch --exec started again does not run the command again for what it
+// ran for, and says so.
+func TestWatchExecRemembersWhatItRan(t *testing.T) {
+	withPython(t, func(t *testing.T, s *server) {
+		dir := t.TempDir()
+		log := filepath.Join(dir, "ran")
+		rec := script(t, dir, "rec.sh", `echo "$HITL_INTERRUPT_ID" >> "$1"`)
+		graph := s.graph("fanout")
+		th := s.start("fanout", map[string]any{"topic": "a,b"})
+		ids := s.pending(th)
+		lines := func() []string {
+			b, _ := os.ReadFile(log)
+			return strings.Fields(string(b))
+		}
+		watchOnce := func() string {
+			ctx, cancel := context.WithCancel(context.Background())
+			stdout, stderr := &syncBuffer{}, &syncBuffer{}
+			done := make(chan int)
+			go func() {
+				done <- run(ctx, []string{"--url", s.url, "watch", "--interval", "200ms", "--graph", graph, "--exec", rec + " " + log}, strings.NewReader(""), stdout, stderr, envOf(t).getenv)
+			}()
+			eventually(t, "watch lists the thread's interrupts", func() bool {
+				for _, it := range ids {
+					if !strings.Contains(stdout.String(), it.ID[:8]) {
+						return false
+					}
+				}
+				return true
+			})
+			eventually(t, "the command ran for each", func() bool { return len(lines()) >= len(ids) })
+			time.Sleep(500 * time.Millisecond) // time for a wrong second run
+			cancel()
+			if code := <-done; code != 0 {
+				t.Fatalf("watch exited %d: %s", code, stderr.String())
+			}
+			return stderr.String()
+		}
+		watchOnce()
+		first := lines()
+		for _, it := range ids {
+			if !slices.Contains(first, it.ID) {
+				t.Fatalf("the command did not run for %s: %v", it.ID, first)
+			}
+		}
+		stderr := watchOnce()
+		if again := lines(); len(again) != len(first) {
+			t.Fatalf("the command ran again: %d runs, then %d", len(first), len(again))
+		}
+		if !strings.Contains(stderr, "--exec not run again for") {
+			t.Fatalf("the second watch did not say so:\n%s", stderr)
+		}
+	})
+}
+
+// A build without version information does not say "commit none".
+func TestVersionSaysNoNone(t *testing.T) {
+	r := hitl(t, "", "version")
+	if strings.Contains(r.stdout, "none") || strings.Contains(r.stdout, "unknown") || !strings.HasPrefix(r.stdout, "hitl ") {
+		t.Fatalf("version: %q", r.stdout)
+	}
+}
+
+// reject --stop and dismiss end the thread's work: idle, the tool never
+// ran, no new interrupt, the reason in the conversation (where the agent
+// keeps tool calls), and history says which.
+func TestStopAndDismissEndTheThread(t *testing.T) {
+	withPython(t, func(t *testing.T, s *server) {
+		for _, c := range []struct {
+			args    []string
+			said    string
+			history string
+			reason  string
+		}{
+			{[]string{"reject", "ID", "-m", "Never on a Sunday", "--stop"}, "Rejected and stopped", "rejected and stopped", "Never on a Sunday"},
+			{[]string{"dismiss", "ID", "-m", "handled by phone"}, "Dismissed", "dismissed", "Dismissed by the reviewer: this call was not run. Reason: handled by phone"},
+		} {
+			th := s.agent("email")
+			it := s.onlyPending(th)
+			args := append([]string(nil), c.args...)
+			args[1] = it.ID
+			r := s.hitl("", args...)
+			must(t, r, 0, c.said+" "+it.ID[:8])
+			must(t, r, 0, "no tool ran")
+			var st struct {
+				Status string `json:"status"`
+			}
+			json.Unmarshal(s.do("GET", "/threads/"+th, nil), &st)
+			if st.Status != "idle" {
+				t.Fatalf("%s: the thread is %q, want idle", c.said, st.Status)
+			}
+			if p := s.pending(th); len(p) != 0 {
+				t.Fatalf("%s: still pending: %+v", c.said, p)
+			}
+			tools := s.toolMessages(th)
+			if strings.HasPrefix(tools["send_email"], "ran ") {
+				t.Fatalf("%s: the tool ran: %q", c.said, tools["send_email"])
+			}
+			if s.js && tools["send_email"] != c.reason {
+				t.Fatalf("%s: the conversation holds %q, want %q", c.said, tools["send_email"], c.reason)
+			}
+			var msgs []struct {
+				Type string `json:"type"`
+			}
+			json.Unmarshal(s.values(th)["messages"], &msgs)
+			if s.js && (len(msgs) == 0 || msgs[len(msgs)-1].Type != "tool") {
+				t.Fatalf("%s: the model was run again after it: %+v", c.said, msgs)
+			}
+			must(t, s.hitl("", "history", "-n", "1"), 0, c.history)
+			// A second attempt sends nothing.
+			must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		}
+	})
+}
+
+// history --json: JSON Lines, one object per decision, with the tool, its
+// proposed and edited arguments, the decision, the reviewer, the outcome.
+func TestHistoryJSONLines(t *testing.T) {
+	withPython(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		must(t, s.hitl("", "--reviewer", "dana", "edit", it.ID, "--set", "to=jane@example.com"), 0, "the run finished")
+		ops := s.onlyPending(s.agent("ops"))
+		must(t, s.hitl("", "reject", ops.ID, "-m", "not today"), 0, "Sent reject")
+		r := s.hitl("", "history", "--json")
+		must(t, r, 0, "")
+		type line struct {
+			InterruptID string          `json:"interrupt_id"`
+			ThreadID    string          `json:"thread_id"`
+			GraphID     string          `json:"graph_id"`
+			Action      int             `json:"action"`
+			Tool        string          `json:"tool"`
+			Proposed    json.RawMessage `json:"proposed_args"`
+			Decision    string          `json:"decision"`
+			EditedArgs  json.RawMessage `json:"edited_args"`
+			Message     string          `json:"message"`
+			Reviewer    string          `json:"reviewer"`
+			Time        time.Time       `json:"time"`
+			Outcome     string          `json:"outcome"`
+		}
+		var lines []line
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var x line
+			if err := json.Unmarshal([]byte(l), &x); err != nil {
+				t.Fatalf("not one JSON object a line: %v\n%s", err, r.stdout)
+			}
+			lines = append(lines, x)
+		}
+		if len(lines) != 3 {
+			t.Fatalf("%d lines, want 3 (one edit, two rejects):\n%s", len(lines), r.stdout)
+		}
+		ed := lines[2] // newest first
+		if ed.InterruptID != it.ID || ed.ThreadID != th || ed.GraphID != s.graph("email") || ed.Tool != "send_email" || ed.Decision != "edit" ||
+			ed.Reviewer != "dana" || ed.Outcome != "finished" || ed.Time.IsZero() ||
+			!strings.Contains(string(ed.Proposed), `"subject"`) || !strings.Contains(string(ed.EditedArgs), `"to":"jane@example.com"`) {
+			t.Fatalf("the edit: %+v\n%s", ed, r.stdout)
+		}
+		for i, tool := range []string{"delete_records", "notify"} {
+			x := lines[i]
+			if x.InterruptID != ops.ID || x.Action != i+1 || x.Tool != tool || x.Decision != "reject" || x.Message != "not today" || len(x.Proposed) == 0 {
+				t.Fatalf("reject %d: %+v", i+1, x)
+			}
+		}
+	})
+}
+
+// approve --all --tool lists what it approves and what it refuses, then
+// sends one resume per thread and reports each; --dry-run sends nothing.
+func TestApproveAllByTool(t *testing.T) {
+	withPython(t, func(t *testing.T, s *server) {
+		e1, e2 := s.onlyPending(s.agent("email")), s.onlyPending(s.agent("email"))
+		ops := s.onlyPending(s.agent("ops"))
+		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
+		must(t, r, 0, "--dry-run: nothing sent.")
+		for _, it := range []listed{e1, e2} {
+			if !strings.Contains(r.stdout, it.ID[:8]+"  thread "+it.ThreadID[:8]+"  send_email(to=") {
+				t.Fatalf("the list does not name %s:\n%s", it.ID[:8], r.stdout)
+			}
+		}
+		if len(s.pending(e1.ThreadID)) != 1 {
+			t.Fatal("--dry-run sent")
+		}
+		r = s.hitl("", "approve", "--all", "--tool", "notify", "--dry-run")
+		must(t, r, 3, ops.ID[:8])
+		must(t, r, 3, "not approved: it also calls delete_records")
+		if s.js {
+			return // the real server is shared by every test: nothing sent in bulk there
+		}
+		r = s.hitl("", "approve", "--all", "--tool", "send_email")
+		must(t, r, 0, "Approving 2 interrupts of send_email:")
+		for _, it := range []listed{e1, e2} {
+			must(t, r, 0, "Sent approve for "+it.ID[:8])
+			if p := s.pending(it.ThreadID); len(p) != 0 {
+				t.Fatalf("%s still waits", it.ID[:8])
+			}
+		}
+		if len(s.pending(ops.ThreadID)) != 1 {
+			t.Fatal("the ops interrupt was answered")
+		}
+	})
+}
+
+// hitl list puts what expires first and says so; --json carries
+// expires_at and the default decision.
+func TestListDeadlines(t *testing.T) {
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	mk := func(id, raw string, age time.Duration) client.Interrupt {
+		return client.Interrupt{ID: id, ThreadID: "t-" + id, GraphID: "g", UpdatedAt: now.Add(-age), Payload: client.Parse([]byte(raw)), Raw: json.RawMessage(raw)}
+	}
+	its := []client.Interrupt{
+		mk("aaaa1111", `{"question":"newest"}`, time.Minute),
+		mk("bbbb2222", `{"question":"due","expires_at":"2026-11-22T03:04:00Z","default":"reject"}`, time.Hour),
+	}
+	present.DeadlinesFirst(its)
+	var out bytes.Buffer
+	printList(&out, its, now)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "bbbb2222") || !strings.Contains(lines[1], "[expires in 4m, then: reject]") {
+		t.Fatalf("list:\n%s", out.String())
+	}
+	out.Reset()
+	if err := writeJSON(&out, its, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"expires_at": "2026-11-22T03:04:00Z"`) || !strings.Contains(out.String(), `"default_decision": "reject"`) {
+		t.Fatalf("--json:\n%s", out.String())
+	}
+}
+
+// withPython runs f as eachServer does, and also on the Python server
+// (langgraph dev) where HITL_TEST_LANGGRAPH_PY_URL names one (scripts/test
+// of the pyserver branch starts it). Its graphs have the JS server's names.
+func withPython(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachServer(t, f)
+	u := os.Getenv("HITL_TEST_LANGGRAPH_PY_URL")
+	if u == "" {
+		return
+	}
+	js := targets(t)
+	for _, tg := range js {
+		if tg.js {
+			tg.name, tg.url = "langgraph-py", u
+			t.Run(tg.name, func(t *testing.T) {
+				isolate(t)
+				f(t, &server{t: t, target: tg})
+			})
+		}
+	}
+}
+
+// The demo's waiter asks with a deadline: hitl list says when and what
+// then, puts it first, and --json carries it.
+func TestDemoDeadline(t *testing.T) {
+	isolate(t)
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	srv.Seed(0)
+	r := hitl(t, "", "--url", srv.URL(), "list")
+	lines := strings.Split(r.stdout, "\n")
+	if r.code != 0 || len(lines) < 2 || !strings.Contains(lines[1], "[expires in 9m, then: reject]") || !strings.Contains(lines[1], "Deploy build 1842") {
+		t.Fatalf("list (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = hitl(t, "", "--url", srv.URL(), "list", "--json")
+	if !strings.Contains(r.stdout, `"expires_at": "`) || !strings.Contains(r.stdout, `"default_decision": "reject"`) {
+		t.Fatalf("list --json:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,71 @@
+package decide_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/decide"
+)
+
+// "Answered elsewhere" shows the other answer as one line of JSON: its
+// indent read as \n and runs of spaces.
+func TestWinnerTextCompactsTheAnswer(t *testing.T) {
+	got := decide.WinnerText(&client.Winner{Reviewer: "bob", Value: json.RawMessage("{\n  \"decisions\": [\n    {\"type\": \"approve\"}\n  ]\n}")})
+	if want := ` (by bob, answer {"decisions":[{"type":"approve"}]})`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// seesEnd records whether Verify was handed an ending.
+type seesEnd struct {
+	*fake.Backend
+	ended *bool
+}
+
+func (b seesEnd) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	*b.ended = s.Items[0].Resume.End != nil
+	return b.Backend.Verify(ctx, s, rc)
+}
+
+// A dismiss left without an outcome (killed mid-send) is looked up again
+// as an ending, not as a resume.
+func TestEndingIntentReconciledAsAnEnding(t *testing.T) {
+	it := interrupt(t, "middleware-js-email", "aaaa1111")
+	b, p := setup(t, it)
+	subs, err := p.Prepare([]decide.Draft{{Interrupt: it, Decisions: []client.Decision{{Type: client.Dismiss, Message: "by phone"}}}})
+	if err != nil || subs[0].Items[0].Resume.End == nil || subs[0].Items[0].Resume.End.Kind != client.EndDismiss {
+		t.Fatalf("prepared %+v %v", subs, err)
+	}
+	s := subs[0]
+	p.Journal.Intend([]journal.Entry{{DecisionID: s.DecisionID, Server: b.Server(), ThreadID: s.ThreadID, InterruptID: it.ID, Decisions: s.Items[0].Decisions}})
+	b.Resume(context.Background(), s)
+	var ended bool
+	p.Backend = seesEnd{b, &ended}
+	results, err := p.Reconcile(context.Background(), nil)
+	if err != nil || len(results) != 1 || results[0].Kind != decide.Sent || !ended {
+		t.Fatalf("%v %v (verified as an ending: %v)", results, err, ended)
+	}
+}
+
+// An ending mixed with answers on one interrupt is refused; a backend that
+// cannot end a thread refuses it, nothing sent.
+func TestEndingRefusals(t *testing.T) {
+	ops := interrupt(t, "middleware-js-ops", "bbbb2222")
+	_, p := setup(t, ops)
+	if _, err := p.Prepare([]decide.Draft{{Interrupt: ops, Decisions: []client.Decision{{Type: client.Dismiss}, {Type: client.Approve}}}}); err == nil {
+		t.Fatal("a dismiss mixed with an approve was prepared")
+	}
+	p.Backend = noEnd{p.Backend}
+	_, err := p.Prepare([]decide.Draft{{Interrupt: ops, Decisions: []client.Decision{{Type: client.Dismiss}, {Type: client.Dismiss}}}})
+	if err == nil || !strings.Contains(err.Error(), "cannot end a thread's work") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// noEnd is a backend that cannot end a thread (the interface is hidden).
+type noEnd struct{ client.Backend }

@@ -1,0 +1,248 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// Approve in bulk: space marks rows of the inbox; A with rows marked (or,
+// with none marked, on a filtered list: every row shown) opens one confirm
+// screen that lists each interrupt it approves and each it cannot (approve
+// not allowed), then sends one resume per thread (branches together) and
+// shows each outcome.
+
+const nameBulk = "bulk"
+
+// bulkSentMsg is the outcome of every submission of a bulk approve.
+type bulkSentMsg struct{ results []*decide.Result }
+
+type bulkScreen struct {
+	drafts  []decide.Draft
+	refused []string // why each one left out is
+	subs    []*client.Submission
+	err     string
+	results []*decide.Result // after sending
+	page    viewport.Model
+	sig     string
+}
+
+func (*bulkScreen) name() string { return nameBulk }
+
+func (s *bulkScreen) resize(m *Model) {
+	s.page.SetWidth(m.lay.page().w)
+	s.page.SetHeight(m.lay.page().h)
+	s.sig = ""
+}
+
+// toggleMark marks or unmarks the selected row, then moves down.
+func (m *Model) toggleMark() {
+	it := m.items.current()
+	if it == nil {
+		return
+	}
+	if m.marked[it.ID] {
+		delete(m.marked, it.ID)
+	} else {
+		m.marked[it.ID] = true
+	}
+	m.items.move(1)
+	m.setStatus(fmt.Sprintf("%d marked · %s approves them all (a confirm screen lists each first) · space unmarks", len(m.marked), name(m.keys.ApproveAll)), true)
+}
+
+// bulkTargets are the interrupts A acts on in bulk: the marked ones, or,
+// with none marked and a filter set, every row shown; nil: the selected
+// interrupt alone (A approves its actions, as ever).
+func (m *Model) bulkTargets() []client.Interrupt {
+	var out []client.Interrupt
+	if len(m.marked) > 0 {
+		for _, it := range m.items.shown {
+			if m.marked[it.ID] {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	if m.items.filter != "" && len(m.items.shown) > 1 {
+		return append(out, m.items.shown...)
+	}
+	return nil
+}
+
+// openBulk builds the approvals and opens the bulk confirm screen.
+func (m *Model) openBulk(its []client.Interrupt) {
+	s := &bulkScreen{}
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{}
+	s.page = vp
+	for _, it := range its {
+		ok := it.Slots() > 0
+		for i := 0; i < it.Slots(); i++ {
+			if !it.Allows(i, client.Approve) {
+				ok = false
+				s.refused = append(s.refused, fmt.Sprintf("%s  %s: approve is not allowed (allowed: %s)", present.ShortID(it.ID), present.Summary(it), present.Types(it.AllowedAt(i))))
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		ds := make([]client.Decision, it.Slots())
+		for i := range ds {
+			ds[i] = client.Decision{Type: client.Approve}
+		}
+		s.drafts = append(s.drafts, decide.Draft{Interrupt: it, Decisions: ds})
+	}
+	if len(s.drafts) > 0 {
+		subs, err := m.pipe.Prepare(s.drafts)
+		if err != nil {
+			s.err = err.Error()
+		}
+		s.subs = subs
+	}
+	m.push(s)
+	s.resize(m)
+}
+
+func (s *bulkScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		if s.results != nil {
+			clear(m.marked)
+		}
+		m.pop()
+	case key.Matches(msg, k.Quit) && s.results != nil:
+		return m.askQuit()
+	case key.Matches(msg, k.Confirm) && s.results == nil:
+		if m.sending || len(s.subs) == 0 || s.err != "" {
+			return nil
+		}
+		if m.inGrace() {
+			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
+			return nil
+		}
+		m.sending = true
+		m.setStatus(fmt.Sprintf("Sending %d approvals…", len(s.drafts)), true)
+		p, subs := m.pipe, s.subs
+		return tea.Batch(func() tea.Msg {
+			var out []*decide.Result
+			for _, sub := range subs {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				out = append(out, p.Send(ctx, sub))
+				cancel()
+			}
+			return bulkSentMsg{results: out}
+		}, m.spin.Tick)
+	default:
+		scroll(&s.page, k, msg)
+	}
+	return nil
+}
+
+// onBulkSent shows each outcome on the bulk screen; what was taken leaves
+// the list.
+func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
+	m.sending = false
+	sent := 0
+	for _, r := range msg.results {
+		for _, ir := range r.Items {
+			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
+				m.items.handled[ir.ID] = true
+				delete(m.drafts, ir.ID)
+				delete(m.marked, ir.ID)
+				if ir.Kind == decide.Sent {
+					sent++
+				}
+			}
+		}
+	}
+	m.items.drop()
+	if s, ok := m.top().(*bulkScreen); ok {
+		s.results, s.sig = msg.results, ""
+	}
+	n := 0
+	for _, r := range msg.results {
+		n += len(r.Items)
+	}
+	m.setStatus(fmt.Sprintf("Approved %d of %d (each outcome above; H shows them later).", sent, n), sent == n)
+	return pollAfter(0)
+}
+
+func (s *bulkScreen) view(m *Model, r rect) string {
+	sig := fmt.Sprintf("%d|%d|%v", r.w, len(s.results), m.sending)
+	if sig != s.sig {
+		s.sig = sig
+		s.page.SetContent(s.text(m, r.w))
+	}
+	return pageView(m, &s.page, r)
+}
+
+func (s *bulkScreen) text(m *Model, w int) string {
+	var b strings.Builder
+	line := func(t string) { b.WriteString(t + "\n") }
+	wrap := func(t string) string { return ansi.Wrap(t, max(w, 20), " ") }
+	threads := len(s.subs)
+	line(m.st.title.Render(wrap(fmt.Sprintf("Approve %d %s in bulk? %d %s (one per thread; branches of a thread together)",
+		len(s.drafts), plural(len(s.drafts), "interrupt", "interrupts"), threads, plural(threads, "resume", "resumes")))))
+	line("")
+	for _, d := range s.drafts {
+		it := d.Interrupt
+		row := fmt.Sprintf("%s  thread %s  %s  approve: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Badge(it.Schema), present.Summary(it))
+		line(indentBlock(ansi.Wrap(safe(row), max(w-4, 20), " "), "  "))
+	}
+	if len(s.refused) > 0 {
+		line("")
+		line(m.st.warn.Render(fmt.Sprintf("Left out (%d):", len(s.refused))))
+		for _, r := range s.refused {
+			line(m.st.warn.Render(indentBlock(ansi.Wrap(safe(r), max(w-4, 20), " "), "  ")))
+		}
+	}
+	if s.err != "" {
+		line("")
+		line(m.st.err.Render(wrap("✗ Cannot send: " + safe(s.err))))
+	}
+	line("")
+	switch {
+	case s.results != nil:
+		line(m.st.bold.Render("Outcomes"))
+		for _, r := range s.results {
+			st := m.st.ok
+			if r.Kind != decide.Sent {
+				st = m.st.warn
+			}
+			line(st.Render(indentBlock(ansi.Wrap(r.Text(), max(w-4, 20), " "), "  ")))
+		}
+		line("")
+		line(m.st.faint.Render(name(m.keys.Back) + " back to the list"))
+	case len(s.drafts) == 0:
+		line(name(m.keys.Back) + " goes back; nothing to send.")
+	default:
+		line(m.st.bold.Render(wrap(fmt.Sprintf("%s sends them once · %s goes back (nothing is sent)", name(m.keys.Confirm), name(m.keys.Back)))))
+	}
+	return wrapLong(b.String(), w)
+}
+
+func (s *bulkScreen) hints(m *Model) []hint {
+	if s.results != nil || len(s.drafts) == 0 {
+		return on(m.keys.Back)
+	}
+	return on(m.keys.Confirm, m.keys.Back)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
