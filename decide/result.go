@@ -193,6 +193,8 @@ func runText(o client.Outcome, before map[string]bool) string {
 		return "the run failed: " + inert.Line(o.Error)
 	case client.Accepted:
 		return "the agent has the answer."
+	case client.AwaitingApprovals:
+		return "the hub holds it for more approvers, and the agent does not have it yet: " + inert.Line(o.Error) + "."
 	}
 	msg := "the run is still going (run " + inert.Line(o.RunID) + ")"
 	if o.Error != "" {
@@ -230,6 +232,9 @@ func (r *Result) winnerText() string {
 func WinnerText(w *client.Winner) string {
 	if w == nil {
 		return ""
+	}
+	if w.Withdrawn != "" {
+		return " (withdrawn: " + inert.Line(w.Withdrawn) + ")"
 	}
 	var parts []string
 	if w.Reviewer != "" {

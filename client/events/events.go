@@ -147,8 +147,55 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 
 // Standing: a request still listed as pending is waiting; one that is not
 // was answered.
+// A coordinator with GET /hitl/requests/{id} says who answered one that is
+// gone, or that its agent withdrew it.
 func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
-	return client.StandingOf(ctx, b.Pending, its)
+	st, err := client.StandingOf(ctx, b.Pending, its)
+	if err != nil {
+		return nil, err
+	}
+	for i := range st {
+		if st[i].Presence != client.Answered {
+			continue
+		}
+		if req, ok := b.lookup(ctx, st[i].ID); ok {
+			switch req.Status {
+			case "withdrawn":
+				st[i].By = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
+			case "answered":
+				st[i].By = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
+			}
+		}
+	}
+	return st, nil
+}
+
+func orText(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// requestStanding is GET /hitl/requests/{id}: where one request stands.
+type requestStanding struct {
+	Status      string          `json:"status"`
+	DecisionID  string          `json:"decision_id"`
+	RespondedBy string          `json:"responded_by"`
+	Response    json.RawMessage `json:"response"`
+	AnsweredAt  time.Time       `json:"answered_at"`
+	Reason      string          `json:"reason"`
+}
+
+// lookup reads one request's standing; ok false when the coordinator has
+// no such endpoint or does not answer.
+func (b *Backend) lookup(ctx context.Context, id string) (requestStanding, bool) {
+	var req requestStanding
+	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/requests/" + url.PathEscape(id))
+	if err == nil && resp.IsSuccess() && json.Unmarshal(resp.Body(), &req) == nil && req.Status != "" {
+		return req, true
+	}
+	return req, false
 }
 
 // Resume responds to one request, once. 404 and 409 mean it was answered
@@ -166,6 +213,14 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if cerr := b.Check(resp, err, "respond to request "+it.Interrupt.ID, nil); cerr != nil {
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
+	if resp.StatusCode() == http.StatusAccepted {
+		// A team rule wants more approvers: the coordinator holds it.
+		var held struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(resp.Body(), &held)
+		return client.Receipt{Acknowledged: true, Awaiting: b.Redact(orText(held.Message, "it waits for more approvers"))}, nil
+	}
 	return client.Receipt{Acknowledged: true}, nil
 }
 
@@ -178,18 +233,13 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	}
 	it := s.Items[0].Interrupt
 	v := client.Verdict{ID: it.ID, Took: client.Mine}
-	var req struct {
-		Status      string          `json:"status"`
-		DecisionID  string          `json:"decision_id"`
-		RespondedBy string          `json:"responded_by"`
-		Response    json.RawMessage `json:"response"`
-		AnsweredAt  time.Time       `json:"answered_at"`
-	}
-	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/requests/" + url.PathEscape(it.ID))
-	if err == nil && resp.IsSuccess() && json.Unmarshal(resp.Body(), &req) == nil && req.Status != "" {
+	if req, ok := b.lookup(ctx, it.ID); ok {
 		switch {
 		case req.Status == "pending":
 			v.Took = client.NotTaken
+		case req.Status == "withdrawn":
+			v.Took = client.Theirs
+			v.Winner = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
 		case req.DecisionID != s.DecisionID:
 			v.Took = client.Theirs
 			v.Winner = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
@@ -210,8 +260,12 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	return nil, fmt.Errorf("request %s is no longer pending, and the coordinator cannot say who answered it (it has no GET /hitl/requests/{id})", it.ID)
 }
 
-// Follow: the coordinator reports no run to follow.
-func (b *Backend) Follow(context.Context, *client.Submission, client.Receipt) client.Outcome {
+// Follow: the coordinator reports no run to follow; an answer it holds for
+// more approvers is said so.
+func (b *Backend) Follow(_ context.Context, _ *client.Submission, rc client.Receipt) client.Outcome {
+	if rc.Awaiting != "" {
+		return client.Outcome{Status: client.AwaitingApprovals, Error: rc.Awaiting}
+	}
 	return client.Outcome{Status: client.Accepted}
 }
 

@@ -81,7 +81,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e),
+		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e), serveCmd(e), hookCmd(e),
 	)
 	e.withCompletion(root)
 	return root
