@@ -112,6 +112,10 @@ type Payload struct {
 	// (LangGraph's interrupt(value, {responseSchema})), as the server sent
 	// it. Every resume value is checked against it before it is sent.
 	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
+	// Origin is where a coding agent's permission request comes from (a
+	// request put up by `hitl hook`): the agent, its host, its working
+	// directory. nil for every other interrupt. The publisher's words.
+	Origin *Origin `json:"origin,omitempty"`
 	// Problem says why the value cannot be shown (SchemaUnreadable): too
 	// deep, too large, not JSON, not an interrupt. "" for every other.
 	Problem string `json:"problem,omitempty"`
@@ -121,6 +125,18 @@ type Payload struct {
 	Encoder Encoder `json:"-"`
 
 	wire wire
+}
+
+// Origin is the coding agent behind a permission request (the
+// "agent_hook" member of a HITL-middleware value, which `hitl hook` writes).
+type Origin struct {
+	Agent     string `json:"agent"`
+	Host      string `json:"host,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Model     string `json:"model,omitempty"`
+	// PermissionMode is the agent's mode when it asked (default, plan, …).
+	PermissionMode string `json:"permission_mode,omitempty"`
 }
 
 // Comparison is two texts a reviewer reads side by side.

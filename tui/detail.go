@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -227,12 +229,15 @@ func (lo look) detail(in detailInput, w int) string {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, <U+202E>). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
-	head := fmt.Sprintf("[%s] %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)))
+	head := fmt.Sprintf("[%s] %s", present.BadgeOf(*it), safe(present.ShortID(it.ID)))
 	if thread := "thread " + safe(it.ThreadID); ansi.StringWidth(head+" · "+thread) <= w {
 		line(st.faint.Render(head + " · " + thread))
 	} else {
 		line(st.faint.Render(head))
 		line(st.faint.Render(wrap(thread)))
+	}
+	if o := present.OriginLine(*it); o != "" {
+		line(st.faint.Render(wrap(safe(o))))
 	}
 	if in.editing != "" {
 		line(st.warn.Render(wrap("✎ " + safe(in.editing) + ": a decision now may race theirs")))
@@ -269,6 +274,7 @@ func (lo look) detail(in detailInput, w int) string {
 		switch {
 		case d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit:
 			line(indentBlock(lo.diffView(a.Args, d.decisions[i].Args, w-2), "  "))
+		case lo.toolView(&b, *it, a, w-2, see):
 		case len(a.Example) > 0:
 			line(st.faint.Render("  proposed, against its example:"))
 			line(indentBlock(lo.diffView(a.Example, a.Args, w-2), "  "))
@@ -311,6 +317,36 @@ func (lo look) detail(in detailInput, w int) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// toolView writes a coding agent's tool call as its reader knows it (the
+// command; the file and the diff of the change), indented, and reports
+// whether it did.
+func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action, w int, see string) bool {
+	v, ok := present.ToolOf(it, a)
+	if !ok {
+		return false
+	}
+	st := lo.st
+	w = max(w, 20)
+	out := func(s string) { b.WriteString(indentBlock(s, "  ") + "\n") }
+	if v.Command != "" || a.Name == "Bash" {
+		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(v.Command, see)), w-2, " "))
+	}
+	if v.Path != "" {
+		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
+	}
+	for _, c := range v.Changes {
+		out(st.faint.Render(c.Label + ":"))
+		for _, l := range diff.Lines(safeBlock(fold(c.Before, see)), safeBlock(fold(c.After, see))) {
+			out(ansi.Wrap(lo.diffLine(l), w, ""))
+		}
+	}
+	if v.Rest != "" {
+		out(st.faint.Render("other input:"))
+		out(lo.highlightJSON(json.RawMessage(v.Rest), w, see))
+	}
+	return true
 }
 
 // decisionText is a decision after label, wrapped to w: a message of

@@ -297,7 +297,7 @@ func (m *Model) listView(r rect) string {
 	// Badges padded to the widest on screen: the summaries line up.
 	bw := 0
 	for i := start; i < len(x.shown) && i < start+h; i++ {
-		bw = max(bw, len(present.Badge(x.shown[i].Schema))+2)
+		bw = max(bw, len(present.BadgeOf(x.shown[i]))+2)
 	}
 	for i := start; i < len(x.shown) && i < start+h; i++ {
 		it := x.shown[i]
@@ -326,11 +326,11 @@ func (m *Model) listView(r rect) string {
 		var row string
 		if !m.lay.wide || withGraph {
 			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
-				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		} else {
 			// Beside the detail, the graph only when the summaries keep their
 			// whole width (the detail shows it too).
-			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == x.selected {
