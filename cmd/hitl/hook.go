@@ -305,6 +305,9 @@ func (h *hooker) wait(ctx context.Context, id string) (hubStanding, string) {
 		if ctx.Err() != nil {
 			return st, "ended"
 		}
+		if err == nil && code == http.StatusNotFound {
+			return st, fmt.Sprintf("the hub at %s no longer knows the request (was it restarted?)", h.shown)
+		}
 		if err != nil || code != http.StatusOK {
 			if err == nil {
 				err = fmt.Errorf("HTTP %d: %s", code, safe(st.Message))
@@ -312,7 +315,7 @@ func (h *hooker) wait(ctx context.Context, id string) (hubStanding, string) {
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
-			if time.Since(failingSince) > 20*time.Second {
+			if time.Since(failingSince) > 10*time.Second {
 				return st, fmt.Sprintf("lost the hub at %s (%v)", h.shown, err)
 			}
 			select {
