@@ -41,7 +41,7 @@ const teamYAML = `team:
 
 // What the agents' documentation gives a PermissionRequest hook.
 const (
-	claudeBash = `{"session_id":"sess-bash","transcript_path":"/home/dev/.claude/projects/app/sess-bash.jsonl","cwd":"/src/app","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf node_modules && npm ci","description":"Reinstall the dependencies"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm ci"}],"behavior":"allow","destination":"localSettings"}]}`
+	claudeBash  = `{"session_id":"sess-bash","transcript_path":"/home/dev/.claude/projects/app/sess-bash.jsonl","cwd":"/src/app","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf node_modules && npm ci","description":"Reinstall the dependencies"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm ci"}],"behavior":"allow","destination":"localSettings"}]}`
 	claudeWrite = `{"session_id":"sess-write","transcript_path":"/t.jsonl","cwd":"/src/app","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/src/app/NOTES.md","content":"# Notes\n\nship on friday\n"}}`
 	claudeEdit  = `{"session_id":"sess-edit","transcript_path":"/t.jsonl","cwd":"/src/app","hook_event_name":"PermissionRequest","tool_name":"Edit","tool_input":{"file_path":"/src/app/main.go","old_string":"\tfmt.Println(\"hi\")\n","new_string":"\tfmt.Println(\"hello\")\n\tos.Exit(0)\n","replace_all":false}}`
 	// Escape sequences, a bidi override and a bell in every string a
