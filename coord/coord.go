@@ -10,7 +10,8 @@
 //	                                 403 not an approver; 404 unknown; 409 answered or withdrawn;
 //	                                 422 a response the request does not allow
 //	GET    /hitl/requests/{id}      where one request stands; ?wait=30s waits while it is pending
-//	POST   /hitl/requests           publishers: {"agent","session_id","data"} -> 201 {"request_id",…}
+//	POST   /hitl/requests           publishers: {"agent","session_id","data","expires_in"} -> 201 {"request_id",…}
+//	                                 (expires_in, seconds: withdrawn then, should the publisher vanish)
 //	DELETE /hitl/requests/{id}      its publisher: {"reason"} -> 200 withdrawn; 409 answered (with the answer)
 //
 // Every call needs Authorization: Bearer TOKEN. Who decided
@@ -213,6 +214,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		Agent     string          `json:"agent"`
 		SessionID string          `json:"session_id"`
 		Data      json.RawMessage `json:"data"`
+		ExpiresIn float64         `json:"expires_in"`
 	}
 	if err := decodeBody(w, r, &body); err != nil {
 		writeError(w, 422, "the body is not the JSON of a request ({\"agent\",\"session_id\",\"data\"}): "+err.Error())
@@ -233,6 +235,12 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	s.events.publish("hitl_asked", req)
 	s.mu.Unlock()
 	s.log("%s: put up by %s (%s %s)", req.ID, p.Name, req.Agent, strings.Join(req.shape.tools, ", "))
+	if body.ExpiresIn > 0 {
+		// A publisher killed outright (kill -9, a runner torn down) cannot
+		// withdraw: the request goes when it said it would stop waiting.
+		d := time.Duration(min(body.ExpiresIn, 7*24*3600) * float64(time.Second))
+		time.AfterFunc(d, func() { s.expire(req, d) })
+	}
 	writeJSON(w, 201, s.standingOf(req))
 }
 
@@ -306,6 +314,20 @@ func (s *Server) finish(req *request) {
 		s.done = s.done[1:]
 	}
 	close(req.changed)
+}
+
+// expire withdraws a request its publisher stopped waiting for.
+func (s *Server) expire(req *request, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.status != Pending {
+		return
+	}
+	reason := fmt.Sprintf("expired: its agent stopped waiting after %s", d.Round(time.Second))
+	req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
+	s.finish(req)
+	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Withdrawn, "reason": reason})
+	s.log("%s: withdrawn (%s)", req.ID, reason)
 }
 
 func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {

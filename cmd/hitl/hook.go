@@ -153,7 +153,8 @@ func (h *hooker) run(ctx context.Context) {
 		session = h.agent + "@" + host
 	}
 	var st hubStanding
-	code, err := h.call(ctx, 15*time.Second, "POST", "/hitl/requests", map[string]any{"agent": h.agent, "session_id": session, "data": data}, &st)
+	code, err := h.call(ctx, 15*time.Second, "POST", "/hitl/requests", map[string]any{"agent": h.agent, "session_id": session, "data": data,
+		"expires_in": (h.timeout + 30*time.Second).Seconds()}, &st)
 	if err == nil && code != http.StatusCreated {
 		err = fmt.Errorf("the hub answered HTTP %d: %s", code, safe(st.Message))
 	}
