@@ -81,7 +81,7 @@ same from scripts. See the README for the config file and exit codes.`,
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e),
+		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e), serveCmd(e),
 	)
 	e.withCompletion(root)
 	return root
@@ -144,8 +144,8 @@ func (e *env) open(follow time.Duration) (*app, error) {
 // hideSecrets makes everything printed from now on hide the credentials the
 // settings hold, wherever they appear: a server that echoes the API key in
 // a payload, a run's error or a message does not get it shown.
-func (e *env) hideSecrets(s *config.Settings) {
-	r := redact.New(s.Credentials()...)
+func (e *env) hideSecrets(s *config.Settings, more ...string) {
+	r := redact.New(append(s.Credentials(), more...)...)
 	e.stdout.hide, e.stderr.hide = r.Values, r.Values
 }
 
