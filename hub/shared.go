@@ -20,6 +20,7 @@ type Upstream interface {
 	client.FailureLister
 	client.Conversational
 	client.Batcher
+	client.ApprovalKeeper
 }
 
 // Shared is the one backend every session of the hub works with: one

@@ -77,6 +77,9 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		d.slot = (d.slot + step) % it.Slots()
 		m.setStatus(m.slotText(it, d), true) // the last "next" no longer holds
 	case key.Matches(msg, k.Approve):
+		if m.confirmApproval(it, d) {
+			return nil
+		}
 		return m.decide(it, d, client.Approve)
 	case key.Matches(msg, k.Ignore):
 		return m.decide(it, d, client.Ignore)
