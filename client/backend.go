@@ -48,6 +48,9 @@ type Submission struct {
 	Reviewer   string
 	ThreadID   string
 	Items      []Item
+	// Approvers are every approver of a decision a team's rule asked
+	// several for (Reviewer last), for the server's record of the run.
+	Approvers []string
 }
 
 // Item is the answer to one interrupt.

@@ -92,6 +92,9 @@ type Interrupt struct {
 	// Retry: the interrupt is held by a thread whose last run failed (see
 	// Failure); a decision on it answers it again.
 	Retry bool `json:"retry,omitempty"`
+	// Approval is a decision approved by fewer approvers than a team's
+	// rule needs (hitl serve), as the server records it.
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Payload is what an interrupt's value says, normalized.

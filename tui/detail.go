@@ -96,7 +96,7 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it))
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), m.approvalText(it))
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -197,10 +197,11 @@ type detailInput struct {
 	showConv       bool
 	conversational bool
 	editing        string // who else is editing it ("" for nobody)
+	approval       string // where a team's two-person rule stands ("" for nothing)
 }
 
 func (m *Model) detailInput(it *client.Interrupt) detailInput {
-	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it)}
+	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it), approval: m.approvalText(it)}
 	if d := m.drafts[it.ID]; d != nil {
 		c := *d
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
@@ -241,6 +242,9 @@ func (lo look) detail(in detailInput, w int) string {
 	}
 	if in.editing != "" {
 		line(st.warn.Render(wrap("✎ " + safe(in.editing) + ": a decision now may race theirs")))
+	}
+	if in.approval != "" {
+		line(st.warn.Render(wrap(in.approval)))
 	}
 	if it.Description != "" {
 		line("")

@@ -319,6 +319,9 @@ func (m *Model) listView(r rect) string {
 		if who := m.editing(&it); who != "" {
 			decided += safe(who) + " · "
 		}
+		if it.Approval != nil {
+			decided += safe(it.Approval.Words()) + " · "
+		}
 		mark := x.threadMark(i)
 		if mark == "" {
 			mark = " "

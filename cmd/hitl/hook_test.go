@@ -54,22 +54,6 @@ const (
 	allowJSON = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` + "\n"
 )
 
-// hermeticEnv is the process's environment without anything of the
-// shell's that hitl reads.
-func hermeticEnv(extra ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(name, "HITL_"), strings.HasPrefix(name, "XDG_"), strings.HasPrefix(name, "TMUX"),
-			name == "NO_COLOR", name == "EDITOR", name == "VISUAL":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, extra...)
-}
-
 type hubProc struct {
 	t    *testing.T
 	url  string

@@ -144,8 +144,8 @@ func (e *env) open(follow time.Duration) (*app, error) {
 // hideSecrets makes everything printed from now on hide the credentials the
 // settings hold, wherever they appear: a server that echoes the API key in
 // a payload, a run's error or a message does not get it shown.
-func (e *env) hideSecrets(s *config.Settings) {
-	r := redact.New(s.Credentials()...)
+func (e *env) hideSecrets(s *config.Settings, more ...string) {
+	r := redact.New(append(s.Credentials(), more...)...)
 	e.stdout.hide, e.stderr.hide = r.Values, r.Values
 }
 

@@ -6,27 +6,30 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
+	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/team"
 )
 
-// serveHTTP serves the coordinator protocol (package coord) on addr until
-// ctx ends: review clients (hitl --backend events) and publishers (hitl
-// hook) meet there. ready, when set, gets the address it listens on.
-func (e *env) serveHTTP(ctx context.Context, addr string, t *team.Config, ready func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("serve --http: cannot listen on %s: %v (is another server there? pick another port)", safe(addr), err)
-	}
-	s := coord.New(coord.Options{Team: t, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
+// liveTeam is the team in force, read on every call: a SIGHUP that reloads
+// the team reaches the HTTP door too.
+type liveTeam func() *team.Config
+
+func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByToken(token) }
+func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
+
+// coordinator is the hub's HTTP door: the coordinator protocol for the team.
+func (e *env) coordinator(t coord.Team) *coord.Server {
+	return coord.New(coord.Options{Team: t, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
+}
+
+// serveCoord serves the coordinator on ln until ctx ends.
+func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
-	if ready != nil {
-		ready(ln.Addr())
-	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -42,4 +45,36 @@ func (e *env) serveHTTP(ctx context.Context, addr string, t *team.Config, ready 
 		}
 		return err
 	}
+}
+
+// serveHTTPOnly is `hitl serve --http ADDR` alone: no LangGraph server, the
+// coordinator for the team's reviewers and publishers. SIGHUP reloads the
+// team as with --ssh.
+func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) error {
+	e.hideSecrets(&config.Settings{}, t.Secrets()...)
+	var current atomic.Pointer[team.Config]
+	current.Store(t)
+	reload := func() {
+		f, err := config.Load(config.Path())
+		if err != nil {
+			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded:", err)
+			return
+		}
+		nt := teamOf(f, e.getenv)
+		if problems := nt.Check(); len(problems) > 0 {
+			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded: the config has problems; the team in force stays:", errors.Join(problems...))
+			return
+		}
+		current.Store(nt)
+		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
+		fmt.Fprintln(e.stderr, "hitl serve: team reloaded")
+	}
+	onHangup.Store(&reload)
+	defer onHangup.Store(nil)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
+	}
+	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
+	return serveCoord(ctx, ln, e.coordinator(liveTeam(current.Load)))
 }
