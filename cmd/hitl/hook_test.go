@@ -617,4 +617,15 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != want {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
 	}
+
+	// Withdrawn while the reviewer reads it: it leaves, with the word of why.
+	p = h.hook("claude", claudeWrite, "--timeout", "4s")
+	h.waitRequest("sess-write")
+	tui.waitFor("[claude]", "Write(file_path=")
+	tui.keys("Enter")
+	tui.waitFor("file /src/app/NOTES.md", "+ # Notes", "+ ship on friday")
+	tui.waitFor("was withdrawn by its agent: no decision within 4s.")
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.Len() != 0 {
+		t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
+	}
 }
