@@ -76,9 +76,6 @@ type Receipt struct {
 	Acknowledged bool
 	// RunID is the run the resume started, when the backend has runs.
 	RunID string
-	// Awaiting is set when the server holds the answer until more
-	// approvers give the same one (a team's two-person rule): what it said.
-	Awaiting string
 }
 
 // Presence is where an interrupt stands on the server.
@@ -157,10 +154,6 @@ const (
 	Running OutcomeStatus = "running"
 	// Accepted: the backend took the answer and reports no run to follow.
 	Accepted OutcomeStatus = "accepted"
-	// AwaitingApprovals: the server recorded this approval and holds it
-	// until more approvers give the same answer; Outcome.Error says what
-	// it said. Nothing reached the agent yet.
-	AwaitingApprovals OutcomeStatus = "awaiting-approvals"
 )
 
 // Outcome reports what happened after a resume was taken.

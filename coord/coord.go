@@ -87,6 +87,9 @@ type request struct {
 	CreatedAt time.Time       `json:"created_at"`
 	Data      json.RawMessage `json:"data"`
 	Publisher string          `json:"publisher"`
+	// Approval is where a rule's approvals stand (the answer with the most
+	// approvers so far), for the reviewers' lists.
+	Approval *approvalView `json:"approval,omitempty"`
 
 	status      Status
 	response    json.RawMessage
@@ -102,6 +105,17 @@ type request struct {
 type approval struct {
 	by, decisionID string
 	canon          string
+	value          json.RawMessage
+	at             time.Time
+}
+
+// approvalView is client.Approval's wire form (without the decisions).
+type approvalView struct {
+	Approvers []string        `json:"approvers"`
+	Needed    int             `json:"needed"`
+	Value     json.RawMessage `json:"value"`
+	Tools     []string        `json:"tools,omitempty"`
+	Since     time.Time       `json:"since"`
 }
 
 // New returns a coordinator for the team.
@@ -415,22 +429,35 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 				mine = mine || a.by == p.Name
 			}
 		}
-		if !mine {
-			// One answer per approver: a new one replaces the old.
-			kept := req.approvals[:0]
+		if mine {
+			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": agree, "needed": need,
+				"message": fmt.Sprintf("you approved this decision already (%d of %d approvals: %s); %s needs another approver: nothing sent",
+					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
+			return
+		}
+		// One answer per approver: a new one replaces the old.
+		kept := req.approvals[:0]
+		for _, a := range req.approvals {
+			if a.by != p.Name {
+				kept = append(kept, a)
+			}
+		}
+		req.approvals = append(kept, approval{by: p.Name, decisionID: body.DecisionID, canon: canon, value: body.Response, at: s.opts.Now().UTC()})
+		agree = append(agree, p.Name)
+		if len(agree) < need {
+			req.Approval = &approvalView{Approvers: agree, Needed: need, Value: body.Response, Tools: req.shape.tools, Since: s.opts.Now().UTC()}
 			for _, a := range req.approvals {
-				if a.by != p.Name {
-					kept = append(kept, a)
+				if a.canon == canon {
+					req.Approval.Since = a.at
+					break
 				}
 			}
-			req.approvals = append(kept, approval{by: p.Name, decisionID: body.DecisionID, canon: canon})
-			agree = append(agree, p.Name)
-		}
-		if len(agree) < need {
-			s.events.publish("hitl_approved", map[string]any{"request_id": req.ID, "approvals": agree, "needed": need})
+			// A change of the list: reviewers refetch.
+			s.events.publish("hitl_asked", req)
 			s.log("%s: approved by %s (%d of %d)", req.ID, p.Name, len(agree), need)
 			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": agree, "needed": need,
-				"message": fmt.Sprintf("approval %d of %d recorded (%s); it waits for %d more approver(s)", len(agree), need, strings.Join(agree, ", "), need-len(agree))})
+				"message": fmt.Sprintf("%d of %d approvals (%s) recorded for %s: nothing is sent until another approver confirms the same decision",
+					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
 			return
 		}
 		sort.Strings(agree)

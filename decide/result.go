@@ -193,8 +193,6 @@ func runText(o client.Outcome, before map[string]bool) string {
 		return "the run failed: " + inert.Line(o.Error)
 	case client.Accepted:
 		return "the agent has the answer."
-	case client.AwaitingApprovals:
-		return "the hub holds it for more approvers, and the agent does not have it yet: " + inert.Line(o.Error) + "."
 	}
 	msg := "the run is still going (run " + inert.Line(o.RunID) + ")"
 	if o.Error != "" {

@@ -59,6 +59,9 @@ type Request struct {
 	SessionID string          `json:"session_id"`
 	CreatedAt time.Time       `json:"created_at"`
 	Data      json.RawMessage `json:"data"`
+	// Approval is where a team rule's approvals stand (a hub's
+	// coordinator says so), nil when none is asked or given.
+	Approval *client.Approval `json:"approval,omitempty"`
 	// problem says why the entry cannot be read (Data then holds its bytes).
 	problem string
 }
@@ -72,6 +75,7 @@ func (b *Backend) interrupt(r Request) client.Interrupt {
 		it.Payload = client.Parse(r.Data)
 	}
 	it.WithValue(r.Data)
+	it.Approval = r.Approval
 	return it
 }
 
@@ -112,6 +116,14 @@ func decodeRequest(b []byte) Request {
 			err = json.Unmarshal(m.Value, &r.CreatedAt)
 		case "data":
 			r.Data = bytes.Clone(m.Value) // client.Parse finds data too deep or too large
+		case "approval":
+			var a client.Approval
+			if json.Unmarshal(m.Value, &a) == nil && len(a.Approvers) > 0 {
+				// What to confirm is the reviewer's own decision, typed
+				// and seen: a coordinator does not fill a draft.
+				a.Decisions = nil
+				r.Approval = &a
+			}
 		}
 		if err != nil {
 			problems = append(problems, m.Key+": "+strings.TrimPrefix(err.Error(), "json: "))
@@ -214,12 +226,13 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
 	if resp.StatusCode() == http.StatusAccepted {
-		// A team rule wants more approvers: the coordinator holds it.
+		// A team rule wants more approvers: the coordinator recorded this
+		// one's approval and sent nothing.
 		var held struct {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(resp.Body(), &held)
-		return client.Receipt{Acknowledged: true, Awaiting: b.Redact(orText(held.Message, "it waits for more approvers"))}, nil
+		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
 	return client.Receipt{Acknowledged: true}, nil
 }
@@ -260,12 +273,15 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	return nil, fmt.Errorf("request %s is no longer pending, and the coordinator cannot say who answered it (it has no GET /hitl/requests/{id})", it.ID)
 }
 
-// Follow: the coordinator reports no run to follow; an answer it holds for
-// more approvers is said so.
-func (b *Backend) Follow(_ context.Context, _ *client.Submission, rc client.Receipt) client.Outcome {
-	if rc.Awaiting != "" {
-		return client.Outcome{Status: client.AwaitingApprovals, Error: rc.Awaiting}
-	}
+// awaitingApproval is a response the coordinator recorded as an approval
+// (202) and did not pass on: its rule needs more approvers.
+type awaitingApproval struct{ msg string }
+
+func (e *awaitingApproval) Error() string        { return e.msg }
+func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAwaitingApproval }
+
+// Follow: the coordinator reports no run to follow.
+func (b *Backend) Follow(context.Context, *client.Submission, client.Receipt) client.Outcome {
 	return client.Outcome{Status: client.Accepted}
 }
 

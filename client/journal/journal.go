@@ -90,7 +90,7 @@ func OfRun(s client.OutcomeStatus) Outcome {
 		return Interrupted
 	case client.Failed:
 		return Failed
-	case client.Accepted, client.AwaitingApprovals:
+	case client.Accepted:
 		return Accepted
 	}
 	return Running

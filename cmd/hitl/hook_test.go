@@ -478,18 +478,23 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
 	p := h.hook("claude", claudeBash)
 	id := h.waitRequest("sess-bash")
-	code, out, errs := h.cli(aliceToken, "approve", id)
-	if code != 0 || !strings.Contains(out, "the hub holds it for more approvers, and the agent does not have it yet: approval 1 of 2 recorded (alice)") {
+	alice := t.TempDir()
+	code, out, errs := h.cliIn(alice, aliceToken, "approve", id)
+	if code == 0 || !strings.Contains(out+errs, "not sent: 1 of 2 approvals (alice) recorded for Bash: nothing is sent until another approver confirms the same decision") {
 		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
 	}
 	// alice again changes nothing.
-	if code, b := h.do(aliceToken, "POST", "/hitl/respond", map[string]any{"request_id": id, "response": map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}}); code != 202 {
-		t.Fatalf("alice twice: HTTP %d %s", code, b)
+	code, out, errs = h.cliIn(alice, aliceToken, "approve", id)
+	if code == 0 || !strings.Contains(out+errs, "you approved this decision already (1 of 2 approvals: alice); Bash needs another approver: nothing sent") {
+		t.Fatalf("alice twice: exit %d\n%s%s", code, out, errs)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if p.stdout.Len() != 0 || h.standing(id)["status"] != "pending" {
 		t.Fatalf("one approver was enough: %q", p.stdout.String())
 	}
+	// bob's inbox says where it stands.
+	tui := startHookTUI(t, h, bobToken, 100, 24)
+	tui.waitFor("[claude]", "1 of 2 approvals (alice)")
 	if code, out, errs := h.cli(bobToken, "approve", id); code != 0 || !strings.Contains(out, "the agent has the answer") {
 		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
 	}
@@ -518,7 +523,7 @@ type hookTUI struct {
 	socket string
 }
 
-func startHookTUI(t *testing.T, h *hubProc, w, hgt int) *hookTUI {
+func startHookTUI(t *testing.T, h *hubProc, token string, w, hgt int) *hookTUI {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
@@ -526,7 +531,7 @@ func startHookTUI(t *testing.T, h *hubProc, w, hgt int) *hookTUI {
 	bin := builtBinary(t)
 	dir := t.TempDir()
 	tt := &hookTUI{t: t, socket: fmt.Sprintf("hitl-hooks-%d", time.Now().UnixNano())}
-	vars := []string{"HITL_CONFIG=" + filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME=" + dir, "HITL_BEARER_TOKEN=" + aliceToken, "NO_COLOR=1", "TERM=xterm-256color"}
+	vars := []string{"HITL_CONFIG=" + filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME=" + dir, "HITL_BEARER_TOKEN=" + token, "NO_COLOR=1", "TERM=xterm-256color"}
 	shell := "env " + strings.Join(quoteAll(vars), " ") + " " + bin + " --backend events --url " + h.url
 	cmd := exec.Command("tmux", "-L", tt.socket, "-f", "/dev/null", "new-session", "-d", "-s", "hitl", "-x", fmt.Sprint(w), "-y", fmt.Sprint(hgt), shell)
 	cmd.Env = hermeticEnv()
@@ -583,7 +588,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	h := startHub(t, teamYAML)
 	p := h.hook("claude", claudeEdit)
 	h.waitRequest("sess-edit")
-	tui := startHookTUI(t, h, 80, 24)
+	tui := startHookTUI(t, h, aliceToken, 80, 24)
 	tui.waitFor("[claude]", "Edit(file_path=")
 	tui.keys("Enter")
 	screen := tui.waitFor("Review tool call Edit", "in /src/app (session sess-edit)", "file /src/app/main.go",
