@@ -89,7 +89,7 @@ type request struct {
 	Publisher string          `json:"publisher"`
 	// Approval is where a rule's approvals stand (the answer with the most
 	// approvers so far), for the reviewers' lists.
-	Approval *approvalView `json:"approval,omitempty"`
+	Approval *ApprovalView `json:"approval,omitempty"`
 
 	status      Status
 	response    json.RawMessage
@@ -109,8 +109,8 @@ type approval struct {
 	at             time.Time
 }
 
-// approvalView is client.Approval's wire form (without the decisions).
-type approvalView struct {
+// ApprovalView is client.Approval's wire form (without the decisions).
+type ApprovalView struct {
 	Approvers []string        `json:"approvers"`
 	Needed    int             `json:"needed"`
 	Value     json.RawMessage `json:"value"`
@@ -445,7 +445,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		req.approvals = append(kept, approval{by: p.Name, decisionID: body.DecisionID, canon: canon, value: body.Response, at: s.opts.Now().UTC()})
 		agree = append(agree, p.Name)
 		if len(agree) < need {
-			req.Approval = &approvalView{Approvers: agree, Needed: need, Value: body.Response, Tools: req.shape.tools, Since: s.opts.Now().UTC()}
+			req.Approval = &ApprovalView{Approvers: agree, Needed: need, Value: body.Response, Tools: req.shape.tools, Since: s.opts.Now().UTC()}
 			for _, a := range req.approvals {
 				if a.canon == canon {
 					req.Approval.Since = a.at
@@ -507,4 +507,143 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		return err
 	}
 	return nil
+}
+
+// The coordinator in process: the hub's SSH sessions list and answer the
+// same requests as its HTTP door (cmd/hitl joins them to the LangGraph
+// server's interrupts).
+
+// Request is a pending request as the events protocol lists it.
+type Request struct {
+	RequestID string          `json:"request_id"`
+	Agent     string          `json:"agent"`
+	SessionID string          `json:"session_id"`
+	CreatedAt time.Time       `json:"created_at"`
+	Data      json.RawMessage `json:"data"`
+	Approval  *ApprovalView   `json:"approval,omitempty"`
+}
+
+
+// Pending lists what waits, oldest first.
+func (s *Server) Pending() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, 0, len(s.order))
+	for _, id := range s.order {
+		r := s.reqs[id]
+		out = append(out, Request{RequestID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data, Approval: r.Approval})
+	}
+	return out
+}
+
+// Standing is where one request stands.
+type Standing struct {
+	Status      Status
+	Reason      string
+	RespondedBy string
+	Response    json.RawMessage
+	DecisionID  string
+	AnsweredAt  time.Time
+}
+
+// Lookup says where request id stands; ok false for an unknown id.
+func (s *Server) Lookup(id string) (Standing, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.reqs[id]
+	if !ok {
+		return Standing{}, false
+	}
+	return Standing{Status: r.status, Reason: r.reason, RespondedBy: r.respondedBy, Response: r.response, DecisionID: r.decisionID, AnsweredAt: r.answeredAt}, true
+}
+
+// Errors of Resolve.
+var (
+	ErrUnknown  = errors.New("no such request")
+	ErrHandled  = errors.New("already handled elsewhere")
+	ErrNotAllow = errors.New("not allowed")
+)
+
+// Resolve answers a pending request on behalf of approvers (whose rule, if
+// any, the caller enforced), as the HTTP door does for a complete set of
+// approvals.
+func (s *Server) Resolve(id string, approvers []string, response json.RawMessage, decisionID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[id]
+	switch {
+	case !ok:
+		return ErrUnknown
+	case req.status == Withdrawn:
+		return fmt.Errorf("%w: withdrawn (%s)", ErrHandled, req.reason)
+	case req.status != Pending:
+		return fmt.Errorf("%w: answered by %s", ErrHandled, req.respondedBy)
+	}
+	if _, err := req.shape.check(response); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotAllow, err)
+	}
+	by := strings.Join(approvers, " + ")
+	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, response, by, decisionID, s.opts.Now().UTC()
+	s.finish(req)
+	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": response})
+	s.log("%s: answered by %s", req.ID, by)
+	return nil
+}
+
+// SetApproval records where a rule's approvals of request id stand (nil
+// clears them), as approvals of the HTTP door are: an approver there who
+// gives the same answer completes them.
+func (s *Server) SetApproval(id string, a *ApprovalView) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[id]
+	if !ok || req.status != Pending {
+		return ErrUnknown
+	}
+	req.approvals, req.Approval = nil, nil
+	if a != nil && len(a.Approvers) > 0 {
+		canon := canonical(a.Value)
+		for _, name := range a.Approvers {
+			req.approvals = append(req.approvals, approval{by: name, canon: canon, value: a.Value, at: a.Since})
+		}
+		v := *a
+		req.Approval = &v
+	}
+	s.events.publish("hitl_asked", req)
+	return nil
+}
+
+// Changes signals every change of the requests until ctx ends.
+func (s *Server) Changes(ctx context.Context) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	ch := make(chan sseEvent, 64)
+	s.events.mu.Lock()
+	if s.events.subs == nil {
+		s.events.subs = map[chan sseEvent]bool{}
+	}
+	s.events.subs[ch] = true
+	s.events.mu.Unlock()
+	go func() {
+		defer func() {
+			s.events.mu.Lock()
+			delete(s.events.subs, ch)
+			s.events.mu.Unlock()
+			close(out)
+		}()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, open := <-ch:
+				if !open {
+					return
+				}
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out
 }

@@ -66,9 +66,18 @@ type Request struct {
 	problem string
 }
 
-func (b *Backend) interrupt(r Request) client.Interrupt {
+func (b *Backend) interrupt(r Request) client.Interrupt { return interruptOf(r, b.Server()) }
+
+// InterruptOf reads one request, as /hitl/pending lists it (its JSON), as
+// the interrupt a reviewer sees; server is where it came from. A request
+// that cannot be read is an unreadable interrupt saying why.
+func InterruptOf(request []byte, server string) client.Interrupt {
+	return interruptOf(decodeRequest(request), server)
+}
+
+func interruptOf(r Request, server string) client.Interrupt {
 	it := client.Interrupt{ID: r.RequestID, ThreadID: r.SessionID, GraphID: r.Agent, CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
-		Server: b.Server()}
+		Server: server}
 	if r.problem != "" {
 		it.Payload = client.Unreadable(r.problem)
 	} else {

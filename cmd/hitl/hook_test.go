@@ -634,3 +634,86 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 		t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 	}
 }
+
+// With --ssh and --http, one hub: a coding agent's request is in the SSH
+// sessions' inbox beside the LangGraph server's interrupts (here the demo's
+// LangGraph-compatible server), and an approver decides it there.
+func TestHookRequestInTheSSHInbox(t *testing.T) {
+	needSSH(t)
+	bin := builtBinary(t)
+	dir := t.TempDir()
+
+	demo := exec.Command(bin, "demo", "--serve", "--listen", "127.0.0.1:0")
+	demo.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+filepath.Join(dir, "demo"))
+	out, err := demo.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = demo.Process.Kill(); _ = demo.Wait() })
+	upstream := ""
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if i := strings.Index(sc.Text(), "server at "); i >= 0 {
+			upstream = strings.Fields(sc.Text()[i+len("server at "):])[0]
+			break
+		}
+	}
+	go io.Copy(io.Discard, out)
+	if upstream == "" {
+		t.Fatal("hitl demo --serve said no URL")
+	}
+
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@test", "-f", filepath.Join(dir, "alice")).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	pub, _ := os.ReadFile(filepath.Join(dir, "alice.pub"))
+	cfg := fmt.Sprintf("team:\n  reviewers:\n    alice: {keys: [%q], token: %q, role: approver}\n  publishers:\n    ci: {token_env: HITL_PUBLISH_TOKEN}\n",
+		strings.TrimSpace(string(pub)), aliceToken)
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	th := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), sock: fmt.Sprintf("hitl-hooks-ssh-%d", time.Now().UnixNano())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", th.sock, "kill-server").Run() })
+	httpPort := freePort(t)
+	serve := exec.Command(bin, "serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", th.port), "--http", fmt.Sprintf("127.0.0.1:%d", httpPort), "--url", upstream)
+	serve.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
+	var logs syncBuffer
+	serve.Stdout, serve.Stderr = &logs, &logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Signal(syscall.SIGTERM); _ = serve.Wait() })
+	h := &hubProc{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", httpPort), dir: dir, cmd: serve}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", th.port)); err == nil {
+			c.Close()
+			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", httpPort)); err == nil {
+				c.Close()
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hitl serve --ssh --http did not listen:\n%s", logs.String())
+		}
+	}
+
+	p := h.hook("claude", claudeBash)
+	id := h.waitRequest("sess-bash")
+	tt := th.session("alice")
+	tt.waitFor("[claude]", "Bash(command=")
+	tt.open("sess-bash", "Review tool call Bash")
+	tt.waitFor("$ rm -rf node_modules && npm ci", "in /src/app (session sess-bash")
+	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
+	tt.keys("a")
+	tt.waitFor("Send this?")
+	tt.keys("y")
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q\n%s", code, p.stdout.String(), p.stderr.String(), logs.String())
+	}
+	if st := h.standing(id); st["responded_by"] != "alice" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/hub"
 	"github.com/hitl-sh/hitl/team"
 	"github.com/hitl-sh/hitl/tui"
@@ -177,7 +178,15 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
 
-	shared := hub.NewShared(lg)
+	var up hub.Upstream = lg
+	var c *coord.Server
+	if o.http != "" {
+		// The HTTP door's requests (coding agents' hooks) are in every
+		// session's inbox, beside the server's interrupts.
+		c = e.coordinator(liveTeam(current.Load))
+		up = &oneInbox{Upstream: lg, c: c}
+	}
+	shared := hub.NewShared(up)
 	shared.Team = current.Load
 	shared.Log = log
 	stateDir := filepath.Join(config.StateDir(), "hub")
@@ -196,7 +205,6 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	// The hub's front doors. hitl serve --http adds its listener here.
 	doors := []listener{{name: "ssh", addr: o.ssh, serve: srv.Serve}}
 	if o.http != "" {
-		c := e.coordinator(liveTeam(current.Load))
 		doors = append(doors, listener{name: "http", addr: o.http, serve: func(ctx context.Context, ln net.Listener) error {
 			return serveCoord(ctx, ln, c)
 		}})
