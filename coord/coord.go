@@ -523,7 +523,6 @@ type Request struct {
 	Approval  *ApprovalView   `json:"approval,omitempty"`
 }
 
-
 // Pending lists what waits, oldest first.
 func (s *Server) Pending() []Request {
 	s.mu.Lock()
