@@ -34,6 +34,12 @@ import (
 // closed.
 const DefaultIdle = 30 * time.Minute
 
+// SessionPoll is how often a session reads the shared listing without being
+// told of a change: the shared watcher tells every session of each change
+// at once, so this is only a safety net, and each read costs the session a
+// pass over every row (at 1,000 pending, most of an idle session's CPU).
+const SessionPoll = 30 * time.Second
+
 // stopGrace is how long a session that was told to stop may take to record
 // a decision in flight before it is cut.
 const stopGrace = 15 * time.Second
@@ -239,6 +245,7 @@ func (h *SSH) handle(sess ssh.Session) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts := h.opts.TUI
+	opts.PollInterval = max(opts.PollInterval, SessionPoll)
 	opts.Backend, opts.Journal, opts.Reviewer = h.opts.Backend, j, name
 	opts.ViewOnly = !r.Role.CanDecide()
 	opts.Host = h.opts.Name
