@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -460,8 +459,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
 			return
 		}
-		sort.Strings(agree)
-		by = strings.Join(agree, " + ")
+		by = strings.Join(agree, " + ") // in the order they approved
 	}
 	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, body.Response, by, body.DecisionID, s.opts.Now().UTC()
 	s.finish(req)

@@ -670,8 +670,9 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 		t.Fatalf("ssh-keygen: %v\n%s", err, out)
 	}
 	pub, _ := os.ReadFile(filepath.Join(dir, "alice.pub"))
-	cfg := fmt.Sprintf("team:\n  reviewers:\n    alice: {keys: [%q], token: %q, role: approver}\n  publishers:\n    ci: {token_env: HITL_PUBLISH_TOKEN}\n",
-		strings.TrimSpace(string(pub)), aliceToken)
+	cfg := fmt.Sprintf("team:\n  reviewers:\n    alice: {keys: [%q], token: %q, role: approver}\n    bob: {token: %q, role: approver}\n"+
+		"  publishers:\n    ci: {token_env: HITL_PUBLISH_TOKEN}\n  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n",
+		strings.TrimSpace(string(pub)), aliceToken, bobToken)
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -700,12 +701,12 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 		}
 	}
 
-	p := h.hook("claude", claudeBash)
-	id := h.waitRequest("sess-bash")
+	p := h.hook("claude", claudeWrite)
+	id := h.waitRequest("sess-write")
 	tt := th.session("alice")
-	tt.waitFor("[claude]", "Bash(command=")
-	tt.open("sess-bash", "Review tool call Bash")
-	tt.waitFor("$ rm -rf node_modules && npm ci", "in /src/app (session sess-bash")
+	tt.waitFor("[claude]", "Write(file_path=")
+	tt.open("sess-write", "Review tool call Write")
+	tt.waitFor("file /src/app/NOTES.md", "+ ship on friday", "in /src/app (session sess-write")
 	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
 	tt.keys("a")
 	tt.waitFor("Send this?")
@@ -714,6 +715,52 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q\n%s", code, p.stdout.String(), p.stderr.String(), logs.String())
 	}
 	if st := h.standing(id); st["responded_by"] != "alice" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+
+	// The two-person rule across the doors: alice approves in her SSH
+	// session, bob from the CLI over HTTP.
+	p = h.hook("claude", claudeBash)
+	id = h.waitRequest("sess-bash")
+	tt.keys("Escape")
+	tt.open("sess-bash", "Review tool call Bash")
+	tt.waitFor("$ rm -rf node_modules && npm ci")
+	time.Sleep(1500 * time.Millisecond)
+	tt.keys("a")
+	tt.waitFor("Send this?")
+	tt.keys("y")
+	tt.waitFor("1 of 2 approvals (alice)")
+	time.Sleep(300 * time.Millisecond)
+	if p.stdout.Len() != 0 || h.standing(id)["status"] != "pending" {
+		t.Fatalf("one approver was enough: %q", p.stdout.String())
+	}
+	if code, out, errs := h.cli(bobToken, "approve", id); code != 0 {
+		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
+	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if st := h.standing(id); st["responded_by"] != "alice + bob" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+
+	// And the other way: bob first over HTTP, alice confirms over SSH.
+	p = h.hook("claude", strings.Replace(claudeBash, "sess-bash", "sess-again", 1))
+	id = h.waitRequest("sess-again")
+	if code, out, errs := h.cli(bobToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded") {
+		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
+	}
+	tt.keys("Escape")
+	tt.open("sess-again", "Review tool call Bash")
+	tt.waitFor("1 of 2 approvals (bob)")
+	time.Sleep(1500 * time.Millisecond)
+	tt.keys("a")
+	tt.waitFor("Send this?")
+	tt.keys("y")
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if st := h.standing(id); st["responded_by"] != "bob + alice" {
 		t.Fatalf("responded_by %v", st["responded_by"])
 	}
 }
