@@ -354,8 +354,8 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	if reason == "" {
 		reason = "withdrawn by " + p.Name
 	}
-	if len(reason) > 300 {
-		reason = reason[:300]
+	if r := []rune(reason); len(r) > 300 {
+		reason = string(r[:300]) + "…"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
