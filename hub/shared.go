@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"slices"
@@ -125,7 +126,7 @@ func same(a, b []client.Interrupt) bool {
 	}
 	for i := range a {
 		if a[i].ID != b[i].ID || !a[i].UpdatedAt.Equal(b[i].UpdatedAt) || len(a[i].Claims) != len(b[i].Claims) ||
-			a[i].Busy != b[i].Busy {
+			a[i].Busy != b[i].Busy || !sameApproval(a[i].Approval, b[i].Approval) {
 			return false
 		}
 		for j := range a[i].Claims {
@@ -135,6 +136,15 @@ func same(a, b []client.Interrupt) bool {
 		}
 	}
 	return true
+}
+
+// sameApproval: a recorded approval does not move the interrupt's
+// updated_at (see client/langgraph/approvals.go), so it is compared itself.
+func sameApproval(a, b *client.Approval) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Words() == b.Words() && bytes.Equal(a.Value, b.Value)
 }
 
 // signal tells every session that the listing changed.

@@ -33,6 +33,7 @@ type teamHub struct {
 	dir      string // keys, config, state
 	upstream string // the URL the hub reads
 	port     int
+	args     []string // more flags of hitl serve
 	proc     *exec.Cmd
 	log      *syncBuffer
 	sock     string // tmux socket
@@ -78,7 +79,7 @@ func freePort(t *testing.T) int {
 // newTeamHub makes keys for alice and bob (approvers), carol (viewer) and
 // eve (no reviewer), a config with a two-person rule for delete_*, and
 // starts hitl serve reading upstream.
-func newTeamHub(t *testing.T, upstream string) *teamHub {
+func newTeamHub(t *testing.T, upstream string, args ...string) *teamHub {
 	t.Helper()
 	needSSH(t)
 	dir := t.TempDir()
@@ -106,7 +107,7 @@ func newTeamHub(t *testing.T, upstream string) *teamHub {
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), sock: fmt.Sprintf("hitl-hub-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	h := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), args: args, sock: fmt.Sprintf("hitl-hub-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
 	h.start()
 	t.Cleanup(h.stop)
@@ -131,7 +132,8 @@ func hermeticEnv(extra ...string) []string {
 // start runs hitl serve and waits until it listens.
 func (h *teamHub) start() {
 	h.t.Helper()
-	cmd := exec.Command(builtBinary(h.t), "serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", h.port), "--url", h.upstream, "--idle", "5m")
+	args := append([]string{"serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", h.port), "--url", h.upstream, "--idle", "5m"}, h.args...)
+	cmd := exec.Command(builtBinary(h.t), args...)
 	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(h.dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(h.dir, "state"))
 	h.log = &syncBuffer{}
 	pr, pw := io.Pipe()
@@ -405,6 +407,46 @@ func TestRealHubOneWatcherForEveryone(t *testing.T) {
 	// must not cost ten times one (allow a margin of 50% and a few).
 	if r10 > r1*3/2+5 {
 		t.Fatalf("10 sessions cost %d requests in %s, 1 session %d: the sessions do not share one watcher", r10, window, r1)
+	}
+}
+
+// An idle session is closed, saying why; the hub goes on.
+func TestRealHubClosesIdleSessions(t *testing.T) {
+	s := realDev(t)
+	isolate(t)
+	h := newTeamHub(t, s.url, "--idle", "3s")
+	alice := h.session("alice")
+	alice.waitFor("hitl · alice@hub")
+	alice.waitFor("hitl: session ended: closed after 3s without a key.")
+	if !strings.Contains(h.log.String(), `why="closed after 3s without a key"`) {
+		t.Fatalf("log:\n%s", h.log.String())
+	}
+	bob := h.session("bob")
+	bob.waitFor("hitl · bob@hub")
+}
+
+func TestServeCheck(t *testing.T) {
+	isolate(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	t.Setenv("HITL_CONFIG", cfg)
+	os.WriteFile(cfg, []byte("team:\n  reviewers:\n    alice: {keys: [\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHBqZ0r7w6H0b8fQbYH8M6qS1mQ9lqG9m8M6v2sQm3cX alice\"], role: approver}\n    bob: {keys: [\"not a key\"], role: boss}\n  rules:\n    - {tools: [delete_*], approvals: 2}\n"), 0o600)
+	r := hitl(t, "", "serve", "--check")
+	for _, want := range []string{`team: reviewer bob: role "boss" is not known: write approver or viewer`,
+		"team: reviewer bob: key 1 is not an SSH public key", "team: rule 1: asks for 2 approvals but the team has 1 approver(s)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--check does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "has 3 problem(s)") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// Serving refuses the same config, saying the same.
+	if r := hitl(t, "", "serve", "--ssh", "127.0.0.1:0"); r.code != 2 || !strings.Contains(r.stderr, "hitl serve --check says the same") {
+		t.Fatalf("serve: exit %d: %s", r.code, r.stderr)
+	}
+	os.WriteFile(cfg, []byte("team:\n  reviewers:\n    alice: {keys: [\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHBqZ0r7w6H0b8fQbYH8M6qS1mQ9lqG9m8M6v2sQm3cX alice\"], role: approver}\n"), 0o600)
+	if r := hitl(t, "", "serve", "--check"); r.code != 0 || !strings.Contains(r.stdout, "team: OK: 1 reviewer(s) (1 approver(s), 0 viewer(s))") {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
 
