@@ -166,12 +166,17 @@ func (h *SSH) Shutdown(reason string) {
 		s.stop(reason)
 	}
 	h.mu.Unlock()
-	_ = h.srv.Shutdown(context.Background()) // not the sessions: their listener
+	// Close the listener and wait for the sessions to end (each records
+	// what it is sending first); a connection a client holds open past that
+	// is cut.
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace+5*time.Second)
+	defer cancel()
+	_ = h.srv.Shutdown(ctx)
 	done := make(chan struct{})
 	go func() { h.active.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(stopGrace + 5*time.Second):
+	case <-ctx.Done():
 	}
 	_ = h.srv.Close()
 }
