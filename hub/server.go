@@ -40,6 +40,11 @@ const DefaultIdle = 30 * time.Minute
 // pass over every row (at 1,000 pending, most of an idle session's CPU).
 const SessionPoll = 30 * time.Second
 
+// sessionFPS bounds how often a session's frame is drawn and sent: over a
+// network 20 frames a second look as smooth as 60, and each idle session's
+// renderer wakes a third as often.
+const sessionFPS = 20
+
 // stopGrace is how long a session that was told to stop may take to record
 // a decision in flight before it is cut.
 const stopGrace = 15 * time.Second
@@ -161,12 +166,17 @@ func (h *SSH) Shutdown(reason string) {
 		s.stop(reason)
 	}
 	h.mu.Unlock()
-	_ = h.srv.Shutdown(context.Background()) // not the sessions: their listener
+	// Close the listener and wait for the sessions to end (each records
+	// what it is sending first); a connection a client holds open past that
+	// is cut.
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace+5*time.Second)
+	defer cancel()
+	_ = h.srv.Shutdown(ctx)
 	done := make(chan struct{})
 	go func() { h.active.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(stopGrace + 5*time.Second):
+	case <-ctx.Done():
 	}
 	_ = h.srv.Close()
 }
@@ -260,7 +270,7 @@ func (h *SSH) handle(sess ssh.Session) {
 	}
 	in := &idleReader{r: sess}
 	in.touch()
-	popts := append(bubbletea.MakeOptions(sess), tea.WithInput(in), tea.WithoutSignalHandler(), tea.WithEnvironment(env))
+	popts := append(bubbletea.MakeOptions(sess), tea.WithInput(in), tea.WithoutSignalHandler(), tea.WithEnvironment(env), tea.WithFPS(sessionFPS))
 	s := &session{reviewer: name, p: tea.NewProgram(m, popts...)}
 	h.mu.Lock()
 	h.sessions[s] = struct{}{}

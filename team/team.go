@@ -350,6 +350,9 @@ func checkName(name string) string {
 	if len(name) > 64 {
 		return "a name longer than 64 characters"
 	}
+	if strings.HasPrefix(name, ".") {
+		return "a name may not start with a dot"
+	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._@-", r)) {
 			return "a name may hold only letters, digits and . _ @ -"
