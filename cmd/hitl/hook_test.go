@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -170,14 +171,20 @@ func (h *hubProc) pendingCount() int {
 }
 
 // hook starts `hitl hook AGENT` with input on stdin.
-func (h *hubProc) hook(agent, input string, args ...string) *proc {
+func (h *hubProc) hook(agent, input string, args ...string) *hookProc {
 	h.t.Helper()
 	return startHook(h.t, h.url, agent, input, args...)
 }
 
-func startHook(t *testing.T, url, agent, input string, args ...string) *proc {
+// hookProc is a running hook; its output is read while it runs.
+type hookProc struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+}
+
+func startHook(t *testing.T, url, agent, input string, args ...string) *hookProc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(builtBinary(t), append([]string{"hook", agent, "--url", url}, args...)...)}
+	p := &hookProc{cmd: exec.Command(builtBinary(t), append([]string{"hook", agent, "--url", url}, args...)...)}
 	dir := t.TempDir()
 	p.cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+dir, "HITL_BEARER_TOKEN="+publishToken)
 	p.cmd.Stdin = strings.NewReader(input)
@@ -190,10 +197,21 @@ func startHook(t *testing.T, url, agent, input string, args ...string) *proc {
 }
 
 // finish waits for the hook, at most d, and returns its exit code.
-func (p *proc) finish(t *testing.T, d time.Duration) int {
+func (p *hookProc) finish(t *testing.T, d time.Duration) int {
 	t.Helper()
 	done := make(chan int, 1)
-	go func() { done <- p.wait() }()
+	go func() {
+		err := p.cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			done <- ee.ExitCode()
+		case err != nil:
+			done <- -1
+		default:
+			done <- 0
+		}
+	}()
 	select {
 	case code := <-done:
 		return code
@@ -228,7 +246,7 @@ func (h *hubProc) cliIn(dir, token string, args ...string) (int, string, string)
 }
 
 // oneLine asserts the hook said exactly one line on stderr, containing want.
-func oneStderrLine(t *testing.T, p *proc, want string) {
+func oneStderrLine(t *testing.T, p *hookProc, want string) {
 	t.Helper()
 	s := p.stderr.String()
 	if strings.Count(s, "\n") != 1 || !strings.HasSuffix(s, "\n") || !strings.Contains(s, want) {
@@ -251,7 +269,7 @@ func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
 		if code, out, errs := h.cli(aliceToken, "approve", id); code != 0 || !strings.Contains(out, "the agent has the answer") {
 			t.Fatalf("approve: exit %d\n%s%s", code, out, errs)
 		}
-		if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON || p.stderr.Len() != 0 {
+		if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON || len(p.stderr.String()) != 0 {
 			t.Fatalf("hook: exit %d, stdout %q, stderr %q", code, p.stdout.String(), p.stderr.String())
 		}
 		if st := h.standing(id); st["responded_by"] != "alice" {
@@ -369,7 +387,7 @@ func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
 		if _, out, _ := h.cliIn(reviewer, aliceToken, "list"); !strings.Contains(out, "rm -rf node_modules") {
 			t.Fatalf("list:\n%s", out)
 		}
-		if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.Len() != 0 {
+		if code := p.finish(t, 20*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 			t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 		}
 		oneStderrLine(t, p, "no decision within 1s")
@@ -390,7 +408,7 @@ func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
 		p := h.hook("claude", claudeWrite)
 		id := h.waitRequest("sess-write")
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.Len() != 0 {
+		if code := p.finish(t, 20*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 			t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 		}
 		oneStderrLine(t, p, "interrupted")
@@ -410,7 +428,7 @@ func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
 		down := "http://" + ln.Addr().String()
 		ln.Close()
 		p := startHook(t, down, "claude", claudeBash)
-		if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.Len() != 0 {
+		if code := p.finish(t, 20*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 			t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 		}
 		oneStderrLine(t, p, "could not put the request up on "+down)
@@ -422,7 +440,7 @@ func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
 		h2.waitRequest("thread-7")
 		_ = h2.cmd.Process.Signal(syscall.SIGTERM)
 		_ = h2.cmd.Wait()
-		if code := p.finish(t, 60*time.Second); code != 0 || p.stdout.Len() != 0 {
+		if code := p.finish(t, 60*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 			t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 		}
 		oneStderrLine(t, p, "lost the hub")
@@ -463,7 +481,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 	if st := h.standing(id); st["status"] != "pending" {
 		t.Fatalf("refused decisions changed the request: %v", st)
 	}
-	if p.stdout.Len() != 0 {
+	if len(p.stdout.String()) != 0 {
 		t.Fatalf("the hook answered: %q", p.stdout.String())
 	}
 	if code, _, _ := h.cli(aliceToken, "approve", id); code != 0 {
@@ -489,7 +507,7 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 		t.Fatalf("alice twice: exit %d\n%s%s", code, out, errs)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if p.stdout.Len() != 0 || h.standing(id)["status"] != "pending" {
+	if len(p.stdout.String()) != 0 || h.standing(id)["status"] != "pending" {
 		t.Fatalf("one approver was enough: %q", p.stdout.String())
 	}
 	// bob's inbox says where it stands.
@@ -630,7 +648,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	tui.keys("Enter")
 	tui.waitFor("file /src/app/NOTES.md", "+ # Notes", "+ ship on friday")
 	tui.waitFor("was withdrawn by its agent: no decision within 4s.")
-	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.Len() != 0 {
+	if code := p.finish(t, 20*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 		t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 	}
 }
@@ -731,7 +749,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("y")
 	tt.waitFor("1 of 2 approvals (alice)")
 	time.Sleep(300 * time.Millisecond)
-	if p.stdout.Len() != 0 || h.standing(id)["status"] != "pending" {
+	if len(p.stdout.String()) != 0 || h.standing(id)["status"] != "pending" {
 		t.Fatalf("one approver was enough: %q", p.stdout.String())
 	}
 	if code, out, errs := h.cli(bobToken, "approve", id); code != 0 {
