@@ -48,6 +48,9 @@ type Submission struct {
 	Reviewer   string
 	ThreadID   string
 	Items      []Item
+	// Approvers are every approver of a decision a team's rule asked
+	// several for (Reviewer last), for the server's record of the run.
+	Approvers []string
 }
 
 // Item is the answer to one interrupt.
@@ -130,6 +133,9 @@ type Winner struct {
 	Reviewer string          `json:"reviewer,omitempty"`
 	At       time.Time       `json:"at,omitzero"`
 	Value    json.RawMessage `json:"value,omitempty"`
+	// Withdrawn is why the agent took the request back (a coordinator's
+	// publisher timed out or was stopped): nobody answered it.
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // OutcomeStatus is how the run that a decision started ended (as far as the

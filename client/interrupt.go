@@ -92,6 +92,9 @@ type Interrupt struct {
 	// Retry: the interrupt is held by a thread whose last run failed (see
 	// Failure); a decision on it answers it again.
 	Retry bool `json:"retry,omitempty"`
+	// Approval is a decision approved by fewer approvers than a team's
+	// rule needs (hitl serve), as the server records it.
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Payload is what an interrupt's value says, normalized.
@@ -117,6 +120,10 @@ type Payload struct {
 	// when it gives none.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	Default   string    `json:"default_decision,omitempty"`
+	// Origin is where a coding agent's permission request comes from (a
+	// request put up by `hitl hook`): the agent, its host, its working
+	// directory. nil for every other interrupt. The publisher's words.
+	Origin *Origin `json:"origin,omitempty"`
 	// Problem says why the value cannot be shown (SchemaUnreadable): too
 	// deep, too large, not JSON, not an interrupt. "" for every other.
 	Problem string `json:"problem,omitempty"`
@@ -126,6 +133,18 @@ type Payload struct {
 	Encoder Encoder `json:"-"`
 
 	wire wire
+}
+
+// Origin is the coding agent behind a permission request (the
+// "agent_hook" member of a HITL-middleware value, which `hitl hook` writes).
+type Origin struct {
+	Agent     string `json:"agent"`
+	Host      string `json:"host,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Model     string `json:"model,omitempty"`
+	// PermissionMode is the agent's mode when it asked (default, plan, …).
+	PermissionMode string `json:"permission_mode,omitempty"`
 }
 
 // Comparison is two texts a reviewer reads side by side.

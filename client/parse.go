@@ -122,6 +122,7 @@ func parse(value, responseSchema json.RawMessage) Payload {
 		switch {
 		case keys["action_requests"] != nil:
 			if p, ok := parseMiddleware(value, snakeCase); ok {
+				p.Origin = originOf(keys["agent_hook"])
 				return p
 			}
 		case keys["actionRequests"] != nil:
@@ -504,6 +505,16 @@ func parseHITLPrompt(value json.RawMessage) (Payload, bool) {
 	}
 	p := Payload{Schema: SchemaPrompt, Title: textOf(req.Prompt), Context: NullToNil(req.Context), Allowed: []DecisionType{Respond}}
 	return p, true
+}
+
+// originOf reads the agent_hook member `hitl hook` writes; nil when there
+// is none or it names no agent.
+func originOf(raw json.RawMessage) *Origin {
+	var o Origin
+	if raw == nil || json.Unmarshal(raw, &o) != nil || strings.TrimSpace(o.Agent) == "" {
+		return nil
+	}
+	return &o
 }
 
 // textOf renders a JSON value as text: a string as itself, anything else as

@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hitl-sh/hitl/redact"
+	"github.com/hitl-sh/hitl/team"
 )
 
 // DefaultURL is where `langgraph dev` listens by default.
@@ -36,6 +37,8 @@ type File struct {
 	Profiles       map[string]*Profile `yaml:"profiles"`
 	// Keys rebinds the reviewer's keys: action name -> keys (docs/config.md).
 	Keys map[string][]string `yaml:"keys"`
+	// Team is who may use the shared inbox (`hitl serve`) and how.
+	Team *team.Config `yaml:"team"`
 	// Warnings are problems that do not stop hitl (a secret in a file others
 	// can read), each saying how to fix it; the caller shows them once.
 	Warnings []string `yaml:"-"`
@@ -171,6 +174,9 @@ func (f *File) exposed(path string, perm fs.FileMode) string {
 			}
 		}
 	}
+	for _, t := range f.Team.InlineTokens() {
+		held = append(held, "token ("+t+")")
+	}
 	if len(held) == 0 {
 		return ""
 	}
@@ -178,7 +184,7 @@ func (f *File) exposed(path string, perm fs.FileMode) string {
 	if perm&0o004 != 0 {
 		who = "every user of this machine"
 	}
-	return fmt.Sprintf("config %s holds secrets (%s) and is readable by %s (mode %04o): run chmod 600 %s, or keep the secrets in environment variables (api_key_env, bearer_token_env)",
+	return fmt.Sprintf("config %s holds secrets (%s) and is readable by %s (mode %04o): run chmod 600 %s, or keep the secrets in environment variables (api_key_env, bearer_token_env, token_env)",
 		path, strings.Join(held, ", "), who, perm, shellQuote(path))
 }
 
@@ -471,7 +477,7 @@ func osUser() string {
 	return ""
 }
 
-var notFound = regexp.MustCompile(`field (\S+) not found in type config\.(\w+)`)
+var notFound = regexp.MustCompile(`field (\S+) not found in type (?:config|team)\.(\w+)`)
 
 // yamlMessage says a YAML error in the config's words, not Go's.
 func yamlMessage(err error) string {
@@ -480,8 +486,13 @@ func yamlMessage(err error) string {
 	msg = notFound.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := notFound.FindStringSubmatch(m)
 		where := "at the top level"
-		if sub[2] == "Profile" {
+		switch sub[2] {
+		case "Profile":
 			where = "in a profile"
+		case "Config":
+			where = "in team"
+		case "Reviewer", "Publisher", "Rule":
+			where = "in a team " + strings.ToLower(sub[2])
 		}
 		return fmt.Sprintf("unknown setting %q %s (hitl help config shows them; docs/config.md lists them all)", sub[1], where)
 	})

@@ -241,6 +241,9 @@ func WinnerText(w *client.Winner) string {
 	if w == nil {
 		return ""
 	}
+	if w.Withdrawn != "" {
+		return " (withdrawn: " + inert.Line(w.Withdrawn) + ")"
+	}
 	var parts []string
 	if w.Reviewer != "" {
 		parts = append(parts, "by "+inert.Line(w.Reviewer))

@@ -198,7 +198,7 @@ func (s *bulkScreen) text(m *Model, w int) string {
 	line("")
 	for _, d := range s.drafts {
 		it := d.Interrupt
-		row := fmt.Sprintf("%s  thread %s  %s  approve: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Badge(it.Schema), present.Summary(it))
+		row := fmt.Sprintf("%s  thread %s  %s  approve: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.BadgeOf(it), present.Summary(it))
 		line(indentBlock(ansi.Wrap(safe(row), max(w-4, 20), " "), "  "))
 	}
 	if len(s.refused) > 0 {

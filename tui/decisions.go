@@ -33,7 +33,7 @@ func (m *Model) decisionHints(it *client.Interrupt) []hint {
 	slot := m.drafts.slot(it)
 	var out []hint
 	for _, x := range m.decisionKinds() {
-		out = append(out, hint{b: *x.b, off: !it.Allows(slot, x.t)})
+		out = append(out, hint{b: *x.b, off: m.opts.ViewOnly || !it.Allows(slot, x.t)})
 	}
 	if it.Slots() > 1 {
 		out = append(out, hint{b: m.keys.NextAction}, hint{b: m.keys.Submit})
@@ -54,6 +54,10 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	k := m.keys
 	d := m.drafts.of(it)
 	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.End)
+	if decision && m.opts.ViewOnly {
+		m.setStatus(fmt.Sprintf("View only: %s is a viewer here and decides nothing; an approver of the team decides.", safe(m.opts.Reviewer)), false)
+		return nil
+	}
 	if decision && m.inGrace() {
 		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
 		return nil
@@ -73,6 +77,9 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		d.slot = (d.slot + step) % it.Slots()
 		m.setStatus(m.slotText(it, d), true) // the last "next" no longer holds
 	case key.Matches(msg, k.Approve):
+		if m.confirmApproval(it, d) {
+			return nil
+		}
 		return m.decide(it, d, client.Approve)
 	case key.Matches(msg, k.Ignore):
 		return m.decide(it, d, client.Ignore)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -94,7 +96,7 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), present.Deadline(it, m.opts.Now()))
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), present.Deadline(it, m.opts.Now()), m.approvalText(it))
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -196,11 +198,12 @@ type detailInput struct {
 	conversational bool
 	editing        string // who else is editing it ("" for nobody)
 	deadline       string // when the agent stops waiting ("" for never)
+	approval       string // where a team's two-person rule stands ("" for nothing)
 }
 
 func (m *Model) detailInput(it *client.Interrupt) detailInput {
 	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it),
-		deadline: present.Deadline(it, m.opts.Now())}
+		deadline: present.Deadline(it, m.opts.Now()), approval: m.approvalText(it)}
 	if d := m.drafts[it.ID]; d != nil {
 		c := *d
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
@@ -233,15 +236,21 @@ func (lo look) detail(in detailInput, w int) string {
 		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, or \\u001b inside JSON; <U+202E>). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
-	head := fmt.Sprintf("[%s] %s", present.Badge(it.Schema), safe(present.ShortID(it.ID)))
+	head := fmt.Sprintf("[%s] %s", present.BadgeOf(*it), safe(present.ShortID(it.ID)))
 	if thread := "thread " + safe(it.ThreadID); ansi.StringWidth(head+" · "+thread) <= w {
 		line(st.faint.Render(head + " · " + thread))
 	} else {
 		line(st.faint.Render(head))
 		line(st.faint.Render(wrap(thread)))
 	}
+	if o := present.OriginLine(*it); o != "" {
+		line(st.faint.Render(wrap(safe(o))))
+	}
 	if in.editing != "" {
 		line(st.warn.Render(wrap("✎ " + safe(in.editing) + ": a decision now may race theirs")))
+	}
+	if in.approval != "" {
+		line(st.warn.Render(wrap(in.approval)))
 	}
 	if it.Description != "" {
 		line("")
@@ -283,6 +292,7 @@ func (lo look) detail(in detailInput, w int) string {
 		switch {
 		case d != nil && d.decisions[i] != nil && d.decisions[i].Type == client.Edit:
 			line(indentBlock(lo.diffView(a.Args, d.decisions[i].Args, w-2), "  "))
+		case lo.toolView(&b, *it, a, w-2, see):
 		case len(a.Example) > 0:
 			line(st.faint.Render("  proposed, against its example:"))
 			line(indentBlock(lo.diffView(a.Example, a.Args, w-2), "  "))
@@ -341,6 +351,36 @@ func wrapLong(s string, w int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// toolView writes a coding agent's tool call as its reader knows it (the
+// command; the file and the diff of the change), indented, and reports
+// whether it did.
+func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action, w int, see string) bool {
+	v, ok := present.ToolOf(it, a)
+	if !ok {
+		return false
+	}
+	st := lo.st
+	w = max(w, 20)
+	out := func(s string) { b.WriteString(indentBlock(s, "  ") + "\n") }
+	if v.Command != "" || a.Name == "Bash" {
+		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(v.Command, see)), w-2, " "))
+	}
+	if v.Path != "" {
+		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
+	}
+	for _, c := range v.Changes {
+		out(st.faint.Render(c.Label + ":"))
+		for _, l := range diff.Lines(safeBlock(fold(c.Before, see)), safeBlock(fold(c.After, see))) {
+			out(ansi.Wrap(lo.diffLine(l), w, ""))
+		}
+	}
+	if v.Rest != "" {
+		out(st.faint.Render("other input:"))
+		out(lo.highlightJSON(json.RawMessage(v.Rest), w, see))
+	}
+	return true
 }
 
 // decisionText is a decision after label, wrapped to w: a message of

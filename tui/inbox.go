@@ -307,7 +307,7 @@ func (m *Model) listView(r rect) string {
 	// Badges padded to the widest on screen: the summaries line up.
 	bw := 0
 	for i := start; i < len(x.shown) && i < start+h; i++ {
-		bw = max(bw, len(present.Badge(x.shown[i].Schema))+2)
+		bw = max(bw, len(present.BadgeOf(x.shown[i]))+2)
 	}
 	for i := start; i < len(x.shown) && i < start+h; i++ {
 		it := x.shown[i]
@@ -335,6 +335,9 @@ func (m *Model) listView(r rect) string {
 		if who := m.editing(&it); who != "" {
 			decided += safe(who) + " · "
 		}
+		if it.Approval != nil {
+			decided += safe(it.Approval.Words()) + " · "
+		}
 		mark := x.threadMark(i)
 		if mark == "" {
 			mark = " "
@@ -345,18 +348,18 @@ func (m *Model) listView(r rect) string {
 			// Narrow: the graph goes before the summary does (the
 			// detail names the graph).
 			row = fmt.Sprintf("%s%s%s%-8s %4s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
-				"["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+				"["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		case !m.lay.wide && w-listFixed < minSummary:
 			// Narrower still: the badge goes too.
 			row = fmt.Sprintf("%s%s%s%-8s %4s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
 				decided, x.gist(&it))
 		case !m.lay.wide || withGraph:
 			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
-				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		default:
 			// Beside the detail, the graph only when the summaries keep their
 			// whole width (the detail shows it too).
-			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.Badge(it.Schema)+"]", decided, x.gist(&it))
+			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == x.selected {

@@ -55,6 +55,12 @@ type Options struct {
 	Theme string
 	// Context ends background work (a backend's change stream).
 	Context context.Context
+	// ViewOnly: the reviewer sees everything and decides nothing (a viewer
+	// of a shared inbox): decision keys are struck out and do nothing.
+	ViewOnly bool
+	// Host names where the app is served from, for the header ("via hub");
+	// empty on one's own terminal.
+	Host string
 }
 
 // screen is one room of the app.

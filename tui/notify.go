@@ -100,7 +100,7 @@ func notifyText(fresh []client.Interrupt) (title, body string) {
 			}
 			what += " " + strings.Join(names, ", ")
 		} else {
-			what += " " + present.Badge(it.Schema)
+			what += " " + present.BadgeOf(it)
 		}
 		if !seen[what] {
 			seen[what] = true

@@ -12,6 +12,11 @@ import (
 // or hitl was told to stop).
 type signalQuitMsg struct{}
 
+// Stop is the message that ends the app as ctrl+c does (a decision being
+// sent is recorded first): what a host of many sessions (hitl serve) sends
+// to each when it shuts down or a session idles out.
+func Stop() tea.Msg { return signalQuitMsg{} }
+
 // Run opens the app on the terminal and returns when the reviewer quits. The
 // terminal is restored on quit, on ctrl+c and on a panic (Bubble Tea's own
 // panic handler). When ctx ends (SIGHUP from a dropped SSH session,

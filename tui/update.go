@@ -230,6 +230,9 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		// the server says what became of it.
 		m.setStatus(text, false)
 	default:
+		if cmd, ok := m.onApprovalRecorded(r); ok {
+			return cmd
+		}
 		// Busy or not sent: the draft stays; the reviewer can send again.
 		if r.Kind == decide.NotSent {
 			text = "Draft kept (" + name(m.keys.Submit) + " sends it again). " + text

@@ -73,6 +73,9 @@ func (m *Model) onWinner(msg winnerMsg) {
 	switch msg.standing.Presence {
 	case client.Answered:
 		text = present.ShortID(msg.id) + " was answered elsewhere" + decide.WinnerText(msg.standing.By) + "."
+		if w := msg.standing.By; w != nil && w.Withdrawn != "" {
+			text = present.ShortID(msg.id) + " was withdrawn by its agent: " + w.Withdrawn + "."
+		}
 	case client.Gone:
 		text = present.ShortID(msg.id) + " is gone: the server no longer knows it (deleted?)."
 	default:
@@ -111,6 +114,8 @@ func (m *Model) goneShort(id string) string {
 		return "This interrupt is no longer pending (handled elsewhere?)."
 	case strings.Contains(t, "answered elsewhere"):
 		return "Answered elsewhere (see below); nothing of yours was sent."
+	case strings.Contains(t, "withdrawn by its agent"):
+		return "Withdrawn by its agent (see below); nothing of yours was sent."
 	}
 	return "Gone from the server; nothing of yours was sent."
 }

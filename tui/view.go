@@ -71,6 +71,14 @@ func (m *Model) headerLine() string {
 	if x.sort != sortNewest {
 		s += " · sorted by " + x.sort.String()
 	}
+	if m.opts.ViewOnly {
+		s = strings.Replace(s, "hitl · ", "hitl · view only · ", 1)
+	}
+	if m.opts.Host != "" {
+		// Who the hub knows this reviewer as (from the key), first: what
+		// they decide is recorded under that name.
+		s = strings.Replace(s, "hitl · ", "hitl · "+safe(m.opts.Reviewer)+"@"+safe(m.opts.Host)+" · ", 1)
+	}
 	return m.st.header.Render(ansi.Truncate(s, m.lay.w, "…"))
 }
 

@@ -59,19 +59,32 @@ type Request struct {
 	SessionID string          `json:"session_id"`
 	CreatedAt time.Time       `json:"created_at"`
 	Data      json.RawMessage `json:"data"`
+	// Approval is where a team rule's approvals stand (a hub's
+	// coordinator says so), nil when none is asked or given.
+	Approval *client.Approval `json:"approval,omitempty"`
 	// problem says why the entry cannot be read (Data then holds its bytes).
 	problem string
 }
 
-func (b *Backend) interrupt(r Request) client.Interrupt {
+func (b *Backend) interrupt(r Request) client.Interrupt { return interruptOf(r, b.Server()) }
+
+// InterruptOf reads one request, as /hitl/pending lists it (its JSON), as
+// the interrupt a reviewer sees; server is where it came from. A request
+// that cannot be read is an unreadable interrupt saying why.
+func InterruptOf(request []byte, server string) client.Interrupt {
+	return interruptOf(decodeRequest(request), server)
+}
+
+func interruptOf(r Request, server string) client.Interrupt {
 	it := client.Interrupt{ID: r.RequestID, ThreadID: r.SessionID, GraphID: r.Agent, CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
-		Server: b.Server()}
+		Server: server}
 	if r.problem != "" {
 		it.Payload = client.Unreadable(r.problem)
 	} else {
 		it.Payload = client.Parse(r.Data)
 	}
 	it.WithValue(r.Data)
+	it.Approval = r.Approval
 	return it
 }
 
@@ -112,6 +125,14 @@ func decodeRequest(b []byte) Request {
 			err = json.Unmarshal(m.Value, &r.CreatedAt)
 		case "data":
 			r.Data = bytes.Clone(m.Value) // client.Parse finds data too deep or too large
+		case "approval":
+			var a client.Approval
+			if json.Unmarshal(m.Value, &a) == nil && len(a.Approvers) > 0 {
+				// What to confirm is the reviewer's own decision, typed
+				// and seen: a coordinator does not fill a draft.
+				a.Decisions = nil
+				r.Approval = &a
+			}
 		}
 		if err != nil {
 			problems = append(problems, m.Key+": "+strings.TrimPrefix(err.Error(), "json: "))
@@ -147,8 +168,55 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 
 // Standing: a request still listed as pending is waiting; one that is not
 // was answered.
+// A coordinator with GET /hitl/requests/{id} says who answered one that is
+// gone, or that its agent withdrew it.
 func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
-	return client.StandingOf(ctx, b.Pending, its)
+	st, err := client.StandingOf(ctx, b.Pending, its)
+	if err != nil {
+		return nil, err
+	}
+	for i := range st {
+		if st[i].Presence != client.Answered {
+			continue
+		}
+		if req, ok := b.lookup(ctx, st[i].ID); ok {
+			switch req.Status {
+			case "withdrawn":
+				st[i].By = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
+			case "answered":
+				st[i].By = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
+			}
+		}
+	}
+	return st, nil
+}
+
+func orText(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// requestStanding is GET /hitl/requests/{id}: where one request stands.
+type requestStanding struct {
+	Status      string          `json:"status"`
+	DecisionID  string          `json:"decision_id"`
+	RespondedBy string          `json:"responded_by"`
+	Response    json.RawMessage `json:"response"`
+	AnsweredAt  time.Time       `json:"answered_at"`
+	Reason      string          `json:"reason"`
+}
+
+// lookup reads one request's standing; ok false when the coordinator has
+// no such endpoint or does not answer.
+func (b *Backend) lookup(ctx context.Context, id string) (requestStanding, bool) {
+	var req requestStanding
+	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/requests/" + url.PathEscape(id))
+	if err == nil && resp.IsSuccess() && json.Unmarshal(resp.Body(), &req) == nil && req.Status != "" {
+		return req, true
+	}
+	return req, false
 }
 
 // Resume responds to one request, once. 404 and 409 mean it was answered
@@ -166,6 +234,15 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if cerr := b.Check(resp, err, "respond to request "+it.Interrupt.ID, nil); cerr != nil {
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
+	if resp.StatusCode() == http.StatusAccepted {
+		// A team rule wants more approvers: the coordinator recorded this
+		// one's approval and sent nothing.
+		var held struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(resp.Body(), &held)
+		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
+	}
 	return client.Receipt{Acknowledged: true}, nil
 }
 
@@ -178,18 +255,13 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	}
 	it := s.Items[0].Interrupt
 	v := client.Verdict{ID: it.ID, Took: client.Mine}
-	var req struct {
-		Status      string          `json:"status"`
-		DecisionID  string          `json:"decision_id"`
-		RespondedBy string          `json:"responded_by"`
-		Response    json.RawMessage `json:"response"`
-		AnsweredAt  time.Time       `json:"answered_at"`
-	}
-	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/requests/" + url.PathEscape(it.ID))
-	if err == nil && resp.IsSuccess() && json.Unmarshal(resp.Body(), &req) == nil && req.Status != "" {
+	if req, ok := b.lookup(ctx, it.ID); ok {
 		switch {
 		case req.Status == "pending":
 			v.Took = client.NotTaken
+		case req.Status == "withdrawn":
+			v.Took = client.Theirs
+			v.Winner = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
 		case req.DecisionID != s.DecisionID:
 			v.Took = client.Theirs
 			v.Winner = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
@@ -209,6 +281,13 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	}
 	return nil, fmt.Errorf("request %s is no longer pending, and the coordinator cannot say who answered it (it has no GET /hitl/requests/{id})", it.ID)
 }
+
+// awaitingApproval is a response the coordinator recorded as an approval
+// (202) and did not pass on: its rule needs more approvers.
+type awaitingApproval struct{ msg string }
+
+func (e *awaitingApproval) Error() string        { return e.msg }
+func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAwaitingApproval }
 
 // Follow: the coordinator reports no run to follow.
 func (b *Backend) Follow(context.Context, *client.Submission, client.Receipt) client.Outcome {

@@ -119,6 +119,9 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if s.Reviewer != "" {
 		meta[metaReviewer] = s.Reviewer
 	}
+	if len(s.Approvers) > 0 {
+		meta[metaApprovers] = s.Approvers
+	}
 	body := map[string]any{"assistant_id": assistant, "multitask_strategy": "reject", "metadata": meta}
 	if s.Items[0].Resume.Continue {
 		if len(s.Items) > 1 {

@@ -28,6 +28,9 @@ const pageSize = 100
 const (
 	metaDecision = "hitl_decision_id"
 	metaReviewer = "hitl_reviewer"
+	// metaApprovers names every approver of a decision a team's rule
+	// asked several for (hitl serve).
+	metaApprovers = "hitl_approvers"
 )
 
 // Options configure a Backend.

@@ -296,6 +296,9 @@ func (t *thread) interrupts(server string, skip map[string]bool) []client.Interr
 
 func (t *thread) base(server, id string, raw json.RawMessage, p client.Payload) client.Interrupt {
 	claims, waiting := claimsOf(t.Metadata, id, t.CreatedAt)
+	if w := approvalWaiting(t.Metadata, id, t.CreatedAt); !w.IsZero() && (waiting.IsZero() || w.Before(waiting)) {
+		waiting = w
+	}
 	updated := t.UpdatedAt
 	if !waiting.IsZero() && waiting.Before(updated) {
 		updated = waiting // a claim moved updated_at, not the interrupt
@@ -310,6 +313,7 @@ func (t *thread) base(server, id string, raw json.RawMessage, p client.Payload) 
 		Payload:     p,
 		Server:      server,
 		Claims:      claims,
+		Approval:    approvalOf(t.Metadata, id),
 	}
 	it.WithValue(raw)
 	return it

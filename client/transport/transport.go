@@ -5,6 +5,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -276,6 +277,10 @@ func (b *Conn) check(resp *resty.Response, err error, what string, into any) err
 	code := resp.StatusCode()
 	body := resp.Body()
 	switch {
+	case code == http.StatusForbidden && len(bytes.TrimSpace(body)) > 0:
+		// The credentials were taken, and do not allow this (a viewer's
+		// token deciding, a publisher's reading): the server says why.
+		return fmt.Errorf("%s: the server at %s refused (HTTP 403): %s", what, b.server, serverMessage(body))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("%s: the server at %s refused the credentials (HTTP %d): set an API key with HITL_API_KEY (or api_key_env in the profile), or a bearer token", what, b.server, code)
 	case code == http.StatusNotFound:

@@ -66,7 +66,7 @@ func printFailures(w io.Writer, fs []failedThread, total int, full bool, now tim
 		}
 		for _, it := range f.Interrupts {
 			fmt.Fprintf(w, "    still holds %s [%s] %s: answer it again with hitl %s %s …\n", safe(present.ShortID(it.ID)),
-				present.Badge(it.Schema), oneLine(present.Summary(it), 60), verbFor(it), safe(present.ShortID(it.ID)))
+				present.BadgeOf(it), oneLine(present.Summary(it), 60), verbFor(it), safe(present.ShortID(it.ID)))
 		}
 		if len(f.Interrupts) == 0 {
 			fmt.Fprintf(w, "    holds no interrupt: hitl cannot resume it (hitl conversation %s shows where it stopped)\n", safe(f.ThreadID))

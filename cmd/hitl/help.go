@@ -21,6 +21,7 @@ var groups = []struct {
 }{
 	{"reading", "Reading:", []string{"list", "show", "watch", "conversation", "history"}},
 	{"deciding", "Deciding:", []string{"approve", "reject", "edit", "respond", "ignore", "dismiss", "decide", "resume", "check", "forget", "run"}},
+	{"team", "A team's hub:", []string{"serve", "hook"}},
 	{"setup", "Setup:", []string{"demo", "config", "completion", "version", "help"}},
 }
 
@@ -83,6 +84,13 @@ var examples = map[string]string{
 	"config show": `  hitl config show
   hitl config show --profile prod`,
 	"version": `  hitl version`,
+	"serve": `  hitl serve --check
+  hitl serve --ssh 127.0.0.1:2222
+  hitl serve --ssh 127.0.0.1:2222 --http 127.0.0.1:8700 --idle 1h`,
+	"hook": `  HITL_URL=http://127.0.0.1:8700 HITL_BEARER_TOKEN=$TOKEN hitl hook claude < request.json`,
+	"hook claude": `  # in Claude Code's settings.json, hooks.PermissionRequest: {"type":"command","command":"hitl hook claude"}
+  HITL_URL=http://127.0.0.1:8700 HITL_BEARER_TOKEN=$TOKEN hitl hook claude --timeout 5m < request.json`,
+	"hook codex": `  HITL_URL=http://127.0.0.1:8700 HITL_BEARER_TOKEN=$TOKEN hitl hook codex < request.json`,
 	"help": `  hitl help approve
   hitl help exit-codes`,
 	"completion":            `  hitl completion bash > ~/.local/share/bash-completion/completions/hitl`,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -30,11 +31,27 @@ const (
 func main() {
 	// A dropped SSH session (SIGHUP) and a polite kill (SIGTERM) end hitl as
 	// ctrl+c does: what is being sent is still recorded before it exits.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, hangUp := context.WithCancel(ctx)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		for range hup {
+			// hitl serve reloads its team on SIGHUP; everything else ends.
+			if f := onHangup.Load(); f != nil {
+				(*f)()
+			} else {
+				hangUp()
+			}
+		}
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
 }
+
+// onHangup, when set, is what SIGHUP does instead of ending hitl.
+var onHangup atomic.Pointer[func()]
 
 // exitErr carries an exit code with the message for the user.
 type exitErr struct {

@@ -138,7 +138,7 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	var row string
 	if width > 0 && width < 110 {
 		row = fmt.Sprintf("%-8s  %4s  %-14s  %-10s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
-			oneLine(it.GraphID, 14), "["+present.Badge(it.Schema)+"]", badge, safe(present.Summary(it)))
+			oneLine(it.GraphID, 14), "["+present.BadgeOf(it)+"]", badge, safe(present.Summary(it)))
 	} else {
 		row = fmt.Sprintf("%-8s  %4s  %-14s  %-18s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
 			oneLine(it.GraphID, 14), it.Schema, badge, safe(present.Summary(it)))
@@ -165,6 +165,9 @@ func printShow(w io.Writer, it client.Interrupt) {
 	fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
 	fmt.Fprintf(w, "Graph      %s   assistant %s\n", safe(it.GraphID), safe(it.AssistantID))
 	fmt.Fprintf(w, "Created    %s   updated %s\n", stamp(it.CreatedAt), stamp(it.UpdatedAt))
+	if o := present.OriginLine(it); o != "" {
+		fmt.Fprintf(w, "Agent      %s\n", safe(o))
+	}
 	if warn := present.Warnings(it); warn != 0 {
 		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
 	}
@@ -187,6 +190,7 @@ func printShow(w io.Writer, it client.Interrupt) {
 		if a.Description != "" && it.Description != a.Description {
 			fmt.Fprintf(w, "%s\n", indent(safeBlock(a.Description), "  "))
 		}
+		printTool(w, it, a)
 		fmt.Fprintf(w, "  args:\n%s\n", indent(prettyJSON(a.Args), "    "))
 		if len(a.Example) > 0 {
 			changes, err := diff.Structural(a.Example, a.Args)
@@ -362,4 +366,32 @@ func printRaw(e *env, it client.Interrupt) error {
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s\n", b)
 	return err
+}
+
+// printTool prints a coding agent's tool call as its reader knows it: the
+// command of a shell call, the file and the line diff of a file edit.
+func printTool(w io.Writer, it client.Interrupt, a client.Action) {
+	v, ok := present.ToolOf(it, a)
+	if !ok {
+		return
+	}
+	if a.Name == "Bash" {
+		fmt.Fprintf(w, "  $ %s\n", strings.ReplaceAll(safeBlock(v.Command), "\n", "\n    "))
+	}
+	if v.Path != "" {
+		fmt.Fprintf(w, "  file %s\n", safe(v.Path))
+	}
+	for _, c := range v.Changes {
+		fmt.Fprintf(w, "  %s:\n", c.Label)
+		for _, l := range diff.Lines(safeBlock(c.Before), safeBlock(c.After)) {
+			mark := "  "
+			switch l.Op {
+			case diff.Delete:
+				mark = "- "
+			case diff.Insert:
+				mark = "+ "
+			}
+			fmt.Fprintf(w, "    %s%s\n", mark, l.Text)
+		}
+	}
 }

@@ -93,7 +93,7 @@ exit-codes say how to set it up and what its exit status means.`,
 	root.AddCommand(
 		listCmd(e), showCmd(e), watchCmd(e), conversationCmd(e),
 		approveCmd(e), rejectCmd(e), dismissCmd(e), editCmd(e), respondCmd(e), ignoreCmd(e), decideCmd(e), resumeCmd(e),
-		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e),
+		historyCmd(e), checkCmd(e), forgetCmd(e), configCmd(e), versionCmd(e), demoCmd(e), runCmd(e), manCmd(e), serveCmd(e), hookCmd(e),
 	)
 	// Cobra's own output (help, usage, completions) goes the way of hitl's,
 	// set before withHelp makes the completion command (which keeps it).
@@ -162,8 +162,8 @@ func (e *env) open(follow time.Duration) (*app, error) {
 // hideSecrets makes everything printed from now on hide the credentials the
 // settings hold, wherever they appear: a server that echoes the API key in
 // a payload, a run's error or a message does not get it shown.
-func (e *env) hideSecrets(s *config.Settings) {
-	r := redact.New(s.Credentials()...)
+func (e *env) hideSecrets(s *config.Settings, more ...string) {
+	r := redact.New(append(s.Credentials(), more...)...)
 	e.stdout.hide, e.stderr.hide = r.Values, r.Values
 }
 

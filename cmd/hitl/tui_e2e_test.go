@@ -24,6 +24,16 @@ import (
 type tmuxTUI struct {
 	t       *testing.T
 	session string
+	// socket is the tmux server's socket name (-L); empty: the default.
+	socket string
+}
+
+// tmux runs a tmux command on the session's server.
+func (tt *tmuxTUI) tmux(args ...string) *exec.Cmd {
+	if tt.socket != "" {
+		return exec.Command("tmux", append([]string{"-L", tt.socket}, args...)...)
+	}
+	return tmux(args...)
 }
 
 // tmuxSocket is this test process's own tmux server, in a folder of its
@@ -85,8 +95,8 @@ func startTUIAt(t *testing.T, url string, w, h int, env ...string) *tmuxTUI {
 // writes its drafts and releases its claims, and the test's state folder
 // must not be removed under it.
 func (tt *tmuxTUI) stop() {
-	out, _ := tmux("display-message", "-p", "-t", tt.session, "#{pane_pid}").Output()
-	tmux("kill-session", "-t", tt.session).Run()
+	out, _ := tt.tmux("display-message", "-p", "-t", tt.session, "#{pane_pid}").Output()
+	tt.tmux("kill-session", "-t", tt.session).Run()
 	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil || pid <= 0 {
 		return
@@ -107,7 +117,7 @@ func quoteAll(vs []string) []string {
 }
 
 func (tt *tmuxTUI) screen() string {
-	out, _ := tmux("capture-pane", "-p", "-t", tt.session).Output()
+	out, _ := tt.tmux("capture-pane", "-p", "-t", tt.session).Output()
 	return string(out)
 }
 
@@ -135,7 +145,7 @@ func (tt *tmuxTUI) waitFor(parts ...string) string {
 func (tt *tmuxTUI) keys(keys ...string) {
 	tt.t.Helper()
 	for _, k := range keys {
-		if err := tmux("send-keys", "-t", tt.session, k).Run(); err != nil {
+		if err := tt.tmux("send-keys", "-t", tt.session, k).Run(); err != nil {
 			tt.t.Fatal(err)
 		}
 		time.Sleep(150 * time.Millisecond)
@@ -144,7 +154,7 @@ func (tt *tmuxTUI) keys(keys ...string) {
 
 func (tt *tmuxTUI) text(s string) {
 	tt.t.Helper()
-	if err := tmux("send-keys", "-l", "-t", tt.session, s).Run(); err != nil {
+	if err := tt.tmux("send-keys", "-l", "-t", tt.session, s).Run(); err != nil {
 		tt.t.Fatal(err)
 	}
 	time.Sleep(150 * time.Millisecond)

@@ -1,0 +1,431 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/redact"
+)
+
+// hookAgents are the coding agents `hitl hook` speaks for, and the decisions
+// each takes back: Codex fails closed on an updatedInput, so its requests
+// offer no edit.
+var hookAgents = map[string][]string{
+	"claude": {"approve", "edit", "reject"},
+	"codex":  {"approve", "reject"},
+}
+
+func hookCmd(e *env) *cobra.Command {
+	timeout := 10 * time.Minute
+	cmd := &cobra.Command{
+		Use:   "hook claude|codex",
+		Short: "Put a coding agent's permission request up for review on a hitl hub, and answer it",
+		Long: `hitl hook is a PermissionRequest hook for Claude Code (hitl hook claude) and
+Codex (hitl hook codex). It reads the hook's input on stdin, puts the request up
+on the hub (hitl serve --http) at --url, a profile's url or HITL_URL, with the
+publisher token in HITL_BEARER_TOKEN, waits for a reviewer's decision and prints
+the agent's answer on stdout: allow, allow with an edited input (Claude Code
+only), or deny with the reviewer's message.
+
+When the hub cannot be reached, no decision comes within --timeout, or the hook
+is interrupted, it withdraws the request, prints nothing on stdout, says why in
+one line on stderr and exits 0: the agent then asks as it would without the
+hook. See docs/hooks.md.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || hookAgents[args[0]] == nil {
+				return usageErr("hook: name the agent: hitl hook claude, or hitl hook codex")
+			}
+			return nil
+		},
+		ValidArgs: []string{"claude", "codex"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h := &hooker{e: e, agent: args[0], timeout: timeout}
+			h.run(cmd.Context())
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", timeout, "how long to wait for a decision before withdrawing the request")
+	return cmd
+}
+
+// hookInput is what Claude Code and Codex give a PermissionRequest hook.
+type hookInput struct {
+	SessionID             string          `json:"session_id"`
+	TurnID                string          `json:"turn_id,omitempty"`
+	TranscriptPath        string          `json:"transcript_path,omitempty"`
+	Cwd                   string          `json:"cwd"`
+	HookEventName         string          `json:"hook_event_name"`
+	Model                 string          `json:"model,omitempty"`
+	PermissionMode        string          `json:"permission_mode,omitempty"`
+	ToolName              string          `json:"tool_name"`
+	ToolInput             json.RawMessage `json:"tool_input"`
+	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
+}
+
+// hookOrigin is where a request comes from, as the hub and the reviewer see
+// it (the "agent_hook" member of the request's data).
+type hookOrigin struct {
+	Agent                 string          `json:"agent"`
+	Host                  string          `json:"host,omitempty"`
+	Cwd                   string          `json:"cwd,omitempty"`
+	SessionID             string          `json:"session_id,omitempty"`
+	TurnID                string          `json:"turn_id,omitempty"`
+	TranscriptPath        string          `json:"transcript_path,omitempty"`
+	Model                 string          `json:"model,omitempty"`
+	PermissionMode        string          `json:"permission_mode,omitempty"`
+	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
+}
+
+type hooker struct {
+	e       *env
+	agent   string
+	timeout time.Duration
+	hc      *http.Client
+	base    string
+	token   string
+	headers map[string]string
+	redact  func(string) string
+	shown   string // the hub's URL without credentials
+}
+
+// say writes the hook's one line on stderr.
+func (h *hooker) say(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if h.redact != nil {
+		msg = h.redact(msg)
+	}
+	fmt.Fprintln(h.e.stderr, "hitl hook: "+msg)
+}
+
+func (h *hooker) run(ctx context.Context) {
+	in, err := io.ReadAll(io.LimitReader(h.e.stdin, 32<<20))
+	if err != nil {
+		h.say("cannot read the hook's input: %v; the agent asks as usual", err)
+		return
+	}
+	var hi hookInput
+	if err := json.Unmarshal(in, &hi); err != nil || hi.ToolName == "" {
+		h.say("the input on stdin is not a PermissionRequest hook's JSON (tool_name, tool_input); the agent asks as usual")
+		return
+	}
+	if ev := hi.HookEventName; ev != "" && ev != "PermissionRequest" {
+		h.say("this hook answers PermissionRequest, not %s: configure it under PermissionRequest; the agent goes on as usual", safe(ev))
+		return
+	}
+	input := bytes.TrimSpace(hi.ToolInput)
+	if len(input) == 0 || input[0] != '{' {
+		input = []byte("{}")
+	}
+	if err := h.connect(); err != nil {
+		h.say("%v; the agent asks as usual", err)
+		return
+	}
+	host, _ := os.Hostname()
+	desc := ""
+	var args struct {
+		Description string `json:"description"`
+	}
+	if json.Unmarshal(input, &args) == nil {
+		desc = args.Description
+	}
+	data := map[string]any{
+		"action_requests": []any{map[string]any{"name": hi.ToolName, "args": json.RawMessage(input), "description": desc}},
+		"review_configs":  []any{map[string]any{"action_name": hi.ToolName, "allowed_decisions": hookAgents[h.agent]}},
+		"agent_hook": hookOrigin{Agent: h.agent, Host: host, Cwd: hi.Cwd, SessionID: hi.SessionID, TurnID: hi.TurnID,
+			TranscriptPath: hi.TranscriptPath, Model: hi.Model, PermissionMode: hi.PermissionMode, PermissionSuggestions: hi.PermissionSuggestions},
+	}
+	session := hi.SessionID
+	if session == "" {
+		session = h.agent + "@" + host
+	}
+	var st hubStanding
+	code, err := h.call(ctx, 15*time.Second, "POST", "/hitl/requests", map[string]any{"agent": h.agent, "session_id": session, "data": data,
+		"expires_in": (h.timeout + 30*time.Second).Seconds()}, &st)
+	if err == nil && code != http.StatusCreated {
+		err = fmt.Errorf("the hub answered HTTP %d: %s", code, safe(st.Message))
+	}
+	if err != nil {
+		h.say("could not put the request up on %s: %v; the agent asks as usual", h.shown, err)
+		return
+	}
+	id := st.RequestID
+	deadline, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	st, why := h.wait(deadline, id)
+	if why == "ended" {
+		why = fmt.Sprintf("no decision within %s", h.timeout)
+		if ctx.Err() != nil {
+			why = "the hook was interrupted (" + orDefault(hookSignal(ctx), "cancelled") + ")"
+		}
+	}
+	if why != "" {
+		// Withdraw on a context of its own: ctx may be the one that ended.
+		wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer wcancel()
+		var ws hubStanding
+		code, err := h.call(wctx, 5*time.Second, "DELETE", "/hitl/requests/"+url.PathEscape(id), map[string]string{"reason": why}, &ws)
+		switch {
+		case err == nil && code == http.StatusConflict && ws.Status == "answered":
+			st = ws // answered just before: the reviewer was told it was sent
+		case err == nil && code == http.StatusOK:
+			h.say("withdrew request %s: %s; the agent asks as usual", id, why)
+			return
+		default:
+			if err == nil {
+				err = fmt.Errorf("HTTP %d", code)
+			}
+			h.say("%s, and could not withdraw request %s (%v); the agent asks as usual", why, id, err)
+			return
+		}
+	}
+	switch st.Status {
+	case "answered":
+		out, msg := h.answer(st)
+		if out == nil {
+			h.say("%s; the agent asks as usual", msg)
+			return
+		}
+		fmt.Fprintln(h.e.stdout, string(out))
+	case "withdrawn":
+		h.say("request %s was withdrawn on the hub (%s); the agent asks as usual", id, safe(st.Reason))
+	default:
+		h.say("request %s stands %q on the hub; the agent asks as usual", id, safe(st.Status))
+	}
+}
+
+// connect resolves the hub's address and token like every command does.
+func (h *hooker) connect() error {
+	f, err := config.Load(config.Path(h.e.getenv))
+	if err != nil {
+		return err
+	}
+	s, err := config.Resolve(f, h.e.flags, h.e.getenv)
+	if err != nil {
+		return err
+	}
+	h.e.hideSecrets(s)
+	h.redact = redact.New(s.Credentials()...).String
+	u, err := url.Parse(s.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("the hub's URL %q is not an http(s) URL: give --url http://HUB:PORT or set HITL_URL", safe(h.redact(s.URL)))
+	}
+	h.shown = redact.URL(s.URL)
+	h.token, h.headers = s.BearerToken, s.Headers
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if s.InsecureSkipVerify {
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the profile asked for it
+	}
+	h.hc = &http.Client{Transport: tr}
+	h.base = strings.TrimRight(s.URL, "/")
+	if h.token == "" {
+		return errors.New("no token for the hub: set HITL_BEARER_TOKEN to the publisher's token (team: publishers: in the hub's config)")
+	}
+	return nil
+}
+
+// hubStanding is where a request stands, as the hub says.
+type hubStanding struct {
+	RequestID   string          `json:"request_id"`
+	Status      string          `json:"status"`
+	Response    json.RawMessage `json:"response"`
+	RespondedBy string          `json:"responded_by"`
+	Reason      string          `json:"reason"`
+	Message     string          `json:"message"`
+}
+
+// call sends one request to the hub and decodes its JSON answer.
+func (h *hooker) call(ctx context.Context, limit time.Duration, method, path string, body, into any) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.base+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "hitl-hook")
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		var m hubStanding
+		_ = json.Unmarshal(b, &m)
+		return resp.StatusCode, fmt.Errorf("the hub refused the token (HTTP %d: %s): HITL_BEARER_TOKEN must be a publisher's token", resp.StatusCode, safe(m.Message))
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		return resp.StatusCode, fmt.Errorf("the hub answered HTTP %d with something that is not its JSON: is the URL a hitl hub?", resp.StatusCode)
+	}
+	return resp.StatusCode, nil
+}
+
+// wait polls the request until it is decided. why says why it stopped
+// without a decision ("" when decided or withdrawn on the hub).
+func (h *hooker) wait(ctx context.Context, id string) (hubStanding, string) {
+	var failingSince time.Time
+	for {
+		var st hubStanding
+		code, err := h.call(ctx, 40*time.Second, "GET", "/hitl/requests/"+url.PathEscape(id)+"?wait=25s", nil, &st)
+		if err == nil && code == http.StatusOK && st.Status != "pending" {
+			return st, ""
+		}
+		if ctx.Err() != nil {
+			return st, "ended"
+		}
+		if err == nil && code == http.StatusNotFound {
+			return st, fmt.Sprintf("the hub at %s no longer knows the request (was it restarted?)", h.shown)
+		}
+		if err != nil || code != http.StatusOK {
+			if err == nil {
+				err = fmt.Errorf("HTTP %d: %s", code, safe(st.Message))
+			}
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			if time.Since(failingSince) > 10*time.Second {
+				return st, fmt.Sprintf("lost the hub at %s (%v)", h.shown, err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		failingSince = time.Time{}
+	}
+}
+
+// answer turns the hub's response (the HITL middleware's resume value) into
+// the hook's output, or says why it cannot.
+func (h *hooker) answer(st hubStanding) ([]byte, string) {
+	var r struct {
+		Decisions []struct {
+			Type         string `json:"type"`
+			Message      string `json:"message"`
+			EditedAction *struct {
+				Args json.RawMessage `json:"args"`
+			} `json:"edited_action"`
+			EditedActionJ *struct {
+				Args json.RawMessage `json:"args"`
+			} `json:"editedAction"`
+			EditedArgs json.RawMessage `json:"edited_args"`
+		} `json:"decisions"`
+	}
+	if err := json.Unmarshal(st.Response, &r); err != nil || len(r.Decisions) != 1 {
+		return nil, fmt.Sprintf("the hub's answer to %s is not one decision", st.RequestID)
+	}
+	d := r.Decisions[0]
+	type decision struct {
+		Behavior     string          `json:"behavior"`
+		UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
+		Message      string          `json:"message,omitempty"`
+	}
+	var dec decision
+	switch d.Type {
+	case "approve":
+		dec.Behavior = "allow"
+	case "edit":
+		if h.agent != "claude" {
+			return nil, "the reviewer edited the input, which " + h.agent + " cannot take"
+		}
+		args := d.EditedArgs
+		if d.EditedAction != nil {
+			args = d.EditedAction.Args
+		} else if d.EditedActionJ != nil {
+			args = d.EditedActionJ.Args
+		}
+		args = bytes.TrimSpace(args)
+		if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
+			return nil, "the edited input is not a JSON object"
+		}
+		dec.Behavior, dec.UpdatedInput = "allow", args
+	case "reject":
+		dec.Behavior, dec.Message = "deny", d.Message
+		if strings.TrimSpace(dec.Message) == "" {
+			dec.Message = "Denied by " + orDefault(st.RespondedBy, "a reviewer") + " in hitl."
+		}
+	default:
+		return nil, fmt.Sprintf("the hub's answer is a %q decision, which the hook cannot give", safe(d.Type))
+	}
+	out := map[string]any{"hookSpecificOutput": struct {
+		HookEventName string   `json:"hookEventName"`
+		Decision      decision `json:"decision"`
+	}{"PermissionRequest", dec}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, "cannot write the answer: " + err.Error()
+	}
+	return asciiJSON(bytes.TrimSpace(buf.Bytes())), ""
+}
+
+// hookSignal names the signal that ended ctx, when it says.
+func hookSignal(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && c != context.Canceled {
+		return c.Error()
+	}
+	return ""
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// asciiJSON spells every non-ASCII character of a JSON text as a \u escape:
+// the same value, in bytes nothing between hitl and the agent rewrites
+// (the CLI's writer makes invisible and bidirectional characters visible).
+func asciiJSON(b []byte) []byte {
+	var out bytes.Buffer
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		switch {
+		case r < utf8.RuneSelf:
+			out.WriteByte(b[0])
+		case r > 0xFFFF:
+			r -= 0x10000
+			fmt.Fprintf(&out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+		b = b[size:]
+	}
+	return out.Bytes()
+}

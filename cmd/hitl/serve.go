@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/hub"
+	"github.com/hitl-sh/hitl/team"
+	"github.com/hitl-sh/hitl/tui"
+)
+
+func serveCmd(e *env) *cobra.Command {
+	var sshAddr, httpAddr, hostKey string
+	var idle time.Duration
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "serve --ssh ADDR | --http ADDR",
+		Short: "Serve the team's inbox: reviewers ssh in and land in the reviewer",
+		Long: `serve holds the backend settings and credentials in one process and serves the
+reviewer to the team over SSH: a reviewer runs ssh -p PORT HOST and lands in
+the inbox, with nothing installed. Who they are comes from their key (the
+config file's team: section), and so does what they may do (role approver or
+viewer); rules there ask for two approvers for the tools they name. Every
+session shares one watcher of the server. SIGHUP reloads the team; SIGTERM
+lets decisions being sent finish, then closes every session.
+
+--http ADDR serves hitl's coordinator protocol to the same team: reviewers
+open it with hitl --backend events --url http://ADDR (their token in
+HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex) put their
+permission requests up with a publisher's token. Alone it needs no LangGraph
+server. See docs/hooks.md.
+
+ADDR without a host listens on loopback (--ssh :2222); give the address of an
+interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
+		Example: `  hitl serve --check
+  hitl serve --ssh :2222
+  ssh -p 2222 localhost
+  hitl serve --http :8700`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := config.Load(config.Path(e.getenv))
+			if err != nil {
+				return err
+			}
+			e.warn(f)
+			t := teamOf(f, e.getenv)
+			problems := t.Check()
+			if check {
+				for _, p := range problems {
+					fmt.Fprintln(e.stdout, "team:", strings.TrimPrefix(p.Error(), "team "))
+				}
+				if len(problems) > 0 {
+					return &exitErr{exitError, fmt.Errorf("the team config in %s has %d problem(s)", config.Path(e.getenv), len(problems))}
+				}
+				fmt.Fprintln(e.stdout, teamSummary(t))
+				return nil
+			}
+			if len(problems) > 0 {
+				for _, p := range problems {
+					fmt.Fprintln(e.stderr, "hitl: team:", strings.TrimPrefix(p.Error(), "team "))
+				}
+				return &exitErr{exitUsage, fmt.Errorf("fix the team config in %s first (hitl serve --check says the same)", config.Path(e.getenv))}
+			}
+			switch {
+			case sshAddr == "" && httpAddr == "":
+				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
+			case sshAddr == "":
+				return e.serveHTTPOnly(cmd.Context(), t, loopback(httpAddr))
+			}
+			var http string
+			if httpAddr != "" {
+				http = loopback(httpAddr)
+			}
+			return e.serve(cmd.Context(), t, serveOptions{ssh: loopback(sshAddr), http: http, hostKey: hostKey, idle: idle})
+		},
+	}
+	cmd.Flags().StringVar(&sshAddr, "ssh", "", "serve the reviewer over SSH on ADDR (host:port; no host: loopback)")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the coordinator protocol (reviewers by token, agents' hooks) on ADDR (host:port; no host: loopback)")
+	cmd.Flags().StringVar(&hostKey, "host-key", "", "the SSH host key file (default: created on first start in the state directory)")
+	cmd.Flags().DurationVar(&idle, "idle", hub.DefaultIdle, "close a session after this long without a key")
+	cmd.Flags().BoolVar(&check, "check", false, "check the team config, say what is wrong, and exit")
+	return cmd
+}
+
+// teamOf is the file's team, reading token_env through getenv.
+func teamOf(f *config.File, getenv func(string) string) *team.Config {
+	t := f.Team
+	if t == nil {
+		t = &team.Config{}
+	}
+	t.Getenv = getenv
+	return t
+}
+
+func teamSummary(t *team.Config) string {
+	approvers := len(t.Approvers())
+	s := fmt.Sprintf("team: OK: %d reviewer(s) (%d approver(s), %d viewer(s)), %d publisher(s), %d rule(s)",
+		len(t.Reviewers), approvers, len(t.Reviewers)-approvers, len(t.Publishers), len(t.Rules))
+	for _, r := range t.Rules {
+		s += fmt.Sprintf("\n  %d approvals: %s", r.Approvals, strings.Join(r.Tools, ", "))
+	}
+	return s
+}
+
+// loopback puts an address without a host on loopback: the hub is reached
+// from elsewhere only when told so.
+func loopback(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		if !strings.Contains(addr, ":") {
+			return net.JoinHostPort("127.0.0.1", addr) // a bare port
+		}
+		return addr // net.Listen says what is wrong
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+type serveOptions struct {
+	ssh, http, hostKey string
+	idle               time.Duration
+}
+
+// listener is one of the hub's front doors: SSH today; an HTTP endpoint
+// joins this list (see serve). All are started together and stopped
+// together, on one context.
+type listener struct {
+	name, addr string
+	serve      func(ctx context.Context, ln net.Listener) error
+}
+
+func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
+	a, err := e.open(0)
+	if err != nil {
+		return err
+	}
+	lg, ok := a.backend.(*langgraph.Backend)
+	if !ok {
+		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	// Whatever the hub logs hides the team's tokens too.
+	e.hideSecrets(a.settings, t.Secrets()...)
+
+	var current atomic.Pointer[team.Config]
+	current.Store(t)
+	reload := func() {
+		f, err := config.Load(config.Path(e.getenv))
+		if err != nil {
+			logger.Error("team not reloaded", "error", err)
+			return
+		}
+		nt := teamOf(f, e.getenv)
+		if problems := nt.Check(); len(problems) > 0 {
+			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
+			return
+		}
+		current.Store(nt)
+		e.hideSecrets(a.settings, nt.Secrets()...)
+		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
+	}
+	onHangup.Store(&reload)
+	defer onHangup.Store(nil)
+
+	var up hub.Upstream = lg
+	var c *coord.Server
+	if o.http != "" {
+		// The HTTP door's requests (coding agents' hooks) are in every
+		// session's inbox, beside the server's interrupts.
+		c = e.coordinator(liveTeam(current.Load))
+		up = &oneInbox{Upstream: lg, c: c}
+	}
+	shared := hub.NewShared(up)
+	shared.Team = current.Load
+	shared.Log = logger
+	stateDir := filepath.Join(config.StateDir(e.getenv), "hub")
+	if o.hostKey == "" {
+		o.hostKey = filepath.Join(stateDir, "host_ed25519")
+	}
+	srv, err := hub.NewSSH(hub.Options{
+		HostKey: o.hostKey, Idle: o.idle, Team: current.Load, Backend: shared, StateDir: stateDir,
+		Redact: lg.Redact, Log: logger,
+		TUI: tui.Options{PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
+			Notify: a.settings.Notify, Theme: a.settings.Theme, Keys: a.settings.Keys},
+	})
+	if err != nil {
+		return err
+	}
+	// The hub's front doors. hitl serve --http adds its listener here.
+	doors := []listener{{name: "ssh", addr: o.ssh, serve: srv.Serve}}
+	if o.http != "" {
+		doors = append(doors, listener{name: "http", addr: o.http, serve: func(ctx context.Context, ln net.Listener) error {
+			return serveCoord(ctx, ln, c)
+		}})
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lns []net.Listener
+	for _, d := range doors {
+		ln, err := net.Listen("tcp", d.addr)
+		if err != nil {
+			for _, l := range lns {
+				_ = l.Close()
+			}
+			return fmt.Errorf("serve: cannot listen on %s for %s: %w", d.addr, d.name, err)
+		}
+		lns = append(lns, ln)
+		logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+	}
+	go shared.Watch(ctx, a.settings.PollInterval)
+	var wg sync.WaitGroup
+	errs := make([]error, len(doors))
+	for i, d := range doors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.serve(ctx, lns[i])
+			cancel() // one door down: close them all
+		}()
+	}
+	wg.Wait()
+	logger.Info("stopped")
+	return errors.Join(errs...)
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/team"
+)
+
+// liveTeam is the team in force, read on every call: a SIGHUP that reloads
+// the team reaches the HTTP door too.
+type liveTeam func() *team.Config
+
+func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByToken(token) }
+func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
+
+// coordinator is the hub's HTTP door: the coordinator protocol for the team.
+func (e *env) coordinator(t coord.Team) *coord.Server {
+	return coord.New(coord.Options{Team: t, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
+}
+
+// serveCoord serves the coordinator on ln until ctx ends.
+func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		s.Close()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return nil
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// serveHTTPOnly is `hitl serve --http ADDR` alone: no LangGraph server, the
+// coordinator for the team's reviewers and publishers. SIGHUP reloads the
+// team as with --ssh.
+func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) error {
+	e.hideSecrets(&config.Settings{}, t.Secrets()...)
+	var current atomic.Pointer[team.Config]
+	current.Store(t)
+	reload := func() {
+		f, err := config.Load(config.Path(e.getenv))
+		if err != nil {
+			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded:", err)
+			return
+		}
+		nt := teamOf(f, e.getenv)
+		if problems := nt.Check(); len(problems) > 0 {
+			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded: the config has problems; the team in force stays:", errors.Join(problems...))
+			return
+		}
+		current.Store(nt)
+		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
+		fmt.Fprintln(e.stderr, "hitl serve: team reloaded")
+	}
+	onHangup.Store(&reload)
+	defer onHangup.Store(nil)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
+	}
+	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
+	return serveCoord(ctx, ln, e.coordinator(liveTeam(current.Load)))
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/events"
+	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/hub"
+)
+
+// oneInbox is what the hub's SSH sessions read when it has an HTTP door
+// too: the LangGraph server's interrupts and the requests publishers put
+// up on the coordinator (coding agents' hooks), in one list. A request is
+// answered in process; the hub's rule gate (hub.Shared) has already
+// counted its approvers when it gets here.
+type oneInbox struct {
+	hub.Upstream
+	c *coord.Server
+}
+
+// coordServer names the coordinator's requests in the audit log.
+const coordServer = "hitl serve --http"
+
+func (o *oneInbox) mine(id string) bool {
+	_, ok := o.c.Lookup(id)
+	return ok
+}
+
+func (o *oneInbox) requests() []client.Interrupt {
+	var out []client.Interrupt
+	reqs := o.c.Pending()
+	for i := len(reqs) - 1; i >= 0; i-- { // newest first, as a backend lists
+		b, err := json.Marshal(reqs[i])
+		if err != nil {
+			continue
+		}
+		out = append(out, events.InterruptOf(b, coordServer))
+	}
+	return out
+}
+
+func (o *oneInbox) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	its, err := o.Upstream.Pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(o.requests(), its...), nil
+}
+
+func (o *oneInbox) Changes(ctx context.Context) <-chan struct{} {
+	a, b := o.Upstream.Changes(ctx), o.c.Changes(ctx)
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		for a != nil || b != nil {
+			select {
+			case _, ok := <-a:
+				if !ok {
+					a = nil
+					continue
+				}
+			case _, ok := <-b:
+				if !ok {
+					b = nil
+					continue
+				}
+			}
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return out
+}
+
+// split cuts its into the coordinator's and the server's.
+func (o *oneInbox) split(its []client.Interrupt) (mine, theirs []client.Interrupt) {
+	for _, it := range its {
+		if o.mine(it.ID) {
+			mine = append(mine, it)
+		} else {
+			theirs = append(theirs, it)
+		}
+	}
+	return mine, theirs
+}
+
+func (o *oneInbox) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
+	mine, theirs := o.split(its)
+	var st []client.Standing
+	if len(theirs) > 0 {
+		s, err := o.Upstream.Standing(ctx, theirs)
+		if err != nil {
+			return nil, err
+		}
+		st = s
+	}
+	byID := map[string]client.Standing{}
+	for _, s := range st {
+		byID[s.ID] = s
+	}
+	for _, it := range mine {
+		r, _ := o.c.Lookup(it.ID)
+		s := client.Standing{ID: it.ID, Presence: client.Waiting}
+		switch r.Status {
+		case coord.Answered:
+			s.Presence, s.By = client.Answered, &client.Winner{Reviewer: r.RespondedBy, At: r.AnsweredAt, Value: r.Response}
+		case coord.Withdrawn:
+			s.Presence, s.By = client.Answered, &client.Winner{Withdrawn: r.Reason}
+		}
+		byID[it.ID] = s
+	}
+	out := make([]client.Standing, 0, len(its))
+	for _, it := range its {
+		out = append(out, byID[it.ID])
+	}
+	return out, nil
+}
+
+func (o *oneInbox) coordItem(s *client.Submission) (client.Item, bool) {
+	if len(s.Items) == 1 && o.mine(s.Items[0].Interrupt.ID) {
+		return s.Items[0], true
+	}
+	return client.Item{}, false
+}
+
+func (o *oneInbox) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
+	it, ok := o.coordItem(s)
+	if !ok {
+		return o.Upstream.Resume(ctx, s)
+	}
+	approvers := s.Approvers
+	if len(approvers) == 0 {
+		approvers = []string{s.Reviewer}
+	}
+	err := o.c.Resolve(it.Interrupt.ID, approvers, it.Resume.Value, s.DecisionID)
+	switch {
+	case errors.Is(err, coord.ErrUnknown), errors.Is(err, coord.ErrHandled):
+		return client.Receipt{}, client.ErrAlreadyHandled
+	case err != nil:
+		return client.Receipt{}, err
+	}
+	return client.Receipt{Acknowledged: true}, nil
+}
+
+func (o *oneInbox) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
+	if _, ok := o.coordItem(s); !ok {
+		return o.Upstream.Verify(ctx, s, rc)
+	}
+	if v, ok := client.Acknowledged(s, rc); ok {
+		return v, nil
+	}
+	it := s.Items[0].Interrupt
+	r, _ := o.c.Lookup(it.ID)
+	v := client.Verdict{ID: it.ID, Took: client.Mine}
+	switch {
+	case r.Status == coord.Pending:
+		v.Took = client.NotTaken
+	case r.Status == coord.Withdrawn:
+		v.Took, v.Winner = client.Theirs, &client.Winner{Withdrawn: r.Reason}
+	case r.DecisionID != s.DecisionID:
+		v.Took, v.Winner = client.Theirs, &client.Winner{Reviewer: r.RespondedBy, At: r.AnsweredAt, Value: r.Response}
+	}
+	return []client.Verdict{v}, nil
+}
+
+func (o *oneInbox) Follow(ctx context.Context, s *client.Submission, rc client.Receipt) client.Outcome {
+	if _, ok := o.coordItem(s); ok {
+		return client.Outcome{Status: client.Accepted}
+	}
+	return o.Upstream.Follow(ctx, s, rc)
+}
+
+// Claims: a coordinator's request has nowhere to keep them.
+func (o *oneInbox) Claim(ctx context.Context, it client.Interrupt, c client.Claim) error {
+	if o.mine(it.ID) {
+		return nil
+	}
+	return o.Upstream.Claim(ctx, it, c)
+}
+
+func (o *oneInbox) Release(ctx context.Context, it client.Interrupt, c client.Claim) error {
+	if o.mine(it.ID) {
+		return nil
+	}
+	return o.Upstream.Release(ctx, it, c)
+}
+
+func (o *oneInbox) Conversation(ctx context.Context, thread string) ([]client.Message, error) {
+	for _, r := range o.c.Pending() {
+		if r.SessionID == thread {
+			return nil, fmt.Errorf("session %s is a coding agent's: its conversation is in the agent's transcript, not on the hub", thread)
+		}
+	}
+	return o.Upstream.Conversation(ctx, thread)
+}
+
+// Approvals of a coordinator's request live on the coordinator, where its
+// HTTP door counts them too.
+func (o *oneInbox) Approval(ctx context.Context, it client.Interrupt) (*client.Approval, error) {
+	if !o.mine(it.ID) {
+		return o.Upstream.Approval(ctx, it)
+	}
+	for _, r := range o.c.Pending() {
+		if r.RequestID == it.ID && r.Approval != nil {
+			a := r.Approval
+			return &client.Approval{Approvers: a.Approvers, Needed: a.Needed, Value: a.Value, Tools: a.Tools, Since: a.Since}, nil
+		}
+	}
+	return nil, nil
+}
+
+func (o *oneInbox) RecordApproval(ctx context.Context, it client.Interrupt, a *client.Approval) error {
+	if !o.mine(it.ID) {
+		return o.Upstream.RecordApproval(ctx, it, a)
+	}
+	var v *coord.ApprovalView
+	if a != nil {
+		v = &coord.ApprovalView{Approvers: a.Approvers, Needed: a.Needed, Value: a.Value, Tools: a.Tools, Since: a.Since}
+	}
+	if err := o.c.SetApproval(it.ID, v); err != nil && a != nil {
+		return err
+	}
+	return nil
+}

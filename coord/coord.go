@@ -1,0 +1,646 @@
+// Package coord is hitl's coordinator: the server side of the events
+// protocol (client/events), for a team. Review clients list, follow and
+// answer requests; publishers (an agent's hook, a coordinator) put a
+// request up, wait for its answer and withdraw it.
+//
+//	GET    /hitl/pending            reviewers: what waits, oldest first
+//	GET    /hitl/events             reviewers: SSE, hitl_asked | hitl_answered (Last-Event-ID replays)
+//	POST   /hitl/respond            approvers: {"request_id","response","decision_id"}
+//	                                 200 taken; 202 an approval recorded, more needed (rules);
+//	                                 403 not an approver; 404 unknown; 409 answered or withdrawn;
+//	                                 422 a response the request does not allow
+//	GET    /hitl/requests/{id}      where one request stands; ?wait=30s waits while it is pending
+//	POST   /hitl/requests           publishers: {"agent","session_id","data","expires_in"} -> 201 {"request_id",…}
+//	                                 (expires_in, seconds: withdrawn then, should the publisher vanish)
+//	DELETE /hitl/requests/{id}      its publisher: {"reason"} -> 200 withdrawn; 409 answered (with the answer)
+//
+// Every call needs Authorization: Bearer TOKEN. Who decided
+// (responded_by) is the reviewer the token belongs to, never a name in the
+// body. Requests live in memory: a restarted coordinator starts empty.
+package coord
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hitl-sh/hitl/team"
+)
+
+// Team says who a token is and which tools need more than one approver.
+// *team.Config is one.
+type Team interface {
+	ByToken(token string) (team.Principal, bool)
+	RuleFor(tool string) (team.Rule, bool)
+}
+
+// Options configure a Server.
+type Options struct {
+	Team Team
+	// MaxWait caps a long poll (default 30 s).
+	MaxWait time.Duration
+	// Log, when set, gets one line per request put up, answered or
+	// withdrawn (server text in it is not made inert: the caller does).
+	Log func(string)
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Server is the coordinator. Its zero value is not usable: see New.
+type Server struct {
+	opts   Options
+	mu     sync.Mutex
+	reqs   map[string]*request
+	order  []string // pending ids, oldest first
+	done   []string // finished ids, oldest first (bounded)
+	events stream
+}
+
+// MaxBody is the largest request body taken (a Write of a large file).
+const MaxBody = 16 << 20
+
+// maxDone is how many finished requests are remembered for lookups.
+const maxDone = 10000
+
+// Status is where a request stands.
+type Status string
+
+const (
+	Pending   Status = "pending"
+	Answered  Status = "answered"
+	Withdrawn Status = "withdrawn"
+)
+
+type request struct {
+	ID        string          `json:"request_id"`
+	Agent     string          `json:"agent"`
+	SessionID string          `json:"session_id"`
+	CreatedAt time.Time       `json:"created_at"`
+	Data      json.RawMessage `json:"data"`
+	Publisher string          `json:"publisher"`
+	// Approval is where a rule's approvals stand (the answer with the most
+	// approvers so far), for the reviewers' lists.
+	Approval *ApprovalView `json:"approval,omitempty"`
+
+	status      Status
+	response    json.RawMessage
+	respondedBy string
+	decisionID  string
+	answeredAt  time.Time
+	reason      string
+	shape       shape
+	approvals   []approval
+	changed     chan struct{} // closed when the request leaves pending
+}
+
+type approval struct {
+	by, decisionID string
+	canon          string
+	value          json.RawMessage
+	at             time.Time
+}
+
+// ApprovalView is client.Approval's wire form (without the decisions).
+type ApprovalView struct {
+	Approvers []string        `json:"approvers"`
+	Needed    int             `json:"needed"`
+	Value     json.RawMessage `json:"value"`
+	Tools     []string        `json:"tools,omitempty"`
+	Since     time.Time       `json:"since"`
+}
+
+// New returns a coordinator for the team.
+func New(opts Options) *Server {
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Server{opts: opts, reqs: map[string]*request{}}
+}
+
+// Close ends every event stream.
+func (s *Server) Close() { s.events.closeAll() }
+
+func (s *Server) log(format string, a ...any) {
+	if s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+// Handler serves the protocol.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /hitl/pending", s.auth(reviewers, s.pending))
+	mux.HandleFunc("GET /hitl/events", s.auth(reviewers, s.events.serve))
+	mux.HandleFunc("POST /hitl/respond", s.auth(approvers, s.respond))
+	mux.HandleFunc("GET /hitl/requests/{id}", s.auth(anyone, s.standing))
+	mux.HandleFunc("POST /hitl/requests", s.auth(publishers, s.publish))
+	mux.HandleFunc("DELETE /hitl/requests/{id}", s.auth(publishers, s.withdraw))
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, 404, "not a hitl coordinator endpoint (see the events protocol: /hitl/pending, /hitl/events, /hitl/respond, /hitl/requests)")
+	})
+	return mux
+}
+
+type who int
+
+const (
+	anyone who = iota
+	reviewers
+	approvers
+	publishers
+)
+
+type principalKey struct{}
+
+func principalOf(r *http.Request) team.Principal {
+	p, _ := r.Context().Value(principalKey{}).(team.Principal)
+	return p
+}
+
+// auth admits a request whose bearer token belongs to the team, and whose
+// principal may call the endpoint.
+func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		var p team.Principal
+		if ok && s.opts.Team != nil {
+			p, ok = s.opts.Team.ByToken(strings.TrimSpace(token))
+		}
+		if !ok {
+			rw.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
+			writeError(rw, 401, "a bearer token of the team is needed (Authorization: Bearer …; hitl reads it from HITL_BEARER_TOKEN)")
+			return
+		}
+		switch {
+		case w == reviewers && p.Kind != team.KindReviewer,
+			w == approvers && p.Kind != team.KindReviewer:
+			writeError(rw, 403, "this token is a publisher's: it can put requests up and withdraw them, not read or decide them")
+			return
+		case w == approvers && !p.Role.CanDecide():
+			writeError(rw, 403, fmt.Sprintf("reviewer %s is a %s: only an approver decides", p.Name, orWord(string(p.Role), "reviewer without a role")))
+			return
+		case w == publishers && p.Kind != team.KindPublisher:
+			writeError(rw, 403, "this token is a reviewer's: only a publisher's token puts requests up or withdraws them")
+			return
+		}
+		h(rw, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	}
+}
+
+func orWord(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (s *Server) pending(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	out := make([]*request, 0, len(s.order))
+	for _, id := range s.order {
+		out = append(out, s.reqs[id])
+	}
+	b, err := json.Marshal(out)
+	s.mu.Unlock()
+	if err != nil {
+		writeError(w, 500, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	var body struct {
+		Agent     string          `json:"agent"`
+		SessionID string          `json:"session_id"`
+		Data      json.RawMessage `json:"data"`
+		ExpiresIn float64         `json:"expires_in"`
+	}
+	if err := decodeBody(w, r, &body); err != nil {
+		writeError(w, 422, "the body is not the JSON of a request ({\"agent\",\"session_id\",\"data\"}): "+err.Error())
+		return
+	}
+	if len(bytes.TrimSpace(body.Data)) == 0 || bytes.Equal(bytes.TrimSpace(body.Data), []byte("null")) {
+		writeError(w, 422, "the request needs data: what the reviewer is asked")
+		return
+	}
+	req := &request{ID: "req-" + newID(), Agent: body.Agent, SessionID: body.SessionID, CreatedAt: s.opts.Now().UTC(),
+		Data: body.Data, Publisher: p.Name, status: Pending, shape: shapeOf(body.Data), changed: make(chan struct{})}
+	if req.Agent == "" {
+		req.Agent = p.Name
+	}
+	s.mu.Lock()
+	s.reqs[req.ID] = req
+	s.order = append(s.order, req.ID)
+	s.events.publish("hitl_asked", req)
+	s.mu.Unlock()
+	s.log("%s: put up by %s (%s %s)", req.ID, p.Name, req.Agent, strings.Join(req.shape.tools, ", "))
+	if body.ExpiresIn > 0 {
+		// A publisher killed outright (kill -9, a runner torn down) cannot
+		// withdraw: the request goes when it said it would stop waiting.
+		d := time.Duration(min(body.ExpiresIn, 7*24*3600) * float64(time.Second))
+		time.AfterFunc(d, func() { s.expire(req, d) })
+	}
+	writeJSON(w, 201, s.standingOf(req))
+}
+
+// standingOf is a request's standing; s.mu is held or the request is final.
+func (s *Server) standingOf(r *request) map[string]any {
+	out := map[string]any{"request_id": r.ID, "status": r.status, "agent": r.Agent, "session_id": r.SessionID, "created_at": r.CreatedAt}
+	switch r.status {
+	case Answered:
+		out["response"], out["responded_by"], out["decision_id"], out["answered_at"] = r.response, r.respondedBy, r.decisionID, r.answeredAt
+	case Withdrawn:
+		out["reason"], out["answered_at"] = r.reason, r.answeredAt
+	case Pending:
+		if len(r.approvals) > 0 {
+			out["approvals"] = namesOf(r.approvals)
+		}
+	}
+	return out
+}
+
+func namesOf(as []approval) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.by)
+	}
+	return out
+}
+
+func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	id := r.PathValue("id")
+	wait, _ := time.ParseDuration(r.URL.Query().Get("wait"))
+	wait = min(max(wait, 0), s.opts.MaxWait)
+	s.mu.Lock()
+	req, ok := s.reqs[id]
+	if ok && p.Kind == team.KindPublisher && req.Publisher != p.Name {
+		ok = false // a publisher sees its own requests only
+	}
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, 404, "no request "+id)
+		return
+	}
+	changed, status := req.changed, req.status
+	s.mu.Unlock()
+	if status == Pending && wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+		t.Stop()
+	}
+	s.mu.Lock()
+	out := s.standingOf(req)
+	s.mu.Unlock()
+	writeJSON(w, 200, out)
+}
+
+// finish takes a pending request out of the list; s.mu is held.
+func (s *Server) finish(req *request) {
+	for i, id := range s.order {
+		if id == req.ID {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.done = append(s.done, req.ID)
+	if len(s.done) > maxDone {
+		delete(s.reqs, s.done[0])
+		s.done = s.done[1:]
+	}
+	close(req.changed)
+}
+
+// expire withdraws a request its publisher stopped waiting for.
+func (s *Server) expire(req *request, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.status != Pending {
+		return
+	}
+	reason := fmt.Sprintf("expired: its agent stopped waiting after %s", d.Round(time.Second))
+	req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
+	s.finish(req)
+	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Withdrawn, "reason": reason})
+	s.log("%s: withdrawn (%s)", req.ID, reason)
+}
+
+func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	id := r.PathValue("id")
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	_ = decodeBody(w, r, &body)
+	reason := strings.TrimSpace(body.Reason)
+	if reason == "" {
+		reason = "withdrawn by " + p.Name
+	}
+	if r := []rune(reason); len(r) > 300 {
+		reason = string(r[:300]) + "…"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[id]
+	if !ok || req.Publisher != p.Name {
+		writeError(w, 404, "no request "+id+" of "+p.Name)
+		return
+	}
+	if req.status != Pending {
+		// Answered first: the publisher gets the answer, and can act on it.
+		writeJSON(w, 409, s.standingOf(req))
+		return
+	}
+	req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
+	s.finish(req)
+	s.events.publish("hitl_answered", map[string]any{"request_id": id, "status": Withdrawn, "reason": reason})
+	s.log("%s: withdrawn (%s)", id, reason)
+	writeJSON(w, 200, s.standingOf(req))
+}
+
+func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	var body struct {
+		RequestID  string          `json:"request_id"`
+		Response   json.RawMessage `json:"response"`
+		DecisionID string          `json:"decision_id"`
+	}
+	if err := decodeBody(w, r, &body); err != nil || body.RequestID == "" || body.Response == nil {
+		writeError(w, 422, "the body needs request_id and response")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[body.RequestID]
+	if !ok {
+		writeError(w, 404, "no request "+body.RequestID)
+		return
+	}
+	switch req.status {
+	case Withdrawn:
+		writeJSON(w, 409, map[string]any{"error": "Conflict", "message": "already handled elsewhere: withdrawn (" + req.reason + ")",
+			"request_id": req.ID, "status": Withdrawn, "reason": req.reason})
+		return
+	case Answered:
+		writeJSON(w, 409, map[string]any{"error": "Conflict", "message": "already answered by " + req.respondedBy, "request_id": req.ID, "status": Answered})
+		return
+	}
+	d, err := req.shape.check(body.Response)
+	if err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	// A rule asks for more approvers for these tools: an approval (or an
+	// edit) counts once per approver and is sent when enough approvers
+	// gave the very same answer; a reject is sent at once.
+	need := 1
+	for _, tool := range req.shape.tools {
+		if rule, ok := s.opts.Team.RuleFor(tool); ok && rule.Approvals > need {
+			need = rule.Approvals
+		}
+	}
+	by := p.Name
+	if need > 1 && !d.rejects {
+		canon := canonical(body.Response)
+		agree := []string{}
+		mine := false
+		for _, a := range req.approvals {
+			if a.canon == canon {
+				agree = append(agree, a.by)
+				mine = mine || a.by == p.Name
+			}
+		}
+		if mine {
+			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": agree, "needed": need,
+				"message": fmt.Sprintf("you approved this decision already (%d of %d approvals: %s); %s needs another approver: nothing sent",
+					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
+			return
+		}
+		// One answer per approver: a new one replaces the old.
+		kept := req.approvals[:0]
+		for _, a := range req.approvals {
+			if a.by != p.Name {
+				kept = append(kept, a)
+			}
+		}
+		req.approvals = append(kept, approval{by: p.Name, decisionID: body.DecisionID, canon: canon, value: body.Response, at: s.opts.Now().UTC()})
+		agree = append(agree, p.Name)
+		if len(agree) < need {
+			req.Approval = &ApprovalView{Approvers: agree, Needed: need, Value: body.Response, Tools: req.shape.tools, Since: s.opts.Now().UTC()}
+			for _, a := range req.approvals {
+				if a.canon == canon {
+					req.Approval.Since = a.at
+					break
+				}
+			}
+			// A change of the list: reviewers refetch.
+			s.events.publish("hitl_asked", req)
+			s.log("%s: approved by %s (%d of %d)", req.ID, p.Name, len(agree), need)
+			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": agree, "needed": need,
+				"message": fmt.Sprintf("%d of %d approvals (%s) recorded for %s: nothing is sent until another approver confirms the same decision",
+					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
+			return
+		}
+		by = strings.Join(agree, " + ") // in the order they approved
+	}
+	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, body.Response, by, body.DecisionID, s.opts.Now().UTC()
+	s.finish(req)
+	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
+	s.log("%s: answered by %s", req.ID, by)
+	writeJSON(w, 200, map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by})
+}
+
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// canonical is a JSON value with its object keys sorted and no spaces: two
+// approvers agree when their answers are the same value.
+func canonical(v json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var x any
+	if dec.Decode(&x) != nil {
+		return string(v)
+	}
+	b, _ := json.Marshal(x)
+	return string(b)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": http.StatusText(code), "message": msg})
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err := dec.Decode(v); err != nil && !errors.Is(err, context.Canceled) && err.Error() != "EOF" {
+		return err
+	}
+	return nil
+}
+
+// The coordinator in process: the hub's SSH sessions list and answer the
+// same requests as its HTTP door (cmd/hitl joins them to the LangGraph
+// server's interrupts).
+
+// Request is a pending request as the events protocol lists it.
+type Request struct {
+	RequestID string          `json:"request_id"`
+	Agent     string          `json:"agent"`
+	SessionID string          `json:"session_id"`
+	CreatedAt time.Time       `json:"created_at"`
+	Data      json.RawMessage `json:"data"`
+	Approval  *ApprovalView   `json:"approval,omitempty"`
+}
+
+// Pending lists what waits, oldest first.
+func (s *Server) Pending() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, 0, len(s.order))
+	for _, id := range s.order {
+		r := s.reqs[id]
+		out = append(out, Request{RequestID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data, Approval: r.Approval})
+	}
+	return out
+}
+
+// Standing is where one request stands.
+type Standing struct {
+	Status      Status
+	Reason      string
+	RespondedBy string
+	Response    json.RawMessage
+	DecisionID  string
+	AnsweredAt  time.Time
+}
+
+// Lookup says where request id stands; ok false for an unknown id.
+func (s *Server) Lookup(id string) (Standing, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.reqs[id]
+	if !ok {
+		return Standing{}, false
+	}
+	return Standing{Status: r.status, Reason: r.reason, RespondedBy: r.respondedBy, Response: r.response, DecisionID: r.decisionID, AnsweredAt: r.answeredAt}, true
+}
+
+// Errors of Resolve.
+var (
+	ErrUnknown  = errors.New("no such request")
+	ErrHandled  = errors.New("already handled elsewhere")
+	ErrNotAllow = errors.New("not allowed")
+)
+
+// Resolve answers a pending request on behalf of approvers (whose rule, if
+// any, the caller enforced), as the HTTP door does for a complete set of
+// approvals.
+func (s *Server) Resolve(id string, approvers []string, response json.RawMessage, decisionID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[id]
+	switch {
+	case !ok:
+		return ErrUnknown
+	case req.status == Withdrawn:
+		return fmt.Errorf("%w: withdrawn (%s)", ErrHandled, req.reason)
+	case req.status != Pending:
+		return fmt.Errorf("%w: answered by %s", ErrHandled, req.respondedBy)
+	}
+	if _, err := req.shape.check(response); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotAllow, err)
+	}
+	by := strings.Join(approvers, " + ")
+	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, response, by, decisionID, s.opts.Now().UTC()
+	s.finish(req)
+	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": response})
+	s.log("%s: answered by %s", req.ID, by)
+	return nil
+}
+
+// SetApproval records where a rule's approvals of request id stand (nil
+// clears them), as approvals of the HTTP door are: an approver there who
+// gives the same answer completes them.
+func (s *Server) SetApproval(id string, a *ApprovalView) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[id]
+	if !ok || req.status != Pending {
+		return ErrUnknown
+	}
+	req.approvals, req.Approval = nil, nil
+	if a != nil && len(a.Approvers) > 0 {
+		canon := canonical(a.Value)
+		for _, name := range a.Approvers {
+			req.approvals = append(req.approvals, approval{by: name, canon: canon, value: a.Value, at: a.Since})
+		}
+		v := *a
+		req.Approval = &v
+	}
+	s.events.publish("hitl_asked", req)
+	return nil
+}
+
+// Changes signals every change of the requests until ctx ends.
+func (s *Server) Changes(ctx context.Context) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	ch := make(chan sseEvent, 64)
+	s.events.mu.Lock()
+	if s.events.subs == nil {
+		s.events.subs = map[chan sseEvent]bool{}
+	}
+	s.events.subs[ch] = true
+	s.events.mu.Unlock()
+	go func() {
+		defer func() {
+			s.events.mu.Lock()
+			delete(s.events.subs, ch)
+			s.events.mu.Unlock()
+			close(out)
+		}()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, open := <-ch:
+				if !open {
+					return
+				}
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out
+}

@@ -1,0 +1,94 @@
+package coord
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/team"
+)
+
+func testTeam() *team.Config {
+	return &team.Config{
+		Reviewers: map[string]team.Reviewer{"alice": {Token: "alice-token-0123456789", Role: team.Approver}},
+		Publishers: map[string]team.Publisher{
+			"ci":    {Token: "ci-token-0123456789abcd"},
+			"other": {Token: "other-token-0123456789"},
+		},
+	}
+}
+
+func call(t *testing.T, srv *httptest.Server, token, method, path string, body any) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, srv.URL+path, rd)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	b, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(b, &out)
+	return resp.StatusCode, out
+}
+
+var bashData = map[string]any{"action_requests": []any{map[string]any{"name": "Bash", "args": map[string]any{"command": "ls"}}},
+	"review_configs": []any{map[string]any{"action_name": "Bash", "allowed_decisions": []any{"approve", "reject"}}}}
+
+// A request whose publisher vanished (killed outright) goes when it said
+// it would stop waiting, and says so.
+func TestExpiresWhenThePublisherStopsWaiting(t *testing.T) {
+	srv := httptest.NewServer(New(Options{Team: testTeam()}).Handler())
+	defer srv.Close()
+	code, st := call(t, srv, "ci-token-0123456789abcd", "POST", "/hitl/requests", map[string]any{"agent": "claude", "data": bashData, "expires_in": 0.2})
+	if code != 201 {
+		t.Fatalf("publish: %d %v", code, st)
+	}
+	id := st["request_id"].(string)
+	start := time.Now()
+	_, st = call(t, srv, "ci-token-0123456789abcd", "GET", "/hitl/requests/"+id+"?wait=5s", nil)
+	if st["status"] != "withdrawn" || !strings.HasPrefix(st["reason"].(string), "expired: its agent stopped waiting") {
+		t.Fatalf("standing: %v", st)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("the long poll did not end when the request did (%s)", el)
+	}
+	code, st = call(t, srv, "alice-token-0123456789", "POST", "/hitl/respond", map[string]any{"request_id": id, "response": map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}})
+	if code != 409 || !strings.Contains(st["message"].(string), "already handled elsewhere: withdrawn (expired") {
+		t.Fatalf("respond: %d %v", code, st)
+	}
+}
+
+// A publisher sees and withdraws its own requests only; an answer it comes
+// to withdraw after is handed to it (409 with the answer).
+func TestPublishersOwnTheirRequests(t *testing.T) {
+	srv := httptest.NewServer(New(Options{Team: testTeam()}).Handler())
+	defer srv.Close()
+	_, st := call(t, srv, "ci-token-0123456789abcd", "POST", "/hitl/requests", map[string]any{"agent": "claude", "data": bashData})
+	id := st["request_id"].(string)
+	if code, _ := call(t, srv, "other-token-0123456789", "GET", "/hitl/requests/"+id, nil); code != 404 {
+		t.Fatalf("another publisher read it: %d", code)
+	}
+	if code, _ := call(t, srv, "other-token-0123456789", "DELETE", "/hitl/requests/"+id, nil); code != 404 {
+		t.Fatalf("another publisher withdrew it: %d", code)
+	}
+	if code, st := call(t, srv, "alice-token-0123456789", "POST", "/hitl/respond", map[string]any{"request_id": id, "responded_by": "mallory",
+		"response": map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}}); code != 200 || st["responded_by"] != "alice" {
+		t.Fatalf("respond: %d %v", code, st)
+	}
+	code, st := call(t, srv, "ci-token-0123456789abcd", "DELETE", "/hitl/requests/"+id, map[string]any{"reason": "timeout"})
+	if code != 409 || st["status"] != "answered" || st["responded_by"] != "alice" {
+		t.Fatalf("withdraw after the answer: %d %v", code, st)
+	}
+}

@@ -1,0 +1,177 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
+	"github.com/hitl-sh/hitl/team"
+)
+
+// The two-person rule, at the one place every decision of the hub passes:
+// the shared backend's Resume. For an interrupt with an action a team rule
+// names, an approve or an edit of that action is recorded as an approval of
+// the exact resume value (on the server: client.ApprovalKeeper) and nothing
+// is sent, until enough distinct approvers approved the same value; then
+// one resume is sent, its run's metadata naming them all. A decision that
+// only rejects the named actions needs one reviewer.
+
+// gate is what the rules ask of one item of a submission.
+type gate struct {
+	needed int
+	tools  []string
+}
+
+// gates are the submission's items that need more than one approver, by
+// index.
+func gates(t *team.Config, sub *client.Submission) map[int]gate {
+	out := map[int]gate{}
+	for i, item := range sub.Items {
+		g := gate{}
+		for j, a := range item.Interrupt.Actions {
+			if j >= len(item.Decisions) {
+				break
+			}
+			switch item.Decisions[j].Type {
+			case client.Approve, client.Edit:
+			default:
+				continue
+			}
+			if r, ok := t.RuleFor(a.Name); ok && r.Approvals > 1 {
+				g.needed = max(g.needed, r.Approvals)
+				g.tools = append(g.tools, a.Name)
+			}
+		}
+		if g.needed > 1 {
+			out[i] = g
+		}
+	}
+	return out
+}
+
+// approvalError is a decision recorded as an approval and not sent.
+type approvalError struct{ msg string }
+
+func (e *approvalError) Error() string        { return e.msg }
+func (e *approvalError) Is(target error) bool { return target == client.ErrAwaitingApproval }
+
+// Resume sends the submission, or records it as an approval where a rule
+// asks for more approvers than it has.
+func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Receipt, error) {
+	t := s.team()
+	if r, ok := t.Reviewers[sub.Reviewer]; !ok || !r.Role.CanDecide() {
+		// The TUI does not offer it; this is the door every path shares.
+		s.logf("decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
+		return client.Receipt{}, fmt.Errorf("%s is not an approver of this hub: nothing sent", sub.Reviewer)
+	}
+	gs := gates(t, sub)
+	if len(gs) == 0 {
+		return s.send(ctx, sub)
+	}
+	type read struct {
+		rec  *client.Approval
+		same bool
+	}
+	reads := map[int]read{}
+	complete := true
+	var before []string
+	for i, g := range gs {
+		item := sub.Items[i]
+		rec, err := s.Upstream.Approval(ctx, item.Interrupt)
+		if err != nil {
+			return client.Receipt{}, fmt.Errorf("cannot read the approvals on thread %s, so nothing was sent: %w", sub.ThreadID, err)
+		}
+		same := rec != nil && diff.Equal(rec.Value, item.Resume.Value)
+		reads[i] = read{rec, same}
+		if same && rec.Has(sub.Reviewer) {
+			s.logf("approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
+			return client.Receipt{}, &approvalError{fmt.Sprintf("%s: you approved this decision already (%s); %s needs another approver, who confirms it in their session: nothing sent",
+				strings.Join(g.tools, ", "), rec.Words(), strings.Join(g.tools, ", "))}
+		}
+		if !same || len(rec.Approvers)+1 < g.needed {
+			complete = false
+			continue
+		}
+		for _, a := range rec.Approvers {
+			if !slices.Contains(before, a) {
+				before = append(before, a)
+			}
+		}
+	}
+	if complete {
+		sub.Approvers = append(before, sub.Reviewer)
+		rc, err := s.send(ctx, sub)
+		if err == nil || errors.Is(err, client.ErrMaybeSent) {
+			// The approvals are spent: a new interrupt with the same id
+			// (the graph asks again) starts from none.
+			for i := range gs {
+				_ = s.Upstream.RecordApproval(context.WithoutCancel(ctx), sub.Items[i].Interrupt, nil)
+			}
+		}
+		return rc, err
+	}
+	// Record this approver's approval of each gated item: added to the same
+	// decision's, or a first approval replacing one of another decision.
+	var said []string
+	for i, g := range gs {
+		item := sub.Items[i]
+		r := reads[i]
+		next := &client.Approval{Approvers: []string{sub.Reviewer}, Needed: g.needed, Value: item.Resume.Value,
+			Decisions: item.Decisions, Tools: g.tools, Since: time.Now().UTC()}
+		replaced := ""
+		switch {
+		case r.same:
+			next.Approvers = append(slices.Clone(r.rec.Approvers), sub.Reviewer)
+			next.Since = r.rec.Since
+		case r.rec != nil:
+			replaced = fmt.Sprintf("; it replaces the approval of another decision (%s)", r.rec.Words())
+		}
+		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, next); err != nil {
+			return client.Receipt{}, fmt.Errorf("cannot record the approval on thread %s, so nothing was sent: %w", sub.ThreadID, err)
+		}
+		s.logf("approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
+			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","), "replaced", r.rec != nil && !r.same)
+		said = append(said, fmt.Sprintf("%s recorded for %s%s", next.Words(), strings.Join(g.tools, ", "), replaced))
+	}
+	return client.Receipt{}, &approvalError{strings.Join(said, "; ") + ": nothing is sent until another approver confirms the same decision"}
+}
+
+// send passes the submission on, with a log line.
+func (s *Shared) send(ctx context.Context, sub *client.Submission) (client.Receipt, error) {
+	rc, err := s.Upstream.Resume(ctx, sub)
+	var kinds []string
+	for _, it := range sub.Items {
+		for _, d := range it.Decisions {
+			kinds = append(kinds, string(d.Type))
+		}
+	}
+	args := []any{"reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupts", strings.Join(sub.IDs(), ","),
+		"decisions", strings.Join(kinds, ","), "decision_id", sub.DecisionID}
+	if len(sub.Approvers) > 0 {
+		args = append(args, "approvers", strings.Join(sub.Approvers, ","))
+	}
+	if err != nil {
+		s.logf("decision not taken", append(args, "error", err.Error())...)
+	} else {
+		s.logf("decision sent", append(args, "run", rc.RunID)...)
+	}
+	return rc, err
+}
+
+func (s *Shared) team() *team.Config {
+	if s.Team == nil {
+		return &team.Config{}
+	}
+	return s.Team()
+}
+
+func (s *Shared) logf(msg string, args ...any) {
+	if s.Log != nil {
+		s.Log.Info(msg, args...)
+	}
+}

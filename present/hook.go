@@ -1,0 +1,162 @@
+package present
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+// Agents are the coding agents whose name is a badge of its own.
+var agents = map[string]bool{"claude": true, "codex": true}
+
+// BadgeOf is the inbox's badge for an interrupt: the coding agent of a
+// permission request put up by `hitl hook` (claude, codex), else the
+// payload's shape (Badge).
+func BadgeOf(it client.Interrupt) string {
+	if it.Origin != nil && agents[it.Origin.Agent] {
+		return it.Origin.Agent
+	}
+	return Badge(it.Schema)
+}
+
+// OriginLine says where a coding agent's request comes from: "claude on
+// build-7 in /src/app (session 5f3c…)", or "" for other interrupts. Not
+// yet inert.
+func OriginLine(it client.Interrupt) string {
+	o := it.Origin
+	if o == nil {
+		return ""
+	}
+	s := o.Agent
+	if o.Host != "" {
+		s += " on " + o.Host
+	}
+	if o.Cwd != "" {
+		s += " in " + o.Cwd
+	}
+	var extra []string
+	if o.SessionID != "" {
+		extra = append(extra, "session "+o.SessionID)
+	}
+	if o.PermissionMode != "" {
+		extra = append(extra, "mode "+o.PermissionMode)
+	}
+	if o.Model != "" {
+		extra = append(extra, "model "+o.Model)
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}
+
+// ToolView is a coding agent's tool call as a reviewer reads it: the
+// command of a shell call, the file and the change of a file edit. Texts
+// are the agent's, not yet inert.
+type ToolView struct {
+	// Command is a shell call's command line (Bash).
+	Command string
+	// Path is the file a Write, Edit or MultiEdit changes.
+	Path string
+	// Changes are the texts before and after, one per edit (a Write: one,
+	// from nothing).
+	Changes []TextChange
+	// Rest is the input's other members, as JSON ("" when none).
+	Rest string
+}
+
+// TextChange is one replacement in a file.
+type TextChange struct {
+	Label         string // "new file", "edit 2 of 3", "replace all"
+	Before, After string
+}
+
+// ToolOf reads action a of a coding agent's request as a ToolView; ok
+// false when it is not one, or its input is not of the tool's shape (then
+// it is shown as JSON, as any other).
+func ToolOf(it client.Interrupt, a client.Action) (ToolView, bool) {
+	if it.Origin == nil {
+		return ToolView{}, false
+	}
+	var in map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(a.Args))
+	dec.UseNumber()
+	if dec.Decode(&in) != nil {
+		return ToolView{}, false
+	}
+	str := func(k string) (string, bool) {
+		var s string
+		raw, ok := in[k]
+		if !ok || json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		delete(in, k)
+		return s, true
+	}
+	var v ToolView
+	switch a.Name {
+	case "Bash":
+		cmd, ok := str("command")
+		if !ok {
+			return ToolView{}, false
+		}
+		v.Command = cmd
+		delete(in, "description") // shown as the action's description
+	case "Write":
+		path, ok1 := str("file_path")
+		content, ok2 := str("content")
+		if !ok1 || !ok2 {
+			return ToolView{}, false
+		}
+		v.Path, v.Changes = path, []TextChange{{Label: "the whole file", After: content}}
+	case "Edit":
+		path, ok1 := str("file_path")
+		old, ok2 := str("old_string")
+		repl, ok3 := str("new_string")
+		if !ok1 || !ok2 || !ok3 {
+			return ToolView{}, false
+		}
+		label := "edit"
+		if all := in["replace_all"]; string(all) == "true" {
+			label = "edit, every occurrence"
+			delete(in, "replace_all")
+		} else if string(all) == "false" {
+			delete(in, "replace_all")
+		}
+		v.Path, v.Changes = path, []TextChange{{Label: label, Before: old, After: repl}}
+	case "MultiEdit":
+		path, ok := str("file_path")
+		var edits []struct {
+			Old        *string `json:"old_string"`
+			New        *string `json:"new_string"`
+			ReplaceAll bool    `json:"replace_all"`
+		}
+		if !ok || json.Unmarshal(in["edits"], &edits) != nil || len(edits) == 0 {
+			return ToolView{}, false
+		}
+		delete(in, "edits")
+		v.Path = path
+		for i, e := range edits {
+			if e.Old == nil || e.New == nil {
+				return ToolView{}, false
+			}
+			label := fmt.Sprintf("edit %d of %d", i+1, len(edits))
+			if e.ReplaceAll {
+				label += ", every occurrence"
+			}
+			v.Changes = append(v.Changes, TextChange{Label: label, Before: *e.Old, After: *e.New})
+		}
+	default:
+		return ToolView{}, false
+	}
+	if len(in) > 0 {
+		b, err := json.Marshal(in)
+		if err == nil {
+			v.Rest = string(b)
+		}
+	}
+	return v, true
+}

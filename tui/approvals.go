@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/present"
+)
+
+// A team's two-person rule (hitl serve): an interrupt whose decision was
+// approved by fewer approvers than its rule needs shows where it stands on
+// its row and in its detail; an approver who did not approve it yet
+// confirms the same decision with the approve key (the confirm screen shows
+// it, with the diff of any edit), or decides otherwise: a reject needs one
+// reviewer, an edit or a different approve becomes a new first approval
+// that replaces the old one.
+
+// approvalText is the detail's word on the interrupt's approval.
+func (m *Model) approvalText(it *client.Interrupt) string {
+	a := it.Approval
+	if a == nil {
+		return ""
+	}
+	s := "✔ " + safe(a.Words()) + ": " + safe(decisionsText(it, a.Decisions))
+	switch {
+	case a.Has(m.opts.Reviewer):
+		return s + ". Waiting for another approver."
+	case m.opts.ViewOnly:
+		return s + "."
+	}
+	return s + fmt.Sprintf(". %s confirms this same decision; an edit makes a new first approval that replaces it; %s needs no second approver.",
+		name(m.keys.Approve), name(m.keys.Reject))
+}
+
+// decisionsText says what decisions approve: "approve delete_records,
+// reject notify: not now".
+func decisionsText(it *client.Interrupt, ds []client.Decision) string {
+	var parts []string
+	for i, d := range ds {
+		what := string(d.Type)
+		if i < len(it.Actions) {
+			what += " " + it.Actions[i].Name
+		}
+		switch {
+		case d.Type == client.Edit && len(d.Args) > 0:
+			what += " with " + strings.Join(strings.Fields(string(d.Args)), " ")
+		case d.Message != "":
+			what += ": " + d.Message
+		}
+		parts = append(parts, what)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// confirmApproval puts the approval's decisions in the reviewer's draft
+// and opens the confirm screen; false when there is none to confirm.
+func (m *Model) confirmApproval(it *client.Interrupt, d *draft) bool {
+	a := it.Approval
+	if a == nil || a.Has(m.opts.Reviewer) || len(a.Decisions) != len(d.decisions) {
+		return false
+	}
+	for i := range a.Decisions {
+		x := a.Decisions[i]
+		d.decisions[i] = &x
+	}
+	m.toConfirm(it)
+	m.setStatus(fmt.Sprintf("Confirming %s's approval (%s): the same decision is sent, naming you all.", safe(strings.Join(a.Approvers, ", ")), safe(a.Words())), true)
+	return true
+}
+
+// onApprovalRecorded: the decision was recorded as an approval and not
+// sent. The draft is on the server now; the list shows it.
+func (m *Model) onApprovalRecorded(r *decide.Result) (tea.Cmd, bool) {
+	if r.Kind != decide.NotSent || !errors.Is(r.Err(), client.ErrAwaitingApproval) {
+		return nil, false
+	}
+	var ids []string
+	for _, id := range r.Submission.IDs() {
+		delete(m.drafts, id)
+		ids = append(ids, present.ShortID(id))
+	}
+	msg := r.Err().Error()
+	if cause := errors.Unwrap(r.Err()); cause != nil {
+		msg = cause.Error()
+	}
+	m.setStatus(strings.Join(ids, ", ")+": "+safe(msg)+".", true)
+	m.popTo(nameInbox)
+	m.graceUntil = m.opts.Now().Add(GracePeriod)
+	return tea.Batch(pollAfter(0), m.syncClaims()), true
+}
