@@ -179,6 +179,7 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		return out, nil
 	}
 	var wrote *bool
+	var st *threadState
 	for i, it := range s.Items {
 		id := it.Interrupt.ID
 		v := client.Verdict{ID: id, Took: client.Mine, RunID: mine.RunID}
@@ -208,13 +209,15 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 			wrote = &w
 		}
 		if !*wrote {
-			answeredHere, err := b.answeredInPlace(ctx, s.ThreadID, id)
-			if err != nil {
-				return nil, err
+			if st == nil {
+				if st, err = b.readState(ctx, s.ThreadID); err != nil {
+					return nil, err
+				}
 			}
-			if !answeredHere {
-				// Another client answered it in a way the runs do not show
-				// (a plain resume value): this run found nothing to do.
+			if !tookInPlace(st, runs, mine, s.ThreadID, id) {
+				// The thread shows nothing this run did with the answer:
+				// another client answered it in a way the runs do not show
+				// (a plain resume value), and this run found nothing to do.
 				v.Took = client.Theirs
 			}
 		}
@@ -252,22 +255,64 @@ func (b *Backend) wroteCheckpoint(ctx context.Context, s *client.Submission) (bo
 	return len(cps) > 0, err
 }
 
-// answeredInPlace reports whether the task holding interrupt id carries a
-// result in the thread's current state (a branch answered while its
-// siblings still wait writes no checkpoint).
-func (b *Backend) answeredInPlace(ctx context.Context, threadID, id string) (bool, error) {
-	st, err := b.readState(ctx, threadID)
-	if err != nil {
-		return false, err
-	}
+// tookInPlace reports whether the thread's current state positively shows
+// that run mine, which ended without writing a checkpoint, took interrupt
+// id. Such a run may still have taken it: a branch answered while its
+// siblings still wait leaves its result on its task; a task that interrupts
+// again after its resume (a node calling interrupt() twice, the functional
+// API's next task, a second interrupting tool, a sub-agent's next question)
+// stays in the same checkpoint with a new interrupt. So mine took id when
+//
+//   - the task holding id carries a result; or
+//   - id waits nowhere any more, and no run but mine could have answered it
+//     since the current checkpoint was written (onlyMineSince).
+//
+// A task that still holds id unanswered was not taken by this run.
+func tookInPlace(st *threadState, runs []run, mine *run, threadID, id string) bool {
 	for _, task := range st.Tasks {
 		for i, w := range task.Interrupts {
 			if interruptID(w, threadID, task.ID, i) == id {
-				return task.answered(), nil
+				return task.answered()
 			}
 		}
 	}
-	return false, nil
+	return onlyMineSince(st, runs, mine, id)
+}
+
+// onlyMineSince reports whether mine is the one run that could have answered
+// interrupt id since the run that wrote the thread's current checkpoint:
+// every run created between the two failed, or named id in its resume map
+// (winnerOf already found mine the oldest of those), or was another hitl
+// decision answering other interrupts by id. A run that resumed with a
+// plain value, or started from new input, could have answered id without
+// naming it: then it is not positively mine.
+func onlyMineSince(st *threadState, runs []run, mine *run, id string) bool {
+	writer, _ := st.Metadata["run_id"].(string)
+	if writer == "" {
+		return false // the checkpoint does not say which run wrote it
+	}
+	since := -1
+	for i := range runs {
+		if runs[i].RunID == writer {
+			since = i
+		}
+	}
+	if since < 0 {
+		return false
+	}
+	for i := since + 1; i < len(runs); i++ {
+		r := &runs[i]
+		if r.RunID == mine.RunID {
+			return true
+		}
+		_, named := r.resumes(id)
+		byID := r.meta(metaDecision) != "" && r.Kwargs.Command != nil
+		if named || byID || r.failed() {
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // Follow waits for the run to end (or Options.Follow to pass) and reports

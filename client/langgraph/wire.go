@@ -80,6 +80,9 @@ type threadState struct {
 	Checkpoint struct {
 		CheckpointID string `json:"checkpoint_id"`
 	} `json:"checkpoint"`
+	// Metadata is the current checkpoint's: run_id names the run that
+	// wrote it.
+	Metadata map[string]any `json:"metadata"`
 }
 
 type stateTask struct {
@@ -482,6 +485,9 @@ func (s *threadState) DecodeJSON(b []byte) error {
 			err = json.Unmarshal(m.Value, &s.Checkpoint)
 		case "tasks":
 			s.Tasks, err = decodeTasks(m.Value)
+		case "metadata":
+			// Unreadable metadata names no run: no evidence, not an error.
+			_ = json.Unmarshal(m.Value, &s.Metadata)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Key, err)
