@@ -28,6 +28,10 @@ const (
 	// Unknown: hitl could not tell whether the server took it. The
 	// interrupt stays listed (`hitl check` looks again).
 	Unknown Kind = "unknown"
+	// Lost: the server created a run for it, then lost that run (no run
+	// carries the decision, the interrupt still waits): it did not take
+	// effect. The interrupt is pending again on this machine.
+	Lost Kind = "lost"
 )
 
 // ErrNotSent is the error of a NotSent result.
@@ -101,7 +105,7 @@ func (e *OutcomeError) Is(target error) bool {
 		return target == client.ErrAlreadyHandled
 	case Busy:
 		return target == client.ErrBusy
-	case NotSent:
+	case NotSent, Lost:
 		return target == ErrNotSent
 	case Unknown:
 		return target == client.ErrMaybeSent
@@ -132,6 +136,9 @@ func (r *Result) Text() string {
 		return fmt.Sprintf("%s: another run is in progress on this thread; nothing sent. It still waits (thread %s): look again in a moment.", ids, thread)
 	case NotSent:
 		return fmt.Sprintf("%s: not sent: %s", ids, inert.Line(causeText(r.cause)))
+	case Lost:
+		return fmt.Sprintf("%s: the server lost the run that carried this decision (run %s): it did not take effect, and the interrupt waits again (thread %s): decide it again.",
+			ids, inert.Line(orDash(r.Run.RunID)), thread)
 	case Unknown:
 		return fmt.Sprintf("%s: hitl cannot tell whether the decision reached the server: %s. It stays listed as unknown; `hitl check %s` looks again.",
 			ids, inert.Line(causeText(r.cause)), present.ShortID(s.IDs()[0]))

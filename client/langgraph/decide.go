@@ -166,12 +166,34 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		}
 	}
 	out := make([]client.Verdict, len(s.Items))
+	if mine == nil && rc.RunID != "" {
+		// The run the server created is not listed: is another run
+		// carrying this decision?
+		for i := range runs {
+			if runs[i].meta(metaDecision) == s.DecisionID {
+				mine = &runs[i]
+			}
+		}
+	}
 	if mine == nil {
 		if rc.RunID != "" {
 			if len(runs) >= maxRuns {
 				return nil, fmt.Errorf("thread %s has more than %d runs: hitl cannot read them all to verify the decision", s.ThreadID, maxRuns)
 			}
-			return nil, fmt.Errorf("the server does not list run %s that it created on thread %s", rc.RunID, s.ThreadID)
+			// No run carries the decision. If every interrupt it answered
+			// still waits, the server lost the run: the answer never took
+			// effect. Otherwise hitl cannot tell.
+			waits, err := b.allWait(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			if !waits {
+				return nil, fmt.Errorf("the server does not list run %s that it created on thread %s, and the interrupt no longer waits", rc.RunID, s.ThreadID)
+			}
+			for i, it := range s.Items {
+				out[i] = client.Verdict{ID: it.Interrupt.ID, Took: client.Lost, RunID: rc.RunID}
+			}
+			return out, nil
 		}
 		for i, it := range s.Items {
 			out[i] = client.Verdict{ID: it.Interrupt.ID, Took: client.NotTaken}
@@ -182,7 +204,7 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	var st *threadState
 	for i, it := range s.Items {
 		id := it.Interrupt.ID
-		v := client.Verdict{ID: id, Took: client.Mine, RunID: mine.RunID}
+		v := client.Verdict{ID: id, Took: client.Mine, RunID: mine.RunID, Active: mine.active()}
 		if it.Resume.Continue {
 			v.Took, err = b.verifyContinue(ctx, s, it.Interrupt, mine)
 			if err != nil {
@@ -224,6 +246,25 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		out[i] = v
 	}
 	return out, nil
+}
+
+// allWait reports whether every interrupt of the submission waits on its
+// thread now (behind another run, too).
+func (b *Backend) allWait(ctx context.Context, s *client.Submission) (bool, error) {
+	its := make([]client.Interrupt, len(s.Items))
+	for i, it := range s.Items {
+		its[i] = it.Interrupt
+	}
+	st, err := b.Standing(ctx, its)
+	if err != nil {
+		return false, err
+	}
+	for _, x := range st {
+		if x.Presence != client.Waiting && x.Presence != client.ThreadBusy {
+			return false, nil
+		}
+	}
+	return len(st) > 0, nil
 }
 
 // verifyContinue decides whether this run continued the breakpoint: its
