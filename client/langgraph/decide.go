@@ -90,6 +90,10 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 			out[i] = client.Standing{ID: it.ID, Presence: client.Answered}
 			if w := winnerOf(readRuns(), it.ID, ""); w != nil {
 				out[i].By = describe(w, it.ID)
+			} else if w := b.continuedBy(ctx, threadID, it.ID, it.Checkpoint, readRuns()); w != nil {
+				// A breakpoint, continued by a run whose input names no
+				// interrupt.
+				out[i].By = describe(w, it.ID)
 			}
 		}
 	}
@@ -210,6 +214,11 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 			if err != nil {
 				return nil, err
 			}
+			if v.Took == client.Theirs {
+				if w := b.continuedBy(ctx, s.ThreadID, id, it.Interrupt.Checkpoint, runs); w != nil && w.RunID != mine.RunID {
+					v.Winner = describe(w, id)
+				}
+			}
 			out[i] = v
 			continue
 		}
@@ -265,6 +274,48 @@ func (b *Backend) allWait(ctx context.Context, s *client.Submission) (bool, erro
 		}
 	}
 	return len(st) > 0, nil
+}
+
+// continuedBy is the run that continued the thread from breakpoint id (at
+// checkpoint cp, when known): the writer of the checkpoint whose parent is
+// the breakpoint's, or nil where id is no breakpoint of the thread's last
+// 100 checkpoints or the server does not tell.
+func (b *Backend) continuedBy(ctx context.Context, threadID, id, cp string, runs []run) *run {
+	cps, err := b.history(ctx, threadID, map[string]any{}, 100)
+	if err != nil {
+		return nil
+	}
+	for _, c := range cps {
+		if cp == "" && breakpointID(threadID, c.Checkpoint.CheckpointID) == id {
+			cp = c.Checkpoint.CheckpointID
+		}
+	}
+	if cp == "" {
+		return nil
+	}
+	for _, c := range cps {
+		if c.Parent == nil || c.Parent.CheckpointID != cp {
+			continue
+		}
+		id, _ := c.Metadata["run_id"].(string)
+		for i := range runs {
+			if id != "" && runs[i].RunID == id {
+				return &runs[i]
+			}
+		}
+	}
+	// Nothing written after it yet: the one run in progress that resumes
+	// nothing is continuing it.
+	var going *run
+	for i := range runs {
+		if runs[i].active() && runs[i].Kwargs.Command == nil {
+			if going != nil {
+				return nil
+			}
+			going = &runs[i]
+		}
+	}
+	return going
 }
 
 // verifyContinue decides whether this run continued the breakpoint: its
