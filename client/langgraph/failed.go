@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -110,9 +111,25 @@ func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, erro
 	}
 	f = failedFacts{updated: t.UpdatedAt, held: b.heldInterrupts(t, st)}
 	var texts []string
-	for _, task := range st.Tasks {
-		if s := taskError(task.Error); s != "" {
-			texts = append(texts, s)
+	if b.python(ctx) {
+		// The Python server keeps the failed run's error on the thread,
+		// with the exception's name (a task's error is its text only, and
+		// a run that failed outside a task leaves none): a thread's search
+		// cannot select it, its own read has it.
+		var full thread
+		resp, err := b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(t.ThreadID))
+		if err := b.Check(resp, err, "read thread "+t.ThreadID, &full); err != nil {
+			return f, err
+		}
+		t.Error = full.Error
+	}
+	if s := threadError(t.Error); s != "" {
+		texts = append(texts, s)
+	} else {
+		for _, task := range st.Tasks {
+			if s := taskError(task.Error); s != "" {
+				texts = append(texts, s)
+			}
 		}
 	}
 	f.text = strings.Join(texts, "\n\n")
@@ -173,6 +190,65 @@ func taskError(raw json.RawMessage) string {
 		return name
 	}
 	return name + ": " + msg
+}
+
+// threadError is the Python server's error of a thread's last run,
+// {"error": exception name, "message": text}, as a person reads it; "" when
+// the thread has none (and on the JS server, which does not send it).
+func threadError(raw json.RawMessage) string {
+	var e struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &e) != nil || (e.Error == "" && e.Message == "") {
+		return ""
+	}
+	msg := pydanticIssues(e.Message)
+	switch {
+	case e.Error == "":
+		return msg
+	case msg == "":
+		return e.Error
+	}
+	return e.Error + ": " + msg
+}
+
+// pydanticIssues writes a Pydantic ValidationError's message one issue a
+// line, "location: message", without the error type and input it repeats
+// and the link to Pydantic's docs; any other message is returned as it is.
+//
+//	2 validation errors for Choice
+//	framework
+//	  Input should be 'react', 'vue' or 'svelte' [type=literal_error, input_value='angular', input_type=str]
+//	    For further information visit https://errors.pydantic.dev/2.14/v/literal_error
+func pydanticIssues(msg string) string {
+	lines := strings.Split(msg, "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], " validation error") || !strings.Contains(lines[0], " for ") {
+		return msg
+	}
+	var out []string
+	loc := ""
+	for _, l := range lines[1:] {
+		switch {
+		case strings.HasPrefix(l, "    "):
+			// "For further information visit …"
+		case strings.HasPrefix(l, "  "):
+			text := strings.TrimSpace(l)
+			if i := strings.LastIndex(text, " [type="); i > 0 && strings.HasSuffix(text, "]") {
+				text = text[:i]
+			}
+			if loc != "" {
+				text = loc + ": " + text
+			}
+			out = append(out, text)
+		default:
+			loc = strings.TrimSpace(l)
+		}
+	}
+	if len(out) == 0 {
+		return msg
+	}
+	return strings.Join(out, "\n")
 }
 
 // zodIssues writes a ZodError's message (a JSON list of issues) one issue

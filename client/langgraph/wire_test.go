@@ -246,3 +246,21 @@ func TestFailedRunErrorText(t *testing.T) {
 		t.Fatalf("runError: %q", got)
 	}
 }
+
+// The Python server's thread error, as it sends it (langgraph-api 0.16.7,
+// a Pydantic response schema refusing an answer): one issue a line.
+func TestThreadErrorPydantic(t *testing.T) {
+	raw := json.RawMessage(`{"error":"ValidationError","message":"2 validation errors for Choice\nframework\n  Input should be 'react', 'vue' or 'svelte' [type=literal_error, input_value='angular', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.14/v/literal_error\nbudget\n  Input should be less than or equal to 100 [type=less_than_equal, input_value=500, input_type=int]\n    For further information visit https://errors.pydantic.dev/2.14/v/less_than_equal"}`)
+	want := "ValidationError: framework: Input should be 'react', 'vue' or 'svelte'\nbudget: Input should be less than or equal to 100"
+	if got := threadError(raw); got != want {
+		t.Fatalf("got %q", got)
+	}
+	for raw, want := range map[string]string{
+		`null`: "", `{}`: "", `{"error":"ValueError","message":"boom"}`: "ValueError: boom",
+		`{"message":"1 validation error for X\nnot an issue list"}`: "1 validation error for X\nnot an issue list",
+	} {
+		if got := threadError(json.RawMessage(raw)); got != want {
+			t.Errorf("%s: got %q want %q", raw, got, want)
+		}
+	}
+}
