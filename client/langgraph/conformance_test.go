@@ -44,11 +44,11 @@ type target struct {
 	name     string
 	url      string
 	kind     realserver.Kind // "" for the embedded server
-	single   graphInput // one middleware interrupt with one send_email action
-	parallel graphInput // two interrupts in one thread: raw + prompt
-	bp       graphInput // a static breakpoint
-	slow     graphInput // a run that takes a while
-	fanout   graphInput // three Send branches that each interrupt (items a, b, c)
+	single   graphInput      // one middleware interrupt with one send_email action
+	parallel graphInput      // two interrupts in one thread: raw + prompt
+	bp       graphInput      // a static breakpoint
+	slow     graphInput      // a run that takes a while
+	fanout   graphInput      // three Send branches that each interrupt (items a, b, c)
 	// branches reads what each fan-out branch received, by item.
 	branches func(t *testing.T, thread string) map[string]string
 	// slowAnswer makes a fan-out branch's run take a while once answered.
