@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,12 +63,15 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 		return nil, 0, err
 	}
 	total := len(page)
-	if n, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total")); err == nil && n > total {
-		// The JS server counts one too many when the page is exactly full.
-		total = n
-		if len(page) == limit && n == limit+1 {
-			total = limit
+	if len(page) == limit {
+		// More may fail than one page holds: count them (POST /threads/
+		// count, on both servers) rather than trust X-Pagination-Total,
+		// which the JS server gets wrong by one when the page is full.
+		n, err := b.count(ctx, "error")
+		if err != nil {
+			return nil, 0, err
 		}
+		total = max(n, total)
 	}
 	out := make([]client.Failure, 0, len(page))
 	keep := map[string]bool{}
@@ -94,6 +96,20 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 	}
 	b.mu.Unlock()
 	return out, total, nil
+}
+
+// count is the server's count of threads of a status under the filters.
+func (b *Backend) count(ctx context.Context, status string) (int, error) {
+	body := map[string]any{"status": status}
+	if meta := b.filters(); len(meta) > 0 {
+		body["metadata"] = meta
+	}
+	var n int
+	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/count")
+	if err := b.Check(resp, err, "count the threads whose run failed", &n); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // failedFacts reads an errored thread's state, or reuses what it said

@@ -312,9 +312,12 @@ func (b *Backend) search(ctx context.Context, status string, ids []string, sel [
 			}
 		}
 		offset += len(page)
-		// The JS server counts one too many when the matches fill the
-		// page exactly; past the first page its count is not the total.
-		if len(page) < size || (known >= 0 && offset >= known) {
+		// Only a short page ends the paging. The server's count
+		// (X-Pagination-Total) is for progress only: the JS server counts
+		// one too many when the matches fill the page exactly, past the
+		// first page its count is not the total, and a count that fell
+		// short (threads made while paging) would drop threads.
+		if len(page) < size {
 			return all, date, nil
 		}
 		size = min(size*4, maxPage)

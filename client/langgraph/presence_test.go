@@ -8,6 +8,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -212,4 +216,53 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 			t.Fatalf("still failed: %+v", fs)
 		}
 	})
+}
+
+// More failed threads than a page holds: the total is the server's count
+// (POST /threads/count), not a guess from the page or a header (here taken
+// away, as a gateway may).
+func TestConformFailuresCounted(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		g, bad, _ := failing(tg)
+		for range 3 {
+			thread := start(t, tg, g, anyMap(meta))
+			_, body := call(t, "GET", tg.url+"/threads/"+thread, nil)
+			var th struct {
+				Interrupts map[string][]struct {
+					ID string `json:"id"`
+				} `json:"interrupts"`
+			}
+			json.Unmarshal(body, &th)
+			for _, list := range th.Interrupts {
+				call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
+					"command": map[string]any{"resume": map[string]json.RawMessage{list[0].ID: json.RawMessage(bad)}}})
+			}
+		}
+		b := backend(t, target{url: totalProxy(t, tg.url, "")}, meta, 0)
+		fs, total, err := b.Failures(context.Background(), 2)
+		if err != nil || len(fs) != 2 || total != 3 {
+			t.Fatalf("failures by 2: %v, %d listed of %d", err, len(fs), total)
+		}
+		if fs, total, err := b.Failures(context.Background(), 3); err != nil || len(fs) != 3 || total != 3 {
+			t.Fatalf("failures by 3: %v, %d listed of %d", err, len(fs), total)
+		}
+	})
+}
+
+// totalProxy forwards to target with X-Pagination-Total replaced by total
+// (taken away when ""), as a gateway or a server that counts otherwise may.
+func totalProxy(t *testing.T, target, total string) string {
+	u, _ := url.Parse(target)
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.ModifyResponse = func(r *http.Response) error {
+		r.Header.Del("X-Pagination-Total")
+		if total != "" {
+			r.Header.Set("X-Pagination-Total", total)
+		}
+		return nil
+	}
+	s := httptest.NewServer(p)
+	t.Cleanup(s.Close)
+	return s.URL
 }
