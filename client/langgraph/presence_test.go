@@ -266,3 +266,38 @@ func totalProxy(t *testing.T, target, total string) string {
 	t.Cleanup(s.Close)
 	return s.URL
 }
+
+// A claim on one branch is a metadata PATCH, which moves the thread's
+// updated_at. On the Python server the siblings keep their age: it says
+// state_updated_at, which the PATCH does not move. The JS server (and the
+// embedded one) have no such field: there the siblings look new.
+func TestConformClaimKeepsSiblingsAge(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		its := pendingOf(t, b)
+		if len(its) != 3 {
+			t.Fatalf("pending: %+v", its)
+		}
+		time.Sleep(50 * time.Millisecond) // the PATCH's updated_at is later
+		now := time.Now()
+		if err := b.Claim(context.Background(), its[0], client.Claim{Reviewer: "alice", Client: "c-alice", Since: now, Expires: now.Add(client.ClaimTTL)}); err != nil {
+			t.Fatal(err)
+		}
+		moved := 0
+		for _, it := range pendingOf(t, b) {
+			for _, was := range its[1:] {
+				if it.ID == was.ID && !it.UpdatedAt.Equal(was.UpdatedAt) {
+					moved++
+				}
+			}
+			if it.ID == its[0].ID && !it.UpdatedAt.Equal(its[0].UpdatedAt) {
+				t.Errorf("the claimed interrupt looks new: %s, was %s", it.UpdatedAt, its[0].UpdatedAt)
+			}
+		}
+		if want := map[bool]int{true: 0, false: 2}[tg.kind == realserver.Python]; moved != want {
+			t.Fatalf("%d of 2 siblings look new after a claim, want %d", moved, want)
+		}
+	})
+}

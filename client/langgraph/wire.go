@@ -303,6 +303,12 @@ func (t *thread) interrupts(server string, skip map[string]bool) []client.Interr
 func (t *thread) base(server, id string, raw json.RawMessage, p client.Payload) client.Interrupt {
 	claims, waiting := claimsOf(t.Metadata, id, t.CreatedAt)
 	updated := t.UpdatedAt
+	if st := t.StateUpdatedAt; st != nil && st.Before(updated) && !st.Before(t.CreatedAt) {
+		// The Python server says when the state last changed: a claim's
+		// PATCH on this thread (of this interrupt or a sibling) moved
+		// updated_at, not that.
+		updated = *st
+	}
 	if !waiting.IsZero() && waiting.Before(updated) {
 		updated = waiting // a claim moved updated_at, not the interrupt
 	}

@@ -135,6 +135,8 @@ func TestStandingSaysAnsweredWhenTheThreadMovedOn(t *testing.T) {
 			w.Write([]byte(`[{"thread_id":"t1","status":"idle","interrupts":{}}]`))
 		case "/threads/t1/runs":
 			w.Write([]byte(`[{"run_id":"r1","status":"success","created_at":"2026-11-22T03:00:00Z","metadata":{"hitl_reviewer":"bob"},"kwargs":{"command":{"resume":{"abc":{"decisions":[{"type":"reject"}]}}}}}]`))
+		case "/info": // what the server is, asked once
+			http.NotFound(w, r)
 		default:
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
 		}
