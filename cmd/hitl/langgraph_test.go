@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-sh/hitl/demo"
 	"github.com/hitl-sh/hitl/internal/realserver"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // target is one LangGraph server under test: the graph that plays each role
@@ -621,15 +622,12 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// threadRef is how a reviewer names a thread on the command line: its
-// first 8 characters. The Python server's thread ids are UUIDv7, whose
-// first 8 characters are the top of a millisecond clock: every thread made
-// in the same minute or so shares them, so there it takes the whole id.
+// threadRef is how a reviewer names a thread on the command line: as
+// hitl shows it (present.ShortThreadID): its first 8 characters, or the
+// last 8 of the Python server's UUIDv7 ids, whose first 8 are a clock
+// that every thread made in the same minute shares.
 func (s *server) threadRef(thread string) string {
-	if s.kind == realserver.Python {
-		return thread
-	}
-	return thread[:8]
+	return present.ShortThreadID(thread)
 }
 
 // number is how the form graph logs a whole number it got for a float

@@ -177,7 +177,7 @@ func TestRealFailedRunListedAndAnsweredAgain(t *testing.T) {
 		tui.waitFor("whose run failed", "E shows them")
 		tui.keys("E")
 		tui.waitFor("Threads whose last run failed")
-		for i := 0; i < 60 && !strings.Contains(tui.screen(), "▸ "+th[:8]); i++ {
+		for i := 0; i < 60 && !strings.Contains(tui.screen(), "▸ "+s.threadRef(th)); i++ {
 			tui.keys("j")
 		}
 		tui.keys("Enter")
