@@ -712,3 +712,27 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 		}
 	})
 }
+
+// Both real servers take only UUIDs as thread ids (JS: 400 from its Zod
+// check; Python: 422 "must be a UUID", and 422 in a search by ids), and
+// make them themselves: the Python server's are UUIDv7 (time first, which
+// present.ShortThreadID answers).
+func TestConformThreadIDsAreUUIDs(t *testing.T) {
+	for _, rs := range realserver.All(t) {
+		t.Run(rs.Name(), func(t *testing.T) {
+			code, body := call(t, "GET", rs.URL+"/threads/not-a-thread/state", nil)
+			want := map[realserver.Kind]int{realserver.JS: 400, realserver.Python: 422}[rs.Kind]
+			if code != want {
+				t.Fatalf("a thread id that is not a UUID: HTTP %d %s", code, body)
+			}
+			_, body = call(t, "POST", rs.URL+"/threads", map[string]any{})
+			var th struct {
+				ThreadID string `json:"thread_id"`
+			}
+			json.Unmarshal(body, &th)
+			if v7 := len(th.ThreadID) == 36 && th.ThreadID[14] == '7'; v7 != (rs.Kind == realserver.Python) {
+				t.Fatalf("thread id %s", th.ThreadID)
+			}
+		})
+	}
+}

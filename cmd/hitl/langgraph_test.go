@@ -639,3 +639,36 @@ func (s *server) number(n string) string {
 	}
 	return n
 }
+
+// A subgraph's interrupt (testserver/python/graphs/subgraph.py: the node
+// "delegate" runs a compiled graph that asks) is listed and answered like
+// any other; the answer reaches the inner node.
+func TestRealSubgraphInterrupt(t *testing.T) {
+	isolate(t)
+	rs := realserver.Get(t, realserver.Python)
+	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
+		graphs: map[string]string{"subgraph": "subgraph"}}}
+	th := s.start("subgraph", map[string]any{"topic": "v2"})
+	it := s.onlyPending(th)
+	if it.Schema != "raw" || !strings.Contains(string(it.Raw), `"Deploy v2?"`) {
+		t.Fatalf("listed %+v", it)
+	}
+	must(t, s.hitl("", "resume", it.ID, "--value", `{"deploy":true}`), 0, "finished")
+	if got := s.got(th); !strings.Contains(got, `{"node":"approve","value":{"deploy":true}}`) {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// A run that fails outside any interrupt (testserver/python/graphs/
+// failing.py raises): the thread is listed as failed with the exception,
+// which the Python server keeps on the thread.
+func TestRealFailingGraph(t *testing.T) {
+	isolate(t)
+	rs := realserver.Get(t, realserver.Python)
+	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
+		graphs: map[string]string{"failing": "failing"}}}
+	th := s.start("failing", map[string]any{"topic": "order 7"})
+	r := s.hitl("", "list", "--failed")
+	must(t, r, 0, "ValueError: the warehouse API refused the request (order 7)")
+	must(t, r, 0, th)
+}
