@@ -11,14 +11,27 @@ proposes two calls at once (delete_records, then send_email); the spelling is
 always Python's (tool_call_id, edited_action).
 """
 
-from typing import Any
+from typing import Annotated, Any
 
 from langchain.agents import AgentState, create_agent
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
 from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool
+from pydantic import Field
 from typing_extensions import NotRequired
 
-from agent import TOOLS, ScriptedModel
+from agent import ScriptedModel, _ran, delete_records
+
+# An address, as the JS graph's z.string().email(): the pattern is what
+# LangGraph checks an edit against, the format what a client shows.
+Email = Annotated[str, Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", json_schema_extra={"format": "email"})]
+
+
+@tool
+def send_email(to: Email, subject: str, body: str) -> str:
+    """Send an email"""
+    return _ran("send_email", {"to": to, "subject": subject, "body": body})
+
 
 
 class TopicState(AgentState):
@@ -39,7 +52,7 @@ class TopicToMessage(AgentMiddleware):
 
 graph = create_agent(
     model=ScriptedModel(),
-    tools=TOOLS,
+    tools=[send_email, delete_records],
     middleware=[
         TopicToMessage(),
         HumanInTheLoopMiddleware(
