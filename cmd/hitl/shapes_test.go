@@ -327,3 +327,62 @@ func raced(t *testing.T, bin string, s shapeServer, sh shape) {
 	}
 	t.Logf("race won by %s; %s told: %s", winner.name, loser.name, strings.TrimSpace(said))
 }
+
+// Two reviewers answer the first question of a node that asks twice, many
+// times over (HITL_RACES, default 5): the loser's answer must not reach
+// the graph. The servers apply a stale resume naming a task's first
+// interrupt to that task's next one (non-strict resume), so a loser whose
+// run is created after the winner's ended would answer the second question
+// while told it was not applied.
+func TestRealRaceOnANodeThatAsksTwice(t *testing.T) {
+	servers := realserver.All(t)
+	if len(servers) == 0 {
+		t.Skip("no real server: run the tests with scripts/test")
+	}
+	bin := builtBinary(t)
+	sh := shapes[11]
+	if sh.graph != "twice" {
+		t.Fatal("shapes[11] is not the twice shape")
+	}
+	for _, srv := range servers {
+		t.Run(srv.Name(), func(t *testing.T) {
+			s := shapeServer{t: t, url: srv.URL}
+			n := envInt("HITL_RACES", 5)
+			alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")
+			var bothSent, noneSent, badLoser, loserApplied int
+			for i := 0; i < n; i++ {
+				th := s.start(sh)
+				it := sh.choose(t, listedOn(t, bin, s.url, alice, th))
+				listedOn(t, bin, s.url, bob, th) // both look first, as reviewers do
+				pa := alice.start(t, bin, s.url, sh.decide("alice", it.ID)...)
+				pb := bob.start(t, bin, s.url, sh.decide("bob", it.ID)...)
+				ca, cb := pa.wait(), pb.wait()
+				loser, lp, lc := "bob", pb, cb
+				switch {
+				case ca == 0 && cb == 0:
+					bothSent++
+					continue
+				case ca != 0 && cb != 0:
+					noneSent++
+					t.Logf("race %d: neither sent:\n alice: %s\n bob: %s", i, pa.stderr.String(), pb.stderr.String())
+					continue
+				case cb == 0:
+					loser, lp, lc = "alice", pa, ca
+				}
+				if lc != 3 || !strings.Contains(lp.stderr.String(), "already handled elsewhere") {
+					badLoser++
+					t.Logf("race %d: %s lost with exit %d: %s", i, loser, lc, lp.stderr.String())
+				}
+				if strings.Contains(s.values(th), "race-"+loser) {
+					loserApplied++
+					t.Logf("race %d: %s was told %q, but the graph got its answer: %s", i, loser, strings.TrimSpace(lp.stderr.String()), s.values(th))
+				}
+			}
+			t.Logf("%d races: %d with two told sent, %d with none, %d losers not told 'already handled elsewhere', %d losers whose answer reached the graph",
+				n, bothSent, noneSent, badLoser, loserApplied)
+			if bothSent+noneSent+badLoser+loserApplied > 0 {
+				t.Fail()
+			}
+		})
+	}
+}
