@@ -378,3 +378,12 @@ func TestRunningDecisionIsSettledWhenItsRunEnds(t *testing.T) {
 		t.Fatalf("history: %+v", h)
 	}
 }
+
+// The winner's answer is shown on one line, as compact JSON, however the
+// server kept it (the JS server keeps a run's resume indented).
+func TestWinnerAnswerIsCompact(t *testing.T) {
+	w := &client.Winner{Reviewer: "bob", Value: json.RawMessage("{\n  \"type\": \"reject\",\n  \"message\": \"no\"\n}")}
+	if got := decide.WinnerText(w); got != ` (by bob, answer {"type":"reject","message":"no"})` {
+		t.Fatalf("%q", got)
+	}
+}

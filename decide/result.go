@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -246,7 +248,13 @@ func WinnerText(w *client.Winner) string {
 		parts = append(parts, "at "+w.At.Local().Format("15:04:05"))
 	}
 	if len(w.Value) > 0 {
-		v := inert.Line(string(w.Value))
+		// Compact: the JS server keeps a run's resume indented.
+		raw := w.Value
+		var b bytes.Buffer
+		if json.Compact(&b, raw) == nil {
+			raw = b.Bytes()
+		}
+		v := inert.Line(string(raw))
 		if r := []rune(v); len(r) > 120 {
 			v = fmt.Sprintf("%s… (%d more characters)", string(r[:117]), len(r)-117)
 		}
