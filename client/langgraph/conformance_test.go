@@ -736,3 +736,48 @@ func TestConformThreadIDsAreUUIDs(t *testing.T) {
 		})
 	}
 }
+
+// Strict resume (langgraph 1.2.20) refuses a stale answer: the run fails
+// with UnknownInterruptError. A decision whose run was so refused, after
+// another client answered with a plain value that names no interrupt, is
+// "already handled elsewhere", not "sent, the run failed".
+func TestConformStrictRefusalIsHandledElsewhere(t *testing.T) {
+	rs := realserver.Get(t, realserver.Python)
+	tg := target{name: rs.Name(), url: rs.URL, kind: rs.Kind}
+	meta := tag(t)
+	thread := start(t, tg, graphInput{"prompt", map[string]any{"topic": "string"}}, anyMap(meta))
+	b := backend(t, tg, meta, 0)
+	it := pendingOf(t, b)[0]
+	// Another client answers with a bare value (no interrupt id).
+	if code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": "prompt",
+		"command": map[string]any{"resume": "from the agent's own UI"}}); code != 200 {
+		t.Fatalf("other answer: %d %s", code, body)
+	}
+	// This decision's run, in strict mode, is refused.
+	code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": "prompt",
+		"metadata": map[string]any{"hitl_decision_id": "d-strict"}, "config": map[string]any{"configurable": map[string]any{"__pregel_strict_resume": true}},
+		"command": map[string]any{"resume": map[string]any{it.ID: "mine"}}})
+	if code != 200 || !strings.Contains(string(body), "UnknownInterruptError") {
+		t.Fatalf("strict stale resume: %d %s", code, body)
+	}
+	s := &client.Submission{DecisionID: "d-strict", ThreadID: thread, Items: []client.Item{{Interrupt: it, Resume: client.Resume{Value: json.RawMessage(`"mine"`)}}}}
+	vs, err := b.Verify(context.Background(), s, client.Receipt{})
+	if err != nil || len(vs) != 1 || vs[0].Took != client.Theirs {
+		t.Fatalf("verdicts %+v %v", vs, err)
+	}
+	if got := tg.logOf(t, thread); !strings.Contains(got, `"reply":"from the agent's own UI"`) || strings.Contains(got, `"mine"`) {
+		t.Fatalf("the graph got %s", got)
+	}
+}
+
+// logOf is the test graphs' log of what each node received, compact.
+func (tg target) logOf(t *testing.T, thread string) string {
+	_, body := call(t, "GET", tg.url+"/threads/"+thread+"/state", nil)
+	var st struct {
+		Values struct {
+			Log json.RawMessage `json:"log"`
+		} `json:"values"`
+	}
+	json.Unmarshal(body, &st)
+	return compact(st.Values.Log)
+}

@@ -204,6 +204,10 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		}
 		return out, nil
 	}
+	stale, err := b.refusedAsStale(ctx, s.ThreadID, runs, mine)
+	if err != nil {
+		return nil, err
+	}
 	var wrote *bool
 	var st *threadState
 	for i, it := range s.Items {
@@ -226,6 +230,9 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 			v.Took, v.Winner = client.Theirs, describe(w, id)
 			out[i] = v
 			continue
+		}
+		if stale {
+			v.Took = client.Theirs // strict resume refused it: see strict.go
 		}
 		if mine.active() || mine.failed() {
 			out[i] = v
