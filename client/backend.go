@@ -114,6 +114,11 @@ const (
 	// InFlight: the submission reached the server but has not been
 	// applied yet (its run is queued); look again later.
 	InFlight Took = "in-flight"
+	// Lost: the server took the submission (it answered with a run), but
+	// now lists no run that carries it, and the interrupt still waits: the
+	// server lost the run (an in-memory server restarted) and the answer
+	// never took effect.
+	Lost Took = "lost"
 )
 
 // Verdict is what became of one interrupt's answer.
@@ -125,6 +130,8 @@ type Verdict struct {
 	Winner *Winner
 	// RunID is this submission's run, when Verify found one.
 	RunID string
+	// Active: that run has not ended yet.
+	Active bool
 }
 
 // Winner describes a decision that took effect, as the server records it.

@@ -151,6 +151,9 @@ func readNode(raw json.RawMessage) (*schemaNode, error) {
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return nil, &NotAFormError{"the schema is not a JSON object"}
 	}
+	if m, ok := nullableOf(&n); ok {
+		n = *m
+	}
 	switch {
 	case n.Ref != "" || n.DynamicRef != "":
 		return nil, &NotAFormError{"it uses $ref"}
@@ -160,6 +163,58 @@ func readNode(raw json.RawMessage) (*schemaNode, error) {
 		return nil, &NotAFormError{"it combines schemas (allOf/not/if)"}
 	}
 	return &n, nil
+}
+
+// nullableOf reads the one alternative a form can show: a value or null,
+// `{"anyOf": [{…}, {"type": "null"}]}`, which is how Pydantic writes an
+// optional field (`notes: str | None`), as the node of that value with null
+// among its types, under the outer node's title, description and default.
+func nullableOf(n *schemaNode) (*schemaNode, bool) {
+	alts := n.AnyOf
+	if alts == nil {
+		alts = n.OneOf
+	}
+	var members []json.RawMessage
+	if alts == nil || (n.AnyOf != nil && n.OneOf != nil) || n.Type != nil || n.Ref != "" ||
+		json.Unmarshal(alts, &members) != nil || len(members) != 2 {
+		return nil, false
+	}
+	isNull := func(raw json.RawMessage) bool {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || len(m) != 1 {
+			return false
+		}
+		var t string
+		return json.Unmarshal(m["type"], &t) == nil && t == "null"
+	}
+	var value json.RawMessage
+	switch {
+	case isNull(members[1]):
+		value = members[0]
+	case isNull(members[0]):
+		value = members[1]
+	default:
+		return nil, false
+	}
+	var v schemaNode
+	if json.Unmarshal(value, &v) != nil || v.AnyOf != nil || v.OneOf != nil {
+		return nil, false
+	}
+	var one string
+	if json.Unmarshal(v.Type, &one) != nil || one == "" || one == "null" {
+		return nil, false
+	}
+	v.Type = json.RawMessage(`["` + one + `","null"]`)
+	if n.Title != "" {
+		v.Title = n.Title
+	}
+	if n.Description != "" {
+		v.Description = n.Description
+	}
+	if n.Default != nil {
+		v.Default = n.Default
+	}
+	return &v, true
 }
 
 // types lists the node's types, and whether null is one of them.

@@ -360,6 +360,11 @@ func decisionBranches(schema json.RawMessage) []decisionBranch {
 	if len(branches) == 0 {
 		branches = []json.RawMessage{schema}
 	}
+	// Pydantic (the Python middleware) names each branch by reference into
+	// the schema's $defs: read them in place.
+	for i, raw := range branches {
+		branches[i] = inlineRefs(schema, raw, 0)
+	}
 	var out []decisionBranch
 	seen := map[DecisionType]bool{}
 	for _, raw := range branches {
@@ -398,6 +403,68 @@ func decisionBranches(schema json.RawMessage) []decisionBranch {
 			}
 			out = append(out, d)
 		}
+	}
+	return out
+}
+
+// maxRefDepth bounds how deep inlineRefs follows references (a recursive
+// schema keeps its $ref below it, and a form then declines it).
+const maxRefDepth = 8
+
+// inlineRefs replaces, in node, every local reference into root's $defs or
+// definitions ({"$ref": "#/$defs/Name"}, as Pydantic writes a model's
+// schema) by what it names, so that a part of the schema reads, and checks,
+// on its own. Other references are kept as they are.
+func inlineRefs(root, node json.RawMessage, depth int) json.RawMessage {
+	trimmed := bytes.TrimSpace(node)
+	if depth > maxRefDepth || len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || !bytes.Contains(trimmed, []byte(`"$ref"`)) {
+		return node
+	}
+	if trimmed[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(trimmed, &list) != nil {
+			return node
+		}
+		for i := range list {
+			list[i] = inlineRefs(root, list[i], depth)
+		}
+		out, err := json.Marshal(list)
+		if err != nil {
+			return node
+		}
+		return out
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(trimmed, &m) != nil {
+		return node
+	}
+	var ref string
+	if json.Unmarshal(m["$ref"], &ref) == nil && len(m) == 1 {
+		for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
+			name, ok := strings.CutPrefix(ref, prefix)
+			if !ok || strings.Contains(name, "/") {
+				continue
+			}
+			var top map[string]json.RawMessage
+			var defs map[string]json.RawMessage
+			if json.Unmarshal(root, &top) != nil || json.Unmarshal(top[strings.TrimSuffix(strings.TrimPrefix(prefix, "#/"), "/")], &defs) != nil {
+				return node
+			}
+			if def, ok := defs[name]; ok {
+				return inlineRefs(root, def, depth+1)
+			}
+		}
+		return node
+	}
+	for k, v := range m {
+		if k == "$defs" || k == "definitions" {
+			continue
+		}
+		m[k] = inlineRefs(root, v, depth)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return node
 	}
 	return out
 }

@@ -335,9 +335,9 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		errs = append(errs, fmt.Errorf("edit_dialect %q is not known; use edited_action or edited_args", s.EditDialect))
 	}
 	// The key: HITL_API_KEY, then the profile's own variable or key, then the
-	// variables the official SDKs read.
+	// variables the official SDKs read, in the SDKs' order.
 	s.APIKey = first(getenv("HITL_API_KEY"), envOf(getenv, p.APIKeyEnv), p.APIKey,
-		getenv("LANGGRAPH_API_KEY"), getenv("LANGSMITH_API_KEY"))
+		getenv("LANGGRAPH_API_KEY"), getenv("LANGSMITH_API_KEY"), getenv("LANGCHAIN_API_KEY"))
 	s.BearerToken = first(getenv("HITL_BEARER_TOKEN"), envOf(getenv, p.BearerTokenEnv), p.BearerToken)
 	for k, v := range p.Headers {
 		s.Headers[k] = v

@@ -31,6 +31,29 @@ func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// The key from the variables LangGraph's SDKs read, in their order:
+// LANGGRAPH_API_KEY, LANGSMITH_API_KEY, LANGCHAIN_API_KEY.
+func TestAPIKeyFromTheSDKVariables(t *testing.T) {
+	f, err := Parse("config.yaml", []byte("profiles:\n  local:\n    url: http://127.0.0.1:2024\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"LANGCHAIN_API_KEY": "c"}, "c"},
+		{map[string]string{"LANGCHAIN_API_KEY": "c", "LANGSMITH_API_KEY": "s"}, "s"},
+		{map[string]string{"LANGCHAIN_API_KEY": "c", "LANGSMITH_API_KEY": "s", "LANGGRAPH_API_KEY": "g"}, "g"},
+		{map[string]string{"LANGCHAIN_API_KEY": "c", "HITL_API_KEY": "h"}, "h"},
+	} {
+		s, err := Resolve(f, Overrides{}, env(tt.env))
+		if err != nil || s.APIKey != tt.want {
+			t.Errorf("%v: key %q, want %q (%v)", tt.env, s.APIKey, tt.want, err)
+		}
+	}
+}
+
 func TestPrecedence(t *testing.T) {
 	f, err := Parse("config.yaml", []byte(sample))
 	if err != nil {

@@ -308,3 +308,82 @@ func TestPausedAgainTellsNewFromStillWaiting(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// The server takes a decision (a run), follows it as still running, then
+// restarts and loses the run: the interrupt waits again. The next
+// reconcile (at start, hitl check, the TUI) finds the run lost, records
+// it, and makes the interrupt pending again; nothing stays hidden on the
+// strength of "running".
+func TestRunTheServerLostIsPendingAgain(t *testing.T) {
+	it := interrupt(t, "middleware-js-email", "cccc3333")
+	b, p := setup(t, it)
+	b.Outcome = client.Outcome{Status: client.Running, Error: "follow run: connection refused"}
+	res := send(t, p, it, client.Decision{Type: client.Approve})
+	if res.Kind != decide.Sent || !strings.Contains(res.Text(), "still going") {
+		t.Fatalf("%s: %s", res.Kind, res.Text())
+	}
+	if !p.Journal.IsHandled(it.ID) {
+		t.Fatal("a running decision's interrupt is not handled")
+	}
+	b.Restart()
+
+	// Not "unknown": hitl list does not call a running decision unknown.
+	if open, _ := p.Journal.Unresolved(b.Server()); len(open) != 0 {
+		t.Fatalf("unresolved: %+v", open)
+	}
+	results, err := p.Reconcile(context.Background(), nil)
+	if err != nil || len(results) != 1 {
+		t.Fatalf("reconcile: %v %d", err, len(results))
+	}
+	r := results[0]
+	want := "cccc3333: the server lost the run that carried this decision (run run-"
+	if r.Kind != decide.Lost || !strings.HasPrefix(r.Text(), want) || !strings.Contains(r.Text(), "waits again") {
+		t.Fatalf("%s: %s", r.Kind, r.Text())
+	}
+	if !errors.Is(r.Err(), decide.ErrNotSent) {
+		t.Fatalf("a lost run is not 'not sent': %v", r.Err())
+	}
+	if p.Journal.IsHandled(it.ID) {
+		t.Fatal("the interrupt the server lost the run of is still hidden")
+	}
+	h, _ := p.Journal.History()
+	if len(h) != 1 || h[0].Outcome != journal.Lost || h[0].Outcome.Took() {
+		t.Fatalf("history: %+v", h)
+	}
+	// Settled: the next start has nothing to look up.
+	if again, _ := p.Reconcile(context.Background(), nil); len(again) != 0 {
+		t.Fatalf("reconciled again: %+v", again[0].Text())
+	}
+	// And it can be decided again.
+	b.Outcome = client.Outcome{}
+	if res := send(t, p, it, client.Decision{Type: client.Reject, Message: "no"}); res.Kind != decide.Sent {
+		t.Fatalf("again: %s: %s", res.Kind, res.Text())
+	}
+}
+
+// A decision recorded as running whose run has finished since is
+// settled by the next reconcile: finished, still handled.
+func TestRunningDecisionIsSettledWhenItsRunEnds(t *testing.T) {
+	it := interrupt(t, "middleware-js-email", "dddd4444")
+	b, p := setup(t, it)
+	b.Outcome = client.Outcome{Status: client.Running}
+	send(t, p, it, client.Decision{Type: client.Approve})
+	b.Outcome = client.Outcome{Status: client.Finished}
+	results, err := p.Reconcile(context.Background(), nil)
+	if err != nil || len(results) != 1 || results[0].Kind != decide.Sent || !strings.Contains(results[0].Text(), "the run finished") {
+		t.Fatalf("reconcile: %v %+v", err, results)
+	}
+	h, _ := p.Journal.History()
+	if h[0].Outcome != journal.Finished || !p.Journal.IsHandled(it.ID) {
+		t.Fatalf("history: %+v", h)
+	}
+}
+
+// The winner's answer is shown on one line, as compact JSON, however the
+// server kept it (the JS server keeps a run's resume indented).
+func TestWinnerAnswerIsCompact(t *testing.T) {
+	w := &client.Winner{Reviewer: "bob", Value: json.RawMessage("{\n  \"type\": \"reject\",\n  \"message\": \"no\"\n}")}
+	if got := decide.WinnerText(w); got != ` (by bob, answer {"type":"reject","message":"no"})` {
+		t.Fatalf("%q", got)
+	}
+}

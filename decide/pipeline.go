@@ -207,6 +207,9 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 		p.record(s, res, journal.Unknown, true)
 		return res
 	}
+	if allLost(verdicts) {
+		return p.lost(s, rc, res)
+	}
 	return p.conclude(ctx, after, s, rc, verdicts, res)
 }
 
@@ -271,6 +274,36 @@ func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc
 	p.record(s, res, outcome, true)
 	p.markHandled(res.handledIDs())
 	return res
+}
+
+// lost records a submission whose run the server lost: it did not take
+// effect, and its interrupts, still waiting, are pending again on this
+// machine (an earlier outcome may have hidden them).
+func (p *Pipeline) lost(s *client.Submission, rc client.Receipt, res *Result) *Result {
+	res.Kind = Lost
+	res.Run = client.Outcome{RunID: rc.RunID}
+	res.cause = fmt.Errorf("the server lost run %s: no run carries this decision and the interrupt still waits", orDash(rc.RunID))
+	for _, it := range s.Items {
+		res.Items = append(res.Items, ItemResult{ID: it.Interrupt.ID, Kind: Lost})
+	}
+	p.record(s, res, journal.Lost, true)
+	if p.Journal != nil {
+		for _, it := range s.Items {
+			if err := p.Journal.Forget(it.Interrupt.ID); err != nil {
+				res.Warnings = append(res.Warnings, "could not make it pending again: "+err.Error())
+			}
+		}
+	}
+	return res
+}
+
+func allLost(vs []client.Verdict) bool {
+	for _, v := range vs {
+		if v.Took != client.Lost {
+			return false
+		}
+	}
+	return len(vs) > 0
 }
 
 func allNotTaken(vs []client.Verdict) bool {

@@ -30,6 +30,10 @@ const (
 	// Unknown: hitl could not tell whether the server took it. The
 	// interrupt stays listed (`hitl check` looks again).
 	Unknown Kind = "unknown"
+	// Lost: the server created a run for it, then lost that run (no run
+	// carries the decision, the interrupt still waits): it did not take
+	// effect. The interrupt is pending again on this machine.
+	Lost Kind = "lost"
 )
 
 // ErrNotSent is the error of a NotSent result.
@@ -103,7 +107,7 @@ func (e *OutcomeError) Is(target error) bool {
 		return target == client.ErrAlreadyHandled
 	case Busy:
 		return target == client.ErrBusy
-	case NotSent:
+	case NotSent, Lost:
 		return target == ErrNotSent
 	case Unknown:
 		return target == client.ErrMaybeSent
@@ -116,7 +120,7 @@ func (e *OutcomeError) Is(target error) bool {
 func (r *Result) Text() string {
 	s := r.Submission
 	ids := shortIDs(s.IDs())
-	thread := inert.Line(present.ShortID(s.ThreadID))
+	thread := inert.Line(present.ShortThreadID(s.ThreadID))
 	switch r.Kind {
 	case Sent:
 		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
@@ -138,6 +142,9 @@ func (r *Result) Text() string {
 		return fmt.Sprintf("%s: another run is in progress on this thread; nothing sent. It still waits (thread %s): look again in a moment.", ids, thread)
 	case NotSent:
 		return fmt.Sprintf("%s: not sent: %s", ids, inert.Line(causeText(r.cause)))
+	case Lost:
+		return fmt.Sprintf("%s: the server lost the run that carried this decision (run %s): it did not take effect, and the interrupt waits again (thread %s): decide it again.",
+			ids, inert.Line(orDash(r.Run.RunID)), thread)
 	case Unknown:
 		return fmt.Sprintf("%s: hitl cannot tell whether the decision reached the server: %s. It stays listed as unknown; `hitl check %s` looks again.",
 			ids, inert.Line(causeText(r.cause)), present.ShortID(s.IDs()[0]))

@@ -115,6 +115,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /threads/{id}", s.deleteThread)
 	mux.HandleFunc("POST /threads", s.createThread)
 	mux.HandleFunc("POST /threads/search", s.searchThreads)
+	mux.HandleFunc("POST /threads/count", s.countThreads)
 	mux.HandleFunc("GET /threads/{id}", s.getThread)
 	mux.HandleFunc("PATCH /threads/{id}", s.patchThread)
 	mux.HandleFunc("GET /threads/{id}/state", s.getState)
@@ -398,6 +399,28 @@ func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 	t.Checkpoint = id
 	t.UpdatedAt = time.Now()
 	writeJSON(w, 200, map[string]any{"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_ns": "", "checkpoint_id": id}})
+}
+
+// countThreads counts the threads of a status and metadata, as both real
+// servers do (POST /threads/count answers a bare number).
+func (s *Server) countThreads(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Status   string         `json:"status"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, 422, err.Error())
+		return
+	}
+	s.mu.Lock()
+	n := 0
+	for _, t := range s.threads {
+		if (body.Status == "" || t.Status == body.Status) && metaMatches(t.Metadata, body.Metadata) {
+			n++
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, 200, n)
 }
 
 func (s *Server) searchThreads(w http.ResponseWriter, r *http.Request) {

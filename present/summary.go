@@ -196,6 +196,38 @@ func ShortID(id string) string {
 	return id
 }
 
+// ShortThreadID is a thread id as lists and messages show it: its first 8
+// characters, or for a UUIDv7 (the Python Agent Server's thread ids) its
+// last 8. A UUIDv7 begins with a millisecond clock, so the threads made
+// within a minute or so share their first 8 characters; its end is random.
+func ShortThreadID(id string) string {
+	if uuidV7(id) {
+		return id[len(id)-8:]
+	}
+	return ShortID(id)
+}
+
+// ThreadMatches reports whether ref (4+ characters, any case) names thread
+// id: a prefix of it, or for a UUIDv7 also the end that ShortThreadID shows.
+func ThreadMatches(id, ref string) bool {
+	id, ref = strings.ToLower(id), strings.ToLower(ref)
+	return strings.HasPrefix(id, ref) || (uuidV7(id) && strings.HasSuffix(id, ref))
+}
+
+// uuidV7 reports whether id is a UUID of version 7 (RFC 9562).
+func uuidV7(id string) bool {
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' || id[14] != '7' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c != '-' && !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
 // Badge is the short name of a payload shape for the inbox.
 func Badge(s client.Schema) string {
 	switch s {

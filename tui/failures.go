@@ -129,7 +129,7 @@ func (m *Model) failuresSection(w int) []string {
 	shown := min(len(fs), 3)
 	now := m.opts.Now()
 	for _, f := range fs[:shown] {
-		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortID(f.ThreadID)), present.Age(f.UpdatedAt, now),
+		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), present.Age(f.UpdatedAt, now),
 			ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
 		lines = append(lines, ansi.Truncate(row, w, "…"))
 	}
@@ -264,7 +264,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 			line("None.")
 		}
 		for i, f := range fs {
-			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortID(f.ThreadID)), present.Age(f.UpdatedAt, now),
+			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), present.Age(f.UpdatedAt, now),
 				ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
 			row = ansi.Truncate(row, max(w-2, 10), "…")
 			if i == s.sel {

@@ -1,9 +1,10 @@
 package tui
 
 // The form, driven key by key, against LangGraph servers: the embedded
-// demo server always, and the real langgraphjs dev server that
-// scripts/test starts (HITL_TEST_LANGGRAPH_URL), whose graph (testserver/
-// graphs/form.js, a Zod schema) records the answer it received.
+// demo server always, and the real servers scripts/test starts
+// (internal/realserver), whose graph "form" (testserver/graphs/form.js, a
+// Zod schema; testserver/python/graphs/form.py, a Pydantic model) records
+// the answer it received.
 
 import (
 	"bytes"
@@ -11,13 +12,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 func TestFormOnLangGraphServers(t *testing.T) {
@@ -27,11 +28,16 @@ func TestFormOnLangGraphServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	targets := []struct{ name, url, graph string }{{"embedded", srv.URL(), "survey"}}
-	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
-		targets = append(targets, struct{ name, url, graph string }{"langgraph-dev", u, "form"})
-	} else if os.Getenv("CI") != "" {
-		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
+	// budget: what the graph logs for the whole number typed (a Pydantic
+	// model hands the Python graph a float).
+	type target struct{ name, url, graph, budget string }
+	targets := []target{{"embedded", srv.URL(), "survey", "42"}}
+	for _, rs := range realserver.All(t) {
+		budget := "42"
+		if rs.Kind == realserver.Python {
+			budget = "42.0"
+		}
+		targets = append(targets, target{rs.Name(), rs.URL, "form", budget})
 	}
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
@@ -99,7 +105,7 @@ func TestFormOnLangGraphServers(t *testing.T) {
 			}
 			h.keys("y")
 			h.wantScreen("Sent respond for " + id[:8])
-			want := `{"framework":"svelte","tests":true,"budget":42,"notes":"Lunch & <tests>"}`
+			want := `{"framework":"svelte","tests":true,"budget":` + tg.budget + `,"notes":"Lunch & <tests>"}`
 			got := runs()
 			if tg.name != "embedded" {
 				var st struct {
@@ -140,11 +146,13 @@ func TestArgsFormOnLangGraphServers(t *testing.T) {
 	}
 	targets := []target{{"embedded", srv.URL(), "support", 0,
 		`ran issue_refund {"order_id":"A-1001","amount":42,"currency":"EUR","reason":"damaged in transit"}`}}
-	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
-		targets = append(targets, target{"langgraph-dev", u, "agent", 1,
-			`ran issue_refund {"order_id":"A-1001","amount":42,"currency":"EUR"}`})
-	} else if os.Getenv("CI") != "" {
-		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
+	// Not on the Python server: its middleware sends no args_schema in
+	// batched mode (cmd/hitl TestRealMiddlewareArgsSchema shows it).
+	for _, rs := range realserver.All(t) {
+		if rs.Kind == realserver.JS {
+			targets = append(targets, target{rs.Name(), rs.URL, "agent", 1,
+				`ran issue_refund {"order_id":"A-1001","amount":42,"currency":"EUR"}`})
+		}
 	}
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {

@@ -472,6 +472,25 @@ func TestUnknownOutcomeStaysVisibleUntilChecked(t *testing.T) {
 	}
 }
 
+// A run the server lost after the TUI sent it (an in-memory server that
+// restarted while the run was going): the TUI's reconcile (at start, and
+// C) finds it lost, says so, and the interrupt is back in the list, ready
+// to be decided again.
+func TestRunTheServerLostComesBack(t *testing.T) {
+	h := newHarness(t, 160, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.b.Outcome = client.Outcome{Status: client.Running, Error: "follow run: connection refused"}
+	h.keys("a", "y")
+	h.wantScreen("the run is still going")
+	h.run(h.m.fetch(false))
+	h.wantScreen("No pending interrupts")
+	h.b.Restart()
+	h.run(h.m.reconcile())
+	h.wantScreen("the server lost the run that carried this decision", "decide it again", "aaaa1111")
+	if strings.Contains(h.screen(), "No pending interrupts") || h.j.IsHandled(idEmail) {
+		t.Fatalf("the interrupt is still hidden:\n%s", h.screen())
+	}
+}
+
 func TestQuestionsNeedFeedbackAndTakeAnswers(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "questions", idQ, time.Minute))
 	h.keys("enter", "r", "ctrl+s")

@@ -234,7 +234,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 			return cmd
 		}
 		// Busy or not sent: the draft stays; the reviewer can send again.
-		if r.Kind == decide.NotSent {
+		if r.Kind == decide.NotSent || r.Kind == decide.Lost {
 			text = "Draft kept (" + name(m.keys.Submit) + " sends it again). " + text
 		}
 		m.setStatus(text, false)
@@ -257,6 +257,12 @@ func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
 	for _, r := range msg.results {
 		if r.Kind != decide.Unknown {
 			found = append(found, r.Text())
+		}
+		if r.Kind == decide.Lost {
+			// The server lost the run: what it answered waits again.
+			for _, id := range r.Submission.IDs() {
+				delete(m.items.handled, id)
+			}
 		}
 	}
 	switch {

@@ -7,6 +7,7 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 	"time"
@@ -46,6 +47,8 @@ type Backend struct {
 	ClaimErr error
 	// failures are the threads whose run failed (SetFailures).
 	failures []client.Failure
+	// gone are the decisions whose run a Restart lost.
+	gone map[string]bool
 }
 
 // Conversation is the thread's messages (Messages).
@@ -56,6 +59,7 @@ func (f *Backend) Conversation(_ context.Context, thread string) ([]client.Messa
 }
 
 type answer struct {
+	item     client.Interrupt // what was answered (Restart brings it back)
 	decision string
 	reviewer string
 	value    client.Resume
@@ -106,6 +110,26 @@ func (f *Backend) AnswerElsewhere(id, reviewer string, value client.Resume) {
 	f.take(id, answer{decision: "elsewhere", reviewer: reviewer, value: value, at: time.Now()}, false)
 }
 
+// Restart is an in-memory server restarting while runs were going: every
+// interrupt a decision answered waits again and the decisions' runs are
+// gone, so Verify finds the run it was given lost.
+func (f *Backend) Restart() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gone == nil {
+		f.gone = map[string]bool{}
+	}
+	for id, a := range f.answered {
+		if a.decision == "elsewhere" {
+			continue
+		}
+		f.gone[a.decision] = true
+		delete(f.answered, id)
+		delete(f.Sent, id)
+		f.items = append(f.items, a.item)
+	}
+}
+
 // SetListErr and SetSendErr change the failures while tests run.
 func (f *Backend) SetListErr(err error) {
 	f.mu.Lock()
@@ -140,6 +164,7 @@ func (f *Backend) take(id string, a answer, retry bool) bool {
 	for i, it := range f.items {
 		if it.ID == id {
 			f.items = append(f.items[:i:i], f.items[i+1:]...)
+			a.item = it
 			f.answered[id] = a
 			delete(f.claims, id)
 			return true
@@ -326,7 +351,7 @@ func (lostError) Error() string { return "the server closed the connection witho
 var errLost error = lostError{}
 
 // Verify says which decision answered each interrupt.
-func (f *Backend) Verify(_ context.Context, s *client.Submission, _ client.Receipt) ([]client.Verdict, error) {
+func (f *Backend) Verify(_ context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.VerifyErr != nil {
@@ -335,6 +360,12 @@ func (f *Backend) Verify(_ context.Context, s *client.Submission, _ client.Recei
 	out := make([]client.Verdict, len(s.Items))
 	for i, it := range s.Items {
 		v := client.Verdict{ID: it.Interrupt.ID, Took: client.NotTaken}
+		if f.gone[s.DecisionID] && rc.RunID != "" {
+			v.Took = client.Lost // a run was created, and the restart lost it
+			if _, ok := f.answered[it.Interrupt.ID]; ok {
+				return nil, errors.New("the server does not list the run, and the interrupt no longer waits")
+			}
+		}
 		if a, ok := f.answered[it.Interrupt.ID]; ok {
 			v.Took = client.Mine
 			if a.decision != s.DecisionID {

@@ -68,6 +68,9 @@ const (
 	NotSent Outcome = "not-sent"
 	// Unknown: hitl could not tell whether the server took it.
 	Unknown Outcome = "unknown"
+	// Lost: the server took it (it created a run), then lost the run: no
+	// run carries it and the interrupt still waits. It did not take effect.
+	Lost Outcome = "lost"
 	// legacyError is what older versions wrote for a failed send.
 	legacyError Outcome = "error"
 )
@@ -422,6 +425,31 @@ func (j *Journal) Unresolved(server string) ([]Entry, error) {
 			continue
 		}
 		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Unsettled lists what Unresolved lists and, besides, the decisions whose run
+// was still going when hitl stopped following it (outcome Running): the
+// server may have finished that run since, or lost it. Newest first.
+func (j *Journal) Unsettled(server string) ([]Entry, error) {
+	h, err := j.History()
+	if err != nil {
+		return nil, err
+	}
+	open, err := j.Unresolved(server)
+	if err != nil {
+		return nil, err
+	}
+	unresolved := map[string]bool{}
+	for _, e := range open {
+		unresolved[e.DecisionID+"\x00"+e.InterruptID] = true
+	}
+	var out []Entry
+	for _, e := range h {
+		if unresolved[e.DecisionID+"\x00"+e.InterruptID] || (e.DecisionID != "" && e.Server == server && e.Outcome == Running) {
+			out = append(out, e)
+		}
 	}
 	return out, nil
 }

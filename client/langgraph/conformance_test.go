@@ -15,7 +15,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -28,17 +27,29 @@ import (
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
+
+// compact is JSON without insignificant spaces: the Python server writes
+// `{"a": 1}` where the JS one writes `{"a":1}`.
+func compact(b []byte) string {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return string(b)
+	}
+	return out.String()
+}
 
 // target is one server under test and the graphs that play each role there.
 type target struct {
 	name     string
 	url      string
-	single   graphInput // one middleware interrupt with one send_email action
-	parallel graphInput // two interrupts in one thread: raw + prompt
-	bp       graphInput // a static breakpoint
-	slow     graphInput // a run that takes a while
-	fanout   graphInput // three Send branches that each interrupt (items a, b, c)
+	kind     realserver.Kind // "" for the embedded server
+	single   graphInput      // one middleware interrupt with one send_email action
+	parallel graphInput      // two interrupts in one thread: raw + prompt
+	bp       graphInput      // a static breakpoint
+	slow     graphInput      // a run that takes a while
+	fanout   graphInput      // three Send branches that each interrupt (items a, b, c)
 	// branches reads what each fan-out branch received, by item.
 	branches func(t *testing.T, thread string) map[string]string
 	// slowAnswer makes a fan-out branch's run take a while once answered.
@@ -88,8 +99,9 @@ func targets(t *testing.T) []target {
 		}
 		return got
 	}
-	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
-		out = append(out, target{name: "langgraph-dev", url: u,
+	for _, rs := range realserver.All(t) {
+		u := rs.URL
+		out = append(out, target{name: rs.Name(), url: u, kind: rs.Kind,
 			single: graphInput{"agent", email()}, parallel: graphInput{"parallel", map[string]any{}},
 			bp: graphInput{"breakpoint", map[string]any{}}, slow: graphInput{"slow", map[string]any{}},
 			fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`{"sleep":1500}`),
@@ -109,15 +121,26 @@ func targets(t *testing.T) []target {
 				got := map[string]string{}
 				for _, e := range st.Values.Log {
 					if e.Node == "branch" {
-						got[e.Item] = string(e.Value)
+						got[e.Item] = compact(e.Value)
 					}
 				}
 				return got
 			}})
-	} else if os.Getenv("CI") != "" {
-		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
 	}
 	return out
+}
+
+// pythonVerify skips, on the Python server, a test whose decision Verify
+// cannot yet confirm there: after a resume that leaves other interrupts
+// waiting, the Python server writes no checkpoint and drops the answered
+// interrupt from its task (the task keeps its result), so "no checkpoint and
+// no task holds an answered result" reads as "someone else answered".
+// Verify by positive evidence (issue 18, point 4) removes this.
+func pythonVerify(t *testing.T, tg target) {
+	t.Helper()
+	if tg.kind == realserver.Python {
+		t.Skip("Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
+	}
 }
 
 // forEach runs f on each target. The test runs in parallel with the
@@ -241,6 +264,7 @@ func TestConformResumeByID(t *testing.T) {
 
 func TestConformPartialResumeOfParallelInterrupts(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
+		pythonVerify(t, tg)
 		meta := tag(t)
 		start(t, tg, tg.parallel, anyMap(meta))
 		b := backend(t, tg, meta, 0)
@@ -305,7 +329,10 @@ func countRuns(b []byte) int {
 	return len(runs)
 }
 
-func TestConformBusyThreadIs422(t *testing.T) {
+// A second run on a busy thread is refused: 422 in plain text on the JS
+// server (and the embedded one), 409 with a JSON detail on the Python one.
+// hitl takes both as "busy".
+func TestConformBusyThread(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
 		code, b := call(t, "POST", tg.url+"/threads", map[string]any{})
 		if code != 200 {
@@ -320,7 +347,18 @@ func TestConformBusyThreadIs422(t *testing.T) {
 			t.Fatalf("first run: %d %s", code, b)
 		}
 		code, b = call(t, "POST", tg.url+"/threads/"+th.ThreadID+"/runs", run)
-		if code != http.StatusUnprocessableEntity {
+		want := http.StatusUnprocessableEntity
+		var detail struct {
+			Detail string `json:"detail"`
+		}
+		switch tg.kind {
+		case realserver.Python:
+			want = http.StatusConflict
+			if json.Unmarshal(b, &detail) != nil || !strings.Contains(detail.Detail, "already running") {
+				t.Errorf("the Python server's refusal is not JSON with a detail: %s", b)
+			}
+		}
+		if code != want || !langgraph.BusyAnswer(code, b) {
 			t.Fatalf("second run on a busy thread: HTTP %d %s", code, b)
 		}
 	})
@@ -335,6 +373,11 @@ func TestConformPagingAndSelect(t *testing.T) {
 		b := backend(t, tg, meta, 2)
 		if n := len(pendingOf(t, b)); n != 3 {
 			t.Fatalf("paging by 2 found %d of 3", n)
+		}
+		// A count that falls short (threads made while paging, a gateway)
+		// does not end the paging: only a short page does.
+		if n := len(pendingOf(t, backend(t, target{url: totalProxy(t, tg.url, "2")}, meta, 2))); n != 3 {
+			t.Fatalf("paging by 2 under a count of 2 found %d of 3", n)
 		}
 		code, body := call(t, "POST", tg.url+"/threads/search", map[string]any{"status": "interrupted", "limit": 2, "metadata": meta,
 			"select": []string{"thread_id", "status", "interrupts"}})
@@ -369,7 +412,12 @@ func TestConformBreakpointAndUnknownAssistant(t *testing.T) {
 		}
 		json.Unmarshal(body, &th)
 		code, body := call(t, "POST", tg.url+"/threads/"+th.ThreadID+"/runs", map[string]any{"assistant_id": "no-such-graph", "input": map[string]any{}})
-		if code != 404 || !strings.Contains(string(body), "No assistant found") {
+		// JS: 404 "No assistant found"; Python: 422 "Invalid assistant".
+		wantCode, wantText := 404, "No assistant found"
+		if tg.kind == realserver.Python {
+			wantCode, wantText = 422, "Invalid assistant: 'no-such-graph'"
+		}
+		if code != wantCode || !strings.Contains(string(body), wantText) {
 			t.Fatalf("unknown assistant: %d %s", code, body)
 		}
 	})
@@ -456,6 +504,7 @@ func fanoutOf(t *testing.T, tg target, b *langgraph.Backend, thread string) map[
 // first answer.
 func TestConformAnsweredBranchesAreNotPending(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
+		pythonVerify(t, tg)
 		meta := tag(t)
 		thread := start(t, tg, tg.fanout, anyMap(meta))
 		b := backend(t, tg, meta, 0)
@@ -528,6 +577,7 @@ func TestConformOneResumeAnswersEveryBranch(t *testing.T) {
 // answered is "handled elsewhere".
 func TestConformBusyIsNotHandled(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
+		pythonVerify(t, tg)
 		meta := tag(t)
 		thread := start(t, tg, tg.fanout, anyMap(meta))
 		b := backend(t, tg, meta, 0)
@@ -675,4 +725,73 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 			t.Error("the agent's reader of the run did not end")
 		}
 	})
+}
+
+// Both real servers take only UUIDs as thread ids (JS: 400 from its Zod
+// check; Python: 422 "must be a UUID", and 422 in a search by ids), and
+// make them themselves: the Python server's are UUIDv7 (time first, which
+// present.ShortThreadID answers).
+func TestConformThreadIDsAreUUIDs(t *testing.T) {
+	for _, rs := range realserver.All(t) {
+		t.Run(rs.Name(), func(t *testing.T) {
+			code, body := call(t, "GET", rs.URL+"/threads/not-a-thread/state", nil)
+			want := map[realserver.Kind]int{realserver.JS: 400, realserver.Python: 422}[rs.Kind]
+			if code != want {
+				t.Fatalf("a thread id that is not a UUID: HTTP %d %s", code, body)
+			}
+			_, body = call(t, "POST", rs.URL+"/threads", map[string]any{})
+			var th struct {
+				ThreadID string `json:"thread_id"`
+			}
+			json.Unmarshal(body, &th)
+			if v7 := len(th.ThreadID) == 36 && th.ThreadID[14] == '7'; v7 != (rs.Kind == realserver.Python) {
+				t.Fatalf("thread id %s", th.ThreadID)
+			}
+		})
+	}
+}
+
+// Strict resume (langgraph 1.2.20) refuses a stale answer: the run fails
+// with UnknownInterruptError. A decision whose run was so refused, after
+// another client answered with a plain value that names no interrupt, is
+// "already handled elsewhere", not "sent, the run failed".
+func TestConformStrictRefusalIsHandledElsewhere(t *testing.T) {
+	rs := realserver.Get(t, realserver.Python)
+	tg := target{name: rs.Name(), url: rs.URL, kind: rs.Kind}
+	meta := tag(t)
+	thread := start(t, tg, graphInput{"prompt", map[string]any{"topic": "string"}}, anyMap(meta))
+	b := backend(t, tg, meta, 0)
+	it := pendingOf(t, b)[0]
+	// Another client answers with a bare value (no interrupt id).
+	if code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": "prompt",
+		"command": map[string]any{"resume": "from the agent's own UI"}}); code != 200 {
+		t.Fatalf("other answer: %d %s", code, body)
+	}
+	// This decision's run, in strict mode, is refused.
+	code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": "prompt",
+		"metadata": map[string]any{"hitl_decision_id": "d-strict"}, "config": map[string]any{"configurable": map[string]any{"__pregel_strict_resume": true}},
+		"command": map[string]any{"resume": map[string]any{it.ID: "mine"}}})
+	if code != 200 || !strings.Contains(string(body), "UnknownInterruptError") {
+		t.Fatalf("strict stale resume: %d %s", code, body)
+	}
+	s := &client.Submission{DecisionID: "d-strict", ThreadID: thread, Items: []client.Item{{Interrupt: it, Resume: client.Resume{Value: json.RawMessage(`"mine"`)}}}}
+	vs, err := b.Verify(context.Background(), s, client.Receipt{})
+	if err != nil || len(vs) != 1 || vs[0].Took != client.Theirs {
+		t.Fatalf("verdicts %+v %v", vs, err)
+	}
+	if got := tg.logOf(t, thread); !strings.Contains(got, `"reply":"from the agent's own UI"`) || strings.Contains(got, `"mine"`) {
+		t.Fatalf("the graph got %s", got)
+	}
+}
+
+// logOf is the test graphs' log of what each node received, compact.
+func (tg target) logOf(t *testing.T, thread string) string {
+	_, body := call(t, "GET", tg.url+"/threads/"+thread+"/state", nil)
+	var st struct {
+		Values struct {
+			Log json.RawMessage `json:"log"`
+		} `json:"values"`
+	}
+	json.Unmarshal(body, &st)
+	return compact(st.Values.Log)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"net/url"
 	"strings"
 	"time"
 
@@ -63,12 +63,15 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 		return nil, 0, err
 	}
 	total := len(page)
-	if n, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total")); err == nil && n > total {
-		// The JS server counts one too many when the page is exactly full.
-		total = n
-		if len(page) == limit && n == limit+1 {
-			total = limit
+	if len(page) == limit {
+		// More may fail than one page holds: count them (POST /threads/
+		// count, on both servers) rather than trust X-Pagination-Total,
+		// which the JS server gets wrong by one when the page is full.
+		n, err := b.count(ctx, "error")
+		if err != nil {
+			return nil, 0, err
 		}
+		total = max(n, total)
 	}
 	out := make([]client.Failure, 0, len(page))
 	keep := map[string]bool{}
@@ -95,6 +98,20 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 	return out, total, nil
 }
 
+// count is the server's count of threads of a status under the filters.
+func (b *Backend) count(ctx context.Context, status string) (int, error) {
+	body := map[string]any{"status": status}
+	if meta := b.filters(); len(meta) > 0 {
+		body["metadata"] = meta
+	}
+	var n int
+	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/count")
+	if err := b.Check(resp, err, "count the threads whose run failed", &n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // failedFacts reads an errored thread's state, or reuses what it said
 // while the thread has not changed.
 func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, error) {
@@ -110,9 +127,25 @@ func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, erro
 	}
 	f = failedFacts{updated: t.UpdatedAt, held: b.heldInterrupts(t, st)}
 	var texts []string
-	for _, task := range st.Tasks {
-		if s := taskError(task.Error); s != "" {
-			texts = append(texts, s)
+	if b.python(ctx) {
+		// The Python server keeps the failed run's error on the thread,
+		// with the exception's name (a task's error is its text only, and
+		// a run that failed outside a task leaves none): a thread's search
+		// cannot select it, its own read has it.
+		var full thread
+		resp, err := b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(t.ThreadID))
+		if err := b.Check(resp, err, "read thread "+t.ThreadID, &full); err != nil {
+			return f, err
+		}
+		t.Error = full.Error
+	}
+	if s := threadError(t.Error); s != "" {
+		texts = append(texts, s)
+	} else {
+		for _, task := range st.Tasks {
+			if s := taskError(task.Error); s != "" {
+				texts = append(texts, s)
+			}
 		}
 	}
 	f.text = strings.Join(texts, "\n\n")
@@ -173,6 +206,65 @@ func taskError(raw json.RawMessage) string {
 		return name
 	}
 	return name + ": " + msg
+}
+
+// threadError is the Python server's error of a thread's last run,
+// {"error": exception name, "message": text}, as a person reads it; "" when
+// the thread has none (and on the JS server, which does not send it).
+func threadError(raw json.RawMessage) string {
+	var e struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &e) != nil || (e.Error == "" && e.Message == "") {
+		return ""
+	}
+	msg := pydanticIssues(e.Message)
+	switch {
+	case e.Error == "":
+		return msg
+	case msg == "":
+		return e.Error
+	}
+	return e.Error + ": " + msg
+}
+
+// pydanticIssues writes a Pydantic ValidationError's message one issue a
+// line, "location: message", without the error type and input it repeats
+// and the link to Pydantic's docs; any other message is returned as it is.
+//
+//	2 validation errors for Choice
+//	framework
+//	  Input should be 'react', 'vue' or 'svelte' [type=literal_error, input_value='angular', input_type=str]
+//	    For further information visit https://errors.pydantic.dev/2.14/v/literal_error
+func pydanticIssues(msg string) string {
+	lines := strings.Split(msg, "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], " validation error") || !strings.Contains(lines[0], " for ") {
+		return msg
+	}
+	var out []string
+	loc := ""
+	for _, l := range lines[1:] {
+		switch {
+		case strings.HasPrefix(l, "    "):
+			// "For further information visit …"
+		case strings.HasPrefix(l, "  "):
+			text := strings.TrimSpace(l)
+			if i := strings.LastIndex(text, " [type="); i > 0 && strings.HasSuffix(text, "]") {
+				text = text[:i]
+			}
+			if loc != "" {
+				text = loc + ": " + text
+			}
+			out = append(out, text)
+		default:
+			loc = strings.TrimSpace(l)
+		}
+	}
+	if len(out) == 0 {
+		return msg
+	}
+	return strings.Join(out, "\n")
 }
 
 // zodIssues writes a ZodError's message (a JSON list of issues) one issue

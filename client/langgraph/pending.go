@@ -51,6 +51,19 @@ var lightSelect = []string{"thread_id", "status", "created_at", "updated_at"}
 // values (the whole conversation).
 var fullSelect = []string{"thread_id", "status", "metadata", "created_at", "updated_at", "interrupts"}
 
+// pySelect adds, on the Python server, state_updated_at: when the thread's
+// state or status last changed, which a metadata PATCH (a claim) does not
+// move (the JS server has no such field, and refuses to select it).
+var pySelect = append(append([]string(nil), fullSelect...), "state_updated_at")
+
+// fullSelect is what to select of a thread hitl shows, on this server.
+func (b *Backend) fullSelect(ctx context.Context) []string {
+	if b.python(ctx) {
+		return pySelect
+	}
+	return fullSelect
+}
+
 // threadFacts is what the thread list does not say about a thread and that
 // costs a request to learn: which interrupts were answered already (a
 // fan-out thread keeps listing answered branches), which are being answered
@@ -312,9 +325,12 @@ func (b *Backend) search(ctx context.Context, status string, ids []string, sel [
 			}
 		}
 		offset += len(page)
-		// The JS server counts one too many when the matches fill the
-		// page exactly; past the first page its count is not the total.
-		if len(page) < size || (known >= 0 && offset >= known) {
+		// Only a short page ends the paging. The server's count
+		// (X-Pagination-Total) is for progress only: the JS server counts
+		// one too many when the matches fill the page exactly, past the
+		// first page its count is not the total, and a count that fell
+		// short (threads made while paging) would drop threads.
+		if len(page) < size {
 			return all, date, nil
 		}
 		size = min(size*4, maxPage)
@@ -324,7 +340,7 @@ func (b *Backend) search(ctx context.Context, status string, ids []string, sel [
 // thread reads one thread as the search shows it, or nil when the server
 // does not know it.
 func (b *Backend) thread(ctx context.Context, id string) (*thread, error) {
-	list, _, err := b.search(ctx, "", []string{id}, fullSelect, nil)
+	list, _, err := b.search(ctx, "", []string{id}, b.fullSelect(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -397,11 +413,12 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 		err  error
 	}
 	busy := make(chan searched, 1)
+	sel := b.fullSelect(ctx)
 	go func() {
-		l, d, err := b.search(ctx, "busy", nil, fullSelect, nil)
+		l, d, err := b.search(ctx, "busy", nil, sel, nil)
 		busy <- searched{l, d, err}
 	}()
-	list, date, err := b.search(ctx, "interrupted", nil, fullSelect, each)
+	list, date, err := b.search(ctx, "interrupted", nil, sel, each)
 	bs := <-busy
 	if err != nil {
 		return err
@@ -710,7 +727,7 @@ func (b *Backend) update(ctx context.Context, threads map[string]*entry, list []
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), maxPage)]
 		ids = ids[len(chunk):]
-		page, _, err := b.searchPage(ctx, query{ids: chunk, sel: fullSelect, limit: len(chunk)})
+		page, _, err := b.searchPage(ctx, query{ids: chunk, sel: b.fullSelect(ctx), limit: len(chunk)})
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/internal/realserver"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -163,6 +168,12 @@ func failing(tg target) (graphInput, string, string) {
 	if tg.name == "embedded" {
 		return graphInput{"survey", map[string]any{}}, `{"framework":"angular","tests":true,"budget":500}`, "the answer does not match the response schema"
 	}
+	if tg.kind == realserver.Python {
+		// A Pydantic model as the response schema: LangGraph checks the
+		// answer, and the run fails with Pydantic's ValidationError.
+		return graphInput{"form", map[string]any{"topic": "zod"}}, `{"framework":"angular","tests":true,"budget":500}`,
+			"ValidationError: framework: Input should be 'react', 'vue' or 'svelte'\nbudget: Input should be less than or equal to 100"
+	}
 	return graphInput{"form", map[string]any{"topic": "zod"}}, `{"framework":"angular","tests":true,"budget":500}`, "ZodError: framework: Invalid enum value. Expected 'react' | 'vue' | 'svelte', received 'angular'\nbudget: Number must be less than or equal to 100"
 }
 
@@ -203,6 +214,90 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 		}
 		if fs, _, _ := b.Failures(context.Background(), 10); len(fs) != 0 {
 			t.Fatalf("still failed: %+v", fs)
+		}
+	})
+}
+
+// More failed threads than a page holds: the total is the server's count
+// (POST /threads/count), not a guess from the page or a header (here taken
+// away, as a gateway may).
+func TestConformFailuresCounted(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		g, bad, _ := failing(tg)
+		for range 3 {
+			thread := start(t, tg, g, anyMap(meta))
+			_, body := call(t, "GET", tg.url+"/threads/"+thread, nil)
+			var th struct {
+				Interrupts map[string][]struct {
+					ID string `json:"id"`
+				} `json:"interrupts"`
+			}
+			json.Unmarshal(body, &th)
+			for _, list := range th.Interrupts {
+				call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
+					"command": map[string]any{"resume": map[string]json.RawMessage{list[0].ID: json.RawMessage(bad)}}})
+			}
+		}
+		b := backend(t, target{url: totalProxy(t, tg.url, "")}, meta, 0)
+		fs, total, err := b.Failures(context.Background(), 2)
+		if err != nil || len(fs) != 2 || total != 3 {
+			t.Fatalf("failures by 2: %v, %d listed of %d", err, len(fs), total)
+		}
+		if fs, total, err := b.Failures(context.Background(), 3); err != nil || len(fs) != 3 || total != 3 {
+			t.Fatalf("failures by 3: %v, %d listed of %d", err, len(fs), total)
+		}
+	})
+}
+
+// totalProxy forwards to target with X-Pagination-Total replaced by total
+// (taken away when ""), as a gateway or a server that counts otherwise may.
+func totalProxy(t *testing.T, target, total string) string {
+	u, _ := url.Parse(target)
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.ModifyResponse = func(r *http.Response) error {
+		r.Header.Del("X-Pagination-Total")
+		if total != "" {
+			r.Header.Set("X-Pagination-Total", total)
+		}
+		return nil
+	}
+	s := httptest.NewServer(p)
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// A claim on one branch is a metadata PATCH, which moves the thread's
+// updated_at. On the Python server the siblings keep their age: it says
+// state_updated_at, which the PATCH does not move. The JS server (and the
+// embedded one) have no such field: there the siblings look new.
+func TestConformClaimKeepsSiblingsAge(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		start(t, tg, tg.fanout, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		its := pendingOf(t, b)
+		if len(its) != 3 {
+			t.Fatalf("pending: %+v", its)
+		}
+		time.Sleep(50 * time.Millisecond) // the PATCH's updated_at is later
+		now := time.Now()
+		if err := b.Claim(context.Background(), its[0], client.Claim{Reviewer: "alice", Client: "c-alice", Since: now, Expires: now.Add(client.ClaimTTL)}); err != nil {
+			t.Fatal(err)
+		}
+		moved := 0
+		for _, it := range pendingOf(t, b) {
+			for _, was := range its[1:] {
+				if it.ID == was.ID && !it.UpdatedAt.Equal(was.UpdatedAt) {
+					moved++
+				}
+			}
+			if it.ID == its[0].ID && !it.UpdatedAt.Equal(its[0].UpdatedAt) {
+				t.Errorf("the claimed interrupt looks new: %s, was %s", it.UpdatedAt, its[0].UpdatedAt)
+			}
+		}
+		if want := map[bool]int{true: 0, false: 2}[tg.kind == realserver.Python]; moved != want {
+			t.Fatalf("%d of 2 siblings look new after a claim, want %d", moved, want)
 		}
 	})
 }

@@ -38,6 +38,23 @@ const maxJoins = 8
 type Info struct {
 	Version string `json:"version"`
 	Context string `json:"context"` // "js" for langgraphjs
+	// The langgraph library the server runs: langgraph_js_version on the JS
+	// server, langgraph_py_version on the Python one (langgraph-api).
+	LanggraphJS string `json:"langgraph_js_version"`
+	LanggraphPy string `json:"langgraph_py_version"`
+}
+
+// Python reports whether this is the Python Agent Server (langgraph-api:
+// `langgraph dev`, LangSmith Deployments), which says langgraph_py_version
+// in /info. Its wire differs from the JS server's where docs/servers.md says.
+func (i *Info) Python() bool { return i != nil && i.LanggraphPy != "" && i.Context != "js" }
+
+// python reports whether the server said it is the Python Agent Server.
+func (b *Backend) python(ctx context.Context) bool {
+	b.detect(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.info.Python()
 }
 
 // Capabilities says what the backend found the server offers.

@@ -21,6 +21,12 @@ type thread struct {
 	Metadata   map[string]any `json:"metadata"`
 	Status     string         `json:"status"`
 	Interrupts taskInterrupts `json:"interrupts"`
+	// Python server only (observed on langgraph-api 0.16.7): the last run's
+	// error, {"error": name, "message": text}, while the thread's status is
+	// "error"; and when the thread's state or status last changed (a
+	// metadata PATCH moves updated_at, not this).
+	Error          json.RawMessage `json:"error"`
+	StateUpdatedAt *time.Time      `json:"state_updated_at"`
 }
 
 // wireInterrupt is one interrupt: {id, value} on current servers,
@@ -80,6 +86,9 @@ type threadState struct {
 	Checkpoint struct {
 		CheckpointID string `json:"checkpoint_id"`
 	} `json:"checkpoint"`
+	// Metadata is the current checkpoint's: run_id names the run that
+	// wrote it.
+	Metadata map[string]any `json:"metadata"`
 }
 
 type stateTask struct {
@@ -300,6 +309,12 @@ func (t *thread) base(server, id string, raw json.RawMessage, p client.Payload) 
 		waiting = w
 	}
 	updated := t.UpdatedAt
+	if st := t.StateUpdatedAt; st != nil && st.Before(updated) && !st.Before(t.CreatedAt) {
+		// The Python server says when the state last changed: a claim's
+		// PATCH on this thread (of this interrupt or a sibling) moved
+		// updated_at, not that.
+		updated = *st
+	}
 	if !waiting.IsZero() && waiting.Before(updated) {
 		updated = waiting // a claim moved updated_at, not the interrupt
 	}
@@ -378,6 +393,15 @@ func decodeThread(b []byte) thread {
 			err = json.Unmarshal(m.Value, &t.Status)
 		case "interrupts":
 			t.Interrupts, err = decodeTaskInterrupts(m.Value)
+		case "error":
+			t.Error = append(json.RawMessage(nil), m.Value...)
+		case "state_updated_at":
+			// Optional (Python server): one that cannot be read is not
+			// used, and the thread's updated_at stands in for it.
+			var at time.Time
+			if json.Unmarshal(m.Value, &at) == nil && !at.IsZero() {
+				t.StateUpdatedAt = &at
+			}
 		}
 		if err != nil {
 			problems = append(problems, m.Key+": "+strings.TrimPrefix(err.Error(), "json: "))
@@ -486,6 +510,9 @@ func (s *threadState) DecodeJSON(b []byte) error {
 			err = json.Unmarshal(m.Value, &s.Checkpoint)
 		case "tasks":
 			s.Tasks, err = decodeTasks(m.Value)
+		case "metadata":
+			// Unreadable metadata names no run: no evidence, not an error.
+			_ = json.Unmarshal(m.Value, &s.Metadata)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Key, err)

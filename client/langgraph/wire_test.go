@@ -140,6 +140,8 @@ func TestStandingSaysAnsweredWhenTheThreadMovedOn(t *testing.T) {
 			w.Write([]byte(`[{"thread_id":"t1","status":"idle","interrupts":{}}]`))
 		case "/threads/t1/runs":
 			w.Write([]byte(`[{"run_id":"r1","status":"success","created_at":"2026-11-22T03:00:00Z","metadata":{"hitl_reviewer":"bob"},"kwargs":{"command":{"resume":{"abc":{"decisions":[{"type":"reject"}]}}}}}]`))
+		case "/info": // what the server is, asked once
+			http.NotFound(w, r)
 		default:
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
 		}
@@ -254,5 +256,23 @@ func TestFailedRunErrorText(t *testing.T) {
 	joined, _ := json.Marshal(map[string]string{"error": "Error", "message": string(innerJoin)})
 	if got := runError(joined, "error"); got != "ZodError: framework: Invalid enum value; owner.age: Number must be less than or equal to 100" {
 		t.Fatalf("runError: %q", got)
+	}
+}
+
+// The Python server's thread error, as it sends it (langgraph-api 0.16.7,
+// a Pydantic response schema refusing an answer): one issue a line.
+func TestThreadErrorPydantic(t *testing.T) {
+	raw := json.RawMessage(`{"error":"ValidationError","message":"2 validation errors for Choice\nframework\n  Input should be 'react', 'vue' or 'svelte' [type=literal_error, input_value='angular', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.14/v/literal_error\nbudget\n  Input should be less than or equal to 100 [type=less_than_equal, input_value=500, input_type=int]\n    For further information visit https://errors.pydantic.dev/2.14/v/less_than_equal"}`)
+	want := "ValidationError: framework: Input should be 'react', 'vue' or 'svelte'\nbudget: Input should be less than or equal to 100"
+	if got := threadError(raw); got != want {
+		t.Fatalf("got %q", got)
+	}
+	for raw, want := range map[string]string{
+		`null`: "", `{}`: "", `{"error":"ValueError","message":"boom"}`: "ValueError: boom",
+		`{"message":"1 validation error for X\nnot an issue list"}`: "1 validation error for X\nnot an issue list",
+	} {
+		if got := threadError(json.RawMessage(raw)); got != want {
+			t.Errorf("%s: got %q want %q", raw, got, want)
+		}
 	}
 }

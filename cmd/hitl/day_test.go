@@ -24,7 +24,7 @@ import (
 // respond on a tool call is taken as the tool's result: said on stderr
 // before anything is sent.
 func TestRespondOnAToolCallWarnsFirst(t *testing.T) {
-	withPython(t, func(t *testing.T, s *server) {
+	eachServer(t, func(t *testing.T, s *server) {
 		th := s.start("inbox", map[string]any{"topic": "single"})
 		it := s.onlyPending(th)
 		r := s.hitl("", "respond", it.ID, "-m", "do not post it")
@@ -104,7 +104,7 @@ func TestNoTerminalIsSaidPlainly(t *testing.T) {
 // watch --exec started again does not run the command again for what it
 // ran for, and says so.
 func TestWatchExecRemembersWhatItRan(t *testing.T) {
-	withPython(t, func(t *testing.T, s *server) {
+	eachServer(t, func(t *testing.T, s *server) {
 		dir := t.TempDir()
 		log := filepath.Join(dir, "ran")
 		rec := script(t, dir, "rec.sh", `echo "$HITL_INTERRUPT_ID" >> "$1"`)
@@ -167,7 +167,7 @@ func TestVersionSaysNoNone(t *testing.T) {
 // ran, no new interrupt, the reason in the conversation (where the agent
 // keeps tool calls), and history says which.
 func TestStopAndDismissEndTheThread(t *testing.T) {
-	withPython(t, func(t *testing.T, s *server) {
+	eachServer(t, func(t *testing.T, s *server) {
 		for _, c := range []struct {
 			args    []string
 			said    string
@@ -218,7 +218,7 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 // history --json: JSON Lines, one object per decision, with the tool, its
 // proposed and edited arguments, the decision, the reviewer, the outcome.
 func TestHistoryJSONLines(t *testing.T) {
-	withPython(t, func(t *testing.T, s *server) {
+	eachServer(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		must(t, s.hitl("", "--reviewer", "dana", "edit", it.ID, "--set", "to=jane@example.com"), 0, "the run finished")
@@ -269,7 +269,7 @@ func TestHistoryJSONLines(t *testing.T) {
 // approve --all --tool lists what it approves and what it refuses, then
 // sends one resume per thread and reports each; --dry-run sends nothing.
 func TestApproveAllByTool(t *testing.T) {
-	withPython(t, func(t *testing.T, s *server) {
+	eachServer(t, func(t *testing.T, s *server) {
 		e1, e2 := s.onlyPending(s.agent("email")), s.onlyPending(s.agent("email"))
 		ops := s.onlyPending(s.agent("ops"))
 		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
@@ -326,28 +326,6 @@ func TestListDeadlines(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"expires_at": "2026-11-22T03:04:00Z"`) || !strings.Contains(out.String(), `"default_decision": "reject"`) {
 		t.Fatalf("--json:\n%s", out.String())
-	}
-}
-
-// withPython runs f as eachServer does, and also on the Python server
-// (langgraph dev) where HITL_TEST_LANGGRAPH_PY_URL names one (scripts/test
-// of the pyserver branch starts it). Its graphs have the JS server's names.
-func withPython(t *testing.T, f func(t *testing.T, s *server)) {
-	t.Helper()
-	eachServer(t, f)
-	u := os.Getenv("HITL_TEST_LANGGRAPH_PY_URL")
-	if u == "" {
-		return
-	}
-	js := targets(t)
-	for _, tg := range js {
-		if tg.js {
-			tg.name, tg.url = "langgraph-py", u
-			t.Run(tg.name, func(t *testing.T) {
-				isolate(t)
-				f(t, &server{t: t, target: tg})
-			})
-		}
 	}
 }
 

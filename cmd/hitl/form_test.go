@@ -1,20 +1,24 @@
 package main
 
 // Interrupts that give the schema of their answer, answered through the
-// CLI on both servers: testserver/graphs/form.js and percall.js on the
-// real one, the demo's survey and approver agents on the embedded one.
+// CLI on every server: testserver/graphs/form.js and percall.js on the
+// JS one, testserver/python/graphs/form.py (a Pydantic model) and percall.py
+// (LangChain's real middleware in per-call mode) on the Python one, the
+// demo's survey and approver agents on the embedded one.
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 // startGraph starts a thread of a graph named per server.
 func (s *server) startGraph(embedded, real string, input any) string {
 	s.t.Helper()
 	graph := embedded
-	if s.js {
+	if s.real {
 		graph = real
 	}
 	var th struct {
@@ -52,7 +56,7 @@ func TestRealFormFields(t *testing.T) {
 			t.Fatal("a refused answer reached the server")
 		}
 		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=true", "--field", "budget=50"), 0, "finished")
-		if got := s.got(th); !strings.Contains(got, `{"framework":"react","tests":true,"budget":50}`) {
+		if got := s.got(th); !strings.Contains(got, `{"framework":"react","tests":true,"budget":`+s.number("50")+`}`) {
 			t.Fatalf("got %s", got)
 		}
 	})
@@ -68,7 +72,13 @@ func TestRealPerCallApproval(t *testing.T) {
 			t.Fatalf("listed %+v", it)
 		}
 		must(t, s.hitl("", "approve", it.ID), 0, "finished")
-		if got := s.got(th); !strings.Contains(got, `:{"type":"approve"}`) {
+		py := s.kind == realserver.Python
+		if py {
+			// The real middleware: the approved call ran.
+			if got := s.toolMessages(th)["send_email"]; !strings.HasPrefix(got, `ran send_email {"to":"customer@example.com"`) {
+				t.Fatalf("the tool ran with %q", got)
+			}
+		} else if got := s.got(th); !strings.Contains(got, `:{"type":"approve"}`) {
 			t.Fatalf("got %s", got)
 		}
 		// Edit another: the args are checked against the tool's schema
@@ -77,17 +87,29 @@ func TestRealPerCallApproval(t *testing.T) {
 		// demo's Python-style agent).
 		th = s.startGraph("approver", "percall", map[string]any{"topic": "js"})
 		it = s.onlyPending(th)
-		must(t, s.hitl("", "edit", it.ID, "--field", "to=jane"), 2, "to: 'jane' is not valid email")
+		bad := "to: 'jane' is not valid email"
+		if py {
+			// The Python tool checks the address with a pattern.
+			bad = "to: 'jane' does not match pattern"
+		}
+		must(t, s.hitl("", "edit", it.ID, "--field", "to=jane"), 2, bad)
 		must(t, s.hitl("", "edit", it.ID, "--field", "to=jane@example.com"), 0, "finished")
 		edit := `"edited_action":{"name":"send_email","args":{"to":"jane@example.com"`
 		if s.js {
 			edit = `"editedAction":{"name":"send_email","args":{"to":"jane@example.com"`
 		}
-		if got := s.got(th); !strings.Contains(got, `{"type":"edit",`+edit) {
+		if py {
+			if got := s.toolMessages(th)["send_email"]; !strings.HasPrefix(got, `ran send_email {"to":"jane@example.com"`) {
+				t.Fatalf("the tool ran with %q", got)
+			}
+		} else if got := s.got(th); !strings.Contains(got, `{"type":"edit",`+edit) {
 			t.Fatalf("got %s", got)
 		}
 		if s.js && !strings.Contains(s.log(th), `"outcome":"ran send_email {\"to\":\"jane@example.com\"`) {
 			t.Fatalf("log %s", s.log(th))
+		}
+		if py {
+			t.Skip("the rest answers one of two interrupts: Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
 		}
 		// Only the decisions a tool allows are offered; two calls are two
 		// interrupts, each answered on its own.
@@ -102,7 +124,11 @@ func TestRealPerCallApproval(t *testing.T) {
 				must(t, s.hitl("", "reject", x.ID, "-m", "not today"), 0, "")
 			}
 		}
-		if got := s.got(th); !strings.Contains(got, `{"type":"reject","message":"not today"}`) {
+		if py {
+			if got := s.toolMessages(th)["delete_records"]; got != s.rejected("delete_records", "not today") {
+				t.Fatalf("delete_records: %q", got)
+			}
+		} else if got := s.got(th); !strings.Contains(got, `{"type":"reject","message":"not today"}`) {
 			t.Fatalf("got %s", got)
 		}
 	})

@@ -3,10 +3,11 @@ package main
 // These tests run the CLI against LangGraph servers, send a decision through
 // it, and assert what reached the graph. Each runs on every target: the
 // embedded demo server (demo.New(), always), and the real LangGraph dev
-// server that scripts/test starts (HITL_TEST_LANGGRAPH_URL) with the graphs
-// of testserver/: the real humanInTheLoopMiddleware and interrupt() calls of
-// every shape. Where the two servers' graphs differ, each test says what
-// each one shows.
+// servers that scripts/test starts (internal/realserver): langgraphjs dev
+// with the graphs of testserver/, langgraph dev (Python) with those of
+// testserver/python/, the same graph ids: the real human-in-the-loop
+// middleware and interrupt() calls of every shape. Where the servers'
+// graphs differ, each test says what each one shows.
 
 import (
 	"bytes"
@@ -14,13 +15,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/internal/realserver"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // target is one LangGraph server under test: the graph that plays each role
@@ -28,11 +30,17 @@ import (
 type target struct {
 	name string
 	url  string
-	// js: the langgraphjs dev server running testserver/graphs. Its agent
-	// has LangChain's JavaScript middleware: camelCase, and a reject among
-	// an interrupt's decisions runs none of its calls. The embedded
-	// server's agents follow the Python middleware: snake_case, and the
-	// approved calls run beside the rejected one.
+	// kind is the real server's kind, "" for the embedded one.
+	kind realserver.Kind
+	// real: a real server running the test graphs (testserver/graphs on
+	// langgraphjs dev, testserver/python/graphs on langgraph dev), which
+	// log what each node received.
+	real bool
+	// js: the langgraphjs dev server. Its agent has LangChain's JavaScript
+	// middleware: camelCase, and a reject among an interrupt's decisions
+	// runs none of its calls. The Python server's agent has the Python
+	// middleware, and the embedded server's agents follow it: snake_case,
+	// and the approved calls run beside the rejected one.
 	js bool
 	// graphs names this server's graph for each role (see server.graph).
 	graphs map[string]string
@@ -41,8 +49,8 @@ type target struct {
 	record func(s *server, thread string) string
 }
 
-// targets starts the embedded server for this test and adds the real one
-// when scripts/test runs it; under CI the real one is required.
+// targets starts the embedded server for this test and adds the real ones
+// scripts/test runs; under CI both real ones are required.
 func targets(t *testing.T) []target {
 	t.Helper()
 	srv := demo.New()
@@ -53,12 +61,11 @@ func targets(t *testing.T) []target {
 	out := []target{{name: "embedded", url: srv.URL(), record: (*server).runResumes, graphs: map[string]string{
 		"email": "support", "ops": "ops", "refund": "support", "questions": "planner", "prompt": "asker",
 		"inbox": "inbox", "parallel": "parallel", "breakpoint": "release", "fanout": "fanout"}}}
-	if u := os.Getenv("HITL_TEST_LANGGRAPH_URL"); u != "" {
-		out = append(out, target{name: "langgraph-dev", url: u, js: true, record: (*server).log, graphs: map[string]string{
-			"email": "agent", "ops": "agent", "refund": "agent", "questions": "questions", "prompt": "prompt",
-			"inbox": "inbox", "parallel": "parallel", "breakpoint": "breakpoint", "fanout": "fanout"}})
-	} else if os.Getenv("CI") != "" {
-		t.Fatal("HITL_TEST_LANGGRAPH_URL is not set: run the tests with scripts/test")
+	for _, rs := range realserver.All(t) {
+		out = append(out, target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, js: rs.Kind == realserver.JS,
+			record: (*server).log, graphs: map[string]string{
+				"email": "agent", "ops": "agent", "refund": "agent", "questions": "questions", "prompt": "prompt",
+				"inbox": "inbox", "parallel": "parallel", "breakpoint": "breakpoint", "fanout": "fanout"}})
 	}
 	return out
 }
@@ -156,8 +163,36 @@ func (s *server) runs(thread string) int {
 	return len(runs)
 }
 
-// toolMessages are the thread's tool results: name -> content.
+// pyEditNote is how LangChain's Python middleware (langchain 1.4.7) opens
+// the result of an edited call: it tells the model that a reviewer replaced
+// its call, then gives the tool's own response.
+const pyEditNote = "Note: a human reviewer replaced this tool call before it ran."
+
+// toolMessages are the thread's tool results: name -> content. An edited
+// call's result on the Python server is the tool's own response, after the
+// middleware's note to the model (which TestRealMiddlewareEdit checks).
 func (s *server) toolMessages(thread string) map[string]string {
+	out := s.rawToolMessages(thread)
+	for name, c := range out {
+		if _, resp, ok := strings.Cut(c, "\n\nTool response:\n"); ok && strings.HasPrefix(c, pyEditNote) {
+			out[name] = resp
+		}
+	}
+	return out
+}
+
+// rejected is the result of a call rejected with a reason, as the server's
+// middleware words it: the reason itself (JS, embedded), or a sentence
+// around it (Python).
+func (s *server) rejected(tool, reason string) string {
+	if s.kind == realserver.Python {
+		return "User rejected the tool call for `" + tool + "` with reason: " + reason
+	}
+	return reason
+}
+
+// rawToolMessages are the thread's tool results as the graph wrote them.
+func (s *server) rawToolMessages(thread string) map[string]string {
 	var msgs []struct {
 		Type    string `json:"type"`
 		Name    string `json:"name"`
@@ -292,6 +327,11 @@ func TestRealMiddlewareEdit(t *testing.T) {
 		if got := s.toolMessages(th)["send_email"]; got != `ran send_email {"to":"jane@example.com","subject":"Your refund","body":"Hi Jane","cc":[]}` {
 			t.Fatalf("the tool ran with %q", got)
 		}
+		// The Python middleware tells the model that a reviewer replaced
+		// its call; the JS one does not.
+		if note := strings.HasPrefix(s.rawToolMessages(th)["send_email"], pyEditNote); note != (s.kind == realserver.Python) {
+			t.Errorf("the edited call's result: %q", s.rawToolMessages(th)["send_email"])
+		}
 		// A second attempt sends nothing and says why.
 		before := s.runs(th)
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
@@ -308,7 +348,7 @@ func TestRealMiddlewareEdit(t *testing.T) {
 			t.Fatalf("history: %s", h.stdout)
 		}
 		// What the agent did next, by 8 characters of the thread's id.
-		must(t, s.hitl("", "conversation", th[:8]), 0, "jane@example.com")
+		must(t, s.hitl("", "conversation", s.threadRef(th)), 0, "jane@example.com")
 	})
 }
 
@@ -329,7 +369,7 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 		r := s.hitl("", "approve", it.ID, "--action", "2", "--others", "reject:not during business hours")
 		must(t, r, 0, "the run finished")
 		tools := s.toolMessages(th)
-		if tools["delete_records"] != "not during business hours" {
+		if tools["delete_records"] != s.rejected("delete_records", "not during business hours") {
 			t.Errorf("delete_records: %q", tools["delete_records"])
 		}
 		const note = "does not run the approved or edited calls"
@@ -370,6 +410,17 @@ func TestRealMiddlewareArgsSchema(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
 		th := s.agent("refund")
 		it := s.onlyPending(th)
+		if s.kind == realserver.Python {
+			// LangChain's Python middleware (1.4.7) sends a tool's
+			// args_schema in per-call mode only (as the response schema):
+			// a batched interrupt has none, so nothing checks an edit
+			// before it is sent, and the tool runs with what was typed.
+			must(t, s.hitl(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 0, "finished")
+			if got := s.toolMessages(th)["issue_refund"]; got != `ran issue_refund {"order_id":"A-1001","amount":150.0,"currency":"EUR"}` {
+				t.Fatalf("tool ran with %q", got)
+			}
+			return
+		}
 		must(t, s.hitl(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 2, "at $.amount: maximum: got 150, want 100")
 		must(t, s.hitl(`{"order_id":"A-1001","amount":99.99,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 0, "finished")
 		if got := s.toolMessages(th)["issue_refund"]; got != `ran issue_refund {"order_id":"A-1001","amount":99.99,"currency":"EUR"}` {
@@ -443,6 +494,9 @@ func TestRealAgentInbox(t *testing.T) {
 
 func TestRealParallelInterruptsAndRaw(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
+		if s.kind == realserver.Python {
+			t.Skip("Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
+		}
 		th := s.start("parallel", map[string]any{})
 		p := s.pending(th)
 		if len(p) != 2 {
@@ -471,7 +525,7 @@ func TestRealParallelInterruptsAndRaw(t *testing.T) {
 		// Each branch got its own answer: by node on the real server, by
 		// interrupt id on the embedded one.
 		want := []string{`{"node":"left","value":{"approved":true,"limit":50}}`, `{"node":"right","value":"eu-west-1"}`}
-		if !s.js {
+		if !s.real {
 			want = []string{`"` + raw.ID + `":{"approved":true,"limit":50}`, `"` + prompt.ID + `":"eu-west-1"`}
 		}
 		got := s.got(th)
@@ -488,7 +542,7 @@ func TestRealBreakpoint(t *testing.T) {
 		th := s.start("breakpoint", map[string]any{})
 		it := s.onlyPending(th)
 		wantTitle := "Paused before deploy"
-		if s.js {
+		if s.real {
 			wantTitle = "Paused before act"
 		}
 		if it.Schema != "breakpoint" || it.Title != wantTitle {
@@ -499,7 +553,7 @@ func TestRealBreakpoint(t *testing.T) {
 		if s.runs(th) != before+1 {
 			t.Fatalf("%d runs to continue", s.runs(th)-before)
 		}
-		if s.js && !strings.Contains(s.log(th), `{"node":"act"}`) {
+		if s.real && !strings.Contains(s.log(th), `{"node":"act"}`) {
 			t.Fatalf("log %s", s.log(th))
 		}
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
@@ -574,4 +628,55 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// threadRef is how a reviewer names a thread on the command line: as
+// hitl shows it (present.ShortThreadID): its first 8 characters, or the
+// last 8 of the Python server's UUIDv7 ids, whose first 8 are a clock
+// that every thread made in the same minute shares.
+func (s *server) threadRef(thread string) string {
+	return present.ShortThreadID(thread)
+}
+
+// number is how the form graph logs a whole number it got for a float
+// field: as sent on the JS server, as a Python float (5.0) on the Python
+// one, whose Pydantic model turned the answer into its own types.
+func (s *server) number(n string) string {
+	if s.kind == realserver.Python {
+		return n + ".0"
+	}
+	return n
+}
+
+// A subgraph's interrupt (testserver/python/graphs/subgraph.py: the node
+// "delegate" runs a compiled graph that asks) is listed and answered like
+// any other; the answer reaches the inner node.
+func TestRealSubgraphInterrupt(t *testing.T) {
+	isolate(t)
+	rs := realserver.Get(t, realserver.Python)
+	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
+		graphs: map[string]string{"subgraph": "subgraph"}}}
+	th := s.start("subgraph", map[string]any{"topic": "v2"})
+	it := s.onlyPending(th)
+	if it.Schema != "raw" || !strings.Contains(string(it.Raw), `"Deploy v2?"`) {
+		t.Fatalf("listed %+v", it)
+	}
+	must(t, s.hitl("", "resume", it.ID, "--value", `{"deploy":true}`), 0, "finished")
+	if got := s.got(th); !strings.Contains(got, `{"node":"approve","value":{"deploy":true}}`) {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// A run that fails outside any interrupt (testserver/python/graphs/
+// failing.py raises): the thread is listed as failed with the exception,
+// which the Python server keeps on the thread.
+func TestRealFailingGraph(t *testing.T) {
+	isolate(t)
+	rs := realserver.Get(t, realserver.Python)
+	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
+		graphs: map[string]string{"failing": "failing"}}}
+	th := s.start("failing", map[string]any{"topic": "order 7"})
+	r := s.hitl("", "list", "--failed")
+	must(t, r, 0, "ValueError: the warehouse API refused the request (order 7)")
+	must(t, r, 0, th)
 }

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 var (
@@ -232,7 +234,7 @@ func TestRealTwoReviewersRace(t *testing.T) {
 						t.Errorf("race %d: bob lost with exit %d: %s", i, cb, b.stderr.String())
 					}
 				default:
-					want := "race " + strconv.Itoa(i)
+					want := s.rejected("send_email", "race "+strconv.Itoa(i))
 					if bobArgs[0] == "approve" {
 						want = "ran send_email"
 					}
@@ -334,7 +336,7 @@ func TestRealFanOutFromTheCLI(t *testing.T) {
 			t.Fatalf("%d branches listed, want 3", n)
 		}
 		before := s.runs(th)
-		must(t, s.hitl("", "respond", "--thread", th[:8], "-m", "ship it"), 0, "Sent respond, respond, respond for")
+		must(t, s.hitl("", "respond", "--thread", s.threadRef(th), "-m", "ship it"), 0, "Sent respond, respond, respond for")
 		if s.runs(th) != before+1 {
 			t.Fatalf("%d runs for one resume", s.runs(th)-before)
 		}
@@ -342,6 +344,9 @@ func TestRealFanOutFromTheCLI(t *testing.T) {
 			t.Fatalf("the branches got %s", got)
 		}
 
+		if s.kind == realserver.Python {
+			t.Skip("the rest answers one of two branches: Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
+		}
 		th = s.start("fanout", map[string]any{"topic": "a,b"})
 		alice, bob := envOf(t).getenv("XDG_STATE_HOME"), t.TempDir()
 		setenv(t, "XDG_STATE_HOME", bob)

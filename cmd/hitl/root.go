@@ -274,7 +274,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		}
 		threads := map[string]bool{}
 		for _, it := range all {
-			if strings.HasPrefix(strings.ToLower(it.ThreadID), t) && !handled[it.ID] {
+			if present.ThreadMatches(it.ThreadID, t) && !handled[it.ID] {
 				threads[it.ThreadID] = true
 				add(it)
 			}
@@ -395,7 +395,7 @@ func (a *app) threadOf(ctx context.Context, prefix string) (string, error) {
 	}
 	found := map[string]bool{}
 	add := func(id string) {
-		if strings.HasPrefix(strings.ToLower(id), p) {
+		if present.ThreadMatches(id, p) {
 			found[id] = true
 		}
 	}

@@ -186,7 +186,7 @@ func TestRealTUIEditAndReject(t *testing.T) {
 		tui.keys("Enter", "Enter")
 		// What the email was, and how the edit reads against it.
 		to, changed, toDiff := "dana@customer.example", "Changed: $.body changed, $.cc[0] removed, $.subject changed, $.to changed", `"to": "[jane@example.com]"`
-		if s.js {
+		if s.real {
 			to, changed, toDiff = "customer@example.com", "Changed: $.body changed, $.cc[0] removed, $.to changed", `"to": "[jane]@example.com"`
 		}
 		tui.waitFor("Review tool call send_email", to)
@@ -224,7 +224,7 @@ func TestRealTUIEditAndReject(t *testing.T) {
 		tui.keys("Enter")
 		tui.waitFor("the run finished")
 		tools := s.toolMessages(ops)
-		if tools["delete_records"] != "not during business hours" || tools["notify"] != "skip the notice too" {
+		if tools["delete_records"] != s.rejected("delete_records", "not during business hours") || tools["notify"] != s.rejected("notify", "skip the notice too") {
 			t.Fatalf("tools: %q", tools)
 		}
 		// Nothing handled comes back: the list has neither.

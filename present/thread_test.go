@@ -1,0 +1,25 @@
+package present
+
+import "testing"
+
+// The Python server's thread ids are UUIDv7: their first 8 characters are
+// a clock that threads made within a minute share, so they are shown, and
+// named, by their random end.
+func TestShortThreadID(t *testing.T) {
+	v7a, v7b := "01a20d11-7695-732d-a709-22ab104192a4", "01a20d11-c25b-70e7-bd46-1051554b774f"
+	v4 := "3f0c2a9e-1b7d-4c8e-9a2b-5d6e7f8a9b0c"
+	if ShortThreadID(v7a) != "104192a4" || ShortThreadID(v7b) != "554b774f" || ShortThreadID(v4) != "3f0c2a9e" || ShortThreadID("thread-1") != "thread-1" {
+		t.Fatalf("short: %s %s %s", ShortThreadID(v7a), ShortThreadID(v7b), ShortThreadID(v4))
+	}
+	for _, tt := range []struct {
+		id, ref string
+		want    bool
+	}{
+		{v7a, "104192A4", true}, {v7a, "01a20d11", true}, {v7b, "104192a4", false},
+		{v4, "3f0c", true}, {v4, "7f8a9b0c", false}, {"01a20d11-7695-432d-a709-22ab104192a4", "104192a4", false},
+	} {
+		if got := ThreadMatches(tt.id, tt.ref); got != tt.want {
+			t.Errorf("ThreadMatches(%s, %s) = %v", tt.id, tt.ref, got)
+		}
+	}
+}
