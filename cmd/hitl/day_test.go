@@ -198,14 +198,14 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 			if strings.HasPrefix(tools["send_email"], "ran ") {
 				t.Fatalf("%s: the tool ran: %q", c.said, tools["send_email"])
 			}
-			if s.js && tools["send_email"] != c.reason {
+			if s.real && tools["send_email"] != c.reason {
 				t.Fatalf("%s: the conversation holds %q, want %q", c.said, tools["send_email"], c.reason)
 			}
 			var msgs []struct {
 				Type string `json:"type"`
 			}
 			json.Unmarshal(s.values(th)["messages"], &msgs)
-			if s.js && (len(msgs) == 0 || msgs[len(msgs)-1].Type != "tool") {
+			if s.real && (len(msgs) == 0 || msgs[len(msgs)-1].Type != "tool") {
 				t.Fatalf("%s: the model was run again after it: %+v", c.said, msgs)
 			}
 			must(t, s.hitl("", "history", "-n", "1"), 0, c.history)
@@ -285,8 +285,8 @@ func TestApproveAllByTool(t *testing.T) {
 		r = s.hitl("", "approve", "--all", "--tool", "notify", "--dry-run")
 		must(t, r, 3, ops.ID[:8])
 		must(t, r, 3, "not approved: it also calls delete_records")
-		if s.js {
-			return // the real server is shared by every test: nothing sent in bulk there
+		if s.real {
+			return // a real server is shared by every test: nothing sent in bulk there
 		}
 		r = s.hitl("", "approve", "--all", "--tool", "send_email")
 		must(t, r, 0, "Approving 2 interrupts of send_email:")
