@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/faultproxy"
 )
 
 // teamHub is a running hitl serve with its team's keys.
@@ -407,6 +409,40 @@ func TestRealHubOneWatcherForEveryone(t *testing.T) {
 	// must not cost ten times one (allow a margin of 50% and a few).
 	if r10 > r1*3/2+5 {
 		t.Fatalf("10 sessions cost %d requests in %s, 1 session %d: the sessions do not share one watcher", r10, window, r1)
+	}
+}
+
+// SIGTERM while a session follows the run of a decision it sent: the
+// decision is recorded, intent and outcome, before the session is closed
+// with a word of why.
+func TestRealHubShutdownRecordsTheSendInFlight(t *testing.T) {
+	s := realDev(t)
+	isolate(t)
+	p := proxied(t, s)
+	p.Inject(faultproxy.Rule{Method: "GET", Path: "/threads/*/runs/*/join", Fault: faultproxy.Stall(0)})
+	h := newTeamHub(t, p.URL())
+	th := s.agent("email")
+	alice := h.session("alice")
+	alice.open(th, "Review tool call send_email")
+	alice.keys("a")
+	alice.waitFor("Send this?")
+	alice.keys("y")
+	deadline := time.Now().Add(20 * time.Second)
+	for !joined(p) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session never joined its run:\n%s", alice.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.stop()
+	alice.waitFor("hitl: session ended: the hub is shutting down.")
+	runs := s.decisionRuns(th)
+	if len(runs) != 1 {
+		t.Fatalf("decision runs: %v", runs)
+	}
+	lines := auditFile(t, filepath.Join(h.dir, "state", "hitl", "hub", "reviewers", "alice", "audit.jsonl"))[runs[0]]
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "intent:") || lines[1] != "outcome:running" {
+		t.Fatalf("alice's audit log: %v", lines)
 	}
 }
 
