@@ -221,7 +221,7 @@ func (s *server) decisionMeta(thread string) []map[string]any {
 // open filters the inbox down to thread and opens it.
 func (tt *tmuxTUI) open(thread, title string) {
 	tt.t.Helper()
-	tt.waitFor("pending", "updated")
+	tt.waitFor("pending", "live (the hub's watcher)")
 	tt.keys("/")
 	tt.text(thread)
 	tt.keys("Enter", "Enter")
@@ -394,13 +394,13 @@ func TestRealHubOneWatcherForEveryone(t *testing.T) {
 	s.agent("email")
 
 	first := h.session("alice")
-	first.waitFor("pending", "updated")
+	first.waitFor("pending", "live (the hub's watcher)")
 	time.Sleep(2 * time.Second) // the first listing's reads are done
 	const window = 10 * time.Second
 	r1, b1 := c.rate(window)
 	for i := range 9 {
 		tt := h.session([]string{"alice", "bob", "carol"}[i%3])
-		tt.waitFor("pending", "updated")
+		tt.waitFor("pending", "live (the hub's watcher)")
 	}
 	time.Sleep(2 * time.Second)
 	r10, b10 := c.rate(window)
