@@ -40,7 +40,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case pollMsg:
 		return m.poll()
 	case tickMsg:
-		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
+		return tea.Batch(m.tick(), m.persistDrafts(), m.syncClaims())
 	case claimMsg:
 		return m.onClaim(msg)
 	case winnerMsg:
