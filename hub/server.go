@@ -30,6 +30,9 @@ import (
 	"github.com/hitl-sh/hitl/tui"
 )
 
+// NewLogger is the hub's log: one logfmt line per event, written to w.
+func NewLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
 // DefaultIdle is how long a session may go without a key before it is
 // closed.
 const DefaultIdle = 30 * time.Minute

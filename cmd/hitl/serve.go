@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
@@ -138,7 +137,8 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if !ok {
 		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	// The hub's log goes through stderr's writer, which makes every byte inert.
+	logger := hub.NewLogger(e.stderr)
 	// Whatever the hub logs hides the team's tokens too.
 	e.hideSecrets(a.settings, t.Secrets()...)
 
@@ -147,31 +147,31 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	reload := func() {
 		f, err := config.Load(config.Path())
 		if err != nil {
-			log.Error("team not reloaded", "error", err)
+			logger.Error("team not reloaded", "error", err)
 			return
 		}
 		nt := teamOf(f, e.getenv)
 		if problems := nt.Check(); len(problems) > 0 {
-			log.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
+			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
 			return
 		}
 		current.Store(nt)
 		e.hideSecrets(a.settings, nt.Secrets()...)
-		log.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
+		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
 
 	shared := hub.NewShared(lg)
 	shared.Team = current.Load
-	shared.Log = log
+	shared.Log = logger
 	stateDir := filepath.Join(config.StateDir(), "hub")
 	if o.hostKey == "" {
 		o.hostKey = filepath.Join(stateDir, "host_ed25519")
 	}
 	srv, err := hub.NewSSH(hub.Options{
 		HostKey: o.hostKey, Idle: o.idle, Team: current.Load, Backend: shared, StateDir: stateDir,
-		Redact: lg.Redact, Log: log,
+		Redact: lg.Redact, Log: logger,
 		TUI: tui.Options{PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
 			Notify: a.settings.Notify, Theme: a.settings.Theme, Keys: a.settings.Keys},
 	})
@@ -193,7 +193,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 			return fmt.Errorf("serve: cannot listen on %s for %s: %w", d.addr, d.name, err)
 		}
 		lns = append(lns, ln)
-		log.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+		logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
 	}
 	go shared.Watch(ctx, a.settings.PollInterval)
 	var wg sync.WaitGroup
@@ -207,6 +207,6 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		}()
 	}
 	wg.Wait()
-	log.Info("stopped")
+	logger.Info("stopped")
 	return errors.Join(errs...)
 }
