@@ -110,7 +110,15 @@ func newTeamHub(t *testing.T, upstream string, args ...string) *teamHub {
 		t.Fatal(err)
 	}
 	h := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), args: args, sock: fmt.Sprintf("hitl-hub-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", h.sock, "kill-server").Run()
+		// tmux leaves its socket file behind.
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
+		}
+		os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), h.sock))
+	})
 	h.start()
 	t.Cleanup(h.stop)
 	return h
