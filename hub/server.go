@@ -30,6 +30,9 @@ import (
 	"github.com/hitl-sh/hitl/tui"
 )
 
+// NewLogger is the hub's log: one logfmt line per event, written to w.
+func NewLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
 // DefaultIdle is how long a session may go without a key before it is
 // closed.
 const DefaultIdle = 30 * time.Minute
@@ -44,6 +47,11 @@ const SessionPoll = 30 * time.Second
 // network 20 frames a second look as smooth as 60, and each idle session's
 // renderer wakes a third as often.
 const sessionFPS = 20
+
+// sessionTick is how often an idle session's clock runs: row ages, drafts
+// saved to the journal, claims synced. Each tick draws the whole screen
+// again, which for ten idle sessions was most of the hub's CPU.
+const sessionTick = 5 * time.Second
 
 // stopGrace is how long a session that was told to stop may take to record
 // a decision in flight before it is cut.
@@ -256,6 +264,7 @@ func (h *SSH) handle(sess ssh.Session) {
 	defer cancel()
 	opts := h.opts.TUI
 	opts.PollInterval = max(opts.PollInterval, SessionPoll)
+	opts.Tick = sessionTick
 	opts.Backend, opts.Journal, opts.Reviewer = h.opts.Backend, j, name
 	opts.ViewOnly = !r.Role.CanDecide()
 	opts.Host = h.opts.Name

@@ -161,8 +161,12 @@ func pollAfter(d time.Duration) tea.Cmd {
 }
 
 // tick redraws "updated 3s ago" once a second.
-func tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+func (m *Model) tick() tea.Cmd {
+	d := m.opts.Tick
+	if d <= 0 {
+		d = time.Second
+	}
+	return tea.Tick(d, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
 // send hands one submission to the decision pipeline; it is the only path

@@ -58,6 +58,10 @@ type Options struct {
 	// ViewOnly: the reviewer sees everything and decides nothing (a viewer
 	// of a shared inbox): decision keys are struck out and do nothing.
 	ViewOnly bool
+	// Tick is how often the clock runs (row ages, drafts saved, claims
+	// synced); default a second. A hub's sessions tick less often: each
+	// tick draws the screen again.
+	Tick time.Duration
 	// Host names where the app is served from, for the header ("via hub");
 	// empty on one's own terminal.
 	Host string
@@ -241,7 +245,7 @@ func New(opts Options) (*Model, error) {
 // Init looks up decisions of unknown outcome (then fetches), starts the
 // clock, and, for a backend that streams its changes, the wait for the next.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.reconcile(), tick(), waitChange(m.changes)}
+	cmds := []tea.Cmd{m.reconcile(), m.tick(), waitChange(m.changes)}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

@@ -44,7 +44,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.onDraftsSaved(msg)
 		return nil
 	case tickMsg:
-		return tea.Batch(tick(), m.persistDrafts(), m.syncClaims())
+		return tea.Batch(m.tick(), m.persistDrafts(), m.syncClaims())
 	case claimMsg:
 		return m.onClaim(msg)
 	case winnerMsg:

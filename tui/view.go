@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -92,6 +93,11 @@ func (m *Model) statusLines(w int) []string {
 		conn = m.st.err.Render(fmt.Sprintf("✗ cannot list interrupts · retrying in %s (%s: now)", m.backoff, name(m.keys.Refresh)))
 	case !m.items.loaded:
 		conn = "connecting to " + safe(m.opts.Backend.Server()) + "…"
+	case m.opts.Host != "" && m.opts.Now().Sub(m.lastUpdate) < time.Minute:
+		// Served by a hub, whose one watcher tells every session of each
+		// change at once: a clock ticking each second would say nothing
+		// more, and would be drawn and sent to every session each second.
+		conn = "● " + safe(m.opts.Backend.Server()) + " · live (the hub's watcher)"
 	default:
 		conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + present.Age(m.lastUpdate, m.opts.Now()) + " ago"
 	}

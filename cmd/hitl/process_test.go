@@ -94,7 +94,13 @@ func (p *proc) wait() int {
 // audit reads a reviewer's audit log: decision id -> kinds of lines seen.
 func (r reviewer) audit(t *testing.T) map[string][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(r.state, "hitl", "audit.jsonl"))
+	return auditFile(t, filepath.Join(r.state, "hitl", "audit.jsonl"))
+}
+
+// auditFile reads an audit log: decision id to its lines' kind:outcome.
+func auditFile(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return map[string][]string{}
 	}

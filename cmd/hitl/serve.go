@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
@@ -154,7 +153,8 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if !ok {
 		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	// The hub's log goes through stderr's writer, which makes every byte inert.
+	logger := hub.NewLogger(e.stderr)
 	// Whatever the hub logs hides the team's tokens too.
 	e.hideSecrets(a.settings, t.Secrets()...)
 

@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/faultproxy"
 )
 
 // teamHub is a running hitl serve with its team's keys.
@@ -108,7 +110,15 @@ func newTeamHub(t *testing.T, upstream string, args ...string) *teamHub {
 		t.Fatal(err)
 	}
 	h := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), args: args, sock: fmt.Sprintf("hitl-hub-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	t.Cleanup(func() { exec.Command("tmux", "-L", h.sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", h.sock, "kill-server").Run()
+		// tmux leaves its socket file behind.
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
+		}
+		os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), h.sock))
+	})
 	h.start()
 	t.Cleanup(h.stop)
 	return h
@@ -219,7 +229,7 @@ func (s *server) decisionMeta(thread string) []map[string]any {
 // open filters the inbox down to thread and opens it.
 func (tt *tmuxTUI) open(thread, title string) {
 	tt.t.Helper()
-	tt.waitFor("pending", "updated")
+	tt.waitFor("pending", "live (the hub's watcher)")
 	tt.keys("/")
 	tt.text(thread)
 	tt.keys("Enter", "Enter")
@@ -392,13 +402,13 @@ func TestRealHubOneWatcherForEveryone(t *testing.T) {
 	s.agent("email")
 
 	first := h.session("alice")
-	first.waitFor("pending", "updated")
+	first.waitFor("pending", "live (the hub's watcher)")
 	time.Sleep(2 * time.Second) // the first listing's reads are done
 	const window = 10 * time.Second
 	r1, b1 := c.rate(window)
 	for i := range 9 {
 		tt := h.session([]string{"alice", "bob", "carol"}[i%3])
-		tt.waitFor("pending", "updated")
+		tt.waitFor("pending", "live (the hub's watcher)")
 	}
 	time.Sleep(2 * time.Second)
 	r10, b10 := c.rate(window)
@@ -407,6 +417,40 @@ func TestRealHubOneWatcherForEveryone(t *testing.T) {
 	// must not cost ten times one (allow a margin of 50% and a few).
 	if r10 > r1*3/2+5 {
 		t.Fatalf("10 sessions cost %d requests in %s, 1 session %d: the sessions do not share one watcher", r10, window, r1)
+	}
+}
+
+// SIGTERM while a session follows the run of a decision it sent: the
+// decision is recorded, intent and outcome, before the session is closed
+// with a word of why.
+func TestRealHubShutdownRecordsTheSendInFlight(t *testing.T) {
+	s := realDev(t)
+	isolate(t)
+	p := proxied(t, s)
+	p.Inject(faultproxy.Rule{Method: "GET", Path: "/threads/*/runs/*/join", Fault: faultproxy.Stall(0)})
+	h := newTeamHub(t, p.URL())
+	th := s.agent("email")
+	alice := h.session("alice")
+	alice.open(th, "Review tool call send_email")
+	alice.keys("a")
+	alice.waitFor("Send this?")
+	alice.keys("y")
+	deadline := time.Now().Add(20 * time.Second)
+	for !joined(p) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session never joined its run:\n%s", alice.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.stop()
+	alice.waitFor("hitl: session ended: the hub is shutting down.")
+	runs := s.decisionRuns(th)
+	if len(runs) != 1 {
+		t.Fatalf("decision runs: %v", runs)
+	}
+	lines := auditFile(t, filepath.Join(h.dir, "state", "hitl", "hub", "reviewers", "alice", "audit.jsonl"))[runs[0]]
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "intent:") || lines[1] != "outcome:running" {
+		t.Fatalf("alice's audit log: %v", lines)
 	}
 }
 
