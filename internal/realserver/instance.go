@@ -141,10 +141,11 @@ func (in *Instance) Kill() {
 }
 
 // WaitWritten waits until the server has written its state to disk after
-// since, and then written nothing for 1.5 s. The in-memory servers write
+// since, and then written nothing for 3.5 s. The in-memory servers write
 // their state a while after it changes (langgraphjs: each file 3 s after
-// its last change; the Python one: every 10 s), so right after, a change
-// stays in memory only for a few seconds.
+// its last change, so a quiet 3.5 s means every file is written; the
+// Python one: every 10 s), so right after, a change stays in memory only
+// for a few seconds.
 func (in *Instance) WaitWritten(since time.Time) {
 	in.t.Helper()
 	dir := filepath.Join(in.dir, ".langgraph_api")
@@ -160,7 +161,7 @@ func (in *Instance) WaitWritten(since time.Time) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if w := newest(); w.After(since) && time.Since(w) > 1500*time.Millisecond {
+		if w := newest(); w.After(since) && time.Since(w) > 3500*time.Millisecond {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
