@@ -130,19 +130,6 @@ func targets(t *testing.T) []target {
 	return out
 }
 
-// pythonVerify skips, on the Python server, a test whose decision Verify
-// cannot yet confirm there: after a resume that leaves other interrupts
-// waiting, the Python server writes no checkpoint and drops the answered
-// interrupt from its task (the task keeps its result), so "no checkpoint and
-// no task holds an answered result" reads as "someone else answered".
-// Verify by positive evidence (issue 18, point 4) removes this.
-func pythonVerify(t *testing.T, tg target) {
-	t.Helper()
-	if tg.kind == realserver.Python {
-		t.Skip("Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
-	}
-}
-
 // forEach runs f on each target. The test runs in parallel with the
 // others; on a real server, one test at a time.
 func forEach(t *testing.T, f func(t *testing.T, tg target)) {
@@ -264,7 +251,6 @@ func TestConformResumeByID(t *testing.T) {
 
 func TestConformPartialResumeOfParallelInterrupts(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
-		pythonVerify(t, tg)
 		meta := tag(t)
 		start(t, tg, tg.parallel, anyMap(meta))
 		b := backend(t, tg, meta, 0)
@@ -504,7 +490,12 @@ func fanoutOf(t *testing.T, tg target, b *langgraph.Backend, thread string) map[
 // first answer.
 func TestConformAnsweredBranchesAreNotPending(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
-		pythonVerify(t, tg)
+		if tg.kind == realserver.Python {
+			// Observed on langgraph-api 0.16.7: after a second branch of a
+			// three-way Send fan-out is answered, the thread shows two
+			// interrupts waiting, not one (docs/servers.md, "Open").
+			t.Skip("the Python server lists two interrupts after the second of three branches is answered: not yet understood")
+		}
 		meta := tag(t)
 		thread := start(t, tg, tg.fanout, anyMap(meta))
 		b := backend(t, tg, meta, 0)
@@ -577,7 +568,6 @@ func TestConformOneResumeAnswersEveryBranch(t *testing.T) {
 // answered is "handled elsewhere".
 func TestConformBusyIsNotHandled(t *testing.T) {
 	forEach(t, func(t *testing.T, tg target) {
-		pythonVerify(t, tg)
 		meta := tag(t)
 		thread := start(t, tg, tg.fanout, anyMap(meta))
 		b := backend(t, tg, meta, 0)

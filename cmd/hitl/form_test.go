@@ -108,9 +108,6 @@ func TestRealPerCallApproval(t *testing.T) {
 		if s.js && !strings.Contains(s.log(th), `"outcome":"ran send_email {\"to\":\"jane@example.com\"`) {
 			t.Fatalf("log %s", s.log(th))
 		}
-		if py {
-			t.Skip("the rest answers one of two interrupts: Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
-		}
 		// Only the decisions a tool allows are offered; two calls are two
 		// interrupts, each answered on its own.
 		th = s.startGraph("approver", "percall", map[string]any{"topic": "two"})

@@ -494,9 +494,6 @@ func TestRealAgentInbox(t *testing.T) {
 
 func TestRealParallelInterruptsAndRaw(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
-		if s.kind == realserver.Python {
-			t.Skip("Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
-		}
 		th := s.start("parallel", map[string]any{})
 		p := s.pending(th)
 		if len(p) != 2 {

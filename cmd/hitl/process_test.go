@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 var (
@@ -350,9 +349,6 @@ func TestRealFanOutFromTheCLI(t *testing.T) {
 			t.Fatalf("the branches got %s", got)
 		}
 
-		if s.kind == realserver.Python {
-			t.Skip("the rest answers one of two branches: Verify cannot yet confirm a partial resume on the Python server (issue 18, point 4)")
-		}
 		th = s.start("fanout", map[string]any{"topic": "a,b"})
 		alice, bob := envOf(t).getenv("XDG_STATE_HOME"), t.TempDir()
 		setenv(t, "XDG_STATE_HOME", bob)
