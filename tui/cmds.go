@@ -36,7 +36,6 @@ type (
 		err     error
 	}
 	pollMsg struct{}
-	tickMsg time.Time
 	sentMsg struct {
 		ids    []string // the interrupts the submission answered
 		result *decide.Result
@@ -152,11 +151,6 @@ func waitFetch(ch <-chan tea.Msg) tea.Cmd {
 // pollAfter schedules the next fetch.
 func pollAfter(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
-}
-
-// tick redraws "updated 3s ago" once a second.
-func tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
 // send hands one submission to the decision pipeline; it is the only path

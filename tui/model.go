@@ -135,6 +135,14 @@ type Model struct {
 	// a status set by an earlier update (it spoke of the screen left).
 	statusAt, updates int
 
+	// clock: the one tick scheduled and when the frame goes stale
+	// (clock.go); frame: the last frame drawn, shown again until a
+	// message changes something; quiet: the message being handled
+	// changed nothing on screen.
+	clock clock
+	frame string
+	quiet bool
+
 	pipe     *decide.Pipeline // the one path by which a decision is sent
 	sending  bool
 	spin     spinner.Model
@@ -226,7 +234,7 @@ func New(opts Options) (*Model, error) {
 // Init looks up decisions of unknown outcome (then fetches), starts the
 // clock, and, for a backend that streams its changes, the wait for the next.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.reconcile(), tick(), waitChange(m.changes)}
+	cmds := []tea.Cmd{m.reconcile(), waitChange(m.changes)}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
