@@ -84,6 +84,11 @@ type view struct {
 	threads   map[string]*entry // interrupted and busy threads, by id
 	items     []client.Interrupt
 	version   uint64 // moves whenever items change
+	installs  int    // moves whenever threads is replaced
+	// busy are the busy threads (id to updated_at) of threads as of
+	// installs busyOf.
+	busy   map[string]time.Time
+	busyOf int
 	started   time.Time
 	done      time.Time
 }
@@ -505,6 +510,7 @@ func (b *Backend) install(threads map[string]*entry) {
 		}
 	}
 	v.threads = threads
+	v.installs++
 	if changed {
 		items := assemble(threads)
 		if !sameItems(items, v.items) {
@@ -675,7 +681,12 @@ func (b *Backend) fallBack(ctx context.Context, err error) error {
 }
 
 // apply brings the view up to date with threads seen to have changed.
+// When none has (the look of an idle watcher: the window holds the
+// newest thread, as it was), the view stays as it is: no copy of it.
 func (b *Backend) apply(ctx context.Context, list []thread) error {
+	if b.unchanged(list) {
+		return nil
+	}
 	threads := make(map[string]*entry, len(b.view.threads))
 	for id, e := range b.view.threads {
 		threads[id] = e
@@ -685,6 +696,19 @@ func (b *Backend) apply(ctx context.Context, list []thread) error {
 	}
 	b.install(threads)
 	return nil
+}
+
+// unchanged: every thread of list is in the view as it was, or neither
+// waits nor is in it.
+func (b *Backend) unchanged(list []thread) bool {
+	for i := range list {
+		t := &list[i]
+		e := b.view.threads[t.ThreadID]
+		if !e.same(t) && (e != nil || waits(t.Status)) {
+			return false
+		}
+	}
+	return true
 }
 
 // update reads by id the threads of list (seen lightly) that differ from
