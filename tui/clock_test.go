@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"reflect"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // An idle reviewer (no key for a while, interrupts hours old, a healthy
@@ -101,5 +103,37 @@ func TestAgeChanges(t *testing.T) {
 		if got := ageChanges(t0, t0.Add(c.age)); !got.Equal(t0.Add(c.next)) {
 			t.Errorf("age %s: changes at +%s, want +%s", c.age, got.Sub(t0), c.next)
 		}
+	}
+}
+
+// The pacer reaches Bubble Tea's frame ticker: when an upgrade renames or
+// retypes it, an idle reviewer would wake 20 times a second again.
+func TestPacerReachesTheTicker(t *testing.T) {
+	if !tickerFound {
+		t.Fatal("tea.Program has no ticker *time.Ticker field: see pacer.go")
+	}
+	p := tea.NewProgram(nil)
+	var pc pacer
+	pc.program = p
+	ticker := time.NewTicker(time.Hour)
+	defer ticker.Stop()
+	v := reflect.ValueOf(p).Elem().FieldByIndex(tickerField.Index)
+	*(**time.Ticker)(unsafe.Pointer(v.UnsafeAddr())) = ticker
+	if pc.reach() != ticker {
+		t.Fatal("the pacer did not reach the program's ticker")
+	}
+	// A frame drawn: the full rate, then a rest check; rested once no frame
+	// came since.
+	if pc.drew() == nil || !pc.active {
+		t.Fatal("a frame drawn did not bring the ticker to the full rate")
+	}
+	if pc.drew() != nil {
+		t.Fatal("a second rest check while one is in flight")
+	}
+	if pc.onRest(restMsg{drawn: 1}) == nil || !pc.active {
+		t.Fatal("a frame drawn since the check: the renderer rested")
+	}
+	if pc.onRest(restMsg{drawn: 2}) != nil || pc.active {
+		t.Fatal("no frame since the check: the renderer did not rest")
 	}
 }

@@ -142,6 +142,8 @@ type Model struct {
 	clock clock
 	frame string
 	quiet bool
+	// pace paces Bubble Tea's renderer (pacer.go).
+	pace pacer
 
 	pipe     *decide.Pipeline // the one path by which a decision is sent
 	sending  bool

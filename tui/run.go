@@ -11,12 +11,6 @@ import (
 // or hitl was told to stop).
 type signalQuitMsg struct{}
 
-// frameRate is how often Bubble Tea's renderer looks for a new frame to
-// write. It looks whether or not anything changed (a ticker that cannot be
-// paused), and at its default of 60 a second those looks were most of an
-// idle reviewer's CPU. 20 a second shows a key's effect within 50 ms.
-const frameRate = 20
-
 // Run opens the app on the terminal and returns when the reviewer quits. The
 // terminal is restored on quit, on ctrl+c and on a panic (Bubble Tea's own
 // panic handler). When ctx ends (SIGHUP from a dropped SSH session,
@@ -32,7 +26,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// Signals come through ctx (main listens for SIGINT, SIGTERM, SIGHUP), so
 	// that they end the app the way ctrl+c does rather than at once.
-	p := tea.NewProgram(m, tea.WithoutSignalHandler(), tea.WithFPS(frameRate))
+	p := tea.NewProgram(m, tea.WithoutSignalHandler(), tea.WithFPS(frameRate()))
+	m.pace.program = p
 	go func() {
 		select {
 		case <-ctx.Done():

@@ -33,6 +33,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = tea.Batch(cmd, c)
 		}
 		m.draw()
+		if c := m.pace.drew(); c != nil {
+			cmd = tea.Batch(cmd, c)
+		}
 	}
 	if c := m.schedule(); c != nil {
 		cmd = tea.Batch(cmd, c)
@@ -55,6 +58,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.poll()
 	case tickMsg:
 		return m.onTick(msg)
+	case restMsg:
+		m.quiet = true
+		return m.pace.onRest(msg)
 	case claimMsg:
 		return m.onClaim(msg)
 	case winnerMsg:
