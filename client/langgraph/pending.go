@@ -87,10 +87,10 @@ type view struct {
 	installs  int    // moves whenever threads is replaced
 	// busy are the busy threads (id to updated_at) of threads as of
 	// installs busyOf.
-	busy   map[string]time.Time
-	busyOf int
-	started   time.Time
-	done      time.Time
+	busy    map[string]time.Time
+	busyOf  int
+	started time.Time
+	done    time.Time
 }
 
 // entry is one waiting (or busy) thread as last read, with its parsed
