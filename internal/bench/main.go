@@ -1,8 +1,8 @@
 // Command bench measures how fast hitl sees what waits, against the real
 // LangGraph dev server and the embedded demo, side by side with a naive
 // poller (an unselected /threads/search every 2 s) and, optionally, another
-// build of hitl. scripts/bench builds and runs it; see the README's "Speed
-// and size".
+// build of hitl, and the idle cost of a reviewer left open (idle.go).
+// scripts/bench builds and runs it; docs/performance.md shows its figures.
 //
 // Everything it starts listens on loopback and is stopped when it ends.
 package main
