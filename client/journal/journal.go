@@ -167,7 +167,7 @@ func (j *Journal) SetRedactor(f func(string) string) {
 	j.mu.Lock()
 	j.redact = func(s string) string { return redact.Text(f(s)) }
 	j.mu.Unlock()
-	j.hist.Lock() // after: History takes hist, then mu
+	j.hist.Lock()        // after: History takes hist, then mu
 	j.hist.entries = nil // read again through the new redactor
 	j.hist.Unlock()
 }
