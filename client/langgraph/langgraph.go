@@ -64,6 +64,9 @@ type Backend struct {
 	board board // the progress of a listing, for those waiting for the turn
 
 	watching atomic.Int32 // Changes loops running
+	// lookEvery is how long the watcher waits between looks now (its
+	// cadence: Options.Live, longer for a slow server), in nanoseconds.
+	lookEvery atomic.Int64
 	infoOnce sync.Once
 	info     *Info // nil when the server has no /info
 	noJoin   bool  // the server has no run streams to join

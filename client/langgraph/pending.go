@@ -127,11 +127,14 @@ func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progre
 	// has read everything this call would. A caller that says the
 	// watcher's listing will do (a reader woken by Changes comes here
 	// right after the look that found the change) takes one that ended a
-	// moment ago. Anyone else is answered from the server: a listing asked
-	// for after something happened must show it.
+	// moment ago: no older than the watcher's cadence, since the watcher
+	// would have said if a newer one had found a change (a periodic read
+	// costs no request). Anyone else is answered from the server: a
+	// listing asked for after something happened must show it.
 	fresh := !v.done.Before(v.started) &&
 		(v.started.After(called) ||
-			(client.WatchedDoes(ctx) && b.watching.Load() > 0 && time.Since(v.done) < b.opts.Live/2))
+			(client.WatchedDoes(ctx) && b.watching.Load() > 0 &&
+				time.Since(v.done) < time.Duration(b.lookEvery.Load())+b.opts.Live/2))
 	if fresh {
 		return slices.Clone(v.items), nil
 	}

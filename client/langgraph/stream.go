@@ -139,6 +139,11 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 		if len(quick) > 0 && err == nil {
 			wait, quick = quick[0], quick[1:]
 		}
+		if err == nil {
+			b.lookEvery.Store(int64(wait))
+		} else {
+			b.lookEvery.Store(0) // a failing watcher answers no one
+		}
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
