@@ -67,9 +67,9 @@ type Backend struct {
 	// lookEvery is how long the watcher waits between looks now (its
 	// cadence: Options.Live, longer for a slow server), in nanoseconds.
 	lookEvery atomic.Int64
-	infoOnce sync.Once
-	info     *Info // nil when the server has no /info
-	noJoin   bool  // the server has no run streams to join
+	infoOnce  sync.Once
+	info      *Info // nil when the server has no /info
+	noJoin    bool  // the server has no run streams to join
 }
 
 // New returns a backend for the server at opts.URL.
