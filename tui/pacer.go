@@ -37,7 +37,7 @@ const (
 	restEvery = time.Second
 	// restAfter is how long after the last frame drawn the renderer rests:
 	// long enough for the ticker to have written it several times over.
-	restAfter = 250 * time.Millisecond
+	restAfter = 100 * time.Millisecond
 )
 
 // tickerField is tea.Program's ticker, if it has one of the expected type.
