@@ -458,6 +458,7 @@ func (b *bench) startDemo(burst int) func(context.Context) (*server, error) {
 				return nil, err
 			}
 			if n >= burst && n == last {
+				raised()
 				return &server{url: u, kind: "demo"}, nil
 			}
 			last = n
@@ -629,6 +630,7 @@ func raise(ctx context.Context, u, graph string) (string, error) {
 		return "", err
 	}
 	_, err := post(ctx, u+"/threads/"+th.ThreadID+"/runs", map[string]any{"assistant_id": graph, "input": input(graph)}, nil)
+	raised()
 	return th.ThreadID, err
 }
 
