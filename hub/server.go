@@ -48,11 +48,6 @@ const SessionPoll = 30 * time.Second
 // renderer wakes a third as often.
 const sessionFPS = 20
 
-// sessionTick is how often an idle session's clock runs: row ages, drafts
-// saved to the journal, claims synced. Each tick draws the whole screen
-// again, which for ten idle sessions was most of the hub's CPU.
-const sessionTick = 5 * time.Second
-
 // stopGrace is how long a session that was told to stop may take to record
 // a decision in flight before it is cut.
 const stopGrace = 15 * time.Second
@@ -264,7 +259,6 @@ func (h *SSH) handle(sess ssh.Session) {
 	defer cancel()
 	opts := h.opts.TUI
 	opts.PollInterval = max(opts.PollInterval, SessionPoll)
-	opts.Tick = sessionTick
 	opts.Backend, opts.Journal, opts.Reviewer = h.opts.Backend, j, name
 	opts.ViewOnly = !r.Role.CanDecide()
 	opts.Host = h.opts.Name

@@ -190,13 +190,16 @@ func (m *Model) releaseAll() tea.Cmd {
 
 // editing says who else is editing it ("" for nobody).
 func (m *Model) editing(it *client.Interrupt) string {
-	return present.Editing(it.Others(m.presence.me, m.opts.Now()), m.opts.Now())
+	others := m.others(it)
+	if len(others) > 0 {
+		m.heldFor(others[0].Since) // the time it shows
+	}
+	return present.Editing(others, m.opts.Now())
 }
 
 // raceWarning is the confirm screen's word on others' claims ("" for none).
 func (m *Model) raceWarning(it *client.Interrupt) string {
-	now := m.opts.Now()
-	others := it.Others(m.presence.me, now)
+	others := m.others(it)
 	who, n := present.Claimants(others)
 	if n == 0 {
 		return ""
@@ -205,7 +208,7 @@ func (m *Model) raceWarning(it *client.Interrupt) string {
 	if n > 1 {
 		have = "have"
 	}
-	return who + " " + have + " been editing this for " + present.HeldFor(others[0].Since, now) +
+	return who + " " + have + " been editing this for " + m.heldFor(others[0].Since) +
 		"; your decision may race theirs (a claim is advice: nothing stops either of you)."
 }
 

@@ -44,7 +44,6 @@ type (
 		err     error
 	}
 	pollMsg struct{}
-	tickMsg time.Time
 	sentMsg struct {
 		ids    []string // the interrupts the submission answered
 		result *decide.Result
@@ -158,15 +157,6 @@ func waitFetch(ch <-chan tea.Msg) tea.Cmd {
 // pollAfter schedules the next fetch.
 func pollAfter(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
-}
-
-// tick redraws "updated 3s ago" once a second.
-func (m *Model) tick() tea.Cmd {
-	d := m.opts.Tick
-	if d <= 0 {
-		d = time.Second
-	}
-	return tea.Tick(d, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
 // send hands one submission to the decision pipeline; it is the only path

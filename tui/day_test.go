@@ -189,11 +189,15 @@ func TestStatusLineExpires(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
 	h.keys("enter", "a", "y")
 	h.wantScreen("Sent approve for aaaa1111")
+	// The clock wakes the app when the status goes, idle or not.
+	if due, end := h.m.due(), h.m.statusEnds(); end.IsZero() || due.IsZero() || due.After(end) {
+		t.Fatalf("no tick is due when the status goes: due %v, status ends %v", due, end)
+	}
 	h.now = h.now.Add(5 * time.Second)
-	h.msg(tickMsg(h.now))
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
 	h.wantScreen("Sent approve for aaaa1111")
 	h.now = h.now.Add(statusTTL)
-	h.msg(tickMsg(h.now))
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
 	if strings.Contains(h.screen(), "Sent approve") {
 		t.Fatalf("the status is still there after %s:\n%s", statusTTL+5*time.Second, h.screen())
 	}
@@ -378,8 +382,11 @@ func TestDeadlineFirstAndMarked(t *testing.T) {
 		t.Fatalf("the interrupt with a deadline is not first: %+v", c)
 	}
 	h.wantScreen("[expires in 4m, then: reject]", "⏳ expires in 4m, then: reject")
+	if due := h.m.due(); due.IsZero() || due.After(h.now.Add(30*time.Second)) {
+		t.Fatalf("no tick is due while a deadline counts down: %v", due)
+	}
 	h.now = t0.Add(6 * time.Minute)
-	h.msg(tickMsg(h.now))
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
 	h.wantScreen("[EXPIRED 2m ago, then: reject]", "⏳ EXPIRED 2m ago, then: reject")
 }
 

@@ -96,7 +96,7 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 // signature names everything detailText depends on.
 func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), present.Deadline(it, m.opts.Now()), m.approvalText(it))
+	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), m.deadline(it), m.approvalText(it))
 	if dr := m.drafts[it.ID]; dr != nil {
 		fmt.Fprintf(&b, "slot%d|", dr.slot)
 		for _, x := range dr.decisions {
@@ -203,7 +203,7 @@ type detailInput struct {
 
 func (m *Model) detailInput(it *client.Interrupt) detailInput {
 	in := detailInput{it: *it, warn: m.items.warning(it), showConv: m.detail.showConv[it.ThreadID], conv: m.convs[it.ThreadID], editing: m.editing(it),
-		deadline: present.Deadline(it, m.opts.Now()), approval: m.approvalText(it)}
+		deadline: m.deadline(it), approval: m.approvalText(it)}
 	if d := m.drafts[it.ID]; d != nil {
 		c := *d
 		c.decisions = append([]*client.Decision(nil), d.decisions...)

@@ -127,9 +127,8 @@ func (m *Model) failuresSection(w int) []string {
 	head := fmt.Sprintf("✗ %d %s whose run failed · %s shows them", n, threads, name(m.keys.Failures))
 	lines := []string{m.st.err.Render(ansi.Truncate(head, w, "…"))}
 	shown := min(len(fs), 3)
-	now := m.opts.Now()
 	for _, f := range fs[:shown] {
-		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), present.Age(f.UpdatedAt, now),
+		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), m.age(f.UpdatedAt),
 			ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
 		lines = append(lines, ansi.Truncate(row, w, "…"))
 	}
@@ -253,7 +252,6 @@ func (s *failuresScreen) text(m *Model, w int) string {
 	line := func(t string) { b.WriteString(t + "\n") }
 	wrap := func(t string) string { return ansi.Wrap(t, max(w, 20), " ") }
 	fs := m.failed.list
-	now := m.opts.Now()
 	if s.open == "" {
 		line(m.st.title.Render("Threads whose last run failed") + m.st.faint.Render("  ("+name(m.keys.Open)+": the error, your decision, what to do)"))
 		line("")
@@ -264,7 +262,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 			line("None.")
 		}
 		for i, f := range fs {
-			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), present.Age(f.UpdatedAt, now),
+			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), m.age(f.UpdatedAt),
 				ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
 			row = ansi.Truncate(row, max(w-2, 10), "…")
 			if i == s.sel {
@@ -286,7 +284,7 @@ func (s *failuresScreen) text(m *Model, w int) string {
 	}
 	sent := m.sentFor(f)
 	line(m.st.title.Render(wrap("Run failed · thread " + safe(f.ThreadID))))
-	line(m.st.faint.Render(wrap(fmt.Sprintf("graph %s · failed %s ago (%s)", safe(f.GraphID), present.Age(f.UpdatedAt, now), stamp(f.UpdatedAt)))))
+	line(m.st.faint.Render(wrap(fmt.Sprintf("graph %s · failed %s ago (%s)", safe(f.GraphID), m.age(f.UpdatedAt), stamp(f.UpdatedAt)))))
 	line("")
 	line(m.st.bold.Render("Error"))
 	line(m.st.err.Render(indentBlock(ansi.Wrap(present.FailureError(*f, sent), max(w-2, 10), " "), "  ")))

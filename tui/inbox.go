@@ -115,7 +115,7 @@ func (m *Model) fetchErrText() string {
 		text = "Cannot list the pending interrupts of " + safe(m.opts.Backend.Server()) + ":\n\n" + text +
 			fmt.Sprintf("\n\nhitl tries again in %s (%s tries now). Check that the server is running and that --url (HITL_URL, or the profile's url) points at it.", m.backoff, name(m.keys.Refresh))
 	} else {
-		text += fmt.Sprintf(" (showing what was listed %s ago)", present.Age(m.lastUpdate, m.opts.Now()))
+		text += fmt.Sprintf(" (showing what was listed %s ago)", m.age(m.lastUpdate))
 	}
 	return text
 }
@@ -248,7 +248,6 @@ func (m *Model) listView(r rect) string {
 		return "\n  Looking for pending interrupts…"
 	}
 	w, h := r.w, r.h
-	now := m.opts.Now()
 	var b strings.Builder
 	if m.fetchErr != nil {
 		// The server cannot be read: that owns the body (an empty list would
@@ -323,7 +322,7 @@ func (m *Model) listView(r rect) string {
 			warn = "⚠"
 		}
 		decided := ""
-		if dl := present.Deadline(&it, now); dl != "" {
+		if dl := m.deadline(&it); dl != "" {
 			decided = "[" + dl + "] "
 		}
 		if d := m.drafts[it.ID]; d != nil && d.touched() {
@@ -347,19 +346,19 @@ func (m *Model) listView(r rect) string {
 		case !m.lay.wide && w-listFixed-graphColumn < minSummary && w-listFixed >= minSummary:
 			// Narrow: the graph goes before the summary does (the
 			// detail names the graph).
-			row = fmt.Sprintf("%s%s%s%-8s %4s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+			row = fmt.Sprintf("%s%s%s%-8s %4s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt),
 				"["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		case !m.lay.wide && w-listFixed < minSummary:
 			// Narrower still: the badge goes too.
-			row = fmt.Sprintf("%s%s%s%-8s %4s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+			row = fmt.Sprintf("%s%s%s%-8s %4s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt),
 				decided, x.gist(&it))
 		case !m.lay.wide || withGraph:
-			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now),
+			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt),
 				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		default:
 			// Beside the detail, the graph only when the summaries keep their
 			// whole width (the detail shows it too).
-			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), present.Age(it.UpdatedAt, now), bw, "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
+			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt), bw, "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
 		}
 		row = ansi.Truncate(row, w, "…")
 		if it.ID == x.selected {

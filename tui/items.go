@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -315,4 +317,56 @@ func (x *items) searchText(it *client.Interrupt) string {
 	s := strings.ToLower(b.String())
 	x.search[it.ID] = s
 	return s
+}
+
+// same reports whether a listing brings exactly what is shown already: the
+// same interrupts in the same order, as the same values, and no id newly
+// handled. Then there is nothing to apply and the frame stands. A watched
+// backend hands back the interrupts it parsed before when nothing changed
+// (not copies), so this costs a few comparisons per interrupt, whatever
+// the size of the payloads; a backend that hands back copies is taken as
+// having changed something.
+func (x *items) same(list []client.Interrupt, handled map[string]bool) bool {
+	if !x.loaded || x.loading != nil {
+		return false
+	}
+	for id := range handled {
+		if !x.handled[id] {
+			return false
+		}
+	}
+	i := 0
+	for k := range list {
+		it := &list[k]
+		if x.handled[it.ID] {
+			continue
+		}
+		if i >= len(x.all) || !sameInterrupt(&x.all[i], it) {
+			return false
+		}
+		i++
+	}
+	return i == len(x.all)
+}
+
+// sameInterrupt: a and b are the same value, the one parse of the same
+// bytes (what a parse derives from those bytes is not compared: it shares
+// their arrays).
+func sameInterrupt(a, b *client.Interrupt) bool {
+	return a.ID == b.ID && a.ThreadID == b.ThreadID && a.GraphID == b.GraphID && a.AssistantID == b.AssistantID &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) && a.Server == b.Server &&
+		a.Busy == b.Busy && a.Retry == b.Retry && a.Checkpoint == b.Checkpoint &&
+		a.Schema == b.Schema && a.Title == b.Title && a.Description == b.Description && a.Problem == b.Problem &&
+		sameArray(a.Raw, b.Raw) && sameArray(a.Bytes, b.Bytes) && sameArray(a.Context, b.Context) &&
+		sameArray(a.ResponseSchema, b.ResponseSchema) && sameArray(a.Questions, b.Questions) &&
+		sameArray(a.Actions, b.Actions) && sameArray(a.Allowed, b.Allowed) && a.Compare == b.Compare &&
+		slices.EqualFunc(a.Claims, b.Claims, func(p, q client.Claim) bool {
+			return p.Reviewer == q.Reviewer && p.Client == q.Client && p.Since.Equal(q.Since) && p.Expires.Equal(q.Expires)
+		})
+}
+
+// sameArray: a and b are the same slice of the same array (not merely
+// equal contents).
+func sameArray[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b))
 }

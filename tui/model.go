@@ -58,10 +58,6 @@ type Options struct {
 	// ViewOnly: the reviewer sees everything and decides nothing (a viewer
 	// of a shared inbox): decision keys are struck out and do nothing.
 	ViewOnly bool
-	// Tick is how often the clock runs (row ages, drafts saved, claims
-	// synced); default a second. A hub's sessions tick less often: each
-	// tick draws the screen again.
-	Tick time.Duration
 	// Host names where the app is served from, for the header ("via hub");
 	// empty on one's own terminal.
 	Host string
@@ -150,6 +146,16 @@ type Model struct {
 	// statusSince is when the status was set: it goes after statusTTL
 	// (statusErrTTL for a warning), so an old word is not read as news.
 	statusSince time.Time
+
+	// clock: the one tick scheduled and when the frame goes stale
+	// (clock.go); frame: the last frame drawn, shown again until a
+	// message changes something; quiet: the message being handled
+	// changed nothing on screen.
+	clock clock
+	frame string
+	quiet bool
+	// pace paces Bubble Tea's renderer (pacer.go).
+	pace pacer
 
 	pipe     *decide.Pipeline // the one path by which a decision is sent
 	sending  bool
@@ -245,7 +251,7 @@ func New(opts Options) (*Model, error) {
 // Init looks up decisions of unknown outcome (then fetches), starts the
 // clock, and, for a backend that streams its changes, the wait for the next.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.reconcile(), m.tick(), waitChange(m.changes)}
+	cmds := []tea.Cmd{m.reconcile(), waitChange(m.changes)}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -353,19 +359,27 @@ const (
 	statusErrTTL = 30 * time.Second
 )
 
-// expireStatus forgets a status past its time (the clock's tick comes
-// every second); one shown while sending stays until the answer.
-func (m *Model) expireStatus() {
+// statusEnds is when the status line goes (zero: it stays); one shown
+// while sending stays until the answer.
+func (m *Model) statusEnds() time.Time {
 	if m.status == "" || m.sending || m.statusSince.IsZero() {
-		return
+		return time.Time{}
 	}
 	ttl := statusTTL
 	if !m.statusOK {
 		ttl = statusErrTTL
 	}
-	if m.opts.Now().Sub(m.statusSince) >= ttl {
+	return m.statusSince.Add(ttl)
+}
+
+// expireStatus forgets a status past its time (the clock wakes the app
+// then: see due), and reports whether it did.
+func (m *Model) expireStatus() bool {
+	if end := m.statusEnds(); !end.IsZero() && !m.opts.Now().Before(end) {
 		m.status = ""
+		return true
 	}
+	return false
 }
 
 // staleStatus forgets a status that an earlier update set.

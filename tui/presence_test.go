@@ -43,7 +43,7 @@ func reviewerOn(t *testing.T, w, h int, fb *fake.Backend, name string) *harness 
 func (h *harness) tick(d time.Duration) {
 	h.t.Helper()
 	h.now = h.now.Add(d)
-	h.msg(tickMsg(h.now))
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
 }
 
 func TestClaimsSeenByAnotherReviewer(t *testing.T) {

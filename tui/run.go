@@ -32,7 +32,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// Signals come through ctx (main listens for SIGINT, SIGTERM, SIGHUP), so
 	// that they end the app the way ctrl+c does rather than at once.
-	p := tea.NewProgram(m, tea.WithoutSignalHandler())
+	p := tea.NewProgram(m, tea.WithoutSignalHandler(), tea.WithFPS(frameRate()))
+	m.pace.program = p
 	go func() {
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,18 +12,35 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/decide"
 )
 
 // Update routes one message: the answers of commands and the clock are the
 // root's business; keys go to the screen in front.
+//
+// A message that changed nothing (a poll that found what was there, a tick
+// that was replaced) costs no layout and no frame: the last frame is shown
+// again. Then the clock is set for the next moment anything is due.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updates++
+	m.quiet = false
 	cmd := m.update(msg)
-	m.expireStatus()
-	m.relayout() // the list's width follows its content
-	// The detail renders again only when what it shows changed.
-	if c := m.detail.sync(m); c != nil {
+	if m.expireStatus() {
+		m.quiet = false // the status line changed
+	}
+	if !m.quiet || m.frame == "" {
+		m.relayout() // the list's width follows its content
+		// The detail renders again only when what it shows changed.
+		if c := m.detail.sync(m); c != nil {
+			cmd = tea.Batch(cmd, c)
+		}
+		m.draw()
+		if c := m.pace.drew(); c != nil {
+			cmd = tea.Batch(cmd, c)
+		}
+	}
+	if c := m.schedule(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
 	return m, cmd
@@ -39,12 +57,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.items.partial(msg.pr)
 		return waitFetch(msg.ch)
 	case pollMsg:
+		m.quiet = true // starting a listing shows nothing
 		return m.poll()
 	case draftsSavedMsg:
 		m.onDraftsSaved(msg)
 		return nil
 	case tickMsg:
-		return tea.Batch(m.tick(), m.persistDrafts(), m.syncClaims())
+		return m.onTick(msg)
+	case restMsg:
+		m.quiet = true
+		return m.pace.onRest(msg)
 	case claimMsg:
 		return m.onClaim(msg)
 	case winnerMsg:
@@ -96,6 +118,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.BlurMsg:
 		m.focused, m.focusKnown = false, true
 		return nil
+	case tea.PasteMsg:
+		m.lastKey = m.opts.Now() // the reviewer at work: see activeFor
 	case tea.KeyPressMsg:
 		m.lastKey = m.opts.Now()
 		if key.Matches(msg, m.keys.ForceQuit) {
@@ -160,6 +184,14 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		}
 		m.backoff = min(m.backoff*2, 30*time.Second)
 		return pollAfter(m.backoff)
+	}
+	if m.fetchErr == nil && msg.failed == nil && !m.refetchAfter && m.clock.drawnFresh &&
+		m.items.same(msg.items, msg.handled) && sameEntries(m.unknown, msg.unknown) {
+		// What was there is there: the screen stands (the poll of an idle
+		// reviewer costs no layout and no frame).
+		m.lastUpdate = m.opts.Now()
+		m.quiet = true
+		return pollAfter(m.opts.PollInterval)
 	}
 	m.fetchErr, m.backoff = nil, 0
 	m.lastUpdate = m.opts.Now()
@@ -342,4 +374,11 @@ func (m *Model) askQuit() tea.Cmd {
 		onYes:    func(m *Model) tea.Cmd { return m.quit() },
 	})
 	return nil
+}
+
+// sameEntries: the same decisions of unknown outcome, in the same order.
+func sameEntries(a, b []journal.Entry) bool {
+	return slices.EqualFunc(a, b, func(p, q journal.Entry) bool {
+		return p.DecisionID == q.DecisionID && p.InterruptID == q.InterruptID && p.Outcome == q.Outcome
+	})
 }

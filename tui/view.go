@@ -10,16 +10,26 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/inert"
-	"github.com/hitl-sh/hitl/present"
 )
 
-// View draws the screen.
+// View shows the frame Update drew last (Bubble Tea asks after every
+// message, and a message that changed nothing draws nothing).
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
+	if m.frame == "" {
+		m.draw()
+	}
+	v := tea.NewView(m.frame)
 	v.AltScreen = true
 	v.ReportFocus = true // notifications go out only while the reviewer looks elsewhere
 	v.WindowTitle = "hitl"
 	return v
+}
+
+// draw draws the frame, and notes when it goes stale by itself.
+func (m *Model) draw() {
+	m.clock.staleAt = time.Time{}
+	m.clock.drawnFresh = m.fresh()
+	m.frame = m.render()
 }
 
 // render is the screen as text (tests compare it with golden files): the
@@ -99,7 +109,10 @@ func (m *Model) statusLines(w int) []string {
 		// more, and would be drawn and sent to every session each second.
 		conn = "● " + safe(m.opts.Backend.Server()) + " · live (the hub's watcher)"
 	default:
-		conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + present.Age(m.lastUpdate, m.opts.Now()) + " ago"
+		conn = "● " + safe(m.opts.Backend.Server()) + " · updated just now"
+		if !m.fresh() {
+			conn = "● " + safe(m.opts.Backend.Server()) + " · updated " + m.age(m.lastUpdate) + " ago"
+		}
 	}
 	mark := m.journalMark()
 	if mark != "" {

@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,6 +146,16 @@ type Journal struct {
 	size    int64 // bytes of the handled file already read
 	redact  func(string) string
 	seen    map[string]bool // ids in the sightings file
+
+	// hist is the audit log as History last read it, kept while the file
+	// is unchanged: a reviewer left open asks for the decisions of unknown
+	// outcome at every poll, and a long log is not parsed again each time.
+	hist struct {
+		sync.Mutex
+		size    int64
+		mod     time.Time
+		entries []Entry
+	}
 }
 
 // Open uses dir (created when missing) as the state directory.
@@ -167,8 +178,11 @@ func Open(dir string) (*Journal, error) {
 // as sent: the log's point is to say exactly what went to the server.
 func (j *Journal) SetRedactor(f func(string) string) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.redact = func(s string) string { return redact.Text(f(s)) }
+	j.mu.Unlock()
+	j.hist.Lock()        // after: History takes hist, then mu
+	j.hist.entries = nil // read again through the new redactor
+	j.hist.Unlock()
 }
 
 // redacted is e with its text fields through the redactor.
@@ -363,7 +377,32 @@ func (j *Journal) write(es []Entry) error {
 // like written ones (lines of older versions may hold what is hidden now).
 // Lines that do not parse (a crash mid-write) are skipped.
 func (j *Journal) History() ([]Entry, error) {
-	b, err := os.ReadFile(filepath.Join(j.dir, auditFile))
+	path := filepath.Join(j.dir, auditFile)
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	h := &j.hist
+	h.Lock()
+	defer h.Unlock()
+	if h.entries != nil && st.Size() == h.size && st.ModTime().Equal(h.mod) {
+		return slices.Clone(h.entries), nil
+	}
+	out, err := j.readHistory(path)
+	if err != nil {
+		return nil, err
+	}
+	// Keyed by the file as it was before the read: a line appended
+	// meanwhile changes the size, and the next call reads it again.
+	h.size, h.mod, h.entries = st.Size(), st.ModTime(), out
+	return slices.Clone(out), nil
+}
+
+func (j *Journal) readHistory(path string) ([]Entry, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -191,3 +191,35 @@ func TestTornLastLineIsRepairedByTheNextAppend(t *testing.T) {
 		t.Fatalf("history after a torn line: %+v %v", h, err)
 	}
 }
+
+// History is kept while the audit log is unchanged, and read again when
+// another process (another Journal on the same directory) appends to it,
+// or when the redactor changes.
+func TestHistorySeesOtherProcesses(t *testing.T) {
+	dir := t.TempDir()
+	j, _ := Open(dir)
+	other, _ := Open(dir)
+	rec := func(j *Journal, id, errText string) {
+		t.Helper()
+		if err := j.Record(Entry{InterruptID: id, Outcome: "error", Error: errText}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec(j, "first", "key k-1")
+	if h, _ := j.History(); len(h) != 1 {
+		t.Fatalf("history %+v", h)
+	}
+	rec(other, "second", "key k-2")
+	h, _ := j.History()
+	if len(h) != 2 || h[0].InterruptID != "second" {
+		t.Fatalf("history after another process wrote: %+v", h)
+	}
+	h[0].InterruptID = "changed by a caller"
+	if h, _ := j.History(); h[0].InterruptID != "second" {
+		t.Fatalf("a caller changed the kept history: %+v", h)
+	}
+	j.SetRedactor(func(s string) string { return strings.ReplaceAll(s, "k-2", "[redacted]") })
+	if h, _ := j.History(); h[0].Error != "key [redacted]" {
+		t.Fatalf("history after a new redactor: %+v", h[0])
+	}
+}

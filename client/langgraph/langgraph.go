@@ -67,9 +67,12 @@ type Backend struct {
 	board board // the progress of a listing, for those waiting for the turn
 
 	watching atomic.Int32 // Changes loops running
-	infoOnce sync.Once
-	info     *Info // nil when the server has no /info
-	noJoin   bool  // the server has no run streams to join
+	// lookEvery is how long the watcher waits between looks now (its
+	// cadence: Options.Live, longer for a slow server), in nanoseconds.
+	lookEvery atomic.Int64
+	infoOnce  sync.Once
+	info      *Info // nil when the server has no /info
+	noJoin    bool  // the server has no run streams to join
 }
 
 // New returns a backend for the server at opts.URL.

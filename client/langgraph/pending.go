@@ -97,8 +97,13 @@ type view struct {
 	threads   map[string]*entry // interrupted and busy threads, by id
 	items     []client.Interrupt
 	version   uint64 // moves whenever items change
-	started   time.Time
-	done      time.Time
+	installs  int    // moves whenever threads is replaced
+	// busy are the busy threads (id to updated_at) of threads as of
+	// installs busyOf.
+	busy    map[string]time.Time
+	busyOf  int
+	started time.Time
+	done    time.Time
 }
 
 // entry is one waiting (or busy) thread as last read, with its parsed
@@ -135,11 +140,14 @@ func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progre
 	// has read everything this call would. A caller that says the
 	// watcher's listing will do (a reader woken by Changes comes here
 	// right after the look that found the change) takes one that ended a
-	// moment ago. Anyone else is answered from the server: a listing asked
-	// for after something happened must show it.
+	// moment ago: no older than the watcher's cadence, since the watcher
+	// would have said if a newer one had found a change (a periodic read
+	// costs no request). Anyone else is answered from the server: a
+	// listing asked for after something happened must show it.
 	fresh := !v.done.Before(v.started) &&
 		(v.started.After(called) ||
-			(client.WatchedDoes(ctx) && b.watching.Load() > 0 && time.Since(v.done) < b.opts.Live/2))
+			(client.WatchedDoes(ctx) && b.watching.Load() > 0 &&
+				time.Since(v.done) < time.Duration(b.lookEvery.Load())+b.opts.Live/2))
 	if fresh {
 		return slices.Clone(v.items), nil
 	}
@@ -522,6 +530,7 @@ func (b *Backend) install(threads map[string]*entry) {
 		}
 	}
 	v.threads = threads
+	v.installs++
 	if changed {
 		items := assemble(threads)
 		if !sameItems(items, v.items) {
@@ -692,7 +701,12 @@ func (b *Backend) fallBack(ctx context.Context, err error) error {
 }
 
 // apply brings the view up to date with threads seen to have changed.
+// When none has (the look of an idle watcher: the window holds the
+// newest thread, as it was), the view stays as it is: no copy of it.
 func (b *Backend) apply(ctx context.Context, list []thread) error {
+	if b.unchanged(list) {
+		return nil
+	}
 	threads := make(map[string]*entry, len(b.view.threads))
 	for id, e := range b.view.threads {
 		threads[id] = e
@@ -702,6 +716,19 @@ func (b *Backend) apply(ctx context.Context, list []thread) error {
 	}
 	b.install(threads)
 	return nil
+}
+
+// unchanged: every thread of list is in the view as it was, or neither
+// waits nor is in it.
+func (b *Backend) unchanged(list []thread) bool {
+	for i := range list {
+		t := &list[i]
+		e := b.view.threads[t.ThreadID]
+		if !e.same(t) && (e != nil || waits(t.Status)) {
+			return false
+		}
+	}
+	return true
 }
 
 // update reads by id the threads of list (seen lightly) that differ from

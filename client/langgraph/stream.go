@@ -156,6 +156,11 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 		if len(quick) > 0 && err == nil {
 			wait, quick = quick[0], quick[1:]
 		}
+		if err == nil {
+			b.lookEvery.Store(int64(wait))
+		} else {
+			b.lookEvery.Store(0) // a failing watcher answers no one
+		}
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
@@ -177,13 +182,18 @@ func (b *Backend) look(ctx context.Context) (bool, map[string]time.Time, error) 
 	if err := b.refresh(ctx, nil); err != nil {
 		return false, nil, err
 	}
-	busy := map[string]time.Time{}
-	for id, e := range b.view.threads {
-		if e.status == "busy" {
-			busy[id] = e.updated
+	v := &b.view
+	if v.busy == nil || v.busyOf != v.installs {
+		// Read again only when the threads changed: an idle look walks
+		// no list of a thousand threads.
+		v.busy, v.busyOf = map[string]time.Time{}, v.installs
+		for id, e := range v.threads {
+			if e.status == "busy" {
+				v.busy[id] = e.updated
+			}
 		}
 	}
-	return b.view.version != before, busy, nil
+	return v.version != before, v.busy, nil
 }
 
 // joiner keeps the streams of resumable runs in flight joined.

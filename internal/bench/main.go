@@ -1,8 +1,8 @@
 // Command bench measures how fast hitl sees what waits, against the real
 // LangGraph dev server and the embedded demo, side by side with a naive
 // poller (an unselected /threads/search every 2 s) and, optionally, another
-// build of hitl. scripts/bench builds and runs it; see the README's "Speed
-// and size".
+// build of hitl, and the idle cost of a reviewer left open (idle.go).
+// scripts/bench builds and runs it; docs/performance.md shows its figures.
 //
 // Everything it starts listens on loopback and is stopped when it ends.
 package main
@@ -44,8 +44,9 @@ type config struct {
 	delay         time.Duration // added to each request of the slow link
 	arrivals      int
 	idle          time.Duration
+	tuiIdle       time.Duration // the window of an idle TUI's CPU
 	coldRuns      int
-	only          string // comma-separated parts: real, demo, slow, cold
+	only          string // comma-separated parts: real, demo, small, slow, cold
 }
 
 func (c config) part(name string) bool {
@@ -63,7 +64,8 @@ func main() {
 	flag.DurationVar(&c.delay, "delay", 40*time.Millisecond, "round trip added by the slow link")
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
 	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests (default 10s; smoke 2s)")
-	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, slow, cold")
+	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
+	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, cold")
 	flag.Parse()
 	def := func(v *int, full, smoke int) {
 		if *v == 0 {
@@ -78,9 +80,15 @@ func main() {
 	def(&c.arrivals, 40, 8)
 	def(&c.coldRuns, 15, 5)
 	if c.idle == 0 {
-		c.idle = 10 * time.Second
+		c.idle = 30 * time.Second
 		if c.smoke {
 			c.idle = 2 * time.Second
+		}
+	}
+	if c.tuiIdle == 0 {
+		c.tuiIdle = 60 * time.Second
+		if c.smoke {
+			c.tuiIdle = 5 * time.Second
 		}
 	}
 	if c.hitl == "" {
@@ -142,6 +150,13 @@ func (b *bench) run(ctx context.Context) error {
 		t, err := b.backend(ctx, "hitl demo", b.startDemo(b.pending))
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
+		}
+		tables = append(tables, t)
+	}
+	if b.part("small") {
+		t, err := b.idleSmall(ctx)
+		if err != nil {
+			return fmt.Errorf("small inbox: %w", err)
 		}
 		tables = append(tables, t)
 	}
@@ -310,6 +325,13 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 	t.rows = append(t.rows, row{"idle `watch`: request rate", cells(idle(hitl), idle,
 		fmt.Sprintf("%.1f req/s, %s/s", naiveRate, size(naive.bytes/2)),
 		ratio(float64(naive.bytes)/2, hitl.rate.bytes)+" (bytes)")})
+	hcpu := func(w watchStats) string { return fmt.Sprintf("%.1f", w.clientCPU) }
+	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
+	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
+	t.rows = append(t.rows, tui...)
+	if err != nil {
+		return t, err
+	}
 	if s.pgid != 0 {
 		cpu := func(w watchStats) string { return fmt.Sprintf("%.1f%%", w.serverCPU) }
 		t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: server CPU (with no client: %.1f%%)", baseCPU), cells(cpu(hitl), cpu, "", "")})
@@ -436,6 +458,7 @@ func (b *bench) startDemo(burst int) func(context.Context) (*server, error) {
 				return nil, err
 			}
 			if n >= burst && n == last {
+				raised()
 				return &server{url: u, kind: "demo"}, nil
 			}
 			last = n
@@ -607,6 +630,7 @@ func raise(ctx context.Context, u, graph string) (string, error) {
 		return "", err
 	}
 	_, err := post(ctx, u+"/threads/"+th.ThreadID+"/runs", map[string]any{"assistant_id": graph, "input": input(graph)}, nil)
+	raised()
 	return th.ThreadID, err
 }
 
@@ -872,6 +896,7 @@ type rate struct{ requests, bytes, state float64 }
 type watchStats struct {
 	rate      rate // per second, idle
 	serverCPU float64
+	clientCPU float64 // the watch's own, s an hour
 	arrivals  []time.Duration
 }
 
@@ -966,6 +991,7 @@ func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, e
 	// Idle.
 	p.reset()
 	cpu0 := cpuTime(s.pgid)
+	own0 := procCPU(cmd.Process.Pid)
 	at := time.Now()
 	select {
 	case <-time.After(b.idle):
@@ -973,6 +999,7 @@ func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, e
 		return w, ctx.Err()
 	}
 	el := time.Since(at).Seconds()
+	w.clientCPU = perHour(procCPU(cmd.Process.Pid)-own0, time.Since(at))
 	w.rate = rate{float64(p.requests.Load()) / el, float64(p.bytes.Load()) / el, float64(p.state.Load()) / el}
 	if s.pgid != 0 {
 		w.serverCPU = (cpuTime(s.pgid) - cpu0).Seconds() / el * 100
@@ -1208,6 +1235,16 @@ func (b *bench) coldStart(ctx context.Context) table {
 	}
 	t.rows = append(t.rows, row{"wall time (ms); naive: curl of the same search", append(lists, ms(curl), ratio(float64(curl), float64(hitl)))})
 	t.rows = append(t.rows, row{"package init, `hitl version` (ms, GODEBUG=inittrace=1)", append(inits, "", "")})
+	var over []string
+	for _, l := range lists {
+		d, err := strconv.Atoi(l)
+		if err != nil || curl < 0 {
+			over = append(over, "-")
+			continue
+		}
+		over = append(over, fmt.Sprint(d-int(curl.Milliseconds())))
+	}
+	t.rows = append(t.rows, row{fmt.Sprintf("hitl list minus curl (ms; target ≤ %d)", targetCold.Milliseconds()), append(over, "", "")})
 	return t
 }
 
