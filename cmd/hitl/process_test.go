@@ -20,7 +20,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 var (
