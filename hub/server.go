@@ -263,7 +263,7 @@ func (h *SSH) handle(sess ssh.Session) {
 	opts.ViewOnly = !r.Role.CanDecide()
 	opts.Host = h.opts.Name
 	opts.Getenv = lookup(env)
-	opts.Editor = "" // never a program on the hub's machine
+	opts.Editor, opts.NoExternalEditor = "", true // never a program on the hub's machine
 	opts.Context = ctx
 	m, err := tui.New(opts)
 	if err != nil {

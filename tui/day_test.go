@@ -434,3 +434,34 @@ func TestBulkApproveFilteredList(t *testing.T) {
 		t.Fatalf("the bulk takes a row the filter hides:\n%s", h.screen())
 	}
 }
+
+// In a hub's session ctrl+e opens no program: it would run on the hub's
+// machine, a shell for whoever types. The editor and the form say so, and
+// the key bar does not offer it.
+func TestNoExternalEditorInAHubSession(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.m.opts.NoExternalEditor = true
+	h.keys("enter", "e")
+	if _, ok := h.m.top().(*editorScreen); !ok {
+		t.Fatalf("e did not open the editor:\n%s", h.screen())
+	}
+	if strings.Contains(h.screen(), "$EDITOR") {
+		t.Fatalf("the key bar offers $EDITOR:\n%s", h.screen())
+	}
+	cmd := h.m.top().(*editorScreen).key(h.m, tea.KeyPressMsg{Code: 'e', Mod: tea.ModCtrl})
+	if cmd != nil {
+		t.Fatal("ctrl+e returned a command: an editor would run")
+	}
+	h.keys("ctrl+e")
+	h.wantScreen("no external editor here")
+
+	h2, _, _ := demoHarness(t, "support", "refund")
+	h2.m.opts.NoExternalEditor = true
+	h2.keys("enter", "e")
+	h2.wantScreen("Arguments of issue_refund")
+	h2.keys("ctrl+e")
+	if _, ok := h2.m.top().(*editorScreen); ok {
+		t.Fatalf("ctrl+e in the form opened the JSON editor to run $EDITOR:\n%s", h2.screen())
+	}
+	h2.wantScreen("no external editor here")
+}

@@ -151,6 +151,10 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		m.pop()
 		return nil
 	case key.Matches(msg, k.External):
+		if m.opts.NoExternalEditor {
+			ed.err = noExternalEditor
+			return nil
+		}
 		ed.save(m)
 		ext := ".txt"
 		if ed.kind == editArgs {
@@ -171,6 +175,17 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	ed.fields[ed.focused], cmd = ed.fields[ed.focused].Update(msg)
 	return cmd
+}
+
+// noExternalEditor says why ctrl+e opens nothing in a hub's session.
+const noExternalEditor = "no external editor here: it would run on the hub's machine; type in the box (ctrl+j shows a form's JSON)"
+
+// external is the key bar's ctrl+e, where it opens an editor.
+func (m *Model) external() []hint {
+	if m.opts.NoExternalEditor {
+		return nil
+	}
+	return on(m.keys.External)
 }
 
 // editorCommand is the external editor: $VISUAL, else $EDITOR, else vi
@@ -289,9 +304,9 @@ func (ed *editorScreen) view(m *Model, r rect) string {
 func (ed *editorScreen) hints(m *Model) []hint {
 	k := m.keys
 	if ed.goneErr {
-		return on(k.External, k.Back) // nothing to accept: the interrupt is gone
+		return append(m.external(), hint{b: k.Back}) // nothing to accept: the interrupt is gone
 	}
-	out := on(k.Accept, k.External)
+	out := append(on(k.Accept), m.external()...)
 	if len(ed.fields) > 1 {
 		out = append(out, hint{b: k.NextField}, hint{b: k.PrevField})
 	}

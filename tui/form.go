@@ -131,6 +131,9 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Accept):
 		return s.accept(m)
+	case key.Matches(msg, k.External) && m.opts.NoExternalEditor:
+		s.err = noExternalEditor
+		return nil
 	case key.Matches(msg, k.RawJSON, k.External):
 		s.save(m)
 		it := m.items.get(s.id)

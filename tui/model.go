@@ -46,6 +46,9 @@ type Options struct {
 	Getenv func(string) string
 	// Editor is the external editor command ($VISUAL, else $EDITOR).
 	Editor string
+	// NoExternalEditor: ctrl+e opens no program (a hub's session: the
+	// editor would run on the hub's machine, a shell for whoever types).
+	NoExternalEditor bool
 	// Now is the clock (tests replace it).
 	Now func() time.Time
 	// Keys rebinds actions by name (the config file's `keys:` section).
