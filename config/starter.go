@@ -33,7 +33,7 @@ profiles:
     # poll_interval: 2s
     # timeout: 30s
 
-# Rebind keys: action name -> keys (hitl's README lists the actions).
+# Rebind keys: action name -> keys (docs/config.md lists the actions).
 # keys:
 #   approve: ["a", "y"]
 `
