@@ -12,6 +12,12 @@ import (
 // An interrupt approved once of two: the row and the detail say so, and
 // another approver's approve key confirms that very decision.
 func TestConfirmAnotherApproversDecision(t *testing.T) {
+	for _, k := range []string{"a", "A"} { // approve, and approve all
+		t.Run(k, func(t *testing.T) { confirmAnotherApprover(t, k) })
+	}
+}
+
+func confirmAnotherApprover(t *testing.T, approveKey string) {
 	it := fixture(t, "middleware-js-ops", idOps, time.Minute)
 	edited := json.RawMessage(`{"channel":"#ops","text":"Pruned, checked by two"}`)
 	ds := []client.Decision{{Type: client.Approve}, {Type: client.Edit, Args: edited}}
@@ -21,7 +27,7 @@ func TestConfirmAnotherApproversDecision(t *testing.T) {
 	h.wantScreen("hitl · tester@hub · 1 pending", "1 of 2 approvals (alice)", "live (the hub's watcher)")
 	h.keys("enter")
 	h.wantScreen("✔ 1 of 2 approvals (alice): approve delete_records, edit notify with")
-	h.keys("a")
+	h.keys(approveKey)
 	h.wantScreen("Send this?", "Action 2/2 notify: edit", `"Pruned[, checked by two]"`, "Confirming alice's approval")
 	h.keys("y")
 	var got struct {

@@ -117,6 +117,11 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		}
 		m.toConfirm(it)
 	case key.Matches(msg, k.ApproveAll):
+		// On an approval a team's rule holds, approving all confirms it
+		// as the approve key does (the decision recorded, not a new one).
+		if m.confirmApproval(it, d) {
+			return nil
+		}
 		for i := 0; i < it.Slots(); i++ {
 			if !m.allowed(it, i, client.Approve) {
 				return nil
