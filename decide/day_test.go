@@ -69,3 +69,17 @@ func TestEndingRefusals(t *testing.T) {
 
 // noEnd is a backend that cannot end a thread (the interface is hidden).
 type noEnd struct{ client.Backend }
+
+// A breakpoint holds no interrupt to end at: dismiss is refused before any
+// intent is written (the server would refuse it after).
+func TestDismissRefusesABreakpoint(t *testing.T) {
+	bp := client.Interrupt{ID: "cccc3333", ThreadID: "t-bp", Payload: client.Breakpoint([]string{"deploy"})}
+	_, err := decide.Decision(&bp, 0, decide.Input{Type: client.Dismiss, Text: "x"})
+	if err == nil || !strings.Contains(err.Error(), "breakpoint cannot be dismissed") {
+		t.Fatalf("err %v", err)
+	}
+	ops := interrupt(t, "middleware-js-ops", "bbbb2222")
+	if _, err := decide.Decision(&ops, 0, decide.Input{Type: client.Dismiss, Text: "x"}); err != nil {
+		t.Fatalf("a tool call's dismiss refused: %v", err)
+	}
+}

@@ -83,8 +83,14 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 		return &client.RefusedError{Slot: slot, Reason: fmt.Sprintf(format, a...)}
 	}
 	if in.Type == client.Dismiss {
-		// Not an answer: the thread's work ends; any interrupt may be
-		// dismissed (the backend says whether it can).
+		// Not an answer: the thread's work ends; any interrupt but a
+		// breakpoint may be dismissed (the backend says whether it can).
+		// A breakpoint holds no interrupt in the thread's state for an
+		// ending to stand in for: the server refuses it after the intent
+		// is written, so it is refused here, before anything is.
+		if it.Payload.Schema == client.SchemaBreakpoint {
+			return client.Decision{Type: client.Dismiss}, refuse("a thread paused at a breakpoint cannot be dismissed: it holds no interrupt to end at (continue it with approve, or cancel its run on the server)")
+		}
 		return client.Decision{Type: client.Dismiss, Message: strings.TrimSpace(in.Text)}, nil
 	}
 	if in.Stop && in.Type != client.Reject {
