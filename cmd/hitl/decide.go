@@ -877,7 +877,20 @@ func resumeJSON(r client.Resume) any {
 	if r.Continue {
 		return nil
 	}
+	if r.End != nil {
+		return endingText(r.End)
+	}
 	return r.Value
+}
+
+// endingText says what an ending does instead of a resume value (which it
+// has none of): --dry-run prints it.
+func endingText(end *client.Ending) string {
+	reason := "no reason given"
+	if end.Reason != "" {
+		reason = fmt.Sprintf("%q", end.Reason)
+	}
+	return fmt.Sprintf("(%s: no resume value; the thread's work ends at this interrupt, the reason (%s) standing in for each pending tool call's result; the thread ends idle)", end.Words(), safe(reason))
 }
 
 // printDryRun prints what would be sent: the resume value (one interrupt),
@@ -887,6 +900,10 @@ func printDryRun(e *env, subs []*client.Submission) error {
 		r := subs[0].Items[0].Resume
 		if r.Continue {
 			fmt.Fprintln(e.stdout, `(continue: a run with no input and no resume value)`)
+			return nil
+		}
+		if r.End != nil {
+			fmt.Fprintln(e.stdout, endingText(r.End))
 			return nil
 		}
 		return writeJSON(e.stdout, r.Value, true)
