@@ -115,7 +115,7 @@ func HistoryRow(e journal.Entry, w int) string {
 	if w > 0 && w < 100 {
 		when = e.Time.Local().Format("01-02 15:04")
 	}
-	cols := []string{when, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), 20), pad(Outcome(e), 15), inert.Line(About(e.Title))}
+	cols := []string{when, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), 13), pad(Outcome(e), 15), inert.Line(About(e.Title))}
 	if w > 0 && w < 70 {
 		cols = append(cols[:1], cols[2:]...)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/journal"
 )
 
 func TestActionDescriptionDropsTheDefaultRepeat(t *testing.T) {
@@ -58,19 +57,5 @@ func TestSummaryOfADeepListIsShortAndQuick(t *testing.T) {
 	got := Summary(client.Interrupt{Payload: client.Parse(raw), Raw: raw})
 	if got != "a list of 1: a list of 1: a list of 1: a list of 1: …" || time.Since(start) > time.Second {
 		t.Fatalf("%q in %s", got, time.Since(start))
-	}
-}
-
-// The history's columns line up whatever was decided: "rejected and
-// stopped" is the longest word of one decision.
-func TestHistoryColumnsLineUp(t *testing.T) {
-	at := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	stop := journal.Entry{Time: at, InterruptID: "aaaa1111", Title: "Review tool call send_email", Outcome: "finished",
-		Decisions: []client.Decision{{Type: client.Reject, Stop: true, Message: "no"}}}
-	plain := journal.Entry{Time: at, InterruptID: "bbbb2222", Title: "Review tool call send_email", Outcome: "finished",
-		Decisions: []client.Decision{{Type: client.Approve}}}
-	a, b := HistoryRow(stop, 0), HistoryRow(plain, 0)
-	if !strings.Contains(a, "rejected and stopped") || strings.Index(a, "finished") != strings.Index(b, "finished") {
-		t.Fatalf("columns do not line up:\n%s\n%s", a, b)
 	}
 }
