@@ -52,6 +52,24 @@ type Options struct {
 	Log func(string)
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Inbox, when set, is more of the hub's inbox served beside the
+	// coordinator's own requests: the LangGraph server's interrupts.
+	Inbox Inbox
+}
+
+// Inbox is the rest of a hub's inbox (inbox.go).
+type Inbox interface {
+	// Requests lists what waits there, oldest first, as the events
+	// protocol lists a request.
+	Requests(ctx context.Context) ([]json.RawMessage, error)
+	// Owns reports whether id is one of its requests (now or lately).
+	Owns(id string) bool
+	// Respond takes reviewer's answer to request id: the status code and
+	// body of the answer to POST /hitl/respond.
+	Respond(ctx context.Context, reviewer string, id string, response json.RawMessage, decisionID string) (int, any)
+	// Standing is where request id stands (GET /hitl/requests/{id}); ok
+	// false when it is unknown.
+	Standing(ctx context.Context, id string) (map[string]any, bool)
 }
 
 // Server is the coordinator. Its zero value is not usable: see New.
@@ -205,11 +223,26 @@ func orWord(s, def string) string {
 	return s
 }
 
-func (s *Server) pending(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
+	var more []json.RawMessage
+	if s.opts.Inbox != nil {
+		var err error
+		if more, err = s.opts.Inbox.Requests(r.Context()); err != nil {
+			writeError(w, 502, "the hub cannot list the LangGraph server's interrupts: "+err.Error())
+			return
+		}
+	}
 	s.mu.Lock()
-	out := make([]*request, 0, len(s.order))
+	out := make([]json.RawMessage, 0, len(s.order)+len(more))
+	out = append(out, more...) // oldest first: the server's have waited longest, mostly
 	for _, id := range s.order {
-		out = append(out, s.reqs[id])
+		b, err := json.Marshal(s.reqs[id])
+		if err != nil {
+			s.mu.Unlock()
+			writeError(w, 500, err.Error())
+			return
+		}
+		out = append(out, b)
 	}
 	b, err := json.Marshal(out)
 	s.mu.Unlock()
@@ -220,6 +253,10 @@ func (s *Server) pending(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
+
+// Announce publishes an event on the stream (the hub's other interrupts
+// coming and going).
+func (s *Server) Announce(typ string, v any) { s.events.publish(typ, v) }
 
 func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
@@ -286,6 +323,14 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	wait, _ := time.ParseDuration(r.URL.Query().Get("wait"))
 	wait = min(max(wait, 0), s.opts.MaxWait)
+	if p.Kind == team.KindReviewer && s.opts.Inbox != nil && s.opts.Inbox.Owns(id) {
+		if st, found := s.opts.Inbox.Standing(r.Context(), id); found {
+			writeJSON(w, 200, st)
+			return
+		}
+		writeError(w, 404, "no request "+id)
+		return
+	}
 	s.mu.Lock()
 	req, ok := s.reqs[id]
 	if ok && p.Kind == team.KindPublisher && req.Publisher != p.Name {
@@ -385,6 +430,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := decodeBody(w, r, &body); err != nil || body.RequestID == "" || body.Response == nil {
 		writeError(w, 422, "the body needs request_id and response")
+		return
+	}
+	if s.opts.Inbox != nil && s.opts.Inbox.Owns(body.RequestID) {
+		// The LangGraph server's interrupt: the hub's one decision path.
+		code, out := s.opts.Inbox.Respond(r.Context(), p.Name, body.RequestID, body.Response, body.DecisionID)
+		writeJSON(w, code, out)
 		return
 	}
 	s.mu.Lock()

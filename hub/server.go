@@ -186,9 +186,10 @@ func (h *SSH) Sessions() int {
 	return len(h.sessions)
 }
 
-// journalOf is the reviewer's journal: their drafts, their decisions, and
-// the client id their claims carry (two reviewers never share one).
-func (h *SSH) journalOf(name string) (*journal.Journal, error) {
+// JournalOf is the reviewer's journal: their drafts, their decisions, and
+// the client id their claims carry (two reviewers never share one). The
+// HTTP door's decisions (Door) are recorded in it too.
+func (h *SSH) JournalOf(name string) (*journal.Journal, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if j := h.journals[name]; j != nil {
@@ -243,7 +244,7 @@ func (h *SSH) handle(sess ssh.Session) {
 	h.mu.Unlock()
 	defer h.active.Done()
 
-	j, err := h.journalOf(name)
+	j, err := h.JournalOf(name)
 	if err != nil {
 		log.Error("session refused", "why", err)
 		refuse(sess, "the hub cannot open its state directory: tell whoever runs it")

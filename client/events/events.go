@@ -62,6 +62,8 @@ type Request struct {
 	// Approval is where a team rule's approvals stand (a hub's
 	// coordinator says so), nil when none is asked or given.
 	Approval *client.Approval `json:"approval,omitempty"`
+	// Claims are the reviewers holding a draft of it (a hub lists them).
+	Claims []client.Claim `json:"claims,omitempty"`
 	// problem says why the entry cannot be read (Data then holds its bytes).
 	problem string
 }
@@ -84,7 +86,7 @@ func interruptOf(r Request, server string) client.Interrupt {
 		it.Payload = client.Parse(r.Data)
 	}
 	it.WithValue(r.Data)
-	it.Approval = r.Approval
+	it.Approval, it.Claims = r.Approval, r.Claims
 	return it
 }
 
@@ -125,6 +127,8 @@ func decodeRequest(b []byte) Request {
 			err = json.Unmarshal(m.Value, &r.CreatedAt)
 		case "data":
 			r.Data = bytes.Clone(m.Value) // client.Parse finds data too deep or too large
+		case "claims":
+			_ = json.Unmarshal(m.Value, &r.Claims) // advice: unreadable, none
 		case "approval":
 			var a client.Approval
 			if json.Unmarshal(m.Value, &a) == nil && len(a.Approvers) > 0 {

@@ -175,6 +175,11 @@ func printShow(w io.Writer, it client.Interrupt) {
 		// Claims (from a reviewer's TUI, yours included) are advice.
 		fmt.Fprintf(w, "Editing    %s: a decision now may race theirs\n", safe(who))
 	}
+	if a := it.Approval; a != nil {
+		// A team rule's approvals so far (a hub's inbox): an approver who
+		// sends the same decision confirms them.
+		fmt.Fprintf(w, "Approvals  %s: the same decision from another approver sends it\n", safe(a.Words()))
+	}
 	fmt.Fprintf(w, "\n%s\n", safeBlock(it.Title))
 	if it.Description != "" {
 		fmt.Fprintf(w, "\n%s\n", indent(safeBlock(it.Description), "  "))

@@ -97,15 +97,16 @@ func newTeamHub(t *testing.T, upstream string, args ...string) *teamHub {
 		}
 		keys[n] = strings.TrimSpace(string(pub))
 	}
+	// Tokens too, for the HTTP door (hitl serve --http, when args ask).
 	cfg := fmt.Sprintf(`team:
   reviewers:
-    alice: {keys: [%q], role: approver}
-    bob: {keys: [%q], role: approver}
-    carol: {keys: [%q], role: viewer}
+    alice: {keys: [%q], token: %q, role: approver}
+    bob: {keys: [%q], token: %q, role: approver}
+    carol: {keys: [%q], token: %q, role: viewer}
   rules:
     - tools: ["delete_*"]
       approvals: 2
-`, keys["alice"], keys["bob"], keys["carol"])
+`, keys["alice"], aliceToken, keys["bob"], bobToken, keys["carol"], viewerToken)
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
