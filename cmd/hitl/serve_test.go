@@ -200,9 +200,17 @@ func (h *teamHub) sshArgs(who string, extra ...string) []string {
 // session opens who's session in tmux at 80x24.
 func (h *teamHub) session(who string) *tmuxTUI {
 	h.t.Helper()
+	return h.sessionWith(who, "NO_COLOR=1")
+}
+
+// sessionWith opens it with ssh in the environment env (VAR=value: ssh
+// sends TERM, and nothing else unless told) and more ssh options (-o
+// SetEnv=…).
+func (h *teamHub) sessionWith(who, env string, sshOpts ...string) *tmuxTUI {
+	h.t.Helper()
 	h.n++
 	name := fmt.Sprintf("%s-%d", who, h.n)
-	shell := "env NO_COLOR=1 ssh " + strings.Join(quoteAll(h.sshArgs(who)), " ") + "; sleep 600"
+	shell := "env " + strings.Join(quoteAll([]string{env}), " ") + " ssh " + strings.Join(quoteAll(h.sshArgs(who, sshOpts...)), " ") + "; sleep 600"
 	cmd := exec.Command("tmux", "-L", h.sock, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", shell)
 	cmd.Env = hermeticEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -46,7 +46,7 @@ type config struct {
 	idle          time.Duration
 	tuiIdle       time.Duration // the window of an idle TUI's CPU
 	coldRuns      int
-	only          string // comma-separated parts: real, demo, small, slow, cold
+	only          string // comma-separated parts: real, demo, small, slow, hub, cold
 }
 
 func (c config) part(name string) bool {
@@ -65,7 +65,7 @@ func main() {
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
 	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests (default 10s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
-	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, cold")
+	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, hub, cold")
 	flag.Parse()
 	def := func(v *int, full, smoke int) {
 		if *v == 0 {
@@ -166,6 +166,17 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("slow link: %w", err)
 		}
 		tables = append(tables, t)
+	}
+	if b.part("hub") && (!b.smoke || b.only != "") { // hub.go
+		if _, err := exec.LookPath("ssh"); err != nil {
+			logf("hitl serve: left out: no ssh (apt-get install openssh-client)")
+		} else {
+			t, err := b.idleHub(ctx)
+			if err != nil {
+				return fmt.Errorf("hitl serve: %w", err)
+			}
+			tables = append(tables, t)
+		}
 	}
 	if b.part("cold") {
 		tables = append(tables, b.coldStart(ctx))
