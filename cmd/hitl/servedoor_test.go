@@ -7,7 +7,10 @@ package main
 // server (each of them).
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +37,39 @@ func (h *hubProc) waitListed(token, id string) {
 		}
 	}
 	h.t.Fatalf("the CLI through the hub never listed %s:\n%s%s", id, out, errs)
+}
+
+// follow reads the door's event stream with token until the test ends.
+func (h *hubProc) follow(token string) *syncBuffer {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.url+"/hitl/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		h.t.Fatalf("GET /hitl/events: %v %v", resp, err)
+	}
+	var buf syncBuffer
+	go func() { defer resp.Body.Close(); io.Copy(&buf, resp.Body) }()
+	return &buf
+}
+
+// waitText waits until buf holds every part.
+func waitText(t *testing.T, buf *syncBuffer, parts ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(buf.String(), p)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the event stream never said %q:\n%s", parts, buf.String())
+		}
+	}
 }
 
 func TestRealHubCLIThroughTheDoor(t *testing.T) {
@@ -119,9 +155,13 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 			// An edit (of notify, beside delete_records) as the first approval: the
 			// same edit confirms it, and
 			// the edited arguments reach the graph.
+			events := d.follow(aliceToken)
 			th2 := s.agent("ops")
 			id2 := s.interruptOf(th2)
 			d.waitListed(aliceToken, id2)
+			// The door's event stream tells its reviewers (hitl's TUI on
+			// --backend events refreshes on it).
+			waitText(t, events, "event: hitl_asked", `"request_id":"`+id2+`"`)
 			edit := []string{"edit", id2, "--action", "2", "--set", "channel=#oncall", "--others", "approve"}
 			code, out, errs = d.cli(aliceToken, edit...)
 			if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for delete_records") {
@@ -139,6 +179,7 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 			if runs := s.decisionMeta(th2); len(runs) != 1 || fmt.Sprint(runs[0]["hitl_approvers"]) != "[bob alice]" {
 				t.Fatalf("decision runs: %v", runs)
 			}
+			waitText(t, events, "event: hitl_answered\ndata: {\"request_id\":\""+id2+"\"")
 			th3 := s.agent("ops")
 			id3 := s.interruptOf(th3)
 			d.waitListed(aliceToken, id3)
