@@ -40,8 +40,9 @@ lets decisions being sent finish, then closes every session.
 --http ADDR serves hitl's coordinator protocol to the same team: reviewers
 open it with hitl --backend events --url http://ADDR (their token in
 HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex) put their
-permission requests up with a publisher's token. Alone it needs no LangGraph
-server. See docs/hooks.md.
+permission requests up with a publisher's token. Beside --ssh it serves the
+LangGraph server's interrupts too, decided under the same roles and rules.
+Alone it needs no LangGraph server. See docs/hooks.md.
 
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
 interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
