@@ -113,8 +113,7 @@ func (h *historyScreen) text(m *Model, w int) string {
 	case len(h.entries) == 0:
 		b.WriteString("None yet.")
 	}
-	for i, e := range h.entries {
-		row := present.HistoryRow(e, w-2)
+	for i, row := range present.HistoryRows(h.entries, w-2) {
 		if i == h.sel {
 			b.WriteString(m.st.selected.Render("▸ "+row) + "\n")
 		} else {

@@ -1,0 +1,68 @@
+package tui
+
+// Issue 22's leftovers, each at 80x24, 60x20 and 200x50. The screens are
+// read without colour (ansi.Strip): the styles wrap text already laid
+// out, so the same cells hold the same words with colour.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+)
+
+// sizes are the window sizes every point must hold at.
+var sizes = [][2]int{{80, 24}, {60, 20}, {200, 50}}
+
+// History's columns line up whatever was decided, and each row's tools
+// are there in full or end with the mark of a cut.
+func TestHistoryColumnsLineUpAtEverySize(t *testing.T) {
+	entries := []journal.Entry{
+		{DecisionID: "1", Time: t0.Add(-4 * time.Minute), InterruptID: "aaaa1111", Title: "Review tool call send_email",
+			Decisions: []client.Decision{{Type: client.Reject, Stop: true, Message: "no"}}, Outcome: journal.Finished},
+		{DecisionID: "2", Time: t0.Add(-3 * time.Minute), InterruptID: "bbbb2222", Title: "Review tool call issue_refund",
+			Decisions: []client.Decision{{Type: client.Dismiss}}, Outcome: journal.Finished},
+		{DecisionID: "3", Time: t0.Add(-2 * time.Minute), InterruptID: "cccc3333", Title: "Review 2 tool calls: delete_records, notify",
+			Decisions: []client.Decision{{Type: client.Approve}, {Type: client.Edit, Args: []byte(`{}`)}}, Outcome: journal.HandledElsewhere},
+		{DecisionID: "4", Time: t0.Add(-time.Minute), InterruptID: "dddd4444", Title: "Review tool call notify",
+			Decisions: []client.Decision{{Type: client.Reject}}, Outcome: journal.Interrupted},
+	}
+	tools := map[string]string{"rejected and stopped": "send_email", "dismissed": "issue_refund", "approve, edit": "delete_records, notify", "reject ": "notify"}
+	for _, sz := range sizes {
+		h := newHarness(t, sz[0], sz[1])
+		for _, e := range entries {
+			h.j.Record(e)
+		}
+		h.keys("H")
+		col := -1
+		for decided, tool := range tools {
+			var row string
+			for _, l := range strings.Split(h.screen(), "\n") {
+				if strings.Contains(l, decided) {
+					row = l
+				}
+			}
+			if row == "" {
+				t.Fatalf("%dx%d: no row says %q:\n%s", sz[0], sz[1], decided, h.screen())
+			}
+			outcome := strings.Index(row, "finished")
+			for _, o := range []string{"already-handled", "interrupted"} {
+				if i := strings.Index(row, o); i >= 0 {
+					outcome = i
+				}
+			}
+			outcome = ansi.StringWidth(row[:outcome]) // in cells: the selected row starts with ▸
+			if col >= 0 && outcome != col {
+				t.Fatalf("%dx%d: the outcome column moves (%d, then %d at %q):\n%s", sz[0], sz[1], col, outcome, decided, h.screen())
+			}
+			col = outcome
+			if !strings.Contains(row, tool) && !strings.HasSuffix(strings.TrimRight(row, " "), "…") {
+				t.Fatalf("%dx%d: %s cut without a mark: %q", sz[0], sz[1], tool, row)
+			}
+		}
+	}
+}
