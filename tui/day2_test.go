@@ -66,3 +66,21 @@ func TestHistoryColumnsLineUpAtEverySize(t *testing.T) {
 		}
 	}
 }
+
+// a on a row of two tool calls, from the list: the first is approved and
+// the second, the one to decide next, is on screen (the list alone shows
+// neither); a again approves it and the confirm screen lists both.
+func TestApproveOnARowOfTwoCallsShowsTheNext(t *testing.T) {
+	for _, sz := range sizes {
+		h := newHarness(t, sz[0], sz[1], fixture(t, "middleware-js-ops", idOps, time.Minute))
+		h.now = h.now.Add(GracePeriod * 2)
+		h.keys("a")
+		h.wantScreen("decision: approve", "▸ Action 2/2  notify", "Action 2 of 2 next")
+		h.keys("a")
+		h.wantScreen("Send this?", "Action 1/2 delete_records: approve", "Action 2/2 notify: approve")
+		h.keys("y")
+		if got := h.sent(idOps); got != `{"decisions":[{"type":"approve"},{"type":"approve"}]}` {
+			t.Fatalf("%dx%d: sent %s", sz[0], sz[1], got)
+		}
+	}
+}
