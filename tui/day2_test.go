@@ -84,3 +84,43 @@ func TestApproveOnARowOfTwoCallsShowsTheNext(t *testing.T) {
 		}
 	}
 }
+
+// esc in a form's JSON view (ctrl+j) goes back one step, to the form, on
+// what was typed in either; esc there leaves.
+func TestEscFromAFormsJSONGoesBackToTheForm(t *testing.T) {
+	for _, sz := range sizes {
+		h := newHarness(t, sz[0], sz[1], fixture(t, "middleware-js-refund", idEmail, time.Minute))
+		h.keys("e", "tab", "ctrl+u")
+		h.typeText("42")
+		h.keys("ctrl+j")
+		h.wantScreen("Arguments of issue_refund (JSON)", `"amount": 42`, "esc back to the form")
+		h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": 43, "currency": "USD"}`})
+		h.keys("esc")
+		if _, ok := h.m.top().(*formScreen); !ok {
+			t.Fatalf("%dx%d: esc left the JSON view for:\n%s", sz[0], sz[1], h.screen())
+		}
+		h.wantScreen("│ 43", "│ USD")
+		if f := h.m.top().(*formScreen); f.fields[f.focused].f.Name != "amount" {
+			t.Fatalf("%dx%d: back on %s, not amount", sz[0], sz[1], f.fields[f.focused].f.Name)
+		}
+		h.keys("esc")
+		if h.m.top().name() == nameEditor {
+			t.Fatalf("%dx%d: esc on the form did not leave it", sz[0], sz[1])
+		}
+		h.keys("e")
+		h.wantScreen("│ 43", "│ USD")
+
+		// An answer's form, the same.
+		h = newHarness(t, sz[0], sz[1], schemaFixture(t, "form-zod", idForm, time.Minute))
+		h.open()
+		h.keys("f", "tab", "tab")
+		h.typeText("7")
+		h.keys("ctrl+j")
+		h.wantScreen("Your answer, as JSON", `"budget": 7`)
+		h.keys("esc")
+		if _, ok := h.m.top().(*formScreen); !ok {
+			t.Fatalf("%dx%d: esc left an answer's JSON view for:\n%s", sz[0], sz[1], h.screen())
+		}
+		h.wantScreen("budget *", "│ 7")
+	}
+}

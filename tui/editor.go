@@ -41,6 +41,10 @@ type editorScreen struct {
 	// the text; aboutLines is it wrapped to the width (three lines at most).
 	about      string
 	aboutLines []string
+	// fromForm: the form's JSON view (ctrl+j): esc goes back to the form,
+	// on what was typed here, its field formFocus in focus.
+	fromForm  bool
+	formFocus int
 }
 
 func (*editorScreen) name() string { return nameEditor }
@@ -147,6 +151,9 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			m.popTo(nameInbox)
 			m.setStatus(m.goneText(ed.id)+" What you typed is kept.", false)
 			return nil
+		}
+		if ed.fromForm {
+			return ed.backToForm(m)
 		}
 		m.pop()
 		return nil
@@ -309,6 +316,9 @@ func (ed *editorScreen) hints(m *Model) []hint {
 	out := append(on(k.Accept), m.external()...)
 	if len(ed.fields) > 1 {
 		out = append(out, hint{b: k.NextField}, hint{b: k.PrevField})
+	}
+	if ed.fromForm {
+		return append(out, hint{b: withHelp(k.Back, "back to the form")})
 	}
 	return append(out, hint{b: k.Back})
 }

@@ -151,10 +151,14 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		} else {
 			cmd = m.openAnswerJSON(it, d, "as JSON, checked against the answer schema")
 		}
+		ed, ok := m.top().(*editorScreen)
+		if ok {
+			ed.fromForm, ed.formFocus = true, s.focused // esc: back here
+		}
 		// ctrl+e: the whole value, as the JSON editor holds it, in
 		// $EDITOR; what is saved there comes back to that editor, which
 		// checks and accepts it as it does what is typed.
-		if ed, ok := m.top().(*editorScreen); ok && key.Matches(msg, k.External) {
+		if ok && key.Matches(msg, k.External) {
 			return tea.Batch(cmd, ed.key(m, msg))
 		}
 		return cmd

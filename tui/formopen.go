@@ -78,6 +78,38 @@ func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
 	return s.focus(), true
 }
 
+// backToForm leaves the JSON view of a form (ctrl+j there) for the form,
+// opened on what was typed as JSON. JSON the form cannot show (it does not
+// parse yet, or holds what no field shows) stays here, and says so; esc
+// again leaves, keeping it.
+func (ed *editorScreen) backToForm(m *Model) tea.Cmd {
+	it := m.items.get(ed.id)
+	d := m.drafts.of(it)
+	d.slot = ed.slot
+	m.pop()
+	var cmd tea.Cmd
+	ok := false
+	if ed.decision == client.Edit {
+		cmd, ok = m.openArgsForm(it, d)
+	} else if form, err := client.FormOf(it.ResponseSchema); err == nil && it.Schema == client.SchemaForm && formReads(form, d.feedback[d.slot]) {
+		s := newFormScreen(it, d, form)
+		m.push(s)
+		cmd, ok = s.focus(), true
+	}
+	if !ok {
+		m.push(ed)
+		ed.fromForm = false
+		ed.err = "the form cannot show this JSON (it does not parse, or holds what no field shows): fix it here, or " + name(m.keys.Back) + " again to leave (what you typed is kept)"
+		return nil
+	}
+	if s, isForm := m.top().(*formScreen); isForm && ed.formFocus < len(s.fields) {
+		s.blur()
+		s.focused = ed.formFocus
+		cmd = s.focus()
+	}
+	return cmd
+}
+
 // openAnswerJSON opens the JSON editor on the draft answer, or on a
 // skeleton of the schema when there is none.
 func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) tea.Cmd {

@@ -308,7 +308,9 @@ func TestEditErrorsKeepTheDraft(t *testing.T) {
 	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": 150, "currency": "EUR"}`})
 	h.keys("ctrl+s")
 	h.wantScreen("at $.amount: maximum: got 150, want 100", "Your text is kept")
-	h.keys("esc", "e") // leave and come back: the draft is still there, in the form
+	h.keys("esc") // back to the form: the draft is there
+	h.wantScreen("amount *  number at most 100", "│ 150")
+	h.keys("esc", "e") // leave and come back: still there
 	h.wantScreen("amount *  number at most 100", "│ 150")
 	h.keys("ctrl+j")
 	h.wantScreen(`"amount": 150`)
@@ -347,6 +349,8 @@ func TestArgumentsTheFormCannotShowOpenAsJSON(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-refund", idEmail, time.Minute))
 	h.keys("e", "ctrl+j")
 	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": {"value": 12.5}, "currency": "EUR"}`})
+	h.keys("esc") // not back to the form: it cannot show this
+	h.wantScreen("Arguments of issue_refund (JSON)", "the form cannot show this JSON")
 	h.keys("esc", "e")
 	h.wantScreen("Arguments of issue_refund (JSON)", `"value": 12.5`)
 }
