@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -303,6 +304,14 @@ func (f *Form) addObject(n *schemaNode, path []string, group string) error {
 		}
 		field.Group = group
 		f.Fields = append(f.Fields, field)
+	}
+	// A required key the properties do not describe is still asked for:
+	// of any type, so written as text (FormFor types it by the value).
+	for _, r := range n.Required {
+		if !slices.ContainsFunc(props, func(p property) bool { return p.name == r }) && !strings.Contains(r, ".") {
+			fieldPath := append(append([]string(nil), path...), r)
+			f.Fields = append(f.Fields, Field{Name: strings.Join(fieldPath, "."), Path: fieldPath, Group: group, Kind: FieldText, Required: true})
+		}
 	}
 	return nil
 }

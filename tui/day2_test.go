@@ -5,10 +5,13 @@ package tui
 // out, so the same cells hold the same words with colour.
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
@@ -122,5 +125,37 @@ func TestEscFromAFormsJSONGoesBackToTheForm(t *testing.T) {
 			t.Fatalf("%dx%d: esc left an answer's JSON view for:\n%s", sz[0], sz[1], h.screen())
 		}
 		h.wantScreen("budget *", "│ 7")
+	}
+}
+
+// The demo's issue_refund: its args_schema describes amount and requires
+// order_id and currency without describing them; its call carries a
+// reason the schema does not name. The form shows every argument, and
+// what is typed in any of them reaches the tool.
+func TestArgsFormShowsEveryArgument(t *testing.T) {
+	for _, sz := range sizes {
+		h, srv, it := demoHarness(t, "support", "refund")
+		h.msg(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		h.open()
+		h.keys("e")
+		h.wantScreen("Arguments of issue_refund", "order_id *  text", "│ A-1001", "amount *  number", "│ 12.50", "currency *  text", "│ EUR", "reason  text", "│ damaged in transit")
+		for range 3 {
+			h.keys("tab")
+		}
+		h.keys("ctrl+u")
+		h.typeText("broken on arrival")
+		h.keys("ctrl+s")
+		h.wantScreen("Send this?", "$.reason changed", `+   "reason": "[broken on arrival]"`)
+		h.keys("y")
+		h.wantScreen("Sent edit for " + it.ID[:8])
+		resp, err := http.Get(srv.URL() + "/threads/" + it.ThreadID + "/state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		state, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(state), `ran issue_refund {\"order_id\":\"A-1001\",\"amount\":12.50,\"currency\":\"EUR\",\"reason\":\"broken on arrival\"}`) {
+			t.Fatalf("%dx%d: the tool did not run with the form's arguments:\n%s", sz[0], sz[1], state)
+		}
 	}
 }

@@ -53,16 +53,16 @@ func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
 		return nil, false
 	}
 	a := it.Actions[d.slot]
-	form, err := client.FormOf(a.ArgsSchema)
-	if err != nil || form.Root {
-		return nil, false
-	}
 	args := a.Args
 	if text := strings.TrimSpace(d.argsText[d.slot]); text != "" {
 		if !json.Valid([]byte(text)) {
 			return nil, false // a draft being written as JSON stays there
 		}
 		args = json.RawMessage(text)
+	}
+	form, err := client.FormFor(a.ArgsSchema, args) // every argument a field can hold, named by the schema or not
+	if err != nil || form.Root {
+		return nil, false
 	}
 	texts := decide.FieldTexts(form, args)
 	s := &formScreen{id: it.ID, slot: d.slot, title: "Arguments of " + a.Name, decision: client.Edit, base: args,
