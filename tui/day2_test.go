@@ -159,3 +159,23 @@ func TestArgsFormShowsEveryArgument(t *testing.T) {
 		}
 	}
 }
+
+// A coding agent's request (hitl hook): its conversation is the agent's,
+// so c is not offered and says why when pressed; the assistant it has
+// none of is not named.
+func TestHookRequestOffersNoConversation(t *testing.T) {
+	for _, sz := range sizes {
+		it := toolCall(idEmail, "sess-bash", "Bash", `{"command":"npm ci"}`)
+		it.GraphID, it.AssistantID = "claude", ""
+		it.Origin = &client.Origin{Agent: "claude", Host: "build-7", Cwd: "/src/app", SessionID: "sess-bash"}
+		h := newHarness(t, sz[0], sz[1], it)
+		h.open()
+		h.m.detail.vp.GotoBottom()
+		s := h.screen()
+		if strings.Contains(s, "shows the conversation") || strings.Contains(s, "assistant") || !strings.Contains(s, "graph claude") {
+			t.Fatalf("%dx%d: the detail offers the conversation or names no assistant:\n%s", sz[0], sz[1], s)
+		}
+		h.keys("c")
+		h.wantScreen("No conversation here: a coding agent's request")
+	}
+}

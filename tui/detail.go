@@ -178,6 +178,10 @@ func (m *Model) toggleConversation() tea.Cmd {
 	if it == nil {
 		return nil
 	}
+	if why := m.noConversation(it); why != "" {
+		m.setStatus(why, false)
+		return nil
+	}
 	show := !m.detail.showConv[it.ThreadID]
 	m.detail.showConv[it.ThreadID] = show
 	if c := m.convs[it.ThreadID]; show && (c == nil || c.err != nil) {
@@ -209,8 +213,21 @@ func (m *Model) detailInput(it *client.Interrupt) detailInput {
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
 		in.draft = &c
 	}
-	_, in.conversational = m.opts.Backend.(client.Conversational)
+	in.conversational = m.noConversation(it) == ""
 	return in
+}
+
+// noConversation says why c shows no conversation for it ("": it does): a
+// backend that keeps none, or a coding agent's request, whose conversation
+// is in the agent's own transcript.
+func (m *Model) noConversation(it *client.Interrupt) string {
+	if it.Origin != nil {
+		return "No conversation here: a coding agent's request has its conversation in the agent's own transcript."
+	}
+	if _, ok := m.opts.Backend.(client.Conversational); !ok {
+		return "No conversation here: this backend keeps none."
+	}
+	return ""
 }
 
 // detailText is the interrupt in full, at width w.
@@ -323,7 +340,16 @@ func (lo look) detail(in detailInput, w int) string {
 		line(lo.compareView(&c, w))
 	}
 	line("")
-	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
+	var where []string // what the interrupt leaves empty is left out
+	if it.GraphID != "" {
+		where = append(where, "graph "+safe(it.GraphID))
+	}
+	if it.AssistantID != "" {
+		where = append(where, "assistant "+safe(it.AssistantID))
+	}
+	if len(where) > 0 {
+		line(st.faint.Render(wrap(strings.Join(where, " · "))))
+	}
 	line(st.faint.Render(wrap(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt)))))
 	line(st.faint.Render(wrap("id " + safe(it.ID))))
 	if in.conversational {

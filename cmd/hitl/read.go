@@ -76,7 +76,7 @@ func showCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e.stdout, it, true)
 			}
-			printShow(e.stdout, it)
+			printShow(e.stdout, it, e.again())
 			return nil
 		},
 	}
