@@ -179,3 +179,40 @@ func TestHookRequestOffersNoConversation(t *testing.T) {
 		h.wantScreen("No conversation here: a coding agent's request")
 	}
 }
+
+// A status that wraps and the connection line each have their own rows:
+// every word of the message is on screen, and the connection is a line of
+// its own, not the end of the message's last one.
+func TestLongStatusAndConnectionLineEachHaveTheirRows(t *testing.T) {
+	for _, sz := range sizes {
+		h := newHarness(t, sz[0], sz[1], fixture(t, "middleware-js-ops", idOps, time.Minute))
+		var words []string
+		for i := 0; len(strings.Join(words, " ")) < sz[0]*2; i++ {
+			words = append(words, "word"+string(rune('a'+i%26)))
+		}
+		msg := strings.Join(words, " ")
+		h.m.setStatus(msg, false)
+		h.msg(nil)
+		rows := strings.Split(h.screen(), "\n")
+		if len(rows) != sz[1] {
+			t.Fatalf("%dx%d: %d rows", sz[0], sz[1], len(rows))
+		}
+		conn := -1
+		for i, r := range rows {
+			if strings.HasPrefix(r, "● http://fake · updated") {
+				conn = i
+			}
+		}
+		if conn < 0 {
+			t.Fatalf("%dx%d: the connection is not a line of its own:\n%s", sz[0], sz[1], h.screen())
+		}
+		shown := strings.Join(strings.Fields(strings.Join(rows[conn-3:conn], " ")), " ")
+		if !strings.Contains(shown, msg) {
+			t.Fatalf("%dx%d: the message lost words:\n%s", sz[0], sz[1], h.screen())
+		}
+		// A short one shares its row with the connection, where it fits.
+		h.m.setStatus("Recorded.", true)
+		h.msg(nil)
+		h.wantScreen("Recorded.  ● http://fake · updated")
+	}
+}

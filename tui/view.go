@@ -137,14 +137,15 @@ func (m *Model) statusLines(w int) []string {
 	for i := range lines {
 		lines[i] = st.Render(lines[i])
 	}
-	// Where hitl stands with the server is always shown: after the
-	// message when it fits there, else on a line of its own.
+	// Where hitl stands with the server is always shown: after a message
+	// of one line when it fits there, else on a line of its own (after a
+	// wrapped message it read as the message's last words).
 	if m.fetchErr == nil {
 		conn = m.st.faint.Render(conn)
 	}
 	conn = mark + conn
 	last := len(lines) - 1
-	if ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
+	if last == 0 && ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
 		lines[last] += "  " + conn
 		return lines
 	}
