@@ -70,6 +70,16 @@ func TestHistoryColumnsLineUpAtEverySize(t *testing.T) {
 	}
 }
 
+// At 60 columns, "rejected and stopped" beside plain outcomes leaves the
+// tool's name whole: the outcome column is no wider than its words.
+func TestHistoryKeepsTheToolAt60WithAStop(t *testing.T) {
+	h := newHarness(t, 60, 20)
+	h.j.Record(journal.Entry{DecisionID: "1", Time: t0, InterruptID: "aaaa1111", Title: "Review tool call send_email",
+		Decisions: []client.Decision{{Type: client.Reject, Stop: true, Message: "no"}}, Outcome: journal.Finished})
+	h.keys("H")
+	h.wantScreen("rejected and stopped  finished  send_email")
+}
+
 // a on a row of two tool calls, from the list: the first is approved and
 // the second, the one to decide next, is on screen (the list alone shows
 // neither); a again approves it and the confirm screen lists both.
