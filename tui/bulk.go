@@ -34,7 +34,13 @@ type bulkScreen struct {
 	err     string
 	results []*decide.Result // after sending
 	page    viewport.Model
-	sig     string
+	shown   cache[bulkKey]
+}
+
+// bulkKey is everything the page's text depends on.
+type bulkKey struct {
+	width, results int
+	sending        bool
 }
 
 func (*bulkScreen) name() string { return nameBulk }
@@ -42,7 +48,7 @@ func (*bulkScreen) name() string { return nameBulk }
 func (s *bulkScreen) resize(m *Model) {
 	s.page.SetWidth(m.lay.page().w)
 	s.page.SetHeight(m.lay.page().h)
-	s.sig = ""
+	s.shown.reset()
 }
 
 // toggleMark marks or unmarks the selected row, then moves down.
@@ -82,8 +88,7 @@ func (m *Model) bulkTargets() []client.Interrupt {
 // openBulk builds the approvals and opens the bulk confirm screen.
 func (m *Model) openBulk(its []client.Interrupt) {
 	s := &bulkScreen{}
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
+	vp := newPage()
 	s.page = vp
 	for _, it := range its {
 		ok := it.Slots() > 0
@@ -169,7 +174,8 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 	}
 	m.items.drop()
 	if s, ok := m.top().(*bulkScreen); ok {
-		s.results, s.sig = msg.results, ""
+		s.results = msg.results
+		s.shown.reset()
 	}
 	n := 0
 	for _, r := range msg.results {
@@ -180,12 +186,10 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 }
 
 func (s *bulkScreen) view(m *Model, r rect) string {
-	sig := fmt.Sprintf("%d|%d|%v", r.w, len(s.results), m.sending)
-	if sig != s.sig {
-		s.sig = sig
+	if s.shown.stale(bulkKey{width: r.w, results: len(s.results), sending: m.sending}) {
 		s.page.SetContent(s.text(m, r.w))
 	}
-	return pageView(m, &s.page, r)
+	return pageView(m.st, m.keys, &s.page, r)
 }
 
 func (s *bulkScreen) text(m *Model, w int) string {

@@ -26,14 +26,47 @@ type confirmScreen struct {
 	showJSON bool
 	err      string // why the last attempt to send did not start
 	page     viewport.Model
-	sig      string
+	shown    cache[confirmKey]
 	jsonAt   int // the line where the resume JSON starts, when shown
+	// prep is what would be sent, prepared when the screen opens and again
+	// when the items, the drafts or what became of the interrupt change:
+	// never while drawing. prepN counts the preparations.
+	prep  prepared
+	prepN int
+}
+
+// prepared is the interrupt on the screen, the submission that answers
+// it, or why it cannot be sent.
+type prepared struct {
+	it  *client.Interrupt
+	sub *client.Submission
+	err error
+}
+
+// confirmKey is everything the page's text depends on.
+type confirmKey struct {
+	showJSON, sideBySide bool
+	err                  string
+	width                int
+	detail               detailKey
+	race                 string
+	gone                 gone
+	prepN                int
 }
 
 func newConfirmScreen(m *Model, id string) *confirmScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
-	return &confirmScreen{id: id, page: vp}
+	vp := newPage()
+	c := &confirmScreen{id: id, page: vp}
+	c.refresh(m)
+	return c
+}
+
+// refresh prepares again what would be sent (the items, the drafts or
+// what became of the interrupt changed).
+func (c *confirmScreen) refresh(m *Model) {
+	it, sub, err := m.confirmed(c.id)
+	c.prep = prepared{it: it, sub: sub, err: err}
+	c.prepN++
 }
 
 func (*confirmScreen) name() string { return nameConfirm }
@@ -41,7 +74,7 @@ func (*confirmScreen) name() string { return nameConfirm }
 func (c *confirmScreen) resize(m *Model) {
 	c.page.SetWidth(m.lay.page().w)
 	c.page.SetHeight(m.lay.page().h)
-	c.sig = ""
+	c.shown.reset()
 }
 
 func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
@@ -56,7 +89,7 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		m.pop()
 	case key.Matches(msg, k.ShowJSON):
 		c.showJSON = !c.showJSON
-		c.sig = ""
+		c.shown.reset()
 		if c.showJSON {
 			// The JSON from its heading, as much of it as fits (the line
 			// above, blank, gives way to the marker of what is above).
@@ -88,7 +121,7 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		for _, dec := range m.drafts.of(it).decisions {
 			dec.Stop = !dec.Stop
 		}
-		c.sig = ""
+		c.refresh(m)
 	case key.Matches(msg, k.Confirm):
 		if m.sending || m.checking {
 			return nil
@@ -97,9 +130,11 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
 			return nil
 		}
+		// Prepared again: a submission carries a decision id of its own.
 		_, sub, err := m.confirmed(c.id)
 		if err != nil {
 			c.err = err.Error()
+			c.refresh(m)
 			return nil
 		}
 		m.sending = true
@@ -109,28 +144,6 @@ func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(m.send(ctx, cancel, sub), m.spin.Tick)
 	}
 	return nil
-}
-
-// scroll moves a page viewport by the scrolling keys.
-func scroll(vp *viewport.Model, k keyMap, msg tea.KeyPressMsg) {
-	switch {
-	case key.Matches(msg, k.Down):
-		vp.ScrollDown(1)
-	case key.Matches(msg, k.Up):
-		vp.ScrollUp(1)
-	case key.Matches(msg, k.ScrollDown):
-		vp.HalfPageDown()
-	case key.Matches(msg, k.ScrollUp):
-		vp.HalfPageUp()
-	case key.Matches(msg, k.PageDown):
-		vp.PageDown()
-	case key.Matches(msg, k.PageUp):
-		vp.PageUp()
-	case key.Matches(msg, k.Top):
-		vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		vp.GotoBottom()
-	}
 }
 
 // confirmed returns the interrupt id and the submission that answers it,
@@ -174,55 +187,28 @@ func (m *Model) confirmed(id string) (*client.Interrupt, *client.Submission, err
 
 func (c *confirmScreen) view(m *Model, r rect) string {
 	c.render(m)
-	return pageView(m, &c.page, r)
+	return pageView(m.st, m.keys, &c.page, r)
 }
 
 // render fills the page when what it shows changed.
 func (c *confirmScreen) render(m *Model) {
 	race := ""
-	if it := m.items.get(c.id); it != nil {
+	if it := c.prep.it; it != nil {
 		race = m.raceWarning(it)
 	}
-	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s|%s|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig, race, m.gone[c.id])
-	if sig == c.sig {
+	k := confirmKey{showJSON: c.showJSON, sideBySide: m.sideBySide, err: c.err, width: c.page.Width(),
+		detail: m.detail.sig, race: race, gone: m.gone[c.id], prepN: c.prepN}
+	if !c.shown.stale(k) {
 		return
 	}
-	c.sig = sig
 	c.page.SetContent(c.text(m))
-}
-
-// pageView draws a scrolling page into r, saying what is above and below.
-func pageView(m *Model, vp *viewport.Model, r rect) string {
-	k := m.keys
-	return marked(m, vp, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
-}
-
-// marked draws a viewport into r with a marker line at the top when lines
-// are scrolled out above, and at the bottom when lines are below: nothing is
-// cut without saying so. up and down name the keys that scroll.
-func marked(m *Model, vp *viewport.Model, r rect, up, down string) string {
-	body := vp.View()
-	above := vp.YOffset()
-	below := vp.TotalLineCount() - above - vp.Height()
-	if (above <= 0 && below <= 0) || r.h < 2 {
-		return body
-	}
-	lines := strings.Split(fit(body, r.w, r.h), "\n")
-	// A marker takes the place of a line: that line is hidden too.
-	if above > 0 {
-		lines[0] = m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↑ %d more lines (%s)", above+1, up), r.w, "…"))
-	}
-	if below > 0 {
-		lines[len(lines)-1] = m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↓ %d more lines (%s)", below+1, down), r.w, "…"))
-	}
-	return strings.Join(lines, "\n")
 }
 
 func (c *confirmScreen) text(m *Model) string {
 	w := c.page.Width()
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
-	it, sub, err := m.confirmed(c.id)
+	it, sub, err := c.prep.it, c.prep.sub, c.prep.err
 	if it == nil {
 		return "\n" + indentBlock(m.st.err.Render(ansi.Wrap(safe(err.Error()), max(w-2, 10), " "))+"\n"+name(m.keys.Back)+" goes back; nothing was sent.", "  ")
 	}
@@ -344,7 +330,7 @@ func confirmTitle(it *client.Interrupt) string {
 // rejects reports whether every decision of the draft is a reject (x
 // then stops the thread there too).
 func (c *confirmScreen) rejects(m *Model) bool {
-	it := m.items.get(c.id)
+	it := c.prep.it
 	if it == nil {
 		return false
 	}
@@ -373,7 +359,7 @@ func (c *confirmScreen) hints(m *Model) []hint {
 // hasDiff reports whether the screen shows a diff (an edit of a call's
 // arguments), which t lays out unified or side by side.
 func (c *confirmScreen) hasDiff(m *Model) bool {
-	_, sub, err := m.confirmed(c.id)
+	sub, err := c.prep.sub, c.prep.err
 	if err != nil || sub == nil {
 		return false
 	}

@@ -143,13 +143,26 @@ type failuresScreen struct {
 	sel    int
 	open   string // the thread shown in full ("": the list)
 	page   viewport.Model
-	sig    string
+	shown  cache[failuresKey]
 	showCv bool
 }
 
+// failuresKey is everything the page's text depends on.
+type failuresKey struct {
+	sel      int
+	open     string
+	width    int
+	showCv   bool
+	n        int
+	err, age string
+	updated  time.Time
+	failure  string
+	held     detailKey
+	conv     convKey
+}
+
 func newFailuresScreen() *failuresScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
+	vp := newPage()
 	return &failuresScreen{page: vp}
 }
 
@@ -158,7 +171,7 @@ func (*failuresScreen) name() string { return nameFailures }
 func (s *failuresScreen) resize(m *Model) {
 	s.page.SetWidth(m.lay.page().w)
 	s.page.SetHeight(m.lay.page().h)
-	s.sig = ""
+	s.shown.reset()
 }
 
 // current is the failure shown in full, or under the cursor.
@@ -229,22 +242,19 @@ func (s *failuresScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (s *failuresScreen) view(m *Model, r rect) string {
-	var sig strings.Builder
-	fmt.Fprintf(&sig, "%d|%s|%d|%v|%d|%v|%s", s.sel, s.open, r.w, s.showCv, len(m.failed.list), m.failed.err, present.Age(m.failed.at, m.opts.Now()))
+	k := failuresKey{sel: s.sel, open: s.open, width: r.w, showCv: s.showCv, n: len(m.failed.list),
+		age: present.Age(m.failed.at, m.opts.Now()), conv: convKeyOf(m.convs[s.open])}
+	k.err = errText(m.failed.err)
 	if f := s.current(m); f != nil {
-		fmt.Fprintf(&sig, "|%s|%s", f.UpdatedAt, f.Error)
+		k.updated, k.failure = f.UpdatedAt, f.Error
 		if it := s.held(m); it != nil {
-			sig.WriteString("|" + m.detail.signature(m, it))
+			k.held = m.detail.signature(m, it)
 		}
 	}
-	if c := m.convs[s.open]; c != nil {
-		fmt.Fprintf(&sig, "|%v|%v|%d", c.loading, c.err, len(c.messages))
-	}
-	if sig.String() != s.sig {
-		s.sig = sig.String()
+	if s.shown.stale(k) {
 		s.page.SetContent(s.text(m, r.w))
 	}
-	return pageView(m, &s.page, r)
+	return pageView(m.st, m.keys, &s.page, r)
 }
 
 func (s *failuresScreen) text(m *Model, w int) string {

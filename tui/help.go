@@ -21,8 +21,7 @@ type helpScreen struct {
 }
 
 func newHelpScreen() *helpScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
+	vp := newPage()
 	return &helpScreen{page: vp}
 }
 
@@ -47,7 +46,7 @@ func (s *helpScreen) view(m *Model, r rect) string {
 		s.w = r.w
 		s.page.SetContent(helpText(m, r.w))
 	}
-	return pageView(m, &s.page, r)
+	return pageView(m.st, m.keys, &s.page, r)
 }
 
 func helpText(m *Model, w int) string {

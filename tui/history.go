@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -22,12 +21,22 @@ type historyScreen struct {
 	sel     int
 	thread  string // the thread whose conversation is shown ("": the list)
 	page    viewport.Model
-	sig     string
+	shown   cache[historyKey]
+}
+
+// historyKey is everything the page's text depends on.
+type historyKey struct {
+	sel    int
+	thread string
+	loaded bool
+	n      int
+	width  int
+	err    string
+	conv   convKey
 }
 
 func newHistoryScreen(m *Model) *historyScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
+	vp := newPage()
 	return &historyScreen{page: vp}
 }
 
@@ -83,15 +92,11 @@ func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (h *historyScreen) view(m *Model, r rect) string {
-	sig := fmt.Sprintf("%d|%s|%v|%d|%d|%v", h.sel, h.thread, h.loaded, len(h.entries), r.w, h.err)
-	if c := m.convs[h.thread]; c != nil {
-		sig += fmt.Sprintf("|%v|%v|%d", c.loading, c.err, len(c.messages))
-	}
-	if sig != h.sig {
-		h.sig = sig
+	k := historyKey{sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(m.convs[h.thread])}
+	if h.shown.stale(k) {
 		h.page.SetContent(h.text(m, r.w))
 	}
-	return pageView(m, &h.page, r)
+	return pageView(m.st, m.keys, &h.page, r)
 }
 
 func (h *historyScreen) text(m *Model, w int) string {

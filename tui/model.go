@@ -98,6 +98,11 @@ func on(bs ...key.Binding) []hint {
 // resizer is a screen that lays itself out again when the window changes.
 type resizer interface{ resize(m *Model) }
 
+// refresher is a screen that works out again what it shows when the
+// items, the drafts or what became of an interrupt change (confirm:
+// what would be sent).
+type refresher interface{ refresh(m *Model) }
+
 // receiver is a screen that takes messages other than keys (its command's
 // answer, a text field's cursor).
 type receiver interface {
@@ -117,7 +122,7 @@ type Model struct {
 	marked map[string]bool
 	// gone: what became of interrupts that left the list while on screen,
 	// as the server told (lookUpWinner), by id.
-	gone   map[string]string
+	gone   map[string]gone
 	detail detailPane
 	convs  conversations
 	// sideBySide is the reviewer's choice of diff layout, for the detail

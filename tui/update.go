@@ -26,6 +26,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updates++
 	m.quiet = false
 	cmd := m.update(msg)
+	switch msg.(type) {
+	case pendingMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
+		// The items, the drafts or what became of an interrupt changed:
+		// the screens that show what depends on them work it out now,
+		// not while drawing.
+		for _, s := range m.stack {
+			if r, ok := s.(refresher); ok {
+				r.refresh(m)
+			}
+		}
+	}
 	if m.expireStatus() {
 		m.quiet = false // the status line changed
 	}
