@@ -102,18 +102,30 @@ exit-codes say how to set it up and what its exit status means.`,
 	root.SetErr(e.stderr)
 	withHelp(root)
 	e.withCompletion(root)
+	usageTyped(root)
 	return root
 }
 
-// isUsage recognizes cobra's own argument errors.
-func isUsage(err error) bool {
-	msg := err.Error()
-	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "flag needs an argument", "invalid argument"} {
-		if strings.Contains(msg, s) {
-			return true
+// usageTyped makes every command's argument check return a usage error
+// (exit status 2) by its type: cobra's own checks (cobra.MaximumNArgs…)
+// return plain errors, told apart otherwise only by their words. Flag
+// errors take the root's flag error function, which every command
+// inherits; a command without an Args check takes any arguments (cobra
+// checks only the root's, and the root has one).
+func usageTyped(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			var ee *exitErr
+			if err != nil && !errors.As(err, &ee) {
+				return &exitErr{exitUsage, err}
+			}
+			return err
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		usageTyped(sub)
+	}
 }
 
 func exactArgs(n int, what string) cobra.PositionalArgs {
