@@ -43,9 +43,8 @@ type bulkKey struct {
 	sending        bool
 }
 
-func (*bulkScreen) name() string { return nameBulk }
-
-func (s *bulkScreen) resize(m *Model) {
+func (s *bulkScreen) resize(v *env) {
+	m := v.root
 	s.page.SetWidth(m.lay.page().w)
 	s.page.SetHeight(m.lay.page().h)
 	s.shown.reset()
@@ -116,10 +115,14 @@ func (m *Model) openBulk(its []client.Interrupt) {
 		s.subs = subs
 	}
 	m.push(s)
-	s.resize(m)
+	s.resize(m.env())
 }
 
-func (s *bulkScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (s *bulkScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	return run(s.keyRoot(v.root, msg))
+}
+
+func (s *bulkScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Back):
@@ -185,7 +188,8 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 	return pollAfter(0)
 }
 
-func (s *bulkScreen) view(m *Model, r rect) string {
+func (s *bulkScreen) view(v *env, r rect) string {
+	m := v.root
 	if s.shown.stale(bulkKey{width: r.w, results: len(s.results), sending: m.sending}) {
 		s.page.SetContent(s.text(m, r.w))
 	}
@@ -237,7 +241,8 @@ func (s *bulkScreen) text(m *Model, w int) string {
 	return wrapLong(b.String(), w)
 }
 
-func (s *bulkScreen) hints(m *Model) []hint {
+func (s *bulkScreen) hints(v *env) []hint {
+	m := v.root
 	if s.results != nil || len(s.drafts) == 0 {
 		return on(m.keys.Back)
 	}

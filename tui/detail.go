@@ -129,9 +129,19 @@ func (d *detailPane) signature(m *Model, it *client.Interrupt) detailKey {
 // detailScreen is the detail on a screen of its own, below 100 columns.
 type detailScreen struct{}
 
-func (*detailScreen) name() string { return nameDetail }
+// shows: the selected interrupt.
+func (*detailScreen) shows(v *env) string {
+	if it := v.items.current(); it != nil {
+		return it.ID
+	}
+	return ""
+}
 
-func (*detailScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (s *detailScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	return run(s.keyRoot(v.root, msg))
+}
+
+func (s *detailScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Back):
@@ -162,12 +172,14 @@ func (*detailScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return m.decisionKey(msg)
 }
 
-func (*detailScreen) view(m *Model, r rect) string {
+func (*detailScreen) view(v *env, r rect) string {
+	m := v.root
 	k := m.keys
 	return m.detail.view(m, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
 }
 
-func (*detailScreen) hints(m *Model) []hint {
+func (*detailScreen) hints(v *env) []hint {
+	m := v.root
 	var out []hint
 	if it := m.items.current(); it != nil {
 		out = m.decisionHints(it)

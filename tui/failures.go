@@ -166,9 +166,8 @@ func newFailuresScreen() *failuresScreen {
 	return &failuresScreen{page: vp}
 }
 
-func (*failuresScreen) name() string { return nameFailures }
-
-func (s *failuresScreen) resize(m *Model) {
+func (s *failuresScreen) resize(v *env) {
+	m := v.root
 	s.page.SetWidth(m.lay.page().w)
 	s.page.SetHeight(m.lay.page().h)
 	s.shown.reset()
@@ -200,7 +199,11 @@ func (s *failuresScreen) held(m *Model) *client.Interrupt {
 	return m.items.get(f.Interrupts[0].ID)
 }
 
-func (s *failuresScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (s *failuresScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	return run(s.keyRoot(v.root, msg))
+}
+
+func (s *failuresScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Back) && s.open != "":
@@ -241,7 +244,8 @@ func (s *failuresScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (s *failuresScreen) view(m *Model, r rect) string {
+func (s *failuresScreen) view(v *env, r rect) string {
+	m := v.root
 	k := failuresKey{sel: s.sel, open: s.open, width: r.w, showCv: s.showCv, n: len(m.failed.list),
 		age: present.Age(m.failed.at, m.opts.Now()), conv: convKeyOf(m.convs[s.open])}
 	k.err = errText(m.failed.err)
@@ -329,7 +333,8 @@ func (s *failuresScreen) text(m *Model, w int) string {
 	return wrapLong(b.String(), w)
 }
 
-func (s *failuresScreen) hints(m *Model) []hint {
+func (s *failuresScreen) hints(v *env) []hint {
+	m := v.root
 	k := m.keys
 	if s.open == "" {
 		return on(k.Open, k.Refresh, k.Back)

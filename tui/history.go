@@ -40,9 +40,8 @@ func newHistoryScreen(m *Model) *historyScreen {
 	return &historyScreen{page: vp}
 }
 
-func (*historyScreen) name() string { return nameHistory }
-
-func (h *historyScreen) resize(m *Model) {
+func (h *historyScreen) resize(v *env) {
+	m := v.root
 	h.page.SetWidth(m.lay.page().w)
 	h.page.SetHeight(m.lay.page().h)
 }
@@ -59,7 +58,12 @@ func (h *historyScreen) load(m *Model) tea.Cmd {
 	}
 }
 
-func (h *historyScreen) receive(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
+func (h *historyScreen) receive(v *env, msg tea.Msg) ([]act, bool) {
+	cmd, ok := h.receiveRoot(v.root, msg)
+	return run(cmd), ok
+}
+
+func (h *historyScreen) receiveRoot(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
 	if msg, ok := msg.(historyMsg); ok {
 		h.entries, h.err, h.loaded = msg.entries, msg.err, true
 		return nil, true
@@ -67,7 +71,11 @@ func (h *historyScreen) receive(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	return run(h.keyRoot(v.root, msg))
+}
+
+func (h *historyScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Back) && h.thread != "":
@@ -91,7 +99,8 @@ func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (h *historyScreen) view(m *Model, r rect) string {
+func (h *historyScreen) view(v *env, r rect) string {
+	m := v.root
 	k := historyKey{sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(m.convs[h.thread])}
 	if h.shown.stale(k) {
 		h.page.SetContent(h.text(m, r.w))
@@ -129,7 +138,8 @@ func (h *historyScreen) text(m *Model, w int) string {
 	return b.String()
 }
 
-func (h *historyScreen) hints(m *Model) []hint {
+func (h *historyScreen) hints(v *env) []hint {
+	m := v.root
 	if h.thread == "" {
 		return on(m.keys.Open, m.keys.Back)
 	}

@@ -30,9 +30,11 @@ type inboxScreen struct {
 	filtering bool // typing a filter
 }
 
-func (*inboxScreen) name() string { return nameInbox }
+func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	return run(s.keyRoot(v.root, msg))
+}
 
-func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (s *inboxScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	if s.filtering {
 		return s.filterKey(m, msg)
 	}
@@ -150,7 +152,8 @@ func (s *inboxScreen) filterKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (s *inboxScreen) hints(m *Model) []hint {
+func (s *inboxScreen) hints(v *env) []hint {
+	m := v.root
 	k := m.keys
 	if s.filtering {
 		return on(withHelp(k.Open, "keep the filter"), withHelp(k.Back, "clear it"))
@@ -182,7 +185,7 @@ func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit(), true
 	case key.Matches(msg, k.Help):
-		m.push(newHelpScreen())
+		m.push(newHelpScreen(m.help, m.helpGroups()))
 		return nil, true
 	case key.Matches(msg, k.History):
 		h := newHistoryScreen(m)
@@ -231,7 +234,8 @@ func (m *Model) check() tea.Cmd {
 	return m.reconcile()
 }
 
-func (s *inboxScreen) view(m *Model, r rect) string {
+func (s *inboxScreen) view(v *env, r rect) string {
+	m := v.root
 	if !m.lay.wide {
 		return m.listView(r)
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
@@ -64,49 +63,6 @@ type Options struct {
 	// Host names where the app is served from, for the header ("via hub");
 	// empty on one's own terminal.
 	Host string
-}
-
-// screen is one room of the app.
-type screen interface {
-	// name says which screen it is (tests and the key bar use it).
-	name() string
-	// key handles one key press; it may push or pop screens on m.
-	key(m *Model, msg tea.KeyPressMsg) tea.Cmd
-	// view draws the screen's body into r.
-	view(m *Model, r rect) string
-	// hints are the keys in force on it, in the order the key bar shows
-	// them.
-	hints(m *Model) []hint
-}
-
-// hint is a key in the key bar; off: shown struck out and marked "not
-// allowed" (the interrupt does not allow that decision here).
-type hint struct {
-	b   key.Binding
-	off bool
-}
-
-// on makes hints of bindings that are all in force.
-func on(bs ...key.Binding) []hint {
-	out := make([]hint, len(bs))
-	for i, b := range bs {
-		out[i] = hint{b: b}
-	}
-	return out
-}
-
-// resizer is a screen that lays itself out again when the window changes.
-type resizer interface{ resize(m *Model) }
-
-// refresher is a screen that works out again what it shows when the
-// items, the drafts or what became of an interrupt change (confirm:
-// what would be sent).
-type refresher interface{ refresh(m *Model) }
-
-// receiver is a screen that takes messages other than keys (its command's
-// answer, a text field's cursor).
-type receiver interface {
-	receive(m *Model, msg tea.Msg) (tea.Cmd, bool)
 }
 
 // Model is the whole app.
@@ -266,67 +222,14 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// top is the screen in front.
-func (m *Model) top() screen {
-	if len(m.stack) == 0 {
-		return m.inbox
-	}
-	return m.stack[len(m.stack)-1]
-}
-
-// push puts s in front.
-func (m *Model) push(s screen) {
-	m.staleStatus()
-	m.stack = append(m.stack, s)
-	if r, ok := s.(resizer); ok {
-		r.resize(m)
-	}
-}
-
-// pop closes the screen in front (never the inbox).
-func (m *Model) pop() {
-	m.staleStatus()
-	if len(m.stack) > 0 {
-		m.stack = m.stack[:len(m.stack)-1]
-	}
-}
-
-// popTo closes screens until one named name is in front (or the inbox).
-func (m *Model) popTo(name string) {
-	for len(m.stack) > 0 && m.top().name() != name {
-		m.pop()
-	}
-}
-
-// find is the open screen named name, or nil.
-func (m *Model) find(name string) screen {
-	for i := len(m.stack) - 1; i >= 0; i-- {
-		if m.stack[i].name() == name {
-			return m.stack[i]
-		}
-	}
-	return nil
-}
-
-// backToDecisions closes editors and the confirm screen.
-func (m *Model) backToDecisions() {
-	for len(m.stack) > 0 {
-		switch m.top().name() {
-		case nameEditor, nameConfirm, namePrompt:
-			m.pop()
-			continue
-		}
-		break
-	}
-}
-
 func (m *Model) resize(w, h int) {
 	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
+	v := m.env()
 	for _, s := range m.stack {
 		if r, ok := s.(resizer); ok {
-			r.resize(m)
+			r.resize(v)
 		}
 	}
 }

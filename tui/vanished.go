@@ -23,27 +23,22 @@ type winnerMsg struct {
 
 // onScreen is the interrupt the top screen shows or edits, if any.
 func (m *Model) onScreen() *client.Interrupt {
-	var id string
-	switch s := m.top().(type) {
-	case *detailScreen:
-		if it := m.items.current(); it != nil {
-			id = it.ID
-		}
-	case *editorScreen:
-		id = s.id
-	case *formScreen:
-		id = s.id
-	case *confirmScreen:
-		id = s.id
-	}
-	if id == "" {
-		return nil
-	}
-	if it := m.items.get(id); it != nil {
+	v := m.env()
+	if it := m.items.get(v.shown(m.top())); it != nil {
 		c := *it
 		return &c
 	}
 	return nil
+}
+
+// detailOnly: the detail is open, with no step of deciding over it (an
+// editor, a form, the confirm screen keep what the reviewer was doing).
+func (m *Model) detailOnly() bool {
+	_, detail := open[*detailScreen](m)
+	_, editor := open[*editorScreen](m)
+	_, form := open[*formScreen](m)
+	_, confirm := open[*confirmScreen](m)
+	return detail && !editor && !form && !confirm
 }
 
 // lookUpWinner asks where it stands, once; the answer is a winnerMsg.
@@ -137,30 +132,17 @@ func (m *Model) onWinner(msg winnerMsg) {
 		m.gone = map[string]gone{}
 	}
 	m.gone[msg.id] = g
-	text := g.sentence()
-	switch s := m.top().(type) {
-	case *editorScreen:
-		if s.id == msg.id {
-			// The editor's error has two lines: the short word there, the
-			// whole story (who, when, what) in the status.
-			s.err, s.goneErr = m.goneShort(msg.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
-		}
-	case *confirmScreen:
-		if s.id == msg.id {
-			m.status = "" // its body says it, in full; an older word would mislead
-			return
-		}
-	case *formScreen:
-		if s.id == msg.id {
-			text += " What you typed is kept; " + name(m.keys.Back) + " leaves."
-		}
+	v := m.env()
+	if t, ok := m.top().(goneTeller); ok && v.shown(m.top()) == msg.id {
+		m.apply(t.onGone(v, g))
+		return
 	}
-	m.setStatus(text, false)
+	m.setStatus(g.sentence(), false)
 }
 
 // goneShort is goneText in a few words, for the editor's error line.
-func (m *Model) goneShort(id string) string {
-	if g, ok := m.gone[id]; ok {
+func goneShort(gs map[string]gone, id string) string {
+	if g, ok := gs[id]; ok {
 		return g.short()
 	}
 	return "This interrupt is no longer pending (handled elsewhere?)."
@@ -168,8 +150,10 @@ func (m *Model) goneShort(id string) string {
 
 // goneText says what became of an interrupt no longer listed: what the
 // server told, or, until it has, that it is no longer pending.
-func (m *Model) goneText(id string) string {
-	if g, ok := m.gone[id]; ok {
+func (m *Model) goneText(id string) string { return goneTextOf(m.gone, id) }
+
+func goneTextOf(gs map[string]gone, id string) string {
+	if g, ok := gs[id]; ok {
 		return g.sentence()
 	}
 	return safe(present.ShortID(id)) + " is no longer pending (handled elsewhere?)."

@@ -35,7 +35,7 @@ func (m *Model) draw() {
 // render is the screen as text (tests compare it with golden files): the
 // header, the body of the screen in front, the status line and the key bar.
 func (m *Model) render() string {
-	body := m.top().view(m, m.lay.body)
+	body := m.top().view(m.env(), m.lay.body)
 	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w), "\n") + "\n" + m.keyBar()
 }
 
@@ -163,7 +163,7 @@ func (m *Model) keyBar() string {
 		items, compact, optional = []string{"type to filter"}, []string{"type to filter"}, []bool{false}
 	}
 	var off []string
-	for _, h := range m.top().hints(m) {
+	for _, h := range m.top().hints(m.env()) {
 		k, d := h.b.Help().Key, h.b.Help().Desc
 		if h.off {
 			off = append(off, k)
