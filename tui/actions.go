@@ -189,6 +189,19 @@ func (a toJSON) apply(m *Model) tea.Cmd {
 	return tea.Batch(cmd, m.apply(ed.key(m.env(), a.external)))
 }
 
+// askQuit quits, or asks first while a decision is being sent.
+type askQuit struct{}
+
+func (askQuit) apply(m *Model) tea.Cmd { return m.askQuit() }
+
+// loadConversation shows a thread's conversation, loading it.
+type loadConversation struct{ thread string }
+
+func (a loadConversation) apply(m *Model) tea.Cmd {
+	m.convs[a.thread] = &conversation{loading: true}
+	return m.loadConversation(a.thread)
+}
+
 // quitApp quits (after the decision being sent is recorded).
 type quitApp struct{}
 

@@ -35,20 +35,17 @@ type historyKey struct {
 	conv   convKey
 }
 
-func newHistoryScreen(m *Model) *historyScreen {
-	vp := newPage()
-	return &historyScreen{page: vp}
+func newHistoryScreen() *historyScreen {
+	return &historyScreen{page: newPage()}
 }
 
 func (h *historyScreen) resize(v *env) {
-	m := v.root
-	h.page.SetWidth(m.lay.page().w)
-	h.page.SetHeight(m.lay.page().h)
+	h.page.SetWidth(v.lay.page().w)
+	h.page.SetHeight(v.lay.page().h)
 }
 
-// load reads the audit log in a command.
-func (h *historyScreen) load(m *Model) tea.Cmd {
-	j := m.opts.Journal
+// loadHistory reads the audit log in a command.
+func loadHistory(j *journal.Journal) tea.Cmd {
 	return func() tea.Msg {
 		if j == nil {
 			return historyMsg{}
@@ -58,12 +55,7 @@ func (h *historyScreen) load(m *Model) tea.Cmd {
 	}
 }
 
-func (h *historyScreen) receive(v *env, msg tea.Msg) ([]act, bool) {
-	cmd, ok := h.receiveRoot(v.root, msg)
-	return run(cmd), ok
-}
-
-func (h *historyScreen) receiveRoot(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
+func (h *historyScreen) receive(_ *env, msg tea.Msg) ([]act, bool) {
 	if msg, ok := msg.(historyMsg); ok {
 		h.entries, h.err, h.loaded = msg.entries, msg.err, true
 		return nil, true
@@ -72,23 +64,18 @@ func (h *historyScreen) receiveRoot(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
 }
 
 func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
-	return run(h.keyRoot(v.root, msg))
-}
-
-func (h *historyScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back) && h.thread != "":
 		h.thread = ""
 	case key.Matches(msg, k.Quit):
-		return m.askQuit() // q quits, as on every other screen
+		return []act{askQuit{}} // q quits, as on every other screen
 	case key.Matches(msg, k.Back, k.History):
-		m.pop()
+		return []act{popScreen{}}
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):
 		h.thread = h.entries[h.sel].ThreadID
-		m.convs[h.thread] = &conversation{loading: true}
 		h.page.GotoTop()
-		return m.loadConversation(h.thread)
+		return []act{loadConversation{h.thread}}
 	case h.thread == "" && key.Matches(msg, k.Down):
 		h.sel = min(h.sel+1, max(len(h.entries)-1, 0))
 	case h.thread == "" && key.Matches(msg, k.Up):
@@ -100,23 +87,22 @@ func (h *historyScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (h *historyScreen) view(v *env, r rect) string {
-	m := v.root
-	k := historyKey{sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(m.convs[h.thread])}
+	k := historyKey{sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(v.convs[h.thread])}
 	if h.shown.stale(k) {
-		h.page.SetContent(h.text(m, r.w))
+		h.page.SetContent(h.text(v, r.w))
 	}
-	return pageView(m.st, m.keys, &h.page, r)
+	return pageView(v.st, v.keys, &h.page, r)
 }
 
-func (h *historyScreen) text(m *Model, w int) string {
+func (h *historyScreen) text(v *env, w int) string {
 	var b strings.Builder
 	if h.thread != "" {
-		b.WriteString(m.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
-		b.WriteString(m.look().conversationText(m.convs[h.thread], w))
-		b.WriteString("\n\n" + m.st.faint.Render(name(m.keys.Back)+": back to the history"))
+		b.WriteString(v.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
+		b.WriteString(v.look.conversationText(v.convs[h.thread], w))
+		b.WriteString("\n\n" + v.st.faint.Render(name(v.keys.Back)+": back to the history"))
 		return b.String()
 	}
-	b.WriteString(m.st.title.Render("Decisions sent from this machine") + m.st.faint.Render("  ("+name(m.keys.Open)+": what the agent did next)") + "\n\n")
+	b.WriteString(v.st.title.Render("Decisions sent from this machine") + v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)") + "\n\n")
 	switch {
 	case h.err != nil:
 		b.WriteString(ansi.Wrap("Cannot read the audit log: "+safe(h.err.Error()), w, " "))
@@ -130,7 +116,7 @@ func (h *historyScreen) text(m *Model, w int) string {
 	for i, e := range h.entries {
 		row := present.HistoryRow(e, w-2)
 		if i == h.sel {
-			b.WriteString(m.st.selected.Render("▸ "+row) + "\n")
+			b.WriteString(v.st.selected.Render("▸ "+row) + "\n")
 		} else {
 			b.WriteString("  " + row + "\n")
 		}
@@ -139,9 +125,8 @@ func (h *historyScreen) text(m *Model, w int) string {
 }
 
 func (h *historyScreen) hints(v *env) []hint {
-	m := v.root
 	if h.thread == "" {
-		return on(m.keys.Open, m.keys.Back)
+		return on(v.keys.Open, v.keys.Back)
 	}
-	return on(m.keys.Back)
+	return on(v.keys.Back)
 }

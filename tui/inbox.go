@@ -188,9 +188,8 @@ func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.push(newHelpScreen(m.help, m.helpGroups()))
 		return nil, true
 	case key.Matches(msg, k.History):
-		h := newHistoryScreen(m)
-		m.push(h)
-		return h.load(m), true
+		m.push(newHistoryScreen())
+		return loadHistory(m.opts.Journal), true
 	case key.Matches(msg, k.Refresh):
 		m.items.newCount = 0
 		return m.refetch(), true

@@ -84,6 +84,7 @@ type env struct {
 	items  *items
 	drafts drafts
 	gone   map[string]gone
+	convs  conversations
 	// front is the screen in front.
 	front screen
 
@@ -104,7 +105,7 @@ type env struct {
 	prepare func(id string) prepared
 
 	// root is the whole app, for the screens not yet made components
-	// (inbox, detail, history, failures, bulk): they reach it as before.
+	// (inbox, detail, failures): they reach it as before.
 	root *Model
 }
 
@@ -113,7 +114,7 @@ func (m *Model) env() *env {
 	e, canEnd := m.opts.Backend.(client.Ender)
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
-		items: &m.items, drafts: m.drafts, gone: m.gone, front: m.top(),
+		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(),
 		busy: m.sending || m.checking, grace: m.inGrace(), detail: m.detail.sig,
