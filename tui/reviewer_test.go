@@ -195,7 +195,7 @@ func TestHistorySaysWhatWasDecidedAboutWhichTool(t *testing.T) {
 
 func TestDisallowedKeysAreSaidInWords(t *testing.T) {
 	h := newHarness(t, 140, 40, fixture(t, "middleware-js-ops", idOps, time.Minute))
-	h.wantScreen("not allowed here: e f i")
+	h.wantScreen("not allowed: e f i")
 }
 
 func TestThemeFollowsTheBackground(t *testing.T) {
