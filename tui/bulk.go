@@ -22,8 +22,6 @@ import (
 // not allowed), then sends one resume per thread (branches together) and
 // shows each outcome.
 
-const nameBulk = "bulk"
-
 // bulkSentMsg is the outcome of every submission of a bulk approve.
 type bulkSentMsg struct{ results []*decide.Result }
 

@@ -24,7 +24,6 @@ import (
 // keys to answer it again through the usual confirm screen.
 
 const (
-	nameFailures = "failures"
 	// failuresEvery is how often the failed threads are read (they change
 	// rarely; a send reads them at once).
 	failuresEvery = 10 * time.Second

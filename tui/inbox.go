@@ -12,17 +12,6 @@ import (
 	"github.com/hitl-sh/hitl/present"
 )
 
-// Screen names.
-const (
-	nameInbox   = "inbox"
-	nameDetail  = "detail"
-	nameEditor  = "editor"
-	nameConfirm = "confirm"
-	nameHistory = "history"
-	nameHelp    = "help"
-	namePrompt  = "prompt"
-)
-
 // inboxScreen is the list of pending interrupts, with the detail of the
 // selected one beside it from 100 columns. It is always at the bottom of
 // the stack.
