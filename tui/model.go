@@ -6,8 +6,10 @@
 // drafts by interrupt id, the backend and the decision pipeline, the clock,
 // the key map, the styles and the layout; and a stack of screens. Each
 // screen (inbox.go, detail.go, editor.go, confirm.go, history.go, help.go,
-// prompt.go) owns its state, handles its keys and draws itself into the
-// rectangle the layout gives it. Update never does I/O: every request to the
+// prompt.go…) is a component (screen.go): it owns its state, handles its
+// keys and draws itself into the rectangle the layout gives it, seeing the
+// app through an env and asking for changes with typed acts (actions.go)
+// that the root applies. Update never does I/O: every request to the
 // backend or the journal runs in a tea.Cmd (cmds.go).
 package tui
 
