@@ -16,30 +16,18 @@ import (
 // confirm screen opens.
 
 // decisionKinds pairs each decision key with what it decides.
-func (m *Model) decisionKinds() []struct {
+func decisionKinds(k *keyMap) []struct {
 	b *key.Binding
 	t client.DecisionType
 } {
-	k := &m.keys
 	return []struct {
 		b *key.Binding
 		t client.DecisionType
 	}{{&k.Approve, client.Approve}, {&k.Edit, client.Edit}, {&k.Reject, client.Reject}, {&k.Respond, client.Respond}, {&k.Ignore, client.Ignore}}
 }
 
-// decisionHints are the decision keys for it, those the current action
-// does not allow marked off.
-func (m *Model) decisionHints(it *client.Interrupt) []hint {
-	slot := m.drafts.slot(it)
-	var out []hint
-	for _, x := range m.decisionKinds() {
-		out = append(out, hint{b: *x.b, off: m.opts.ViewOnly || !it.Allows(slot, x.t)})
-	}
-	if it.Slots() > 1 {
-		out = append(out, hint{b: m.keys.NextAction}, hint{b: m.keys.Submit})
-	}
-	return out
-}
+// decisionHints are the decision keys for it (browse.go).
+func (m *Model) decisionHints(it *client.Interrupt) []hint { return decisionHints(m.env(), it) }
 
 func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
 	return m.decisionKeyOn(m.items.current(), msg)

@@ -137,54 +137,31 @@ func (*detailScreen) shows(v *env) string {
 	return ""
 }
 
-func (s *detailScreen) key(v *env, msg tea.KeyPressMsg) []act {
-	return run(s.keyRoot(v.root, msg))
-}
-
-func (s *detailScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (*detailScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		m.pop()
-		return nil
-	case key.Matches(msg, k.Up):
-		m.detail.vp.ScrollUp(1)
-		return nil
-	case key.Matches(msg, k.Down):
-		m.detail.vp.ScrollDown(1)
-		return nil
-	case key.Matches(msg, k.PageDown):
-		m.detail.vp.PageDown()
-		return nil
-	case key.Matches(msg, k.PageUp):
-		m.detail.vp.PageUp()
-		return nil
-	case key.Matches(msg, k.Top):
-		m.detail.vp.GotoTop()
-		return nil
-	case key.Matches(msg, k.Bottom):
-		m.detail.vp.GotoBottom()
-		return nil
+		return []act{popScreen{}}
+	case key.Matches(msg, k.Up, k.Down, k.PageDown, k.PageUp, k.Top, k.Bottom):
+		return []act{scrollDetail{msg}}
 	}
-	if cmd, ok := browseKey(m, msg); ok {
-		return cmd
+	if as, ok := browseKey(v, msg); ok {
+		return as
 	}
-	return m.decisionKey(msg)
+	return []act{decideKey{msg: msg}}
 }
 
 func (*detailScreen) view(v *env, r rect) string {
-	m := v.root
-	k := m.keys
-	return m.detail.view(m, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
+	k := v.keys
+	return marked(v.st, v.pane, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
 }
 
 func (*detailScreen) hints(v *env) []hint {
-	m := v.root
 	var out []hint
-	if it := m.items.current(); it != nil {
-		out = m.decisionHints(it)
+	if it := v.items.current(); it != nil {
+		out = decisionHints(v, it)
 	}
-	return append(out, on(m.keys.Back, m.keys.Help)...)
+	return append(out, on(v.keys.Back, v.keys.Help)...)
 }
 
 // conversation is a thread's messages, loaded on demand.

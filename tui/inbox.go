@@ -91,8 +91,8 @@ func (s *inboxScreen) keyRoot(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if cmd, ok := browseKey(m, msg); ok {
-		return cmd
+	if as, ok := browseKey(m.env(), msg); ok {
+		return m.apply(as)
 	}
 	// Decisions act on the selected interrupt at every width: beside the
 	// detail, or from the list alone below 100 columns.
@@ -165,47 +165,6 @@ func (s *inboxScreen) hints(v *env) []hint {
 func withHelp(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
-}
-
-// browseKey handles the keys the inbox and the detail screen share.
-func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.askQuit(), true
-	case key.Matches(msg, k.Help):
-		m.push(newHelpScreen(m.help, m.helpGroups()))
-		return nil, true
-	case key.Matches(msg, k.History):
-		m.push(newHistoryScreen())
-		return loadHistory(m.opts.Journal), true
-	case key.Matches(msg, k.Refresh):
-		m.items.newCount = 0
-		return m.refetch(), true
-	case key.Matches(msg, k.Check):
-		return m.check(), true
-	case key.Matches(msg, k.Failures):
-		if m.failed.lister == nil {
-			m.setStatus("This backend does not say which runs failed.", false)
-			return nil, true
-		}
-		m.push(newFailuresScreen())
-		m.failed.now = true
-		return m.refetch(), true
-	case key.Matches(msg, k.ScrollDown):
-		m.detail.vp.HalfPageDown()
-		return nil, true
-	case key.Matches(msg, k.ScrollUp):
-		m.detail.vp.HalfPageUp()
-		return nil, true
-	case key.Matches(msg, k.Suspend):
-		return tea.Suspend, true
-	case key.Matches(msg, k.Conversation):
-		return m.toggleConversation(), true
-	case key.Matches(msg, k.PauseRun, k.ResumeRun, k.CancelRun):
-		return m.askRunControl(msg), true
-	}
-	return nil, false
 }
 
 // check looks up, again, decisions whose outcome is unknown.

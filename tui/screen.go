@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
@@ -97,15 +98,17 @@ type env struct {
 	// busy: a decision is being sent or looked up; grace: decision keys are
 	// ignored (the list just changed under the cursor).
 	busy, grace bool
-	// detail is what the detail pane shows (the confirm page follows it).
+	// detail is what the detail pane shows (the confirm page follows it);
+	// pane is the pane, rendered by the root when that changes.
 	detail detailKey
+	pane   *viewport.Model
 	// race is the word on others' claims on it ("" for none).
 	race func(it *client.Interrupt) string
 	// prepare is what would be sent to answer the interrupt id.
 	prepare func(id string) prepared
 
 	// root is the whole app, for the screens not yet made components
-	// (inbox, detail, failures): they reach it as before.
+	// (inbox, failures): they reach it as before.
 	root *Model
 }
 
@@ -117,7 +120,7 @@ func (m *Model) env() *env {
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(),
-		busy: m.sending || m.checking, grace: m.inGrace(), detail: m.detail.sig,
+		busy: m.sending || m.checking, grace: m.inGrace(), detail: m.detail.sig, pane: &m.detail.vp,
 		race: m.raceWarning, prepare: m.prepare,
 		root: m,
 	}
