@@ -55,7 +55,7 @@ func TestFailedRunScreenWraps(t *testing.T) {
 			h.keys("enter")
 		}
 		s := h.m.top().(*failuresScreen)
-		for _, l := range strings.Split(s.text(h.m, 60), "\n") {
+		for _, l := range strings.Split(s.text(h.m.env(), 60), "\n") {
 			if ansi.StringWidth(l) > 60 {
 				t.Fatalf("a line is %d wide at 60 columns: %q", ansi.StringWidth(l), ansi.Strip(l))
 			}

@@ -102,13 +102,21 @@ type env struct {
 	// pane is the pane, rendered by the root when that changes.
 	detail detailKey
 	pane   *viewport.Model
+	// detailIn is what the detail of it shows, and detailKey the key of
+	// that (failures shows the interrupt a failed run holds).
+	detailIn  func(it *client.Interrupt) detailInput
+	detailKey func(it *client.Interrupt) detailKey
+	// failed is what is known of the threads whose run failed.
+	failed *failedState
+	// age says how long ago t was (the clock notes when it changes).
+	age func(t time.Time) string
 	// race is the word on others' claims on it ("" for none).
 	race func(it *client.Interrupt) string
 	// prepare is what would be sent to answer the interrupt id.
 	prepare func(id string) prepared
 
 	// root is the whole app, for the screens not yet made components
-	// (inbox, failures): they reach it as before.
+	// (the inbox): it reaches it as before.
 	root *Model
 }
 
@@ -120,7 +128,7 @@ func (m *Model) env() *env {
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(),
-		busy: m.sending || m.checking, grace: m.inGrace(), detail: m.detail.sig, pane: &m.detail.vp,
+		busy: m.sending || m.checking, grace: m.inGrace(), detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: func(it *client.Interrupt) detailKey { return m.detail.signature(m, it) }, failed: &m.failed, age: m.age,
 		race: m.raceWarning, prepare: m.prepare,
 		root: m,
 	}
