@@ -217,3 +217,21 @@ func TestFormScreenAlone(t *testing.T) {
 		t.Fatalf("ctrl+j: %#v", as)
 	}
 }
+
+func TestPromptScreenAlone(t *testing.T) {
+	v, _ := bareEnv(t, 80, 24)
+	p := &promptScreen{question: "Discard your draft?", yes: "discards it", onYes: []act{discardDraft{"x"}}, onNo: []act{status{"The draft is kept.", true}}}
+	if got := draw(v, p); !strings.Contains(got, "Discard your draft?") || !strings.Contains(got, "y discards it · any other key stays") {
+		t.Fatalf("prompt:\n%s", got)
+	}
+	if as := press(v, p, "y"); len(as) != 2 || as[0] != (popScreen{}) || as[1] != (discardDraft{"x"}) {
+		t.Fatalf("y: %#v", as)
+	}
+	if as := press(v, p, "q"); len(as) != 2 || as[1] != (status{"The draft is kept.", true}) {
+		t.Fatalf("q (quitToo unset) answers no: %#v", as)
+	}
+	p.quitToo = true
+	if as := press(v, p, "q"); len(as) != 2 || as[1] != (discardDraft{"x"}) {
+		t.Fatalf("q with quitToo answers yes: %#v", as)
+	}
+}
