@@ -128,11 +128,15 @@ func (m *Model) env() *env {
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(),
-		busy: m.sending || m.checking, grace: m.inGrace(), detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: func(it *client.Interrupt) detailKey { return m.detail.signature(m, it) }, failed: &m.failed, age: m.age,
-		race: m.raceWarning, prepare: m.prepare,
+		busy: m.sending || m.checking, grace: m.inGrace(),
+		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
+		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,
 		root: m,
 	}
 }
+
+// detailKeyOf is the key of what the detail of it shows.
+func (m *Model) detailKeyOf(it *client.Interrupt) detailKey { return m.detail.signature(m, it) }
 
 // goneText says what became of an interrupt no longer listed: what the
 // server told, or, until it has, that it is no longer pending.
