@@ -28,10 +28,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	switch msg.(type) {
 	case pendingMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
-		// The items, the drafts or what became of an interrupt changed:
-		// the screens that show what depends on them work it out now,
-		// not while drawing.
-		m.refreshScreens()
+		// The items, the drafts or what became of an interrupt changed
+		// (unless the message changed nothing: a poll that found what was
+		// there): the screens that show what depends on them work it out
+		// now, not while drawing.
+		if !m.quiet {
+			m.refreshScreens()
+		}
 	}
 	if m.expireStatus() {
 		m.quiet = false // the status line changed
