@@ -65,18 +65,18 @@ func (m *Model) toggleMark() {
 // bulkTargets are the interrupts A acts on in bulk: the marked ones, or,
 // with none marked and a filter set, every row shown; nil: the selected
 // interrupt alone (A approves its actions, as ever).
-func (m *Model) bulkTargets() []client.Interrupt {
+func bulkTargets(x *items, marked map[string]bool) []client.Interrupt {
 	var out []client.Interrupt
-	if len(m.marked) > 0 {
-		for _, it := range m.items.shown {
-			if m.marked[it.ID] {
+	if len(marked) > 0 {
+		for _, it := range x.shown {
+			if marked[it.ID] {
 				out = append(out, it)
 			}
 		}
 		return out
 	}
-	if m.items.filter != "" && len(m.items.shown) > 1 {
-		return append(out, m.items.shown...)
+	if x.filter != "" && len(x.shown) > 1 {
+		return append(out, x.shown...)
 	}
 	return nil
 }

@@ -41,12 +41,6 @@ func (d *detailPane) resize(r rect) {
 
 func (d *detailPane) top() { d.vp.GotoTop() }
 
-// view draws the detail into r; up and down name the keys that scroll it
-// where it is shown.
-func (d *detailPane) view(m *Model, r rect, up, down string) string {
-	return marked(m.st, &d.vp, r, up, down)
-}
-
 // detailAsyncFrom is the payload size from which the detail is rendered off
 // the update path: keys stay responsive while a large payload renders.
 const detailAsyncFrom = 64 << 10

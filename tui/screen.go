@@ -95,9 +95,12 @@ type env struct {
 	// canEnd: the backend has the ending capability; endsThreads: it can
 	// end a thread's work now.
 	canEnd, endsThreads bool
-	// busy: a decision is being sent or looked up; grace: decision keys are
+	// sending: a decision is being sent; busy: that, or decisions of
+	// unknown outcome are being looked up; grace: decision keys are
 	// ignored (the list just changed under the cursor).
-	busy, grace bool
+	sending, busy, grace bool
+	// marked are the rows marked for a bulk approve.
+	marked map[string]bool
 	// detail is what the detail pane shows (the confirm page follows it);
 	// pane is the pane, rendered by the root when that changes.
 	detail detailKey
@@ -115,8 +118,8 @@ type env struct {
 	// prepare is what would be sent to answer the interrupt id.
 	prepare func(id string) prepared
 
-	// root is the whole app, for the screens not yet made components
-	// (the inbox): it reaches it as before.
+	// root is the whole app, for the inbox's drawing alone: its rows show
+	// most of what the root knows (listView).
 	root *Model
 }
 
@@ -128,7 +131,7 @@ func (m *Model) env() *env {
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(),
-		busy: m.sending || m.checking, grace: m.inGrace(),
+		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,
 		root: m,
