@@ -864,14 +864,7 @@ func (b *Backend) facts(ctx context.Context, t *thread, cached bool) (threadFact
 			return f, err
 		}
 		f.state = st
-		for _, task := range st.Tasks {
-			if !task.answered() {
-				continue
-			}
-			for i, w := range task.Interrupts {
-				f.answered[interruptID(w, t.ThreadID, task.ID, i)] = true
-			}
-		}
+		f.answered = answeredIDs(t, st)
 	}
 	if t.Status == "busy" {
 		runs, err := b.activeRuns(ctx, t.ThreadID)
