@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
@@ -33,90 +32,79 @@ func (t *taskInterrupts) UnmarshalJSON(b []byte) error {
 type runList []run
 
 func (l *runList) DecodeJSON(b []byte) error {
-	elems, err := client.Elements(b)
-	if err != nil {
-		return err
-	}
-	*l = make(runList, 0, len(elems))
-	for _, e := range elems {
+	list, err := client.List(b, func(e json.RawMessage) (run, bool) {
 		var r run
 		if json.Unmarshal(e, &r) != nil {
 			r = decodeRun(e)
 		}
-		if r.RunID != "" {
-			*l = append(*l, r)
-		}
-	}
-	return nil
+		return r, r.RunID != ""
+	})
+	*l = list
+	return err
 }
 
-// decodeRun reads what it can of a run, field by field.
+// decodeRun reads what it can of a run, field by field: a field that
+// cannot be read stays empty.
 func decodeRun(b []byte) run {
 	var r run
-	ms, _ := client.Members(b)
-	for _, m := range ms {
-		switch m.Key {
+	client.Fields(b, func(key string, v json.RawMessage) error {
+		switch key {
 		case "run_id":
-			_ = json.Unmarshal(m.Value, &r.RunID)
+			return client.Into(v, &r.RunID)
 		case "status":
-			_ = json.Unmarshal(m.Value, &r.Status)
+			return client.Into(v, &r.Status)
 		case "created_at":
-			_ = json.Unmarshal(m.Value, &r.CreatedAt)
+			return client.Into(v, &r.CreatedAt)
 		case "metadata":
-			_ = json.Unmarshal(m.Value, &r.Metadata)
+			return client.Into(v, &r.Metadata)
 		case "kwargs":
-			kw, _ := client.Members(m.Value)
-			for _, k := range kw {
-				if k.Key != "command" {
-					continue
+			client.Fields(v, func(key string, v json.RawMessage) error {
+				if key == "command" {
+					client.Fields(v, func(key string, v json.RawMessage) error {
+						if key == "resume" {
+							r.Kwargs.Command = &struct {
+								Resume json.RawMessage `json:"resume"`
+							}{Resume: bytes.Clone(v)}
+						}
+						return nil
+					})
 				}
-				cmd, _ := client.Members(k.Value)
-				for _, c := range cmd {
-					if c.Key == "resume" {
-						r.Kwargs.Command = &struct {
-							Resume json.RawMessage `json:"resume"`
-						}{Resume: bytes.Clone(c.Value)}
-					}
-				}
-			}
+				return nil
+			})
 		}
-	}
+		return nil
+	})
 	return r
 }
 
 // checkpointList is a thread's history (a transport.Decoder), read one
 // checkpoint at a time and only the fields hitl reads: a checkpoint's
 // values may hold anything, nested as deep as a poisoned interrupt. An
-// entry that is not an object is left out.
+// entry that is not an object is left out; a field that cannot be read
+// stays empty (the checkpoint is still one the thread wrote).
 type checkpointList []checkpoint
 
 func (l *checkpointList) DecodeJSON(b []byte) error {
-	elems, err := client.Elements(b)
-	if err != nil {
-		return err
-	}
-	*l = make(checkpointList, 0, len(elems))
-	for _, e := range elems {
+	list, err := client.List(b, func(e json.RawMessage) (checkpoint, bool) {
 		var c checkpoint
-		ms, err := client.Members(e)
-		if err != nil {
-			continue // not a checkpoint
+		if _, err := client.Members(e); err != nil {
+			return c, false // not a checkpoint
 		}
-		for _, m := range ms {
-			// A field that cannot be read stays empty: the checkpoint is
-			// still one the thread wrote.
-			switch m.Key {
+		client.Fields(e, func(key string, v json.RawMessage) error {
+			switch key {
 			case "checkpoint":
-				_ = json.Unmarshal(m.Value, &c.Checkpoint)
+				return client.Into(v, &c.Checkpoint)
 			case "parent_checkpoint":
-				_ = json.Unmarshal(m.Value, &c.Parent)
+				return client.Into(v, &c.Parent)
 			case "metadata":
-				_ = json.Unmarshal(m.Value, &c.Metadata)
+				return client.Into(v, &c.Metadata)
 			}
-		}
-		*l = append(*l, c)
-	}
-	return nil
+			return nil
+		})
+		return c, true
+	})
+	*l = list
+	return err
 }
 
 // threadPage is one page of /threads/search (a transport.Decoder).
@@ -125,15 +113,9 @@ type threadPage []thread
 // DecodeJSON reads the page one thread at a time; it fails only when the
 // answer is not a JSON array.
 func (p *threadPage) DecodeJSON(b []byte) error {
-	elems, err := client.Elements(b)
-	if err != nil {
-		return err
-	}
-	*p = make(threadPage, 0, len(elems))
-	for _, e := range elems {
-		*p = append(*p, decodeThread(e))
-	}
-	return nil
+	list, err := client.List(b, func(e json.RawMessage) (thread, bool) { return decodeThread(e), true })
+	*p = list
+	return err
 }
 
 // UnmarshalJSON reads a thread as decodeThread does: it never fails.
@@ -146,64 +128,65 @@ func (t *thread) UnmarshalJSON(b []byte) error {
 // lists the one interrupt that says so.
 const unreadableTask = "hitl-unreadable"
 
+// unreadableThreadItem is the id of the one interrupt that stands for a
+// thread that cannot be read (or whose interrupts the server could not
+// give): named after the thread by client.UnreadableID, so that it stays
+// the same item at every read.
+func unreadableThreadItem(threadID string) string {
+	return client.UnreadableID([]byte("thread " + threadID))
+}
+
 // decodeThread reads one thread field by field. What cannot be read is
 // said by one more interrupt of the thread, whose value is the thread's
 // bytes; the interrupts that can be read are listed as usual.
 func decodeThread(b []byte) thread {
 	var t thread
-	var problems []string
-	ms, err := client.Members(b)
-	if err != nil {
-		problems = append(problems, err.Error())
-	}
-	for _, m := range ms {
-		var err error
-		switch m.Key {
+	problems := client.Fields(b, func(key string, v json.RawMessage) error {
+		switch key {
 		case "thread_id":
-			err = json.Unmarshal(m.Value, &t.ThreadID)
+			return client.Into(v, &t.ThreadID)
 		case "created_at":
-			err = json.Unmarshal(m.Value, &t.CreatedAt)
+			return client.Into(v, &t.CreatedAt)
 		case "updated_at":
-			err = json.Unmarshal(m.Value, &t.UpdatedAt)
+			return client.Into(v, &t.UpdatedAt)
 		case "metadata":
-			err = json.Unmarshal(m.Value, &t.Metadata)
+			return client.Into(v, &t.Metadata)
 		case "status":
-			err = json.Unmarshal(m.Value, &t.Status)
+			return client.Into(v, &t.Status)
 		case "interrupts":
-			t.Interrupts, err = decodeTaskInterrupts(m.Value)
+			var err error
+			t.Interrupts, err = decodeTaskInterrupts(v)
+			return err
 		case "error":
-			t.Error = append(json.RawMessage(nil), m.Value...)
+			t.Error = bytes.Clone(v)
 		case "state_updated_at":
 			// Optional (Python server): one that cannot be read is not
 			// used, and the thread's updated_at stands in for it.
 			var at time.Time
-			if json.Unmarshal(m.Value, &at) == nil && !at.IsZero() {
+			if json.Unmarshal(v, &at) == nil && !at.IsZero() {
 				t.StateUpdatedAt = &at
 			}
 		}
-		if err != nil {
-			problems = append(problems, m.Key+": "+strings.TrimPrefix(err.Error(), "json: "))
-		}
-	}
+		return nil
+	})
 	if len(problems) == 0 {
 		return t
 	}
-	name, key := t.ThreadID, t.ThreadID
-	if key == "" {
+	name := t.ThreadID
+	if t.ThreadID == "" {
 		// Named by its bytes: two threads without an id stay two items. Its
 		// interrupts could not be answered (a resume names the thread):
 		// the one item stands for them all.
-		key = hash128(string(b))
-		name, t.ThreadID, t.Interrupts = "without an id", "unreadable-"+key[:16], nil
+		name, t.ThreadID, t.Interrupts = "without an id", client.UnreadableID(b), nil
 	}
 	if t.Status == "" {
 		// It came from a search for interrupted (or busy) threads.
 		t.Status = "interrupted"
 	}
 	t.Interrupts = append(t.Interrupts, taskEntry{TaskID: unreadableTask, Interrupts: []wireInterrupt{{
-		ID:      hash128("hitl-unreadable|" + key),
+		ID:      unreadableThreadItem(t.ThreadID),
 		Value:   bytes.Clone(b),
-		problem: fmt.Sprintf("a thread %s that cannot be read (%s)", name, strings.Join(problems, "; ")),
+		problem: client.CannotRead("a thread "+name, problems),
 	}}})
 	return t
 }
@@ -212,7 +195,7 @@ func decodeThread(b []byte) thread {
 // server's order, one interrupt at a time. A task whose interrupts are not
 // a list is one unreadable interrupt.
 func decodeTaskInterrupts(b []byte) (taskInterrupts, error) {
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+	if isNull(b) {
 		return nil, nil
 	}
 	ms, err := client.Members(b)
@@ -221,18 +204,20 @@ func decodeTaskInterrupts(b []byte) (taskInterrupts, error) {
 	}
 	out := make(taskInterrupts, 0, len(ms))
 	for _, m := range ms {
-		e := taskEntry{TaskID: m.Key, Interrupts: []wireInterrupt{}}
-		elems, err := client.Elements(m.Value)
+		e := taskEntry{TaskID: m.Key}
+		e.Interrupts, err = decodeInterrupts(m.Value)
 		if err != nil {
-			e.Interrupts = append(e.Interrupts, wireInterrupt{Value: bytes.Clone(m.Value),
-				problem: fmt.Sprintf("the interrupts of task %s, which are not a list (%v)", m.Key, err)})
-		}
-		for _, el := range elems {
-			e.Interrupts = append(e.Interrupts, decodeInterrupt(el))
+			e.Interrupts = []wireInterrupt{{Value: bytes.Clone(m.Value),
+				problem: fmt.Sprintf("the interrupts of task %s, which are not a list (%v)", m.Key, err)}}
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// decodeInterrupts reads a list of interrupts one at a time.
+func decodeInterrupts(b []byte) ([]wireInterrupt, error) {
+	return client.List(b, func(e json.RawMessage) (wireInterrupt, bool) { return decodeInterrupt(e), true })
 }
 
 // UnmarshalJSON reads an interrupt as decodeInterrupt does: it never fails.
@@ -242,109 +227,97 @@ func (w *wireInterrupt) UnmarshalJSON(b []byte) error {
 }
 
 // decodeInterrupt reads one interrupt field by field; its value is kept as
-// bytes (client.Parse finds a value too deep or too large).
+// bytes (client.Parse finds a value too deep or too large). One that cannot
+// be read keeps the entry's bytes as its value, and says why.
 func decodeInterrupt(b []byte) wireInterrupt {
 	var w wireInterrupt
-	ms, err := client.Members(b)
-	if err != nil {
-		return wireInterrupt{Value: bytes.Clone(b), problem: fmt.Sprintf("an interrupt that is not one (%v)", err)}
-	}
-	for _, m := range ms {
-		var err error
-		switch m.Key {
+	problems := client.Fields(b, func(key string, v json.RawMessage) error {
+		switch key {
 		case "id":
-			err = json.Unmarshal(m.Value, &w.ID)
+			return client.Into(v, &w.ID)
 		case "ns":
-			err = json.Unmarshal(m.Value, &w.NS)
+			return client.Into(v, &w.NS)
 		case "value":
-			w.Value = bytes.Clone(m.Value)
+			w.Value = bytes.Clone(v)
 		case "response_schema":
-			w.ResponseSchema = bytes.Clone(m.Value)
+			w.ResponseSchema = bytes.Clone(v)
 		}
-		if err != nil && w.problem == "" {
-			w.problem = fmt.Sprintf("an interrupt whose %s cannot be read (%s)", m.Key, strings.TrimPrefix(err.Error(), "json: "))
-		}
-	}
-	if w.problem != "" {
+		return nil
+	})
+	if len(problems) > 0 {
 		w.Value, w.ResponseSchema = bytes.Clone(b), nil
+		w.problem = client.CannotRead("an interrupt", problems)
 	}
 	return w
 }
 
 // DecodeJSON reads a thread's state field by field (a transport.Decoder):
 // its values, which may hold anything, are not read at all, and each
-// task's interrupts one at a time.
+// task's interrupts one at a time. Unlike a list, a state is one answer:
+// what cannot be read of it fails it.
 func (s *threadState) DecodeJSON(b []byte) error {
-	ms, err := client.Members(b)
-	if err != nil {
-		return err
-	}
-	for _, m := range ms {
+	return client.Fields(b, func(key string, v json.RawMessage) error {
 		var err error
-		switch m.Key {
+		switch key {
 		case "next":
-			err = json.Unmarshal(m.Value, &s.Next)
+			err = client.Into(v, &s.Next)
 		case "checkpoint":
-			err = json.Unmarshal(m.Value, &s.Checkpoint)
+			err = client.Into(v, &s.Checkpoint)
 		case "tasks":
-			s.Tasks, err = decodeTasks(m.Value)
+			s.Tasks, err = decodeTasks(v)
 		case "metadata":
 			// Unreadable metadata names no run: no evidence, not an error.
-			_ = json.Unmarshal(m.Value, &s.Metadata)
+			_ = json.Unmarshal(v, &s.Metadata)
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.Key, err)
-		}
-	}
-	return nil
+		return err
+	}).Err()
 }
 
 func decodeTasks(b []byte) ([]stateTask, error) {
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+	if isNull(b) {
 		return nil, nil
 	}
-	elems, err := client.Elements(b)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]stateTask, 0, len(elems))
-	for _, el := range elems {
-		ms, err := client.Members(el)
-		if err != nil {
-			return nil, err
-		}
+	var failed error
+	tasks, err := client.List(b, func(e json.RawMessage) (stateTask, bool) {
 		var t stateTask
-		for _, m := range ms {
+		if p := client.Fields(e, func(key string, v json.RawMessage) error {
 			var err error
-			switch m.Key {
+			switch key {
 			case "id":
-				err = json.Unmarshal(m.Value, &t.ID)
+				err = client.Into(v, &t.ID)
 			case "name":
-				err = json.Unmarshal(m.Value, &t.Name)
+				err = client.Into(v, &t.Name)
 			case "interrupts":
-				var list []json.RawMessage
-				if list, err = client.Elements(m.Value); err == nil {
-					for _, x := range list {
-						t.Interrupts = append(t.Interrupts, decodeInterrupt(x))
-					}
-				} else if bytes.Equal(bytes.TrimSpace(m.Value), []byte("null")) {
-					err = nil
+				if !isNull(v) {
+					t.Interrupts, err = decodeInterrupts(v)
 				}
 			case "error":
 				// Why the task failed (a failed run leaves it): a string.
-				t.Error = bytes.Clone(m.Value)
+				t.Error = bytes.Clone(v)
 			case "result":
 				// Only whether there is one matters (answered): the result
 				// itself, which may be large, is not kept.
-				if r := bytes.TrimSpace(m.Value); len(r) > 0 && !bytes.Equal(r, []byte("null")) {
+				if !isNull(v) {
 					t.Result = json.RawMessage("true")
 				}
 			}
-			if err != nil {
-				return nil, fmt.Errorf("task %s: %s: %w", t.ID, m.Key, err)
-			}
+			return err
+		}); p != nil && failed == nil {
+			failed = fmt.Errorf("task %s: %w", t.ID, p.Err())
 		}
-		out = append(out, t)
+		return t, true
+	})
+	if err == nil {
+		err = failed
 	}
-	return out, nil
+	if err != nil {
+		return nil, err
+	}
+	return tasks, nil
+}
+
+// isNull: b is JSON null (or nothing at all).
+func isNull(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) == 0 || bytes.Equal(b, []byte("null"))
 }

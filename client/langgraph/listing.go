@@ -232,7 +232,7 @@ func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, erro
 // item that says why. It is not kept: the next poll reads the thread again.
 func (b *Backend) unreadableThread(t *thread, err error) *entry {
 	p := client.Unreadable("the server could not give this thread's interrupts (" + err.Error() + "); hitl asks again at every poll")
-	it := t.base(b.Server(), hash128("hitl-unreadable|"+t.ThreadID), nil, p)
+	it := t.base(b.Server(), unreadableThreadItem(t.ThreadID), nil, p)
 	return &entry{status: t.Status, its: []client.Interrupt{it}} // zero updated: never the same as the thread
 }
 

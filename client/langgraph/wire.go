@@ -1,7 +1,6 @@
 package langgraph
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -94,8 +93,7 @@ type stateTask struct {
 
 // answered reports whether the task already has its result.
 func (t stateTask) answered() bool {
-	r := bytes.TrimSpace(t.Result)
-	return len(r) > 0 && !bytes.Equal(r, []byte("null"))
+	return !isNull(t.Result)
 }
 
 // run is the part of a Run object hitl reads.
