@@ -13,10 +13,12 @@
 package langgraph
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/transport"
 )
 
@@ -62,9 +64,8 @@ type Backend struct {
 
 	// turn is held by the one refresh of view at a time (a channel, so
 	// that waiting for it ends with the caller's ctx).
-	turn  chan struct{}
-	view  view
-	board board // the progress of a listing, for those waiting for the turn
+	turn    chan struct{}
+	listing lister // what waits, kept up to date (listing.go)
 
 	watching atomic.Int32 // Changes loops running
 	// lookEvery is how long the watcher waits between looks now (its
@@ -96,7 +97,18 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}, nil
+	b := &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}
+	b.listing = lister{
+		search: b.searchPage,
+		interrupts: func(ctx context.Context, t *thread) ([]client.Interrupt, error) {
+			return b.threadInterrupts(ctx, t, true)
+		},
+		fullSelect: b.fullSelect,
+		forget:     b.forget,
+		server:     b.Server(),
+		pageSize:   opts.PageSize,
+	}
+	return b, nil
 }
 
 // Batches: one resume may answer several interrupts of a thread.

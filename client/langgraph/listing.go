@@ -24,6 +24,34 @@ import (
 // reading by id only what differs). A server that does not sort as asked
 // or ignores ids is listed in full at every poll, as before.
 
+// lister is the listing engine: it keeps the view of the server's waiting
+// threads and brings it up to date (refresh) by a full listing, a
+// watermark poll (watermark.go) or a resync. It reaches the server only
+// through its functions, so that it is tested without HTTP. One refresh
+// runs at a time: the caller holds Backend.turn.
+type lister struct {
+	view  view
+	board board // the progress of a listing, for those waiting for the turn
+	// search asks for one page of /threads/search (Backend.searchPage).
+	search searchFunc
+	// interrupts reads a thread's waiting interrupts (Backend.threadInterrupts,
+	// with the thread's facts: facts.go).
+	interrupts func(ctx context.Context, t *thread) ([]client.Interrupt, error)
+	// fullSelect is what to select of a thread hitl shows (Backend.fullSelect).
+	fullSelect func(ctx context.Context) []string
+	// forget is given the threads of each new view (Backend.forget drops
+	// the facts of the others).
+	forget   func(keep map[string]*entry)
+	server   string // the Server of the interrupts it makes
+	pageSize int    // the first page of a listing (Options.PageSize)
+}
+
+// pages pages through the search for threads of one status (with ids:
+// those threads, whatever their status), from the configured page size.
+func (l *lister) pages(ctx context.Context, status string, ids, sel []string, each func([]thread, int) error) ([]thread, time.Time, error) {
+	return l.search.pages(ctx, query{status: status, ids: ids, sel: sel, limit: l.pageSize}, each)
+}
+
 // view is what the backend knows of the server's waiting threads between
 // polls. It is read and written by one refresh at a time (Backend.turn).
 type view struct {
@@ -68,17 +96,17 @@ func (e *entry) same(t *thread) bool {
 func waits(status string) bool { return status == "interrupted" || status == "busy" }
 
 // refresh brings the view up to date; the turn is held.
-func (b *Backend) refresh(ctx context.Context, report func(client.Progress)) error {
-	v := &b.view
+func (l *lister) refresh(ctx context.Context, report func(client.Progress)) error {
+	v := &l.view
 	v.started = time.Now()
 	var err error
 	switch {
 	case !v.listed || v.full:
-		err = b.list(ctx, report)
+		err = l.list(ctx, report)
 	case time.Since(v.synced) > resyncEvery:
-		err = b.resync(ctx)
+		err = l.resync(ctx)
 	default:
-		err = b.poll(ctx)
+		err = l.poll(ctx)
 	}
 	if err == nil {
 		v.done = time.Now()
@@ -100,8 +128,8 @@ const markMargin = 10 * time.Second
 // the listing must be at least that new. It is the server's Date of the
 // listing's first answers, less a margin; a server that sends no Date has
 // its first poll read every thread's id and time once.
-func (b *Backend) list(ctx context.Context, report func(client.Progress)) error {
-	v := &b.view
+func (l *lister) list(ctx context.Context, report func(client.Progress)) error {
+	v := &l.view
 	threads := map[string]*entry{}
 	read, counted := 0, 0
 	each := func(page []thread, known int) error {
@@ -115,7 +143,7 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 			}
 			ts = append(ts, t)
 		}
-		es, err := b.readThreads(ctx, ts)
+		es, err := l.readThreads(ctx, ts)
 		if err != nil {
 			return err
 		}
@@ -124,25 +152,25 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 		}
 		read += len(page)
 		p := client.Progress{Items: assemble(threads), Threads: read, Total: counted + max(known, len(page))}
-		b.board.publish(&p)
+		l.board.publish(&p)
 		if report != nil {
 			report(p)
 		}
 		return nil
 	}
-	defer b.board.publish(nil)
+	defer l.board.publish(nil)
 	type searched struct {
 		list []thread
 		date time.Time
 		err  error
 	}
 	busy := make(chan searched, 1)
-	sel := b.fullSelect(ctx)
+	sel := l.fullSelect(ctx)
 	go func() {
-		l, d, err := b.search(ctx, "busy", nil, sel, nil)
+		l, d, err := l.pages(ctx, "busy", nil, sel, nil)
 		busy <- searched{l, d, err}
 	}()
-	list, date, err := b.search(ctx, "interrupted", nil, sel, each)
+	list, date, err := l.pages(ctx, "interrupted", nil, sel, each)
 	bs := <-busy
 	if err != nil {
 		return err
@@ -163,17 +191,17 @@ func (b *Backend) list(ctx context.Context, report func(client.Progress)) error 
 		mark = mark.Add(-markMargin)
 	}
 	v.listed, v.synced, v.mark, v.total = true, time.Now(), mark, -1
-	b.install(threads)
+	l.install(threads)
 	return nil
 }
 
 // read makes an entry of a thread just read with its interrupts, reusing
 // what was parsed before when the thread has not changed.
-func (b *Backend) read(ctx context.Context, t *thread) (*entry, error) {
-	if e := b.view.threads[t.ThreadID]; e.same(t) {
+func (l *lister) read(ctx context.Context, t *thread) (*entry, error) {
+	if e := l.view.threads[t.ThreadID]; e.same(t) {
 		return e, nil
 	}
-	its, err := b.threadInterrupts(ctx, t, true)
+	its, err := l.interrupts(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -186,13 +214,13 @@ func (b *Backend) read(ctx context.Context, t *thread) (*entry, error) {
 const readers = 32
 
 // readThreads makes entries of threads just read, several at a time.
-func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, error) {
+func (l *lister) readThreads(ctx context.Context, ts []*thread) ([]*entry, error) {
 	out := make([]*entry, len(ts))
 	errs := make([]error, len(ts))
 	sem := make(chan struct{}, readers)
 	var wg sync.WaitGroup
 	for i, t := range ts {
-		if e := b.view.threads[t.ThreadID]; e.same(t) {
+		if e := l.view.threads[t.ThreadID]; e.same(t) {
 			out[i] = e
 			continue
 		}
@@ -201,7 +229,7 @@ func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, erro
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i], errs[i] = b.read(ctx, t)
+			out[i], errs[i] = l.read(ctx, t)
 		}()
 	}
 	wg.Wait()
@@ -222,7 +250,7 @@ func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, erro
 	}
 	for i, err := range errs {
 		if err != nil {
-			out[i] = b.unreadableThread(ts[i], err)
+			out[i] = l.unreadableThread(ts[i], err)
 		}
 	}
 	return out, nil
@@ -230,15 +258,15 @@ func (b *Backend) readThreads(ctx context.Context, ts []*thread) ([]*entry, erro
 
 // unreadableThread is a thread whose interrupts could not be read, as one
 // item that says why. It is not kept: the next poll reads the thread again.
-func (b *Backend) unreadableThread(t *thread, err error) *entry {
+func (l *lister) unreadableThread(t *thread, err error) *entry {
 	p := client.Unreadable("the server could not give this thread's interrupts (" + err.Error() + "); hitl asks again at every poll")
-	it := t.base(b.Server(), unreadableThreadItem(t.ThreadID), nil, p)
+	it := t.base(l.server, unreadableThreadItem(t.ThreadID), nil, p)
 	return &entry{status: t.Status, its: []client.Interrupt{it}} // zero updated: never the same as the thread
 }
 
 // install makes threads the view; the version moves when the items do.
-func (b *Backend) install(threads map[string]*entry) {
-	v := &b.view
+func (l *lister) install(threads map[string]*entry) {
+	v := &l.view
 	changed := len(threads) != len(v.threads)
 	for id, e := range threads {
 		if old := v.threads[id]; old != e {
@@ -254,7 +282,7 @@ func (b *Backend) install(threads map[string]*entry) {
 		}
 		v.items = items
 	}
-	b.forget(threads)
+	l.forget(threads)
 }
 
 // sameItems reports whether two lists show the same: a busy thread that

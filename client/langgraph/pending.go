@@ -24,7 +24,7 @@ func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progre
 		return nil, err
 	}
 	defer b.unlock()
-	v := &b.view
+	v := &b.listing.view
 	// A refresh that started after this call and ended while it waited
 	// has read everything this call would. A caller that says the
 	// watcher's listing will do (a reader woken by Changes comes here
@@ -40,7 +40,7 @@ func (b *Backend) PendingProgress(ctx context.Context, report func(client.Progre
 	if fresh {
 		return slices.Clone(v.items), nil
 	}
-	if err := b.refresh(ctx, report); err != nil {
+	if err := b.listing.refresh(ctx, report); err != nil {
 		return nil, err
 	}
 	return slices.Clone(v.items), nil
@@ -63,7 +63,7 @@ func (b *Backend) unlock() { <-b.turn }
 func (b *Backend) lockReporting(ctx context.Context, report func(client.Progress)) error {
 	var last *client.Progress
 	for {
-		p, changed := b.board.read()
+		p, changed := b.listing.board.read()
 		if report != nil && p != nil && p != last {
 			report(*p)
 			last = p

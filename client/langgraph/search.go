@@ -105,17 +105,25 @@ func countOf(page []thread, limit, count int) int {
 	return count
 }
 
-// search pages through /threads/search for threads of one status; ids
-// limits it to those threads (any status). Pages start at the configured
-// size, so that the first screenful comes quickly, and grow to the
-// server's most. each is called with every page, and can stop the paging.
-func (b *Backend) search(ctx context.Context, status string, ids []string, sel []string, each func([]thread, int) error) ([]thread, time.Time, error) {
+// searchFunc asks for one page of /threads/search: Backend.searchPage
+// over HTTP, the one way the listing engine (lister) reaches the server's
+// list of threads, and a fake in its tests.
+type searchFunc func(ctx context.Context, q query) ([]thread, answered, error)
+
+// pages pages through the search q (its status, ids, select) from its
+// first page of q.limit threads, so that the first screenful comes
+// quickly, growing to the server's most. each is called with every page
+// and the count the first one gave (-1: none to trust), and can stop the
+// paging with an error. It returns every thread and the Date of the first
+// page.
+func (search searchFunc) pages(ctx context.Context, q query, each func([]thread, int) error) ([]thread, time.Time, error) {
 	var all []thread
 	var date time.Time // of the first page
-	size := b.opts.PageSize
+	size := q.limit
 	known := -1 // the total the first page counted
 	for offset := 0; ; {
-		page, a, err := b.searchPage(ctx, query{status: status, ids: ids, sel: sel, limit: size, offset: offset})
+		q.limit, q.offset = size, offset
+		page, a, err := search(ctx, q)
 		if err != nil {
 			return nil, date, err
 		}
@@ -144,7 +152,8 @@ func (b *Backend) search(ctx context.Context, status string, ids []string, sel [
 // thread reads one thread as the search shows it, or nil when the server
 // does not know it.
 func (b *Backend) thread(ctx context.Context, id string) (*thread, error) {
-	list, _, err := b.search(ctx, "", []string{id}, b.fullSelect(ctx), nil)
+	q := query{ids: []string{id}, sel: b.fullSelect(ctx), limit: b.opts.PageSize}
+	list, _, err := searchFunc(b.searchPage).pages(ctx, q, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +167,8 @@ func (b *Backend) thread(ctx context.Context, id string) (*thread, error) {
 
 // newest asks for the newest thread's updated_at and the count of threads:
 // where the next poll starts.
-func (b *Backend) newest(ctx context.Context) (time.Time, int, error) {
-	page, a, err := b.searchPage(ctx, query{sel: lightSelect, limit: 1})
+func (search searchFunc) newest(ctx context.Context) (time.Time, int, error) {
+	page, a, err := search(ctx, query{sel: lightSelect, limit: 1})
 	if err != nil || len(page) == 0 {
 		return time.Time{}, a.total, err
 	}

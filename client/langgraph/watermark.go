@@ -21,13 +21,13 @@ var errNoIDs = errors.New("the server ignores ids in /threads/search")
 // window lists, lightly, the threads at least as new as the watermark,
 // newest first, with the server's count of threads (-1: unknown). ok is
 // false when the server does not sort by updated_at as asked.
-func (b *Backend) window(ctx context.Context) (list []thread, total int, ok bool, err error) {
-	mark := b.view.mark
+func (l *lister) window(ctx context.Context) (list []thread, total int, ok bool, err error) {
+	mark := l.view.mark
 	size := watermarkPage
 	total = -1
 	last := time.Time{}
 	for offset := 0; ; {
-		page, a, err := b.searchPage(ctx, query{sel: lightSelect, limit: size, offset: offset})
+		page, a, err := l.search(ctx, query{sel: lightSelect, limit: size, offset: offset})
 		if err != nil {
 			return nil, -1, true, err
 		}
@@ -57,15 +57,15 @@ func (b *Backend) window(ctx context.Context) (list []thread, total int, ok bool
 }
 
 // poll asks what changed since the watermark and reads only that.
-func (b *Backend) poll(ctx context.Context) error {
-	v := &b.view
-	list, total, ok, err := b.window(ctx)
+func (l *lister) poll(ctx context.Context) error {
+	v := &l.view
+	list, total, ok, err := l.window(ctx)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		v.full = true
-		return b.list(ctx, nil)
+		return l.list(ctx, nil)
 	}
 	mark := v.mark
 	if len(list) > 0 && list[0].UpdatedAt.After(mark) {
@@ -89,13 +89,13 @@ func (b *Backend) poll(ctx context.Context) error {
 			if v.recounts++; v.recounts > 3 {
 				v.countless = true
 			} else {
-				return b.resync(ctx)
+				return l.resync(ctx)
 			}
 		}
 	}
 	v.recounts = 0
-	if err := b.apply(ctx, list); err != nil {
-		return b.fallBack(ctx, err)
+	if err := l.apply(ctx, list); err != nil {
+		return l.fallBack(ctx, err)
 	}
 	v.mark, v.total = mark, total
 	return nil
@@ -104,15 +104,15 @@ func (b *Backend) poll(ctx context.Context) error {
 // resync takes the listing again, lightly: ids and times of every
 // interrupted and busy thread, then by id the threads that differ from
 // the view.
-func (b *Backend) resync(ctx context.Context) error {
-	v := &b.view
-	mark, total, err := b.newest(ctx)
+func (l *lister) resync(ctx context.Context) error {
+	v := &l.view
+	mark, total, err := l.search.newest(ctx)
 	if err != nil {
 		return err
 	}
 	var list []thread
 	for _, status := range []string{"interrupted", "busy"} {
-		l, _, err := b.search(ctx, status, nil, lightSelect, nil)
+		l, _, err := l.pages(ctx, status, nil, lightSelect, nil)
 		if err != nil {
 			return err
 		}
@@ -128,47 +128,47 @@ func (b *Backend) resync(ctx context.Context) error {
 			threads[id] = e
 		}
 	}
-	if err := b.update(ctx, threads, list); err != nil {
-		return b.fallBack(ctx, err)
+	if err := l.update(ctx, threads, list); err != nil {
+		return l.fallBack(ctx, err)
 	}
 	v.synced, v.mark, v.total = time.Now(), mark, total
-	b.install(threads)
+	l.install(threads)
 	return nil
 }
 
 // fallBack lists in full, from now on, a server that ignored ids.
-func (b *Backend) fallBack(ctx context.Context, err error) error {
+func (l *lister) fallBack(ctx context.Context, err error) error {
 	if !errors.Is(err, errNoIDs) {
 		return err
 	}
-	b.view.full = true
-	return b.list(ctx, nil)
+	l.view.full = true
+	return l.list(ctx, nil)
 }
 
 // apply brings the view up to date with threads seen to have changed.
 // When none has (the look of an idle watcher: the window holds the
 // newest thread, as it was), the view stays as it is: no copy of it.
-func (b *Backend) apply(ctx context.Context, list []thread) error {
-	if b.unchanged(list) {
+func (l *lister) apply(ctx context.Context, list []thread) error {
+	if l.unchanged(list) {
 		return nil
 	}
-	threads := make(map[string]*entry, len(b.view.threads))
-	for id, e := range b.view.threads {
+	threads := make(map[string]*entry, len(l.view.threads))
+	for id, e := range l.view.threads {
 		threads[id] = e
 	}
-	if err := b.update(ctx, threads, list); err != nil {
+	if err := l.update(ctx, threads, list); err != nil {
 		return err
 	}
-	b.install(threads)
+	l.install(threads)
 	return nil
 }
 
 // unchanged: every thread of list is in the view as it was, or neither
 // waits nor is in it.
-func (b *Backend) unchanged(list []thread) bool {
+func (l *lister) unchanged(list []thread) bool {
 	for i := range list {
 		t := &list[i]
-		e := b.view.threads[t.ThreadID]
+		e := l.view.threads[t.ThreadID]
 		if !e.same(t) && (e != nil || waits(t.Status)) {
 			return false
 		}
@@ -179,7 +179,7 @@ func (b *Backend) unchanged(list []thread) bool {
 // update reads by id the threads of list (seen lightly) that differ from
 // threads, and puts them in threads, or takes them out when they no
 // longer wait.
-func (b *Backend) update(ctx context.Context, threads map[string]*entry, list []thread) error {
+func (l *lister) update(ctx context.Context, threads map[string]*entry, list []thread) error {
 	var ids []string
 	seen := map[string]bool{}
 	for i := range list {
@@ -199,7 +199,7 @@ func (b *Backend) update(ctx context.Context, threads map[string]*entry, list []
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), maxPage)]
 		ids = ids[len(chunk):]
-		page, _, err := b.searchPage(ctx, query{ids: chunk, sel: b.fullSelect(ctx), limit: len(chunk)})
+		page, _, err := l.search(ctx, query{ids: chunk, sel: l.fullSelect(ctx), limit: len(chunk)})
 		if err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func (b *Backend) update(ctx context.Context, threads map[string]*entry, list []
 				ts = append(ts, t)
 			}
 		}
-		es, err := b.readThreads(ctx, ts)
+		es, err := l.readThreads(ctx, ts)
 		if err != nil {
 			return err
 		}
