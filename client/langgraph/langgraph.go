@@ -3,13 +3,19 @@
 // reads their interrupts, resumes them by interrupt id, and reads back from
 // the server which decision took effect.
 //
-// Files: pending.go finds what waits (and what only seems to: answered
-// fan-out branches), asking the server only what changed since the last
-// look; stream.go says when something changed, as soon as it can tell;
-// failed.go finds threads whose run failed; decide.go sends, verifies and
-// follows a decision; claims.go keeps reviewers' claims in thread
-// metadata; wire.go holds the server's JSON shapes; conversation.go reads
-// a thread's messages.
+// Files: pending.go lists what waits (one refresh at a time, a long
+// listing's progress) through the listing engine: listing.go (the view,
+// the full listing) and watermark.go (a poll asks the server only what
+// changed since the last look), which reach the server through search.go
+// (/threads/search); facts.go reads what a thread's listing does not say
+// (answered fan-out branches, runs in progress, breakpoints). stream.go
+// says when something changed, as soon as it can tell; failed.go finds
+// threads whose run failed; decide.go sends and follows a decision,
+// verify.go reads back which run took it; end.go ends a thread's work;
+// claims.go and approvals.go keep reviewers' claims and approvals in
+// thread metadata; wire.go holds the server's JSON shapes and decode.go
+// reads them one item at a time; conversation.go reads a thread's
+// messages.
 package langgraph
 
 import (
