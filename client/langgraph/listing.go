@@ -143,12 +143,8 @@ func (l *lister) list(ctx context.Context, report func(client.Progress)) error {
 			}
 			ts = append(ts, t)
 		}
-		es, err := l.readThreads(ctx, ts)
-		if err != nil {
+		if err := l.readThreads(ctx, ts, threads); err != nil {
 			return err
-		}
-		for i, t := range ts {
-			threads[t.ThreadID] = es[i]
 		}
 		read += len(page)
 		p := client.Progress{Items: assemble(threads), Threads: read, Total: counted + max(known, len(page))}
@@ -213,8 +209,9 @@ func (l *lister) read(ctx context.Context, t *thread) (*entry, error) {
 // request, and a large inbox has hundreds of them.
 const readers = 32
 
-// readThreads makes entries of threads just read, several at a time.
-func (l *lister) readThreads(ctx context.Context, ts []*thread) ([]*entry, error) {
+// readThreads makes entries of threads just read, several at a time, and
+// puts them in threads.
+func (l *lister) readThreads(ctx context.Context, ts []*thread, threads map[string]*entry) error {
 	out := make([]*entry, len(ts))
 	errs := make([]error, len(ts))
 	sem := make(chan struct{}, readers)
@@ -244,16 +241,17 @@ func (l *lister) readThreads(ctx context.Context, ts []*thread) ([]*entry, error
 	if failed > 0 && (failed == len(ts) || ctx.Err() != nil) {
 		for _, err := range errs {
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	for i, err := range errs {
-		if err != nil {
-			out[i] = l.unreadableThread(ts[i], err)
+	for i, t := range ts {
+		if errs[i] != nil {
+			out[i] = l.unreadableThread(t, errs[i])
 		}
+		threads[t.ThreadID] = out[i]
 	}
-	return out, nil
+	return nil
 }
 
 // unreadableThread is a thread whose interrupts could not be read, as one

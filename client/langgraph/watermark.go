@@ -218,12 +218,8 @@ func (l *lister) update(ctx context.Context, threads map[string]*entry, list []t
 				ts = append(ts, t)
 			}
 		}
-		es, err := l.readThreads(ctx, ts)
-		if err != nil {
+		if err := l.readThreads(ctx, ts, threads); err != nil {
 			return err
-		}
-		for i, t := range ts {
-			threads[t.ThreadID] = es[i]
 		}
 	}
 	return nil
