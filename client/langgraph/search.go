@@ -152,8 +152,7 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 // thread reads one thread as the search shows it, or nil when the server
 // does not know it.
 func (b *Backend) thread(ctx context.Context, id string) (*thread, error) {
-	q := query{ids: []string{id}, sel: b.fullSelect(ctx), limit: b.opts.PageSize}
-	list, _, err := searchFunc(b.searchPage).pages(ctx, q, nil)
+	list, _, err := b.listing.pages(ctx, "", []string{id}, b.fullSelect(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
