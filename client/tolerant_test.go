@@ -14,6 +14,7 @@ import (
 // encoding/json's limit, or of the wrong type, is the item reader's to
 // mark, and the elements beside it are read as usual.
 func TestListReadsEachElementOnItsOwn(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
 	body := `[{"id":"a"}, ` + deep + `, {"id":7}, {"id":"b"}]`
 	type item struct{ id, problem string }
@@ -55,6 +56,7 @@ func TestListReadsEachElementOnItsOwn(t *testing.T) {
 // Fields reports every member it could not read, not only the first, and
 // an item that is not an object as such.
 func TestFieldsSaysWhatCannotBeRead(t *testing.T) {
+	t.Parallel()
 	var a, b string
 	p := client.Fields([]byte(`{"a":1,"b":"ok","c":{}}`), func(key string, v json.RawMessage) error {
 		switch key {
@@ -87,6 +89,7 @@ func TestFieldsSaysWhatCannotBeRead(t *testing.T) {
 // An item without an id of its own is named by its bytes: the same name at
 // every read, another for other bytes, SHA-256 (see UnreadableID).
 func TestUnreadableIDIsStableAndDistinct(t *testing.T) {
+	t.Parallel()
 	a, b := []byte(`{"thread_id":7}`), []byte(`{"thread_id":8}`)
 	sum := sha256.Sum256(a)
 	if got := client.UnreadableID(a); got != "unreadable-"+hex.EncodeToString(sum[:8]) || got != client.UnreadableID(append([]byte(nil), a...)) {

@@ -19,6 +19,7 @@ func ids(its []client.Interrupt) string {
 // left out, in the backend's order, and every interrupt listed (handled or
 // not) is recorded as seen.
 func TestSiftLeavesOutHandledAndRecordsSightings(t *testing.T) {
+	t.Parallel()
 	j, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestSiftLeavesOutHandledAndRecordsSightings(t *testing.T) {
 // Nothing handled: the listing itself, not a copy (the idle poll of a
 // large inbox); the first item handled, or the last: still in order.
 func TestUnhandledKeepsOrder(t *testing.T) {
+	t.Parallel()
 	all := []client.Interrupt{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	if got := Unhandled(all, map[string]bool{"x": true}); &got[0] != &all[0] || len(got) != 3 {
 		t.Error("nothing handled, yet the list was copied")

@@ -181,6 +181,7 @@ func seeded(t *testing.T, n, pageSize int) (*fakeSearch, *lister) {
 // The full listing pages until a page comes back short, whatever the
 // server's count says: pages grow from the configured size (2, then 8).
 func TestListingPagesUntilAShortPage(t *testing.T) {
+	t.Parallel()
 	for _, off := range []int{0, -7, +20} {
 		f := newFakeSearch()
 		f.countOff = off
@@ -205,6 +206,7 @@ func TestListingPagesUntilAShortPage(t *testing.T) {
 // An idle poll asks one small page and reads no thread; a new thread and
 // a changed one are read by id, in one search, and nothing else is.
 func TestPollReadsByIDOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	f, l := seeded(t, 9, 100)
 	ctx := context.Background()
 	kept := l.view.threads["t2"]
@@ -248,6 +250,7 @@ func TestPollReadsByIDOnlyWhatChanged(t *testing.T) {
 // page says its status); a thread deleted changes the server's count,
 // which no poll would show otherwise: the listing is taken again, lightly.
 func TestPollDropsThreadsThatStoppedWaitingOrWereDeleted(t *testing.T) {
+	t.Parallel()
 	f, l := seeded(t, 9, 100)
 	ctx := context.Background()
 	if err := l.refresh(ctx, nil); err != nil { // the first poll learns the count
@@ -288,6 +291,7 @@ func TestPollDropsThreadsThatStoppedWaitingOrWereDeleted(t *testing.T) {
 // A refresh that fails leaves the last good listing as it was (items,
 // version, watermark): the next one that works sees what changed meanwhile.
 func TestFailedRefreshKeepsTheLastGoodListing(t *testing.T) {
+	t.Parallel()
 	f, l := seeded(t, 9, 100)
 	ctx := context.Background()
 	before, version, mark := listed(l), l.view.version, l.view.mark
@@ -335,6 +339,7 @@ func TestFailedRefreshKeepsTheLastGoodListing(t *testing.T) {
 // A server that ignores ids, or does not sort as asked, cannot be polled
 // by watermark: it is listed in full, at once and from then on.
 func TestServerThatCannotBePolledIsListedInFull(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, fault := range []string{"ignores ids", "unsorted"} {
 		f, l := seeded(t, 9, 100)
