@@ -191,6 +191,17 @@ func decodeThread(b []byte) thread {
 	return t
 }
 
+// problem says why the thread could not be read whole ("" when it
+// could): the problem of the one interrupt decodeThread added for it.
+func (t *thread) problem() string {
+	for _, e := range t.Interrupts {
+		if e.TaskID == unreadableTask && len(e.Interrupts) > 0 {
+			return e.Interrupts[0].problem
+		}
+	}
+	return ""
+}
+
 // decodeTaskInterrupts reads the map of tasks to their interrupts in the
 // server's order, one interrupt at a time. A task whose interrupts are not
 // a list is one unreadable interrupt.
