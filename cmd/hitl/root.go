@@ -188,24 +188,18 @@ func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
 	return a.unhandled(all), nil
 }
 
-// unhandled records all as seen and returns those this machine has not
-// handled.
+// unhandled is all as this machine shows it: recorded as seen, less what
+// it handled (journal.Sift, as the TUI takes a listing).
 func (a *app) unhandled(all []client.Interrupt) []client.Interrupt {
-	a.saw(all)
-	handled := a.journal.Handled()
-	out := all[:0]
-	for _, it := range all {
-		if !handled[it.ID] {
-			out = append(out, it)
-		}
-	}
-	return out
+	return a.sift(all).Items
 }
 
-// saw records the interrupts listed (journal.Saw), saying so when it
-// cannot.
-func (a *app) saw(all []client.Interrupt) {
-	a.journalWarn(a.journal.Saw(all), "one of them answered elsewhere may later be reported as unknown")
+// sift is journal.Sift, saying on stderr when the sightings cannot be
+// recorded.
+func (a *app) sift(all []client.Interrupt) journal.Sifted {
+	s := a.journal.Sift(all)
+	a.journalWarn(s.SawErr, "one of them answered elsewhere may later be reported as unknown")
+	return s
 }
 
 // journalWarn says on stderr, once per problem (watch lists again and
@@ -269,8 +263,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
-	a.saw(all)
-	handled := a.journal.Handled()
+	handled := a.sift(all).Handled
 	var out []client.Interrupt
 	seen := map[string]bool{}
 	add := func(it client.Interrupt) {
