@@ -36,7 +36,8 @@ func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) 
 		if err != nil {
 			why = "as JSON (" + strings.TrimPrefix(err.Error(), "no form for this schema: ") + ")"
 		}
-		return m.openAnswerJSON(it, d, why), true
+		_, cmd := m.openAnswerJSON(it, d, why)
+		return cmd, true
 	}
 	s := newFormScreen(it, d, form)
 	m.push(s)
@@ -78,6 +79,11 @@ func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
 	return s.focus(), true
 }
 
+// toForm leaves the JSON view of a form for the form (backToForm).
+type toForm struct{ ed *editorScreen }
+
+func (a toForm) apply(m *Model) tea.Cmd { return a.ed.backToForm(m) }
+
 // backToForm leaves the JSON view of a form (ctrl+j there) for the form,
 // opened on what was typed as JSON. JSON the form cannot show (it does not
 // parse yet, or holds what no field shows) stays here, and says so; esc
@@ -112,14 +118,14 @@ func (ed *editorScreen) backToForm(m *Model) tea.Cmd {
 
 // openAnswerJSON opens the JSON editor on the draft answer, or on a
 // skeleton of the schema when there is none.
-func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) tea.Cmd {
+func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) (*editorScreen, tea.Cmd) {
 	if strings.TrimSpace(d.feedback[d.slot]) == "" {
 		d.feedback[d.slot] = present.EditableJSON(client.Skeleton(it.ResponseSchema))
 	}
-	ed := newFeedbackEditor(m, it, d, client.Respond)
+	ed := newFeedbackEditor(it, d, client.Respond)
 	ed.labels[0] = "Your answer, " + why
 	m.push(ed)
-	return ed.focus()
+	return ed, ed.focus()
 }
 
 // formReads reports whether a draft can be shown in the form: empty, or

@@ -421,7 +421,7 @@ func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
 	h.wantScreen("▸   bbbb2222")
 	h.keys("A")
 	h.wantScreen("Key ignored: the selected interrupt just changed")
-	if h.m.top().name() == nameConfirm {
+	if onTop[*confirmScreen](h.m) {
 		t.Fatal("a key meant for the previous item acted on the new one")
 	}
 	h.now = h.now.Add(GracePeriod + time.Millisecond)
@@ -627,7 +627,7 @@ func TestKeysFromConfig(t *testing.T) {
 	h := newHarnessKeys(t, 80, 24, map[string][]string{"approve": {"Y"}, "confirm": {"ctrl+y"}},
 		fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.keys("enter", "a")
-	if h.m.top().name() == nameConfirm {
+	if onTop[*confirmScreen](h.m) {
 		t.Fatal("the default key still approves")
 	}
 	h.keys("Y")
@@ -756,7 +756,7 @@ func TestDetailOfAVanishedInterrupt(t *testing.T) {
 	h.b.Set(h.b.Items()[1:]...)
 	h.run(h.m.fetch(false))
 	h.wantScreen("aaaa1111 is gone: the server no longer knows it", "▸   bbbb2222")
-	if h.m.top().name() != nameInbox {
+	if len(h.m.stack) != 0 {
 		t.Fatal("still on a detail screen")
 	}
 	// It comes back (a glitch): the typed reason is still there.
@@ -948,4 +948,10 @@ func TestCursorFollowsTheThreadAfterABranchIsAnswered(t *testing.T) {
 	if c := h.m.items.current(); c == nil || c.ID != x2.ID {
 		t.Fatalf("the cursor went to %+v, want the other branch %s", c, x2.ID)
 	}
+}
+
+// onTop reports whether the screen in front is a T.
+func onTop[T screen](m *Model) bool {
+	_, ok := m.top().(T)
+	return ok
 }
