@@ -26,9 +26,6 @@ func decisionKinds(k *keyMap) []struct {
 	}{{&k.Approve, client.Approve}, {&k.Edit, client.Edit}, {&k.Reject, client.Reject}, {&k.Respond, client.Respond}, {&k.Ignore, client.Ignore}}
 }
 
-// decisionHints are the decision keys for it (browse.go).
-func (m *Model) decisionHints(it *client.Interrupt) []hint { return decisionHints(m.env(), it) }
-
 func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
 	return m.decisionKeyOn(m.items.current(), msg)
 }
