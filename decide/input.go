@@ -146,7 +146,7 @@ func fieldsInput(it *client.Interrupt, i, slot int, in Input) (Input, error) {
 	default:
 		return in, refuse("fields are for respond (an answer schema) or edit (an args_schema), not %s", in.Type)
 	}
-	form, err := client.FormOf(schema)
+	form, err := client.FormFor(schema, base) // an edit's fields: the TUI's form's (tui/formopen.go)
 	if err != nil {
 		return in, refuse("%v: give the whole value as JSON", err)
 	}

@@ -104,18 +104,33 @@ func Decided(e journal.Entry) string {
 	return strings.Join(kinds, ", ")
 }
 
-// HistoryRow is one decision of the audit log on one line of at most w
-// cells (0: no limit), the same in `hitl history` and the TUI: when, which
-// interrupt, what was decided, what became of it, and about what (the
-// tools). What gives way on a short line is the date, then the id, then
-// the end of the subject (marked with …): "what did I approve?" stays
-// answerable at 60 columns.
-func HistoryRow(e journal.Entry, w int) string {
+// HistoryRows are the decisions of the audit log, one line of at most w
+// cells each (0: no limit), the same in `hitl history` and the TUI: when,
+// which interrupt, what was decided, what became of it, and about what
+// (the tools). The decided and outcome columns are as wide as the widest
+// of these rows' words ("approve" alone leaves the tools room; "rejected
+// and stopped" lines up with the rest). What gives way on a short line is the date,
+// then the id, then the end of the subject (marked with …): "what did I
+// approve?" stays answerable at 60 columns.
+func HistoryRows(es []journal.Entry, w int) []string {
+	decided, outcome := 0, 0
+	for _, e := range es {
+		decided = max(decided, ansi.StringWidth(Decided(e)))
+		outcome = max(outcome, ansi.StringWidth(Outcome(e)))
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = historyRow(e, w, decided, outcome)
+	}
+	return out
+}
+
+func historyRow(e journal.Entry, w, decided, outcome int) string {
 	when := e.Time.Local().Format(time.DateTime)
 	if w > 0 && w < 100 {
 		when = e.Time.Local().Format("01-02 15:04")
 	}
-	cols := []string{when, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), 13), pad(Outcome(e), 15), inert.Line(About(e.Title))}
+	cols := []string{when, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), decided), pad(Outcome(e), outcome), inert.Line(About(e.Title))}
 	if w > 0 && w < 70 {
 		cols = append(cols[:1], cols[2:]...)
 	}

@@ -89,7 +89,7 @@ func (m *Model) onApprovalRecorded(r *decide.Result) (tea.Cmd, bool) {
 		msg = cause.Error()
 	}
 	m.setStatus(strings.Join(ids, ", ")+": "+safe(msg)+".", true)
-	m.popTo(nameInbox)
+	m.home()
 	m.graceUntil = m.opts.Now().Add(GracePeriod)
 	return tea.Batch(pollAfter(0), m.syncClaims()), true
 }

@@ -146,7 +146,7 @@ func BenchmarkOpenDetail1MB(b *testing.B) {
 	m := benchModel(b, 140, 40, small, big)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		m.detail.sig = "" // as if never shown
+		m.detail.sig = detailKey{} // as if never shown
 		if i%2 == 0 {
 			m.Update(keyMsg("j"))
 		} else {

@@ -22,8 +22,6 @@ import (
 // not allowed), then sends one resume per thread (branches together) and
 // shows each outcome.
 
-const nameBulk = "bulk"
-
 // bulkSentMsg is the outcome of every submission of a bulk approve.
 type bulkSentMsg struct{ results []*decide.Result }
 
@@ -34,15 +32,19 @@ type bulkScreen struct {
 	err     string
 	results []*decide.Result // after sending
 	page    viewport.Model
-	sig     string
+	shown   cache[bulkKey]
 }
 
-func (*bulkScreen) name() string { return nameBulk }
+// bulkKey is everything the page's text depends on.
+type bulkKey struct {
+	width, results int
+	sending        bool
+}
 
-func (s *bulkScreen) resize(m *Model) {
-	s.page.SetWidth(m.lay.page().w)
-	s.page.SetHeight(m.lay.page().h)
-	s.sig = ""
+func (s *bulkScreen) resize(v *env) {
+	s.page.SetWidth(v.lay.page().w)
+	s.page.SetHeight(v.lay.page().h)
+	s.shown.reset()
 }
 
 // toggleMark marks or unmarks the selected row, then moves down.
@@ -63,18 +65,18 @@ func (m *Model) toggleMark() {
 // bulkTargets are the interrupts A acts on in bulk: the marked ones, or,
 // with none marked and a filter set, every row shown; nil: the selected
 // interrupt alone (A approves its actions, as ever).
-func (m *Model) bulkTargets() []client.Interrupt {
+func bulkTargets(x *items, marked map[string]bool) []client.Interrupt {
 	var out []client.Interrupt
-	if len(m.marked) > 0 {
-		for _, it := range m.items.shown {
-			if m.marked[it.ID] {
+	if len(marked) > 0 {
+		for _, it := range x.shown {
+			if marked[it.ID] {
 				out = append(out, it)
 			}
 		}
 		return out
 	}
-	if m.items.filter != "" && len(m.items.shown) > 1 {
-		return append(out, m.items.shown...)
+	if x.filter != "" && len(x.shown) > 1 {
+		return append(out, x.shown...)
 	}
 	return nil
 }
@@ -82,8 +84,7 @@ func (m *Model) bulkTargets() []client.Interrupt {
 // openBulk builds the approvals and opens the bulk confirm screen.
 func (m *Model) openBulk(its []client.Interrupt) {
 	s := &bulkScreen{}
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
+	vp := newPage()
 	s.page = vp
 	for _, it := range its {
 		ok := it.Slots() > 0
@@ -111,43 +112,66 @@ func (m *Model) openBulk(its []client.Interrupt) {
 		s.subs = subs
 	}
 	m.push(s)
-	s.resize(m)
+	s.resize(m.env())
 }
 
-func (s *bulkScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (s *bulkScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		if s.results != nil {
-			clear(m.marked)
+			return []act{clearMarks{}, popScreen{}}
 		}
-		m.pop()
+		return []act{popScreen{}}
 	case key.Matches(msg, k.Quit) && s.results != nil:
-		return m.askQuit()
+		return []act{askQuit{}}
 	case key.Matches(msg, k.Confirm) && s.results == nil:
-		if m.sending || len(s.subs) == 0 || s.err != "" {
+		if v.busy || len(s.subs) == 0 || s.err != "" {
 			return nil
 		}
-		if m.inGrace() {
-			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
-			return nil
+		if v.grace {
+			return []act{status{"Key ignored: the list just changed. Look, then press it again.", false}}
 		}
-		m.sending = true
-		m.setStatus(fmt.Sprintf("Sending %d approvals…", len(s.drafts)), true)
-		p, subs := m.pipe, s.subs
-		return tea.Batch(func() tea.Msg {
-			var out []*decide.Result
-			for _, sub := range subs {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				out = append(out, p.Send(ctx, sub))
-				cancel()
-			}
-			return bulkSentMsg{results: out}
-		}, m.spin.Tick)
+		return []act{sendBulk{subs: s.subs, n: len(s.drafts)}}
 	default:
 		scroll(&s.page, k, msg)
 	}
 	return nil
+}
+
+// showOutcomes shows what became of each submission.
+func (s *bulkScreen) showOutcomes(results []*decide.Result) {
+	s.results = results
+	s.shown.reset()
+}
+
+// clearMarks forgets the rows marked for a bulk approve.
+type clearMarks struct{}
+
+func (clearMarks) apply(m *Model) tea.Cmd { clear(m.marked); return nil }
+
+// sendBulk sends one submission per thread, one after the other.
+type sendBulk struct {
+	subs []*client.Submission
+	n    int // the interrupts they answer
+}
+
+func (a sendBulk) apply(m *Model) tea.Cmd {
+	if m.sending || m.checking {
+		return nil
+	}
+	m.sending = true
+	m.setStatus(fmt.Sprintf("Sending %d approvals…", a.n), true)
+	p, subs := m.pipe, a.subs
+	return tea.Batch(func() tea.Msg {
+		var out []*decide.Result
+		for _, sub := range subs {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			out = append(out, p.Send(ctx, sub))
+			cancel()
+		}
+		return bulkSentMsg{results: out}
+	}, m.spin.Tick)
 }
 
 // onBulkSent shows each outcome on the bulk screen; what was taken leaves
@@ -168,8 +192,8 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 		}
 	}
 	m.items.drop()
-	if s, ok := m.top().(*bulkScreen); ok {
-		s.results, s.sig = msg.results, ""
+	if s, ok := m.top().(interface{ showOutcomes([]*decide.Result) }); ok {
+		s.showOutcomes(msg.results)
 	}
 	n := 0
 	for _, r := range msg.results {
@@ -179,21 +203,19 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 	return pollAfter(0)
 }
 
-func (s *bulkScreen) view(m *Model, r rect) string {
-	sig := fmt.Sprintf("%d|%d|%v", r.w, len(s.results), m.sending)
-	if sig != s.sig {
-		s.sig = sig
-		s.page.SetContent(s.text(m, r.w))
+func (s *bulkScreen) view(v *env, r rect) string {
+	if s.shown.stale(bulkKey{width: r.w, results: len(s.results), sending: v.busy}) {
+		s.page.SetContent(s.text(v, r.w))
 	}
-	return pageView(m, &s.page, r)
+	return pageView(v.st, v.keys, &s.page, r)
 }
 
-func (s *bulkScreen) text(m *Model, w int) string {
+func (s *bulkScreen) text(v *env, w int) string {
 	var b strings.Builder
 	line := func(t string) { b.WriteString(t + "\n") }
 	wrap := func(t string) string { return ansi.Wrap(t, max(w, 20), " ") }
 	threads := len(s.subs)
-	line(m.st.title.Render(wrap(fmt.Sprintf("Approve %d %s in bulk? %d %s (one per thread; branches of a thread together)",
+	line(v.st.title.Render(wrap(fmt.Sprintf("Approve %d %s in bulk? %d %s (one per thread; branches of a thread together)",
 		len(s.drafts), plural(len(s.drafts), "interrupt", "interrupts"), threads, plural(threads, "resume", "resumes")))))
 	line("")
 	for _, d := range s.drafts {
@@ -203,41 +225,41 @@ func (s *bulkScreen) text(m *Model, w int) string {
 	}
 	if len(s.refused) > 0 {
 		line("")
-		line(m.st.warn.Render(fmt.Sprintf("Left out (%d):", len(s.refused))))
+		line(v.st.warn.Render(fmt.Sprintf("Left out (%d):", len(s.refused))))
 		for _, r := range s.refused {
-			line(m.st.warn.Render(indentBlock(ansi.Wrap(safe(r), max(w-4, 20), " "), "  ")))
+			line(v.st.warn.Render(indentBlock(ansi.Wrap(safe(r), max(w-4, 20), " "), "  ")))
 		}
 	}
 	if s.err != "" {
 		line("")
-		line(m.st.err.Render(wrap("✗ Cannot send: " + safe(s.err))))
+		line(v.st.err.Render(wrap("✗ Cannot send: " + safe(s.err))))
 	}
 	line("")
 	switch {
 	case s.results != nil:
-		line(m.st.bold.Render("Outcomes"))
+		line(v.st.bold.Render("Outcomes"))
 		for _, r := range s.results {
-			st := m.st.ok
+			st := v.st.ok
 			if r.Kind != decide.Sent {
-				st = m.st.warn
+				st = v.st.warn
 			}
 			line(st.Render(indentBlock(ansi.Wrap(r.Text(), max(w-4, 20), " "), "  ")))
 		}
 		line("")
-		line(m.st.faint.Render(name(m.keys.Back) + " back to the list"))
+		line(v.st.faint.Render(name(v.keys.Back) + " back to the list"))
 	case len(s.drafts) == 0:
-		line(name(m.keys.Back) + " goes back; nothing to send.")
+		line(name(v.keys.Back) + " goes back; nothing to send.")
 	default:
-		line(m.st.bold.Render(wrap(fmt.Sprintf("%s sends them once · %s goes back (nothing is sent)", name(m.keys.Confirm), name(m.keys.Back)))))
+		line(v.st.bold.Render(wrap(fmt.Sprintf("%s sends them once · %s goes back (nothing is sent)", name(v.keys.Confirm), name(v.keys.Back)))))
 	}
 	return wrapLong(b.String(), w)
 }
 
-func (s *bulkScreen) hints(m *Model) []hint {
+func (s *bulkScreen) hints(v *env) []hint {
 	if s.results != nil || len(s.drafts) == 0 {
-		return on(m.keys.Back)
+		return on(v.keys.Back)
 	}
-	return on(m.keys.Confirm, m.keys.Back)
+	return on(v.keys.Confirm, v.keys.Back)
 }
 
 func plural(n int, one, many string) string {

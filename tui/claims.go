@@ -63,17 +63,13 @@ func (m *Model) drafting() map[string]*client.Interrupt {
 		}
 	}
 	for _, s := range m.stack {
-		var id string
-		switch s := s.(type) {
-		case *editorScreen:
-			id = s.id
-		case *formScreen:
-			id = s.id
-		default:
+		t, ok := s.(typist)
+		if !ok {
 			continue
 		}
-		if it := m.items.get(id); it != nil {
-			out[id] = it
+		e, _ := t.typed()
+		if it := m.items.get(e.id); it != nil {
+			out[e.id] = it
 		}
 	}
 	return out

@@ -117,8 +117,8 @@ func (m *Model) fetch(watched bool) tea.Cmd {
 	done := func(items []client.Interrupt, err error) tea.Msg {
 		msg := pendingMsg{items: items, err: err}
 		if j != nil {
-			msg.sawErr = j.Saw(items)
-			msg.handled = j.Handled()
+			s := j.Sift(items) // as the CLI takes a listing
+			msg.items, msg.handled, msg.sawErr = s.Items, s.Handled, s.SawErr
 			msg.unknown, msg.auditErr = j.Unresolved(b.Server())
 		}
 		if failures != nil && err == nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
@@ -26,226 +25,213 @@ type confirmScreen struct {
 	showJSON bool
 	err      string // why the last attempt to send did not start
 	page     viewport.Model
-	sig      string
+	shown    cache[confirmKey]
 	jsonAt   int // the line where the resume JSON starts, when shown
+	// prep is what would be sent, prepared when the screen opens and again
+	// when the items, the drafts or what became of the interrupt change:
+	// never while drawing. prepN counts the preparations.
+	prep  prepared
+	prepN int
 }
 
-func newConfirmScreen(m *Model, id string) *confirmScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
-	return &confirmScreen{id: id, page: vp}
+// prepared is the interrupt on the screen, the submission that answers
+// it, or why it cannot be sent.
+type prepared struct {
+	it  *client.Interrupt
+	sub *client.Submission
+	err error
 }
 
-func (*confirmScreen) name() string { return nameConfirm }
-
-func (c *confirmScreen) resize(m *Model) {
-	c.page.SetWidth(m.lay.page().w)
-	c.page.SetHeight(m.lay.page().h)
-	c.sig = ""
+// confirmKey is everything the page's text depends on.
+type confirmKey struct {
+	showJSON, sideBySide bool
+	err                  string
+	width                int
+	detail               detailKey
+	race                 string
+	gone                 gone
+	prepN                int
 }
 
-func (c *confirmScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func newConfirmScreen(v *env, id string) *confirmScreen {
+	c := &confirmScreen{id: id, page: newPage()}
+	c.refresh(v)
+	return c
+}
+
+// refresh prepares again what would be sent (the items, the drafts or
+// what became of the interrupt changed).
+func (c *confirmScreen) refresh(v *env) {
+	c.prep = v.prepare(c.id)
+	c.prepN++
+}
+
+func (*confirmScreen) decisionStep() {}
+
+func (c *confirmScreen) shows(*env) string { return c.id }
+
+// onGone: the page says it, in full; an older status would mislead.
+func (c *confirmScreen) onGone(*env, gone) []act { return []act{clearStatus{}} }
+
+func (c *confirmScreen) resize(v *env) {
+	c.page.SetWidth(v.lay.page().w)
+	c.page.SetHeight(v.lay.page().h)
+	c.shown.reset()
+}
+
+func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		if m.items.get(c.id) == nil {
-			m.popTo(nameInbox)
-			m.setStatus(m.goneText(c.id)+" Nothing was sent.", false)
-			return nil
+		if v.items.get(c.id) == nil {
+			return []act{goHome{}, status{v.goneText(c.id) + " Nothing was sent.", false}}
 		}
-		m.pop()
+		return []act{popScreen{}}
 	case key.Matches(msg, k.ShowJSON):
 		c.showJSON = !c.showJSON
-		c.sig = ""
+		c.shown.reset()
 		if c.showJSON {
 			// The JSON from its heading, as much of it as fits (the line
 			// above, blank, gives way to the marker of what is above).
-			c.render(m)
+			c.render(v)
 			c.page.SetYOffset(c.jsonAt - 1)
 		}
 	case key.Matches(msg, k.DiffMode):
-		if !c.hasDiff(m) {
-			m.setStatus("Nothing was edited: there is no diff to lay out.", false)
-			return nil
+		if !c.hasDiff() {
+			return []act{status{"Nothing was edited: there is no diff to lay out.", false}}
 		}
-		m.sideBySide = !m.sideBySide
-		if m.sideBySide && c.page.Width()-4 < sideBySideFrom {
-			m.setStatus(fmt.Sprintf("Side by side needs a wider window (%d columns of diff): unified it stays.", sideBySideFrom), false)
+		if !v.look.sideBySide && c.page.Width()-4 < sideBySideFrom {
+			return []act{toggleDiffLayout{}, status{fmt.Sprintf("Side by side needs a wider window (%d columns of diff): unified it stays.", sideBySideFrom), false}}
 		}
+		return []act{toggleDiffLayout{}}
 	case key.Matches(msg, k.Down, k.Up, k.ScrollDown, k.ScrollUp, k.PageDown, k.PageUp, k.Top, k.Bottom):
 		scroll(&c.page, k, msg)
 	case key.Matches(msg, k.End):
 		// On rejects: stop there too (the model is not asked again).
-		it := m.items.get(c.id)
-		if it == nil || !c.rejects(m) {
-			m.setStatus("x (stop) goes with a reject of every call: r, then x here.", false)
-			return nil
+		if v.items.get(c.id) == nil || !c.rejects(v) {
+			return []act{status{"x (stop) goes with a reject of every call: r, then x here.", false}}
 		}
-		if e, ok := m.opts.Backend.(client.Ender); !ok || !e.EndsThreads() {
-			m.setStatus("Stop: this backend cannot end a thread's work (the LangGraph backend can).", false)
-			return nil
+		if !v.endsThreads {
+			return []act{status{"Stop: this backend cannot end a thread's work (the LangGraph backend can).", false}}
 		}
-		for _, dec := range m.drafts.of(it).decisions {
-			dec.Stop = !dec.Stop
-		}
-		c.sig = ""
+		return []act{toggleStop{c.id}}
 	case key.Matches(msg, k.Confirm):
-		if m.sending || m.checking {
+		if v.busy {
 			return nil
 		}
-		if m.inGrace() {
-			m.setStatus("Key ignored: the list just changed. Look, then press it again.", false)
+		if v.grace {
+			return []act{status{"Key ignored: the list just changed. Look, then press it again.", false}}
+		}
+		// Prepared again: a submission carries a decision id of its own.
+		p := v.prepare(c.id)
+		if p.err != nil {
+			c.err = p.err.Error()
+			c.refresh(v)
 			return nil
 		}
-		_, sub, err := m.confirmed(c.id)
-		if err != nil {
-			c.err = err.Error()
-			return nil
-		}
-		m.sending = true
-		m.setStatus("Sending…", true)
-		ctx, cancel := ctxFor(2 * time.Minute)
-		m.stopSend = cancel
-		return tea.Batch(m.send(ctx, cancel, sub), m.spin.Tick)
+		return []act{send{p.sub}}
 	}
 	return nil
 }
 
-// scroll moves a page viewport by the scrolling keys.
-func scroll(vp *viewport.Model, k keyMap, msg tea.KeyPressMsg) {
-	switch {
-	case key.Matches(msg, k.Down):
-		vp.ScrollDown(1)
-	case key.Matches(msg, k.Up):
-		vp.ScrollUp(1)
-	case key.Matches(msg, k.ScrollDown):
-		vp.HalfPageDown()
-	case key.Matches(msg, k.ScrollUp):
-		vp.HalfPageUp()
-	case key.Matches(msg, k.PageDown):
-		vp.PageDown()
-	case key.Matches(msg, k.PageUp):
-		vp.PageUp()
-	case key.Matches(msg, k.Top):
-		vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		vp.GotoBottom()
-	}
+// prepare is what would be sent to answer id, prepared now.
+func (m *Model) prepare(id string) prepared {
+	return prepareFor(&m.items, m.drafts, m.pipe, m.gone, id)
 }
 
 // confirmed returns the interrupt id and the submission that answers it,
 // with every other interrupt of its thread whose draft is complete, or why
 // it cannot be sent.
 func (m *Model) confirmed(id string) (*client.Interrupt, *client.Submission, error) {
-	it := m.items.get(id)
+	p := m.prepare(id)
+	return p.it, p.sub, p.err
+}
+
+// prepareFor is what answers id: its draft and every other complete draft
+// of its thread, prepared by the pipeline (the drafts are read, never
+// changed).
+func prepareFor(x *items, ds drafts, pipe *decide.Pipeline, gs map[string]gone, id string) prepared {
+	it := x.get(id)
 	if it == nil {
-		return nil, nil, errors.New(m.goneText(id))
+		return prepared{err: errors.New(goneTextOf(gs, id))}
 	}
-	ds, err := m.drafts.of(it).complete()
+	mine, err := ds.peek(it).complete()
 	if err != nil {
-		return it, nil, err
+		return prepared{it: it, err: err}
 	}
-	drafts := []decide.Draft{{Interrupt: *it, Decisions: ds}}
-	for i := range m.items.all {
-		other := &m.items.all[i]
-		if other.ID == it.ID || other.ThreadID != it.ThreadID || m.drafts[other.ID] == nil {
+	drafts := []decide.Draft{{Interrupt: *it, Decisions: mine}}
+	for i := range x.all {
+		other := &x.all[i]
+		if other.ID == it.ID || other.ThreadID != it.ThreadID || ds[other.ID] == nil {
 			continue
 		}
-		if ods, err := m.drafts[other.ID].complete(); err == nil {
+		if ods, err := ds[other.ID].complete(); err == nil {
 			drafts = append(drafts, decide.Draft{Interrupt: *other, Decisions: ods})
 		}
 	}
-	subs, err := m.pipe.Prepare(drafts)
+	subs, err := pipe.Prepare(drafts)
 	if err != nil {
 		// A sibling's draft may be what does not encode: send this one alone.
-		if subs, err = m.pipe.Prepare(drafts[:1]); err != nil {
-			return it, nil, err
+		if subs, err = pipe.Prepare(drafts[:1]); err != nil {
+			return prepared{it: it, err: err}
 		}
 	}
 	for _, s := range subs {
 		for _, x := range s.Items {
 			if x.Interrupt.ID == it.ID {
-				return it, s, nil
+				return prepared{it: it, sub: s}
 			}
 		}
 	}
-	return it, nil, errors.New("nothing to send")
+	return prepared{it: it, err: errors.New("nothing to send")}
 }
 
-func (c *confirmScreen) view(m *Model, r rect) string {
-	c.render(m)
-	return pageView(m, &c.page, r)
+func (c *confirmScreen) view(v *env, r rect) string {
+	c.render(v)
+	return pageView(v.st, v.keys, &c.page, r)
 }
 
 // render fills the page when what it shows changed.
-func (c *confirmScreen) render(m *Model) {
+func (c *confirmScreen) render(v *env) {
 	race := ""
-	if it := m.items.get(c.id); it != nil {
-		race = m.raceWarning(it)
+	if it := c.prep.it; it != nil {
+		race = v.race(it)
 	}
-	sig := fmt.Sprintf("%v|%v|%s|%d|%v|%s|%s|%s", c.showJSON, m.sideBySide, c.err, c.page.Width(), m.items.get(c.id) != nil, m.detail.sig, race, m.gone[c.id])
-	if sig == c.sig {
-		return
+	k := confirmKey{showJSON: c.showJSON, sideBySide: v.look.sideBySide, err: c.err, width: c.page.Width(),
+		detail: v.detail, race: race, gone: v.gone[c.id], prepN: c.prepN}
+	if c.shown.stale(k) {
+		c.page.SetContent(c.text(v))
 	}
-	c.sig = sig
-	c.page.SetContent(c.text(m))
 }
 
-// pageView draws a scrolling page into r, saying what is above and below.
-func pageView(m *Model, vp *viewport.Model, r rect) string {
-	k := m.keys
-	return marked(m, vp, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
-}
-
-// marked draws a viewport into r with a marker line at the top when lines
-// are scrolled out above, and at the bottom when lines are below: nothing is
-// cut without saying so. up and down name the keys that scroll.
-func marked(m *Model, vp *viewport.Model, r rect, up, down string) string {
-	body := vp.View()
-	above := vp.YOffset()
-	below := vp.TotalLineCount() - above - vp.Height()
-	if (above <= 0 && below <= 0) || r.h < 2 {
-		return body
-	}
-	lines := strings.Split(fit(body, r.w, r.h), "\n")
-	// A marker takes the place of a line: that line is hidden too.
-	if above > 0 {
-		lines[0] = m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↑ %d more lines (%s)", above+1, up), r.w, "…"))
-	}
-	if below > 0 {
-		lines[len(lines)-1] = m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↓ %d more lines (%s)", below+1, down), r.w, "…"))
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (c *confirmScreen) text(m *Model) string {
+func (c *confirmScreen) text(v *env) string {
 	w := c.page.Width()
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
-	it, sub, err := m.confirmed(c.id)
+	it, sub, err := c.prep.it, c.prep.sub, c.prep.err
 	if it == nil {
-		return "\n" + indentBlock(m.st.err.Render(ansi.Wrap(safe(err.Error()), max(w-2, 10), " "))+"\n"+name(m.keys.Back)+" goes back; nothing was sent.", "  ")
+		return "\n" + indentBlock(v.st.err.Render(ansi.Wrap(safe(err.Error()), max(w-2, 10), " "))+"\n"+name(v.keys.Back)+" goes back; nothing was sent.", "  ")
 	}
 	items := []client.Item{{Interrupt: *it}}
 	if sub != nil {
 		items = sub.Items
 	}
-	line(m.st.title.Render(ansi.Wrap("Send this? "+safe(confirmTitle(it)), w, " ")))
-	line(m.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
+	line(v.st.title.Render(ansi.Wrap("Send this? "+safe(confirmTitle(it)), w, " ")))
+	line(v.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
-		line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
+		line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
 	}
 	for n, x := range items {
 		target := &x.Interrupt
 		if len(items) > 1 {
 			line("")
-			line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(confirmTitle(target))), w, " ")))
+			line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("%d. %s  %s", n+1, safe(present.ShortID(target.ID)), safe(confirmTitle(target))), w, " ")))
 		}
-		if warn := m.items.warning(target); warn != 0 {
-			line(m.st.warn.Render("⚠ the payload contains " + warn.String()))
+		if warn := v.items.warning(target); warn != 0 {
+			line(v.st.warn.Render("⚠ the payload contains " + warn.String()))
 		}
 		line("")
-		d := m.drafts.of(target)
+		d := v.drafts.peek(target)
 		for i, dec := range d.decisions {
 			if dec == nil {
 				continue
@@ -256,44 +242,44 @@ func (c *confirmScreen) text(m *Model) string {
 			}
 			if target.Schema == client.SchemaBreakpoint && dec.Type == client.Approve {
 				// What it does, in the word the result uses.
-				line(m.st.ok.Render(ansi.Wrap(m.st.bold.Render(label)+": continue (the run goes on from the breakpoint)", w, " ")))
+				line(v.st.ok.Render(ansi.Wrap(v.st.bold.Render(label)+": continue (the run goes on from the breakpoint)", w, " ")))
 				continue
 			}
-			line(m.look().decisionText(m.st.bold.Render(label)+": ", dec, w))
+			line(v.look.decisionText(v.st.bold.Render(label)+": ", dec, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
-				line(indentBlock(m.look().diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
+				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
 			if len(dec.Value) > 0 {
 				// A typed answer (a form, or JSON): what it says, before
 				// the exact resume value that v shows.
-				line(indentBlock(m.look().highlightJSON(dec.Value, w-4, name(m.keys.ShowJSON)), "    "))
+				line(indentBlock(v.look.highlightJSON(dec.Value, w-4, name(v.keys.ShowJSON)), "    "))
 			}
 			for j, a := range dec.Answers {
 				line(indentBlock(ansi.Wrap(fmt.Sprintf("answer %d: %s", j+1, safeBlock(a)), w-4, " "), "    "))
 			}
 		}
 		if target.Busy {
-			line(m.st.warn.Render(ansi.Wrap("Note: a run is in progress on this thread; the server refuses a decision until it ends.", w, " ")))
+			line(v.st.warn.Render(ansi.Wrap("Note: a run is in progress on this thread; the server refuses a decision until it ends.", w, " ")))
 		}
-		if race := m.raceWarning(target); race != "" {
-			line(m.st.warn.Render(ansi.Wrap("⚠ "+safe(race), w, " ")))
+		if race := v.race(target); race != "" {
+			line(v.st.warn.Render(ansi.Wrap("⚠ "+safe(race), w, " ")))
 		}
 		if sub != nil {
 			for _, note := range client.Consequences(&target.Payload, x.Decisions) {
 				line("")
-				line(m.st.warn.Render(ansi.Wrap("Note: "+safe(note), w, " ")))
+				line(v.st.warn.Render(ansi.Wrap("Note: "+safe(note), w, " ")))
 			}
 		}
 	}
 	if err != nil {
 		line("")
-		line(m.st.err.Render(ansi.Wrap("✗ Cannot send: "+safe(err.Error()), w, " ")))
-		line(name(m.keys.Back) + " goes back to change the decision.")
+		line(v.st.err.Render(ansi.Wrap("✗ Cannot send: "+safe(err.Error()), w, " ")))
+		line(name(v.keys.Back) + " goes back to change the decision.")
 		return b.String()
 	}
 	if c.err != "" {
 		line("")
-		line(m.st.err.Render(ansi.Wrap("✗ "+safe(c.err), w, " ")))
+		line(v.st.err.Render(ansi.Wrap("✗ "+safe(c.err), w, " ")))
 	}
 	line("")
 	if c.showJSON {
@@ -306,29 +292,29 @@ func (c *confirmScreen) text(m *Model) string {
 			for _, x := range sub.Items {
 				all[x.Interrupt.ID] = x.Resume.Value
 			}
-			line(m.st.bold.Render(ansi.Wrap(fmt.Sprintf("Resume value, exactly as sent: one value for the %d interrupts, each answer under its interrupt's id:", len(sub.Items)), w, " ")))
-			if v, err := json.Marshal(all); err == nil {
-				line(m.look().highlightJSON(v, w, ""))
+			line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("Resume value, exactly as sent: one value for the %d interrupts, each answer under its interrupt's id:", len(sub.Items)), w, " ")))
+			if b, err := json.Marshal(all); err == nil {
+				line(v.look.highlightJSON(b, w, ""))
 			} else {
-				line(m.st.err.Render(ansi.Wrap("cannot be written as JSON: "+safe(err.Error()), w, " ")))
+				line(v.st.err.Render(ansi.Wrap("cannot be written as JSON: "+safe(err.Error()), w, " ")))
 			}
 		} else {
 			x := sub.Items[0]
-			line(m.st.bold.Render("Resume value, exactly as sent:"))
+			line(v.st.bold.Render("Resume value, exactly as sent:"))
 			switch {
 			case x.Resume.End != nil:
 				line(ansi.Wrap("(none: nothing is resumed; the thread's work is ended by a state update as the interrupted node, then a run with no input)", w, " "))
 			case x.Resume.Continue:
 				line("(none: the run continues from the breakpoint with no input)")
 			default:
-				line(m.look().highlightJSON(x.Resume.Value, w, ""))
+				line(v.look.highlightJSON(x.Resume.Value, w, ""))
 			}
 		}
 	} else {
-		line(m.st.faint.Render(name(m.keys.ShowJSON) + " shows the exact resume JSON"))
+		line(v.st.faint.Render(name(v.keys.ShowJSON) + " shows the exact resume JSON"))
 	}
 	line("")
-	line(m.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(m.keys.Confirm), name(m.keys.Back))))
+	line(v.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(v.keys.Confirm), name(v.keys.Back))))
 	return b.String()
 }
 
@@ -343,12 +329,12 @@ func confirmTitle(it *client.Interrupt) string {
 
 // rejects reports whether every decision of the draft is a reject (x
 // then stops the thread there too).
-func (c *confirmScreen) rejects(m *Model) bool {
-	it := m.items.get(c.id)
+func (c *confirmScreen) rejects(v *env) bool {
+	it := c.prep.it
 	if it == nil {
 		return false
 	}
-	for _, dec := range m.drafts.of(it).decisions {
+	for _, dec := range v.drafts.peek(it).decisions {
 		if dec == nil || dec.Type != client.Reject {
 			return false
 		}
@@ -356,15 +342,15 @@ func (c *confirmScreen) rejects(m *Model) bool {
 	return true
 }
 
-func (c *confirmScreen) hints(m *Model) []hint {
-	k := m.keys
-	if m.items.get(c.id) == nil {
+func (c *confirmScreen) hints(v *env) []hint {
+	k := v.keys
+	if v.items.get(c.id) == nil {
 		return on(k.Back) // nothing left to send
 	}
-	if _, ok := m.opts.Backend.(client.Ender); ok && c.rejects(m) {
+	if v.canEnd && c.rejects(v) {
 		return on(k.Confirm, k.End, k.ShowJSON, k.Back)
 	}
-	if !c.hasDiff(m) {
+	if !c.hasDiff() {
 		return on(k.Confirm, k.ShowJSON, k.Back)
 	}
 	return on(k.Confirm, k.ShowJSON, k.DiffMode, k.Back)
@@ -372,8 +358,8 @@ func (c *confirmScreen) hints(m *Model) []hint {
 
 // hasDiff reports whether the screen shows a diff (an edit of a call's
 // arguments), which t lays out unified or side by side.
-func (c *confirmScreen) hasDiff(m *Model) bool {
-	_, sub, err := m.confirmed(c.id)
+func (c *confirmScreen) hasDiff() bool {
+	sub, err := c.prep.sub, c.prep.err
 	if err != nil || sub == nil {
 		return false
 	}

@@ -16,29 +16,14 @@ import (
 // confirm screen opens.
 
 // decisionKinds pairs each decision key with what it decides.
-func (m *Model) decisionKinds() []struct {
+func decisionKinds(k *keyMap) []struct {
 	b *key.Binding
 	t client.DecisionType
 } {
-	k := &m.keys
 	return []struct {
 		b *key.Binding
 		t client.DecisionType
 	}{{&k.Approve, client.Approve}, {&k.Edit, client.Edit}, {&k.Reject, client.Reject}, {&k.Respond, client.Respond}, {&k.Ignore, client.Ignore}}
-}
-
-// decisionHints are the decision keys for it, those the current action
-// does not allow marked off.
-func (m *Model) decisionHints(it *client.Interrupt) []hint {
-	slot := m.drafts.slot(it)
-	var out []hint
-	for _, x := range m.decisionKinds() {
-		out = append(out, hint{b: *x.b, off: m.opts.ViewOnly || !it.Allows(slot, x.t)})
-	}
-	if it.Slots() > 1 {
-		out = append(out, hint{b: m.keys.NextAction}, hint{b: m.keys.Submit})
-	}
-	return out
 }
 
 func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -90,8 +75,9 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		if cmd, ok := m.openForm(it, d, client.Edit); ok { // an args_schema: its form (form.go)
 			return cmd
 		}
-		m.push(newArgsEditor(m, it, d))
-		return m.top().(*editorScreen).focus()
+		ed := newArgsEditor(it, d)
+		m.push(ed)
+		return ed.focus()
 	case key.Matches(msg, k.Reject, k.Respond):
 		t := client.Reject
 		if key.Matches(msg, k.Respond) {
@@ -103,8 +89,9 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		if cmd, ok := m.openForm(it, d, t); ok { // an answer schema: its form (form.go)
 			return cmd
 		}
-		m.push(newFeedbackEditor(m, it, d, t))
-		return m.top().(*editorScreen).focus()
+		ed := newFeedbackEditor(it, d, t)
+		m.push(ed)
+		return ed.focus()
 	case key.Matches(msg, k.End):
 		// Dismiss: the confirm screen that follows is the question asked
 		// first (y ends the thread's work, esc keeps it).
@@ -198,6 +185,11 @@ func (m *Model) advance(it *client.Interrupt, d *draft) {
 			d.slot = j
 			m.setStatus(fmt.Sprintf("Recorded. Action %d of %d next (%s moves, %s submits when all are decided).",
 				j+1, len(d.decisions), name(m.keys.NextAction), name(m.keys.Submit)), true)
+			if _, ok := m.top().(*inboxScreen); ok && !m.lay.wide {
+				// The list alone shows no action: the next one to decide
+				// is on the detail, as it is beside the list when wide.
+				m.push(&detailScreen{})
+			}
 			return
 		}
 	}
@@ -205,7 +197,7 @@ func (m *Model) advance(it *client.Interrupt, d *draft) {
 }
 
 func (m *Model) toConfirm(it *client.Interrupt) {
-	m.push(newConfirmScreen(m, it.ID))
+	m.push(newConfirmScreen(m.env(), it.ID))
 }
 
 // askRunControl asks before pausing, resuming or cancelling a run.
@@ -234,15 +226,8 @@ func (m *Model) askRunControl(msg tea.KeyPressMsg) tea.Cmd {
 		question: what + " run " + safe(it.ThreadID) + " — " + safe(it.Title) + "?",
 		yes:      "does it",
 		no:       "does nothing",
-		onYes: func(m *Model) tea.Cmd {
-			it := m.items.get(target)
-			if it == nil {
-				m.setStatus("That interrupt is gone; nothing done.", false)
-				return nil
-			}
-			return m.controlRun(*it, action)
-		},
-		onNo: func(m *Model) { m.setStatus("Nothing done.", true) },
+		onYes:    []act{controlRun{id: target, action: action}},
+		onNo:     []act{status{"Nothing done.", true}},
 	})
 	return nil
 }
@@ -258,12 +243,8 @@ func (m *Model) askDiscard(it *client.Interrupt) tea.Cmd {
 	m.push(&promptScreen{
 		question: "Discard your draft for " + safe(present.ShortID(it.ID)) + " — " + safe(it.Title) + "? What you typed and decided is lost.",
 		yes:      "discards it",
-		onYes: func(m *Model) tea.Cmd {
-			delete(m.drafts, target)
-			m.setStatus("Draft for "+present.ShortID(target)+" discarded.", true)
-			return tea.Batch(m.persistDrafts(), m.syncClaims())
-		},
-		onNo: func(m *Model) { m.setStatus("The draft is kept.", true) },
+		onYes:    []act{discardDraft{target}},
+		onNo:     []act{status{"The draft is kept.", true}},
 	})
 	return nil
 }

@@ -23,15 +23,14 @@ import (
 // takes tens of milliseconds to render.
 type detailPane struct {
 	vp      viewport.Model
-	sig     string // what the viewport shows now (see signature)
-	pending string // what is being rendered off the update path
+	sig     detailKey // what the viewport shows now (see signature)
+	pending detailKey // what is being rendered off the update path
 	// showConv: the conversation is shown, per thread.
 	showConv map[string]bool
 }
 
 func newDetailPane() detailPane {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{} // the screens route scrolling keys themselves
+	vp := newPage() // the screens route scrolling keys themselves
 	return detailPane{vp: vp, showConv: map[string]bool{}}
 }
 
@@ -42,18 +41,15 @@ func (d *detailPane) resize(r rect) {
 
 func (d *detailPane) top() { d.vp.GotoTop() }
 
-// view draws the detail into r; up and down name the keys that scroll it
-// where it is shown.
-func (d *detailPane) view(m *Model, r rect, up, down string) string {
-	return marked(m, &d.vp, r, up, down)
-}
-
 // detailAsyncFrom is the payload size from which the detail is rendered off
 // the update path: keys stay responsive while a large payload renders.
 const detailAsyncFrom = 64 << 10
 
 // detailRenderedMsg is a detail rendered off the update path.
-type detailRenderedMsg struct{ sig, text string }
+type detailRenderedMsg struct {
+	sig  detailKey
+	text string
+}
 
 // sync renders the selected interrupt when something it shows changed: at
 // once for an ordinary payload, in a command for a large one (the pane
@@ -62,7 +58,7 @@ func (d *detailPane) sync(m *Model) tea.Cmd {
 	it := m.items.current()
 	if it == nil {
 		d.vp.SetContent("")
-		d.sig, d.pending = "", ""
+		d.sig, d.pending = detailKey{}, detailKey{}
 		return nil
 	}
 	sig := d.signature(m, it)
@@ -71,12 +67,12 @@ func (d *detailPane) sync(m *Model) tea.Cmd {
 	}
 	in, lo, w := m.detailInput(it), m.look(), d.vp.Width()
 	if size := len(it.Raw) + len(it.Description); size < detailAsyncFrom {
-		d.sig, d.pending = sig, ""
+		d.sig, d.pending = sig, detailKey{}
 		d.vp.SetContent(lo.detail(in, w))
 		return nil
 	}
-	if !strings.HasPrefix(d.sig, it.ID+"|") {
-		d.sig = ""
+	if d.sig.id != it.ID {
+		d.sig = detailKey{}
 		d.vp.SetContent(m.st.faint.Render(fmt.Sprintf("Rendering the detail of %s (%s of payload)…", safe(present.ShortID(it.ID)), present.Size(len(it.Raw)))))
 	}
 	d.pending = sig
@@ -89,77 +85,77 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 	if msg.sig != d.pending {
 		return
 	}
-	d.sig, d.pending = msg.sig, ""
+	d.sig, d.pending = msg.sig, detailKey{}
 	d.vp.SetContent(msg.text)
 }
 
+// detailKey is everything detailText depends on (the zero key: nothing
+// shown); keys are compared with ==.
+type detailKey struct {
+	id                string
+	width             int
+	showConv          bool
+	sideBySide        bool
+	theme             string
+	editing, deadline string
+	approval          string
+	slot              int
+	decisions         string // the draft's decisions, as JSON
+	conv              convKey
+}
+
 // signature names everything detailText depends on.
-func (d *detailPane) signature(m *Model, it *client.Interrupt) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%v|%v|%s|%s|%s|%s|", it.ID, d.vp.Width(), d.showConv[it.ThreadID], m.sideBySide, m.theme, m.editing(it), m.deadline(it), m.approvalText(it))
+func (d *detailPane) signature(m *Model, it *client.Interrupt) detailKey {
+	k := detailKey{id: it.ID, width: d.vp.Width(), showConv: d.showConv[it.ThreadID], sideBySide: m.sideBySide,
+		theme: m.theme, editing: m.editing(it), deadline: m.deadline(it), approval: m.approvalText(it), slot: -1}
 	if dr := m.drafts[it.ID]; dr != nil {
-		fmt.Fprintf(&b, "slot%d|", dr.slot)
-		for _, x := range dr.decisions {
-			if x != nil {
-				fmt.Fprintf(&b, "%s:%q:%s:%q|", x.Type, x.Message, x.Args, x.Answers)
-			} else {
-				b.WriteString("-|")
-			}
+		k.slot = dr.slot
+		if b, err := json.Marshal(dr.decisions); err == nil {
+			k.decisions = string(b)
 		}
 	}
-	if c := m.convs[it.ThreadID]; d.showConv[it.ThreadID] && c != nil {
-		fmt.Fprintf(&b, "conv%v|%v|%d", c.loading, c.err, len(c.messages))
+	if d.showConv[it.ThreadID] {
+		k.conv = convKeyOf(m.convs[it.ThreadID])
 	}
-	return b.String()
+	return k
 }
 
 // detailScreen is the detail on a screen of its own, below 100 columns.
 type detailScreen struct{}
 
-func (*detailScreen) name() string { return nameDetail }
+// shows: the selected interrupt.
+func (*detailScreen) shows(v *env) string {
+	if it := v.items.current(); it != nil {
+		return it.ID
+	}
+	return ""
+}
 
-func (*detailScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (*detailScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		m.pop()
-		return nil
-	case key.Matches(msg, k.Up):
-		m.detail.vp.ScrollUp(1)
-		return nil
-	case key.Matches(msg, k.Down):
-		m.detail.vp.ScrollDown(1)
-		return nil
-	case key.Matches(msg, k.PageDown):
-		m.detail.vp.PageDown()
-		return nil
-	case key.Matches(msg, k.PageUp):
-		m.detail.vp.PageUp()
-		return nil
-	case key.Matches(msg, k.Top):
-		m.detail.vp.GotoTop()
-		return nil
-	case key.Matches(msg, k.Bottom):
-		m.detail.vp.GotoBottom()
-		return nil
+		return []act{popScreen{}}
+	case key.Matches(msg, k.Up, k.Down, k.PageDown, k.PageUp, k.Top, k.Bottom):
+		return []act{scrollDetail{msg}}
 	}
-	if cmd, ok := browseKey(m, msg); ok {
-		return cmd
+	if as, ok := browseKey(v, msg); ok {
+		return as
 	}
-	return m.decisionKey(msg)
+	return []act{decideKey{msg: msg}}
 }
 
-func (*detailScreen) view(m *Model, r rect) string {
-	k := m.keys
-	return m.detail.view(m, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
+func (*detailScreen) view(v *env, r rect) string {
+	k := v.keys
+	return marked(v.st, v.pane, r, name(k.Up)+", "+name(k.PageUp), name(k.Down)+", "+name(k.PageDown))
 }
 
-func (*detailScreen) hints(m *Model) []hint {
+func (*detailScreen) hints(v *env) []hint {
 	var out []hint
-	if it := m.items.current(); it != nil {
-		out = m.decisionHints(it)
+	if it := v.items.current(); it != nil {
+		out = decisionHints(v, it)
 	}
-	return append(out, on(m.keys.Back, m.keys.Help)...)
+	return append(out, on(v.keys.Back, v.keys.Help)...)
 }
 
 // conversation is a thread's messages, loaded on demand.
@@ -176,6 +172,10 @@ type conversations map[string]*conversation
 func (m *Model) toggleConversation() tea.Cmd {
 	it := m.items.current()
 	if it == nil {
+		return nil
+	}
+	if why := m.noConversation(it); why != "" {
+		m.setStatus(why, false)
 		return nil
 	}
 	show := !m.detail.showConv[it.ThreadID]
@@ -209,8 +209,21 @@ func (m *Model) detailInput(it *client.Interrupt) detailInput {
 		c.decisions = append([]*client.Decision(nil), d.decisions...)
 		in.draft = &c
 	}
-	_, in.conversational = m.opts.Backend.(client.Conversational)
+	in.conversational = m.noConversation(it) == ""
 	return in
+}
+
+// noConversation says why c shows no conversation for it ("": it does): a
+// backend that keeps none, or a coding agent's request, whose conversation
+// is in the agent's own transcript.
+func (m *Model) noConversation(it *client.Interrupt) string {
+	if it.Origin != nil {
+		return "No conversation here: a coding agent's request has its conversation in the agent's own transcript."
+	}
+	if _, ok := m.opts.Backend.(client.Conversational); !ok {
+		return "No conversation here: this backend keeps none."
+	}
+	return ""
 }
 
 // detailText is the interrupt in full, at width w.
@@ -323,7 +336,16 @@ func (lo look) detail(in detailInput, w int) string {
 		line(lo.compareView(&c, w))
 	}
 	line("")
-	line(st.faint.Render(wrap(fmt.Sprintf("graph %s · assistant %s", safe(it.GraphID), safe(it.AssistantID)))))
+	var where []string // what the interrupt leaves empty is left out
+	if it.GraphID != "" {
+		where = append(where, "graph "+safe(it.GraphID))
+	}
+	if it.AssistantID != "" {
+		where = append(where, "assistant "+safe(it.AssistantID))
+	}
+	if len(where) > 0 {
+		line(st.faint.Render(wrap(strings.Join(where, " · "))))
+	}
 	line(st.faint.Render(wrap(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt)))))
 	line(st.faint.Render(wrap("id " + safe(it.ID))))
 	if in.conversational {

@@ -58,6 +58,15 @@ func (ds drafts) of(it *client.Interrupt) *draft {
 	return d
 }
 
+// peek is the draft of it, for reading: a new empty one, not kept, when
+// there is none (a screen reads drafts; the root changes them).
+func (ds drafts) peek(it *client.Interrupt) *draft {
+	if d := ds[it.ID]; d != nil && len(d.decisions) == it.Slots() {
+		return d
+	}
+	return newDraft(it)
+}
+
 // slot is the action the draft of it points at (0 without a draft).
 func (ds drafts) slot(it *client.Interrupt) int {
 	if d := ds[it.ID]; d != nil {

@@ -41,12 +41,58 @@ type editorScreen struct {
 	// the text; aboutLines is it wrapped to the width (three lines at most).
 	about      string
 	aboutLines []string
+	// fromForm: the form's JSON view (ctrl+j): esc goes back to the form,
+	// on what was typed here, its field formFocus in focus.
+	fromForm  bool
+	formFocus int
 }
 
-func (*editorScreen) name() string { return nameEditor }
+func (*editorScreen) decisionStep() {}
+
+func (ed *editorScreen) shows(*env) string { return ed.id }
+
+// typed is what is typed, for the draft.
+func (ed *editorScreen) typed() (draftEdit, bool) {
+	e := draftEdit{id: ed.id, slot: ed.slot}
+	text := ed.fields[0].Value()
+	if ed.kind == editArgs {
+		e.args = &text
+		return e, true
+	}
+	e.feedback = &text
+	if len(ed.fields) > 1 {
+		e.answers = []string{}
+		for _, f := range ed.fields[1:] {
+			e.answers = append(e.answers, strings.TrimSpace(f.Value()))
+		}
+	}
+	return e, true
+}
+
+// save keeps what was typed in the draft, whatever happens next.
+func (ed *editorScreen) save() act {
+	e, _ := ed.typed()
+	return saveDraft{e}
+}
+
+// refresh: the interrupt left the list (its text is kept), or came back.
+func (ed *editorScreen) refresh(v *env) {
+	if v.items.get(ed.id) == nil {
+		ed.err, ed.goneErr = goneShort(v.gone, ed.id)+" Your text is kept; "+name(v.keys.Back)+" leaves.", true
+	} else if ed.goneErr {
+		ed.err, ed.goneErr = "", false
+	}
+}
+
+// onGone: the short word on the error line, the whole story (who, when,
+// what) in the status.
+func (ed *editorScreen) onGone(v *env, g gone) []act {
+	ed.err, ed.goneErr = g.short()+" Your text is kept; "+name(v.keys.Back)+" leaves.", true
+	return []act{status{g.sentence(), false}}
+}
 
 // newArgsEditor edits the arguments of the current action as indented JSON.
-func newArgsEditor(m *Model, it *client.Interrupt, d *draft) *editorScreen {
+func newArgsEditor(it *client.Interrupt, d *draft) *editorScreen {
 	text := d.argsText[d.slot]
 	if text == "" {
 		text = present.EditableJSON(it.Actions[d.slot].Args)
@@ -57,7 +103,7 @@ func newArgsEditor(m *Model, it *client.Interrupt, d *draft) *editorScreen {
 
 // newFeedbackEditor edits a reject message or a response; for questions,
 // one more field per question takes the answers.
-func newFeedbackEditor(m *Model, it *client.Interrupt, d *draft, t client.DecisionType) *editorScreen {
+func newFeedbackEditor(it *client.Interrupt, d *draft, t client.DecisionType) *editorScreen {
 	label := "Reason for rejecting (sent to the agent)"
 	if d.slot < len(it.Actions) {
 		// Which call is being rejected, when there are calls: with
@@ -120,8 +166,8 @@ func newTextarea(text string) textarea.Model {
 
 func (ed *editorScreen) focus() tea.Cmd { return ed.fields[ed.focused].Focus() }
 
-func (ed *editorScreen) resize(m *Model) {
-	w, hs := m.lay.editorFields(len(ed.fields))
+func (ed *editorScreen) resize(v *env) {
+	w, hs := v.lay.editorFields(len(ed.fields))
 	ed.aboutLines = nil
 	if strings.TrimSpace(ed.about) != "" {
 		ed.aboutLines = strings.Split(ansi.Wrap(safeBlock(ed.about), w, " "), "\n")
@@ -137,30 +183,28 @@ func (ed *editorScreen) resize(m *Model) {
 	}
 }
 
-func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (ed *editorScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		ed.save(m)
-		if m.items.get(ed.id) == nil {
+		if v.items.get(ed.id) == nil {
 			// Not back to a detail that would now show another interrupt.
-			m.popTo(nameInbox)
-			m.setStatus(m.goneText(ed.id)+" What you typed is kept.", false)
-			return nil
+			return []act{ed.save(), goHome{}, status{v.goneText(ed.id) + " What you typed is kept.", false}}
 		}
-		m.pop()
-		return nil
+		if ed.fromForm {
+			return []act{ed.save(), toForm{ed}}
+		}
+		return []act{ed.save(), popScreen{}}
 	case key.Matches(msg, k.External):
-		if m.opts.NoExternalEditor {
+		if v.noExternalEditor {
 			ed.err = noExternalEditor
 			return nil
 		}
-		ed.save(m)
 		ext := ".txt"
 		if ed.kind == editArgs {
 			ext = ".json"
 		}
-		return externalEdit(m.editorCommand(), ed.fields[ed.focused].Value(), ext)
+		return []act{ed.save(), runCmd{externalEdit(v.editor, ed.fields[ed.focused].Value(), ext)}}
 	case key.Matches(msg, k.NextField, k.PrevField) && len(ed.fields) > 1:
 		step := 1
 		if key.Matches(msg, k.PrevField) {
@@ -168,25 +212,17 @@ func (ed *editorScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		ed.fields[ed.focused].Blur()
 		ed.focused = (ed.focused + step) % len(ed.fields)
-		return ed.focus()
+		return run(ed.focus())
 	case key.Matches(msg, k.Accept):
-		return ed.accept(m)
+		return ed.accept(v)
 	}
 	var cmd tea.Cmd
 	ed.fields[ed.focused], cmd = ed.fields[ed.focused].Update(msg)
-	return cmd
+	return run(cmd)
 }
 
 // noExternalEditor says why ctrl+e opens nothing in a hub's session.
 const noExternalEditor = "no external editor here: it would run on the hub's machine; type in the box (ctrl+j shows a form's JSON)"
-
-// external is the key bar's ctrl+e, where it opens an editor.
-func (m *Model) external() []hint {
-	if m.opts.NoExternalEditor {
-		return nil
-	}
-	return on(m.keys.External)
-}
 
 // editorCommand is the external editor: $VISUAL, else $EDITOR, else vi
 // (as git and crontab do).
@@ -199,55 +235,38 @@ func (m *Model) editorCommand() string {
 
 // receive takes what the external editor saved, and the text field's own
 // messages.
-func (ed *editorScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+func (ed *editorScreen) receive(v *env, msg tea.Msg) ([]act, bool) {
 	if msg, ok := msg.(externalEditMsg); ok {
 		if msg.err != nil {
-			ed.err = "editor " + safe(m.editorCommand()) + ": " + safe(msg.err.Error()) + " (set $VISUAL or $EDITOR to the editor to use)"
+			ed.err = "editor " + safe(v.editor) + ": " + safe(msg.err.Error()) + " (set $VISUAL or $EDITOR to the editor to use)"
 		} else {
 			ed.fields[ed.focused].SetValue(strings.TrimRight(msg.text, "\n"))
 			ed.err = ""
 		}
 		return nil, true
 	}
-	if m.top() != ed {
+	if v.front != ed {
 		return nil, false
 	}
 	var cmd tea.Cmd
 	ed.fields[ed.focused], cmd = ed.fields[ed.focused].Update(msg)
-	return cmd, true
-}
-
-// save keeps what was typed, whatever happens next.
-func (ed *editorScreen) save(m *Model) {
-	d := m.drafts[ed.id]
-	if d == nil || ed.slot >= len(d.decisions) {
-		return
-	}
-	if ed.kind == editArgs {
-		d.argsText[ed.slot] = ed.fields[0].Value()
-		return
-	}
-	d.feedback[ed.slot] = ed.fields[0].Value()
-	if len(ed.fields) > 1 {
-		d.answers[ed.slot] = d.answers[ed.slot][:0]
-		for _, f := range ed.fields[1:] {
-			d.answers[ed.slot] = append(d.answers[ed.slot], strings.TrimSpace(f.Value()))
-		}
-	}
+	return run(cmd), true
 }
 
 // accept checks the text and records the decision; on an error the draft
 // stays and the error shows next to it.
-func (ed *editorScreen) accept(m *Model) tea.Cmd {
-	ed.save(m)
-	it := m.items.get(ed.id)
+func (ed *editorScreen) accept(v *env) []act {
+	save := ed.save()
+	it := v.items.get(ed.id)
 	if it == nil {
 		ed.err = "this interrupt is no longer pending; your text is kept until you leave"
-		return nil
+		return []act{save}
 	}
-	d := m.drafts.of(it)
-	d.slot = ed.slot
-	in := decide.Input{Type: ed.decision, Text: d.feedback[ed.slot], Answers: d.answers[ed.slot]}
+	e, _ := ed.typed()
+	in := decide.Input{Type: ed.decision}
+	if e.feedback != nil {
+		in.Text, in.Answers = *e.feedback, e.answers
+	}
 	if ed.kind == editArgs {
 		in = decide.Input{Type: client.Edit, Args: ed.fields[0].Value()}
 	}
@@ -256,31 +275,30 @@ func (ed *editorScreen) accept(m *Model) tea.Cmd {
 	dec, err := decide.Decision(it, ed.slot, in)
 	if err != nil {
 		ed.err = err.Error()
-		return nil
+		return []act{save}
 	}
 	if ed.kind == editFeedback && dec.Message == "" && dec.Value == nil && it.RequiresMessage(ed.decision) {
 		ed.err = "this interrupt needs feedback text for " + string(ed.decision)
-		return nil
+		return []act{save}
 	}
+	out := []act{save}
 	if ed.kind == editArgs && dec.Type == client.Approve {
-		m.setStatus("The arguments are unchanged: recorded as approve.", true)
+		out = append(out, status{"The arguments are unchanged: recorded as approve.", true})
 	}
-	d.decisions[ed.slot] = &dec
-	m.advance(it, d)
-	return nil
+	return append(out, record{id: ed.id, slot: ed.slot, dec: dec})
 }
 
-func (ed *editorScreen) view(m *Model, r rect) string {
+func (ed *editorScreen) view(v *env, r rect) string {
 	var b strings.Builder
 	for _, l := range ed.aboutLines {
-		b.WriteString(m.st.faint.Render(l) + "\n")
+		b.WriteString(v.st.faint.Render(l) + "\n")
 	}
 	for i, f := range ed.fields {
 		label := ed.labels[i]
 		if i == ed.focused && len(ed.fields) > 1 {
 			label = "▸ " + label
 		}
-		b.WriteString(m.st.bold.Render(ansi.Truncate(safe(label), r.w, "…")) + "\n")
+		b.WriteString(v.st.bold.Render(ansi.Truncate(safe(label), r.w, "…")) + "\n")
 		b.WriteString(f.View() + "\n")
 	}
 	if ed.err != "" {
@@ -292,23 +310,26 @@ func (ed *editorScreen) view(m *Model, r rect) string {
 				lines = lines[:2]
 				lines[1] = ansi.Truncate(lines[1], r.w-2, "") + " …"
 			}
-			b.WriteString(m.st.err.Render(strings.Join(lines, "\n")) + "\n")
+			b.WriteString(v.st.err.Render(strings.Join(lines, "\n")) + "\n")
 			return b.String()
 		}
-		b.WriteString(m.st.err.Render(lines[0]) + "\n")
-		b.WriteString(m.st.faint.Render(ansi.Truncate(fmt.Sprintf("Your text is kept: fix it and press %s, or %s to leave it as a draft.", name(m.keys.Accept), name(m.keys.Back)), r.w, "…")) + "\n")
+		b.WriteString(v.st.err.Render(lines[0]) + "\n")
+		b.WriteString(v.st.faint.Render(ansi.Truncate(fmt.Sprintf("Your text is kept: fix it and press %s, or %s to leave it as a draft.", name(v.keys.Accept), name(v.keys.Back)), r.w, "…")) + "\n")
 	}
 	return b.String()
 }
 
-func (ed *editorScreen) hints(m *Model) []hint {
-	k := m.keys
+func (ed *editorScreen) hints(v *env) []hint {
+	k := v.keys
 	if ed.goneErr {
-		return append(m.external(), hint{b: k.Back}) // nothing to accept: the interrupt is gone
+		return append(v.external(), hint{b: k.Back}) // nothing to accept: the interrupt is gone
 	}
-	out := append(on(k.Accept), m.external()...)
+	out := append(on(k.Accept), v.external()...)
 	if len(ed.fields) > 1 {
 		out = append(out, hint{b: k.NextField}, hint{b: k.PrevField})
+	}
+	if ed.fromForm {
+		return append(out, hint{b: withHelp(k.Back, "back to the form")})
 	}
 	return append(out, hint{b: k.Back})
 }

@@ -24,7 +24,6 @@ import (
 // keys to answer it again through the usual confirm screen.
 
 const (
-	nameFailures = "failures"
 	// failuresEvery is how often the failed threads are read (they change
 	// rarely; a send reads them at once).
 	failuresEvery = 10 * time.Second
@@ -105,8 +104,8 @@ func (m *Model) onFailures(fl *failedList) {
 }
 
 // sentFor is the decision this machine sent to the failure's thread.
-func (m *Model) sentFor(f *client.Failure) *journal.Entry {
-	if e, ok := m.failed.sent[f.ThreadID]; ok {
+func (fs *failedState) sentFor(f *client.Failure) *journal.Entry {
+	if e, ok := fs.sent[f.ThreadID]; ok {
 		return &e
 	}
 	return nil
@@ -129,7 +128,7 @@ func (m *Model) failuresSection(w int) []string {
 	shown := min(len(fs), 3)
 	for _, f := range fs[:shown] {
 		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), m.age(f.UpdatedAt),
-			ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
+			ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.failed.sentFor(&f)))
 		lines = append(lines, ansi.Truncate(row, w, "…"))
 	}
 	if n > shown {
@@ -143,27 +142,38 @@ type failuresScreen struct {
 	sel    int
 	open   string // the thread shown in full ("": the list)
 	page   viewport.Model
-	sig    string
+	shown  cache[failuresKey]
 	showCv bool
 }
 
+// failuresKey is everything the page's text depends on.
+type failuresKey struct {
+	sel      int
+	open     string
+	width    int
+	showCv   bool
+	n        int
+	err, age string
+	updated  time.Time
+	failure  string
+	held     detailKey
+	conv     convKey
+}
+
 func newFailuresScreen() *failuresScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
+	vp := newPage()
 	return &failuresScreen{page: vp}
 }
 
-func (*failuresScreen) name() string { return nameFailures }
-
-func (s *failuresScreen) resize(m *Model) {
-	s.page.SetWidth(m.lay.page().w)
-	s.page.SetHeight(m.lay.page().h)
-	s.sig = ""
+func (s *failuresScreen) resize(v *env) {
+	s.page.SetWidth(v.lay.page().w)
+	s.page.SetHeight(v.lay.page().h)
+	s.shown.reset()
 }
 
 // current is the failure shown in full, or under the cursor.
-func (s *failuresScreen) current(m *Model) *client.Failure {
-	fs := m.failed.list
+func (s *failuresScreen) current(v *env) *client.Failure {
+	fs := v.failed.list
 	if s.open != "" {
 		for i := range fs {
 			if fs[i].ThreadID == s.open {
@@ -179,126 +189,128 @@ func (s *failuresScreen) current(m *Model) *client.Failure {
 }
 
 // held is the interrupt a decision on the open failure answers again.
-func (s *failuresScreen) held(m *Model) *client.Interrupt {
-	f := s.current(m)
+func (s *failuresScreen) held(v *env) *client.Interrupt {
+	f := s.current(v)
 	if s.open == "" || f == nil || len(f.Interrupts) == 0 {
 		return nil
 	}
-	return m.items.get(f.Interrupts[0].ID)
+	return v.items.get(f.Interrupts[0].ID)
 }
 
-func (s *failuresScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (s *failuresScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back) && s.open != "":
 		s.open, s.showCv = "", false
 		return nil
 	case key.Matches(msg, k.Back, k.Failures):
-		m.pop()
-		return nil
+		return []act{popScreen{}}
 	case key.Matches(msg, k.Quit):
-		return m.askQuit()
+		return []act{askQuit{}}
 	case key.Matches(msg, k.Open) && s.open == "":
-		if f := s.current(m); f != nil {
+		if f := s.current(v); f != nil {
 			s.open = f.ThreadID
 			s.page.GotoTop()
 		}
 		return nil
 	case s.open == "" && key.Matches(msg, k.Down):
-		s.sel = min(s.sel+1, max(len(m.failed.list)-1, 0))
+		s.sel = min(s.sel+1, max(len(v.failed.list)-1, 0))
 		return nil
 	case s.open == "" && key.Matches(msg, k.Up):
 		s.sel = max(s.sel-1, 0)
 		return nil
 	case key.Matches(msg, k.Conversation) && s.open != "":
 		s.showCv = !s.showCv
-		if c := m.convs[s.open]; s.showCv && (c == nil || c.err != nil) {
-			m.convs[s.open] = &conversation{loading: true}
-			return m.loadConversation(s.open)
+		if c := v.convs[s.open]; s.showCv && (c == nil || c.err != nil) {
+			return []act{loadConversation{s.open}}
 		}
 		return nil
 	case key.Matches(msg, k.Refresh):
-		m.failed.now = true
-		return m.refetch()
+		return []act{refreshFailures{}}
 	}
-	if it := s.held(m); it != nil && key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.NextAction, k.PrevAction, k.Discard) {
-		return m.decisionKeyOn(it, msg)
+	if it := s.held(v); it != nil && key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.NextAction, k.PrevAction, k.Discard) {
+		return []act{decideKey{id: it.ID, msg: msg}}
 	}
 	scroll(&s.page, k, msg)
 	return nil
 }
 
-func (s *failuresScreen) view(m *Model, r rect) string {
-	var sig strings.Builder
-	fmt.Fprintf(&sig, "%d|%s|%d|%v|%d|%v|%s", s.sel, s.open, r.w, s.showCv, len(m.failed.list), m.failed.err, present.Age(m.failed.at, m.opts.Now()))
-	if f := s.current(m); f != nil {
-		fmt.Fprintf(&sig, "|%s|%s", f.UpdatedAt, f.Error)
-		if it := s.held(m); it != nil {
-			sig.WriteString("|" + m.detail.signature(m, it))
-		}
-	}
-	if c := m.convs[s.open]; c != nil {
-		fmt.Fprintf(&sig, "|%v|%v|%d", c.loading, c.err, len(c.messages))
-	}
-	if sig.String() != s.sig {
-		s.sig = sig.String()
-		s.page.SetContent(s.text(m, r.w))
-	}
-	return pageView(m, &s.page, r)
+// refreshFailures reads the failed threads again, now.
+type refreshFailures struct{}
+
+func (refreshFailures) apply(m *Model) tea.Cmd {
+	m.failed.now = true
+	return m.refetch()
 }
 
-func (s *failuresScreen) text(m *Model, w int) string {
+func (s *failuresScreen) view(v *env, r rect) string {
+	k := failuresKey{sel: s.sel, open: s.open, width: r.w, showCv: s.showCv, n: len(v.failed.list),
+		age: present.Age(v.failed.at, v.now()), conv: convKeyOf(v.convs[s.open])}
+	k.err = errText(v.failed.err)
+	if f := s.current(v); f != nil {
+		k.updated, k.failure = f.UpdatedAt, f.Error
+		if it := s.held(v); it != nil {
+			k.held = v.detailKey(it)
+		}
+	}
+	if s.shown.stale(k) {
+		s.page.SetContent(s.text(v, r.w))
+	}
+	return pageView(v.st, v.keys, &s.page, r)
+}
+
+func (s *failuresScreen) text(v *env, w int) string {
 	var b strings.Builder
 	line := func(t string) { b.WriteString(t + "\n") }
 	wrap := func(t string) string { return ansi.Wrap(t, max(w, 20), " ") }
-	fs := m.failed.list
+	fs := v.failed.list
 	if s.open == "" {
-		line(m.st.title.Render("Threads whose last run failed") + m.st.faint.Render("  ("+name(m.keys.Open)+": the error, your decision, what to do)"))
+		line(v.st.title.Render("Threads whose last run failed") + v.st.faint.Render("  ("+name(v.keys.Open)+": the error, your decision, what to do)"))
 		line("")
-		if m.failed.err != nil {
-			line(m.st.err.Render(wrap("Cannot list them now: " + safe(m.failed.err.Error()))))
+		if v.failed.err != nil {
+			line(v.st.err.Render(wrap("Cannot list them now: " + safe(v.failed.err.Error()))))
 		}
 		if len(fs) == 0 {
 			line("None.")
 		}
 		for i, f := range fs {
-			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), m.age(f.UpdatedAt),
-				ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.sentFor(&f)))
+			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), v.age(f.UpdatedAt),
+				ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, v.failed.sentFor(&f)))
 			row = ansi.Truncate(row, max(w-2, 10), "…")
 			if i == s.sel {
-				line(m.st.selected.Render("▸ " + row))
+				line(v.st.selected.Render("▸ " + row))
 			} else {
 				line("  " + row)
 			}
 		}
-		if m.failed.total > len(fs) {
-			line(m.st.faint.Render(fmt.Sprintf("… and %d older (hitl list --failed lists them)", m.failed.total-len(fs))))
+		if v.failed.total > len(fs) {
+			line(v.st.faint.Render(fmt.Sprintf("… and %d older (hitl list --failed lists them)", v.failed.total-len(fs))))
 		}
 		return wrapLong(b.String(), w)
 	}
-	f := s.current(m)
+	f := s.current(v)
 	if f == nil {
-		line(m.st.ok.Render("This thread's run is no longer failed (answered again, or run again)."))
-		line(name(m.keys.Back) + ": back to the list")
+		line(v.st.ok.Render("This thread's run is no longer failed (answered again, or run again)."))
+		line(name(v.keys.Back) + ": back to the list")
 		return b.String()
 	}
-	sent := m.sentFor(f)
-	line(m.st.title.Render(wrap("Run failed · thread " + safe(f.ThreadID))))
-	line(m.st.faint.Render(wrap(fmt.Sprintf("graph %s · failed %s ago (%s)", safe(f.GraphID), m.age(f.UpdatedAt), stamp(f.UpdatedAt)))))
+	sent := v.failed.sentFor(f)
+	line(v.st.title.Render(wrap("Run failed · thread " + safe(f.ThreadID))))
+	line(v.st.faint.Render(wrap(fmt.Sprintf("graph %s · failed %s ago (%s)", safe(f.GraphID), v.age(f.UpdatedAt), stamp(f.UpdatedAt)))))
 	line("")
-	line(m.st.bold.Render("Error"))
-	line(m.st.err.Render(indentBlock(ansi.Wrap(present.FailureError(*f, sent), max(w-2, 10), " "), "  ")))
+	line(v.st.bold.Render("Error"))
+	line(v.st.err.Render(indentBlock(ansi.Wrap(present.FailureError(*f, sent), max(w-2, 10), " "), "  ")))
 	line("")
-	line(m.st.bold.Render("Decision sent from this machine"))
+	line(v.st.bold.Render("Decision sent from this machine"))
 	if sent != nil {
 		line(indentBlock(ansi.Wrap(present.SentLine(*sent, 0), max(w-2, 10), " "), "  "))
 	} else {
 		line("  none: it came from elsewhere (another reviewer, a script, the agent's own input).")
 	}
 	line("")
-	line(m.st.bold.Render("What now"))
+	line(v.st.bold.Render("What now"))
 	advice := present.FailureAdvice(*f)
-	if it := s.held(m); it != nil {
+	if it := s.held(v); it != nil {
 		advice += " Answer it again here with the decision keys below; the confirm screen shows what is sent, as ever."
 		if len(f.Interrupts) > 1 {
 			advice += " The others: hitl respond ID (or approve, reject…) from a shell."
@@ -307,26 +319,26 @@ func (s *failuresScreen) text(m *Model, w int) string {
 	line(indentBlock(wrap(advice), ""))
 	if s.showCv {
 		line("")
-		line(m.look().conversationText(m.convs[f.ThreadID], w))
+		line(v.look.conversationText(v.convs[f.ThreadID], w))
 	} else {
-		line(m.st.faint.Render(name(m.keys.Conversation) + " shows the conversation"))
+		line(v.st.faint.Render(name(v.keys.Conversation) + " shows the conversation"))
 	}
-	if it := s.held(m); it != nil {
+	if it := s.held(v); it != nil {
 		line("")
-		line(m.st.bold.Render("The interrupt it holds"))
-		line(m.look().detail(m.detailInput(it), w))
+		line(v.st.bold.Render("The interrupt it holds"))
+		line(v.look.detail(v.detailIn(it), w))
 	}
 	return wrapLong(b.String(), w)
 }
 
-func (s *failuresScreen) hints(m *Model) []hint {
-	k := m.keys
+func (s *failuresScreen) hints(v *env) []hint {
+	k := v.keys
 	if s.open == "" {
 		return on(k.Open, k.Refresh, k.Back)
 	}
 	var out []hint
-	if it := s.held(m); it != nil {
-		out = m.decisionHints(it)
+	if it := s.held(v); it != nil {
+		out = decisionHints(v, it)
 	}
 	return append(out, on(k.Conversation, k.Back)...)
 }

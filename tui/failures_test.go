@@ -75,7 +75,7 @@ func TestFailedThreadWithoutInterruptSaysSo(t *testing.T) {
 	h.keys("E", "enter")
 	h.wantScreen("The thread holds no interrupt: hitl cannot resume it", "none: it came from elsewhere")
 	h.keys("a")
-	if h.m.top().name() != nameFailures {
+	if !onTop[*failuresScreen](h.m) {
 		t.Fatal("a decision key acted without an interrupt")
 	}
 }

@@ -47,9 +47,16 @@ type formScreen struct {
 	fresh  map[string][]string
 }
 
-// name: the form is an editor as far as the rest of the app goes (closed
-// when a decision is recorded, its text saved on quit).
-func (*formScreen) name() string { return nameEditor }
+// The form is a step of deciding (closed when a decision is recorded) that
+// holds typed work (claimed for the team, its text saved on quit).
+func (*formScreen) decisionStep() {}
+
+func (s *formScreen) shows(*env) string { return s.id }
+
+// onGone: the status says what became of it, and that the typing is kept.
+func (s *formScreen) onGone(v *env, g gone) []act {
+	return []act{status{g.sentence() + " What you typed is kept; " + name(v.keys.Back) + " leaves.", false}}
+}
 
 func (s *formScreen) texts() map[string][]string {
 	out := map[string][]string{}
@@ -87,14 +94,14 @@ func (s *formScreen) move(by int) tea.Cmd {
 	return s.focus()
 }
 
-func (s *formScreen) resize(m *Model) {
+func (s *formScreen) resize(v *env) {
 	lines := 4
-	if m.lay.body.h < 30 {
+	if v.lay.body.h < 30 {
 		lines = 3
 	}
 	for _, ff := range s.fields {
 		// The width left of the field's indent (4, 6 in a group).
-		w := m.lay.body.w - 4
+		w := v.lay.body.w - 4
 		if ff.f.Group != "" {
 			w -= 2
 		}
@@ -108,65 +115,54 @@ func (s *formScreen) resize(m *Model) {
 	}
 }
 
-func (s *formScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	cmd := s.handle(m, msg)
-	if m.top() == s {
-		s.save(m) // every key: quitting or a crash loses nothing typed
+func (s *formScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	as := s.handle(v, msg)
+	for _, a := range as {
+		switch a.(type) {
+		case saveDraft, popScreen, goHome, toJSON, record:
+			return as // saved already, or leaving (having saved)
+		}
 	}
-	return cmd
+	// Every key: quitting or a crash loses nothing typed.
+	return append(as, s.save()...)
 }
 
-func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (s *formScreen) handle(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	ff := s.fields[s.focused]
 	switch {
 	case key.Matches(msg, k.Back):
-		s.save(m)
-		if m.items.get(s.id) == nil {
-			m.popTo(nameInbox)
-			m.setStatus(m.goneText(s.id)+" What you typed is kept.", false)
-			return nil
+		save := s.save()
+		if v.items.get(s.id) == nil {
+			return append(save, goHome{}, status{v.goneText(s.id) + " What you typed is kept.", false})
 		}
-		m.pop()
-		return nil
+		return append(save, popScreen{})
 	case key.Matches(msg, k.Accept):
-		return s.accept(m)
-	case key.Matches(msg, k.External) && m.opts.NoExternalEditor:
+		return s.accept(v)
+	case key.Matches(msg, k.External) && v.noExternalEditor:
 		s.err = noExternalEditor
 		return nil
 	case key.Matches(msg, k.RawJSON, k.External):
-		s.save(m)
-		it := m.items.get(s.id)
-		if it == nil {
+		save := s.save()
+		if v.items.get(s.id) == nil {
 			s.err = "this interrupt is no longer pending; what you typed is kept until you leave"
-			return nil
+			return save
 		}
-		d := m.drafts.of(it)
-		d.slot = s.slot
-		m.pop()
-		var cmd tea.Cmd
-		if s.decision == client.Edit {
-			m.push(newArgsEditor(m, it, d))
-			cmd = m.top().(*editorScreen).focus()
-		} else {
-			cmd = m.openAnswerJSON(it, d, "as JSON, checked against the answer schema")
+		to := toJSON{id: s.id, slot: s.slot, decision: s.decision}
+		if key.Matches(msg, k.External) {
+			to.external = msg
 		}
-		// ctrl+e: the whole value, as the JSON editor holds it, in
-		// $EDITOR; what is saved there comes back to that editor, which
-		// checks and accepts it as it does what is typed.
-		if ed, ok := m.top().(*editorScreen); ok && key.Matches(msg, k.External) {
-			return tea.Batch(cmd, ed.key(m, msg))
-		}
-		return cmd
+		to.focus = s.focused // esc in the JSON editor comes back to this field
+		return append(save, to)
 	case key.Matches(msg, k.NextField):
-		return s.move(1)
+		return run(s.move(1))
 	case key.Matches(msg, k.PrevField):
-		return s.move(-1)
+		return run(s.move(-1))
 	case key.Matches(msg, k.PageDown):
-		s.offset += max(m.lay.body.h-2, 1)
+		s.offset += max(v.lay.body.h-2, 1)
 		return nil
 	case key.Matches(msg, k.PageUp):
-		s.offset = max(s.offset-max(m.lay.body.h-2, 1), 0)
+		s.offset = max(s.offset-max(v.lay.body.h-2, 1), 0)
 		return nil
 	}
 	switch ff.f.Kind {
@@ -205,13 +201,13 @@ func (s *formScreen) handle(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		// again (a filled field kept "✗ required" under it).
 		delete(s.errs, ff.f.Name)
 	}
-	return cmd
+	return run(cmd)
 }
 
 // receive gives the focused text field what is not a key (a paste, the
 // cursor's blink).
-func (s *formScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
-	if m.top() != s {
+func (s *formScreen) receive(v *env, msg tea.Msg) ([]act, bool) {
+	if v.front != s {
 		return nil, false
 	}
 	ff := s.fields[s.focused]
@@ -224,43 +220,49 @@ func (s *formScreen) receive(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	default:
 		return nil, false
 	}
-	return cmd, true
+	return run(cmd), true
 }
 
-// save keeps what was typed as the draft, whatever happens next.
-func (s *formScreen) save(m *Model) {
-	d := m.drafts[s.id]
-	if d == nil || s.slot >= len(d.decisions) {
-		return
-	}
+// typed is what the fields hold, as the draft keeps it; ok is false while
+// nothing changed (no draft is made of a form only looked at).
+func (s *formScreen) typed() (draftEdit, bool) {
+	e := draftEdit{id: s.id, slot: s.slot}
 	if s.decision == client.Edit {
 		if s.opened == "" && maps.EqualFunc(s.texts(), s.fresh, slices.Equal) {
-			return // nothing changed: no draft
+			return e, false // nothing changed: no draft
 		}
-		d.argsText[s.slot] = present.EditableJSON(decide.FormDraft(s.form, s.base, s.texts()))
-		return
+		text := present.EditableJSON(decide.FormDraft(s.form, s.base, s.texts()))
+		e.args = &text
+		return e, true
 	}
 	text := present.EditableJSON(decide.FormDraft(s.form, nil, s.texts()))
 	if s.form.Root {
 		text = string(decide.FormDraft(s.form, nil, s.texts()))
 	}
 	if s.opened == "" && text == present.EditableJSON(decide.FormDraft(s.form, nil, newFormScreenTexts(s.form))) {
-		return // nothing typed: no draft
+		return e, false // nothing typed: no draft
 	}
-	d.feedback[s.slot] = text
+	e.feedback = &text
+	return e, true
+}
+
+// save keeps what was typed as the draft, whatever happens next.
+func (s *formScreen) save() []act {
+	if e, ok := s.typed(); ok {
+		return []act{saveDraft{e}}
+	}
+	return nil
 }
 
 // accept checks the answer and records the decision; problems go next to
 // their fields, and the typed values stay.
-func (s *formScreen) accept(m *Model) tea.Cmd {
-	s.save(m)
-	it := m.items.get(s.id)
+func (s *formScreen) accept(v *env) []act {
+	save := s.save()
+	it := v.items.get(s.id)
 	if it == nil {
 		s.err = "this interrupt is no longer pending; what you typed is kept until you leave"
-		return nil
+		return save
 	}
-	d := m.drafts.of(it)
-	d.slot = s.slot
 	s.errs, s.err = map[string]string{}, ""
 	// The same rules as the CLI's --field.
 	in := decide.Input{Type: s.decision, Fields: s.texts()}
@@ -272,7 +274,7 @@ func (s *formScreen) accept(m *Model) tea.Cmd {
 		var fe *decide.FieldErrors
 		if !errors.As(err, &fe) {
 			s.err = err.Error()
-			return nil
+			return save
 		}
 		first := -1
 		var general []string
@@ -292,27 +294,33 @@ func (s *formScreen) accept(m *Model) tea.Cmd {
 		if first >= 0 {
 			s.blur()
 			s.focused = first
-			return s.focus()
+			return append(save, run(s.focus())...)
 		}
-		return nil
+		return save
 	}
+	// What the draft keeps of it: the value as the JSON editor would
+	// open on it.
+	e := draftEdit{id: s.id, slot: s.slot}
+	var text string
 	switch {
 	case s.decision == client.Edit && dec.Args != nil:
-		d.argsText[s.slot] = present.EditableJSON(dec.Args)
+		text = present.EditableJSON(dec.Args)
 	case s.decision == client.Edit: // unchanged: an approve
-		d.argsText[s.slot] = ""
 	case s.form.Root:
-		d.feedback[s.slot] = string(dec.Value)
+		text = string(dec.Value)
 	default:
-		d.feedback[s.slot] = present.EditableJSON(dec.Value)
+		text = present.EditableJSON(dec.Value)
 	}
-	d.decisions[s.slot] = &dec
-	m.advance(it, d)
-	return nil
+	if s.decision == client.Edit {
+		e.args = &text
+	} else {
+		e.feedback = &text
+	}
+	return append(save, saveDraft{e}, record{id: s.id, slot: s.slot, dec: dec})
 }
 
-func (s *formScreen) hints(m *Model) []hint {
-	k := m.keys
+func (s *formScreen) hints(v *env) []hint {
+	k := v.keys
 	out := on(k.Accept, k.NextField, k.PrevField)
 	switch s.fields[s.focused].f.Kind {
 	case client.FieldBoolean:

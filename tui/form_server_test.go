@@ -137,14 +137,15 @@ func TestArgsFormOnLangGraphServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	// The demo's schema has the amount only; the real graph's, the order
-	// first (tabs: how far the amount is).
+	// The demo's schema describes the amount only, the real graph's all
+	// three; both forms show the order first (tabs: how far the amount
+	// is), the demo's from its arguments.
 	type target struct {
 		name, url, graph string
 		tabs             int
 		ran              string // what the tool ran with: keys the form does not show kept, in place
 	}
-	targets := []target{{"embedded", srv.URL(), "support", 0,
+	targets := []target{{"embedded", srv.URL(), "support", 1,
 		`ran issue_refund {"order_id":"A-1001","amount":42,"currency":"EUR","reason":"damaged in transit"}`}}
 	// Not on the Python server: its middleware sends no args_schema in
 	// batched mode (cmd/hitl TestRealMiddlewareArgsSchema shows it).

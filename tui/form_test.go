@@ -50,7 +50,7 @@ func TestFormAnswersTheSchema(t *testing.T) {
 	h.typeText("150")
 	h.keys("ctrl+s")
 	h.wantScreen("(•) 2 vue", "[x] true", "✗ maximum: got 150, want 100")
-	if h.m.top().name() != nameEditor {
+	if !onTop[*formScreen](h.m) {
 		t.Fatal("a refused answer left the form")
 	}
 	for range 3 {
@@ -77,7 +77,7 @@ func TestFormDraftAndJSON(t *testing.T) {
 	h.keys("ctrl+s")
 	h.wantScreen("▸ framework *", "✗ required", "[?] not chosen yet")
 	h.keys("esc")
-	if h.m.top().name() == nameEditor {
+	if onTop[*formScreen](h.m) {
 		t.Fatal("esc did not leave the form")
 	}
 	h.wantScreen("✎")

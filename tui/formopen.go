@@ -36,7 +36,8 @@ func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) 
 		if err != nil {
 			why = "as JSON (" + strings.TrimPrefix(err.Error(), "no form for this schema: ") + ")"
 		}
-		return m.openAnswerJSON(it, d, why), true
+		_, cmd := m.openAnswerJSON(it, d, why)
+		return cmd, true
 	}
 	s := newFormScreen(it, d, form)
 	m.push(s)
@@ -53,16 +54,16 @@ func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
 		return nil, false
 	}
 	a := it.Actions[d.slot]
-	form, err := client.FormOf(a.ArgsSchema)
-	if err != nil || form.Root {
-		return nil, false
-	}
 	args := a.Args
 	if text := strings.TrimSpace(d.argsText[d.slot]); text != "" {
 		if !json.Valid([]byte(text)) {
 			return nil, false // a draft being written as JSON stays there
 		}
 		args = json.RawMessage(text)
+	}
+	form, err := client.FormFor(a.ArgsSchema, args) // every argument a field can hold, named by the schema or not
+	if err != nil || form.Root {
+		return nil, false
 	}
 	texts := decide.FieldTexts(form, args)
 	s := &formScreen{id: it.ID, slot: d.slot, title: "Arguments of " + a.Name, decision: client.Edit, base: args,
@@ -78,16 +79,53 @@ func (m *Model) openArgsForm(it *client.Interrupt, d *draft) (tea.Cmd, bool) {
 	return s.focus(), true
 }
 
+// toForm leaves the JSON view of a form for the form (backToForm).
+type toForm struct{ ed *editorScreen }
+
+func (a toForm) apply(m *Model) tea.Cmd { return a.ed.backToForm(m) }
+
+// backToForm leaves the JSON view of a form (ctrl+j there) for the form,
+// opened on what was typed as JSON. JSON the form cannot show (it does not
+// parse yet, or holds what no field shows) stays here, and says so; esc
+// again leaves, keeping it.
+func (ed *editorScreen) backToForm(m *Model) tea.Cmd {
+	it := m.items.get(ed.id)
+	d := m.drafts.of(it)
+	d.slot = ed.slot
+	m.pop()
+	var cmd tea.Cmd
+	ok := false
+	if ed.decision == client.Edit {
+		cmd, ok = m.openArgsForm(it, d)
+	} else if form, err := client.FormOf(it.ResponseSchema); err == nil && it.Schema == client.SchemaForm && formReads(form, d.feedback[d.slot]) {
+		s := newFormScreen(it, d, form)
+		m.push(s)
+		cmd, ok = s.focus(), true
+	}
+	if !ok {
+		m.push(ed)
+		ed.fromForm = false
+		ed.err = "the form cannot show this JSON (it does not parse, or holds what no field shows): fix it here, or " + name(m.keys.Back) + " again to leave (what you typed is kept)"
+		return nil
+	}
+	if s, isForm := m.top().(*formScreen); isForm && ed.formFocus < len(s.fields) {
+		s.blur()
+		s.focused = ed.formFocus
+		cmd = s.focus()
+	}
+	return cmd
+}
+
 // openAnswerJSON opens the JSON editor on the draft answer, or on a
 // skeleton of the schema when there is none.
-func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) tea.Cmd {
+func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) (*editorScreen, tea.Cmd) {
 	if strings.TrimSpace(d.feedback[d.slot]) == "" {
 		d.feedback[d.slot] = present.EditableJSON(client.Skeleton(it.ResponseSchema))
 	}
-	ed := newFeedbackEditor(m, it, d, client.Respond)
+	ed := newFeedbackEditor(it, d, client.Respond)
 	ed.labels[0] = "Your answer, " + why
 	m.push(ed)
-	return ed.focus()
+	return ed, ed.focus()
 }
 
 // formReads reports whether a draft can be shown in the form: empty, or

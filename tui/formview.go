@@ -13,8 +13,8 @@ import (
 // How the form screen (form.go) draws: its fields as lines, scrolled to
 // keep the focused one in view.
 
-func (s *formScreen) view(m *Model, r rect) string {
-	lines, from, to := s.lines(m, r.w)
+func (s *formScreen) view(v *env, r rect) string {
+	lines, from, to := s.lines(v, r.w)
 	h := r.h
 	if len(lines) <= h {
 		s.offset = 0
@@ -40,20 +40,20 @@ func (s *formScreen) view(m *Model, r rect) string {
 	s.offset = min(max(s.offset, 0), max(len(lines)-room(1), 0))
 	var out []string
 	if s.offset > 0 {
-		out = append(out, m.st.faint.Render(fmt.Sprintf("↑ %d more lines (%s, %s)", s.offset, name(m.keys.PrevField), name(m.keys.PageUp))))
+		out = append(out, v.st.faint.Render(fmt.Sprintf("↑ %d more lines (%s, %s)", s.offset, name(v.keys.PrevField), name(v.keys.PageUp))))
 	}
 	end := min(s.offset+room(s.offset), len(lines))
 	out = append(out, lines[s.offset:end]...)
 	if more := len(lines) - end; more > 0 {
-		out = append(out, m.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(m.keys.NextField), name(m.keys.PageDown))))
+		out = append(out, v.st.faint.Render(fmt.Sprintf("↓ %d more lines (%s, %s)", more, name(v.keys.NextField), name(v.keys.PageDown))))
 	}
 	return strings.Join(out, "\n")
 }
 
 // lines is the whole form at width w, and where the focused field's
 // lines start and end.
-func (s *formScreen) lines(m *Model, w int) (out []string, from, to int) {
-	st := m.st
+func (s *formScreen) lines(v *env, w int) (out []string, from, to int) {
+	st := v.st
 	wrap := func(text string, indent int) []string {
 		return strings.Split(ansi.Wrap(text, max(w-indent, 10), " "), "\n")
 	}
@@ -66,7 +66,7 @@ func (s *formScreen) lines(m *Model, w int) (out []string, from, to int) {
 	if s.err != "" {
 		add(0, st.err.Render, "✗ "+safe(s.err))
 	}
-	out = append(out, st.faint.Render(ansi.Truncate("* required · "+name(m.keys.Accept)+" checks and accepts · "+name(m.keys.RawJSON)+" edits it as JSON", w, "…")))
+	out = append(out, st.faint.Render(ansi.Truncate("* required · "+name(v.keys.Accept)+" checks and accepts · "+name(v.keys.RawJSON)+" edits it as JSON", w, "…")))
 	group := ""
 	for i, ff := range s.fields {
 		f := ff.f
@@ -109,7 +109,7 @@ func (s *formScreen) lines(m *Model, w int) (out []string, from, to int) {
 		pad := strings.Repeat(" ", body)
 		switch f.Kind {
 		case client.FieldChoice:
-			for _, l := range choiceLines(ff, w-body, i == s.focused, m) {
+			for _, l := range choiceLines(ff, w-body, i == s.focused, v) {
 				out = append(out, pad+l)
 			}
 		case client.FieldBoolean:
@@ -118,7 +118,7 @@ func (s *formScreen) lines(m *Model, w int) (out []string, from, to int) {
 				box = "[ ] not set"
 			}
 			if i == s.focused {
-				box = st.selected.Render(box) + "  " + st.faint.Render(name(m.keys.Toggle)+" toggles")
+				box = st.selected.Render(box) + "  " + st.faint.Render(name(v.keys.Toggle)+" toggles")
 			}
 			out = append(out, pad+box)
 		default:
@@ -169,7 +169,7 @@ func groupOf(form *client.Form, name string) *client.Group {
 
 // choiceLines draws a choice field: "(•) react  ( ) vue" on one line when
 // it fits, else one choice a line, numbered for the 1-9 keys.
-func choiceLines(ff *formField, w int, focused bool, m *Model) []string {
+func choiceLines(ff *formField, w int, focused bool, v *env) []string {
 	items := make([]string, len(ff.f.Choices))
 	for j, c := range ff.f.Choices {
 		mark := "( )"
@@ -182,12 +182,12 @@ func choiceLines(ff *formField, w int, focused bool, m *Model) []string {
 		}
 		items[j] = mark + " " + label
 		if focused && j == ff.choice {
-			items[j] = m.st.selected.Render(items[j])
+			items[j] = v.st.selected.Render(items[j])
 		}
 	}
 	hint := ""
 	if focused {
-		hint = m.st.faint.Render(fmt.Sprintf("  %s/%s or %s", name(m.keys.ChoicePrev), name(m.keys.ChoiceNext), name(m.keys.Pick)))
+		hint = v.st.faint.Render(fmt.Sprintf("  %s/%s or %s", name(v.keys.ChoicePrev), name(v.keys.ChoiceNext), name(v.keys.Pick)))
 	}
 	one := strings.Join(items, "  ")
 	if ansi.StringWidth(one+hint) <= w {

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"slices"
+
+	"charm.land/bubbles/v2/help"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -16,44 +18,39 @@ import (
 // width needs, so that no key is cut at 80 columns; where the rows are
 // taller than the screen (60x20) it scrolls, with markers.
 type helpScreen struct {
-	page viewport.Model
-	w    int // the width the page was laid out for
+	page   viewport.Model
+	w      int // the width the page was laid out for
+	help   help.Model
+	groups [][]key.Binding // the key map, as help lists it (helpGroups)
 }
 
-func newHelpScreen() *helpScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
-	return &helpScreen{page: vp}
+func newHelpScreen(h help.Model, groups [][]key.Binding) *helpScreen {
+	return &helpScreen{page: newPage(), help: h, groups: groups}
 }
 
-func (*helpScreen) name() string { return nameHelp }
-
-func (s *helpScreen) resize(m *Model) {
-	s.page.SetWidth(m.lay.page().w)
-	s.page.SetHeight(m.lay.page().h)
+func (s *helpScreen) resize(v *env) {
+	s.page.SetWidth(v.lay.page().w)
+	s.page.SetHeight(v.lay.page().h)
 }
 
-func (s *helpScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.Back, m.keys.Quit, m.keys.Help) {
-		m.pop()
-		return nil
+func (s *helpScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	if key.Matches(msg, v.keys.Back, v.keys.Quit, v.keys.Help) {
+		return []act{popScreen{}}
 	}
-	scroll(&s.page, m.keys, msg)
+	scroll(&s.page, v.keys, msg)
 	return nil
 }
 
-func (s *helpScreen) view(m *Model, r rect) string {
+func (s *helpScreen) view(v *env, r rect) string {
 	if s.w != r.w {
 		s.w = r.w
-		s.page.SetContent(helpText(m, r.w))
+		s.page.SetContent(helpText(s.help, s.groups, r.w))
 	}
-	return pageView(m, &s.page, r)
+	return pageView(v.st, v.keys, &s.page, r)
 }
 
-func helpText(m *Model, w int) string {
-	h := m.help
+func helpText(h help.Model, groups [][]key.Binding, w int) string {
 	h.SetWidth(0) // measure whole columns; the loop below decides what fits
-	groups := m.helpGroups()
 	var rows []string
 	for start := 0; start < len(groups); {
 		end := start + 1
@@ -66,7 +63,7 @@ func helpText(m *Model, w int) string {
 	return strings.Join(rows, "\n\n")
 }
 
-func (*helpScreen) hints(m *Model) []hint { return on(m.keys.Back) }
+func (*helpScreen) hints(v *env) []hint { return on(v.keys.Back) }
 
 // helpGroups is the key map less the keys this backend has no use for
 // (run controls where runs cannot be paused, the failed runs and the

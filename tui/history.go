@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -22,25 +21,31 @@ type historyScreen struct {
 	sel     int
 	thread  string // the thread whose conversation is shown ("": the list)
 	page    viewport.Model
-	sig     string
+	shown   cache[historyKey]
 }
 
-func newHistoryScreen(m *Model) *historyScreen {
-	vp := viewport.New()
-	vp.KeyMap = viewport.KeyMap{}
-	return &historyScreen{page: vp}
+// historyKey is everything the page's text depends on.
+type historyKey struct {
+	sel    int
+	thread string
+	loaded bool
+	n      int
+	width  int
+	err    string
+	conv   convKey
 }
 
-func (*historyScreen) name() string { return nameHistory }
-
-func (h *historyScreen) resize(m *Model) {
-	h.page.SetWidth(m.lay.page().w)
-	h.page.SetHeight(m.lay.page().h)
+func newHistoryScreen() *historyScreen {
+	return &historyScreen{page: newPage()}
 }
 
-// load reads the audit log in a command.
-func (h *historyScreen) load(m *Model) tea.Cmd {
-	j := m.opts.Journal
+func (h *historyScreen) resize(v *env) {
+	h.page.SetWidth(v.lay.page().w)
+	h.page.SetHeight(v.lay.page().h)
+}
+
+// loadHistory reads the audit log in a command.
+func loadHistory(j *journal.Journal) tea.Cmd {
 	return func() tea.Msg {
 		if j == nil {
 			return historyMsg{}
@@ -50,7 +55,7 @@ func (h *historyScreen) load(m *Model) tea.Cmd {
 	}
 }
 
-func (h *historyScreen) receive(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
+func (h *historyScreen) receive(_ *env, msg tea.Msg) ([]act, bool) {
 	if msg, ok := msg.(historyMsg); ok {
 		h.entries, h.err, h.loaded = msg.entries, msg.err, true
 		return nil, true
@@ -58,20 +63,19 @@ func (h *historyScreen) receive(_ *Model, msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Back) && h.thread != "":
 		h.thread = ""
 	case key.Matches(msg, k.Quit):
-		return m.askQuit() // q quits, as on every other screen
+		return []act{askQuit{}} // q quits, as on every other screen
 	case key.Matches(msg, k.Back, k.History):
-		m.pop()
+		return []act{popScreen{}}
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):
 		h.thread = h.entries[h.sel].ThreadID
-		m.convs[h.thread] = &conversation{loading: true}
 		h.page.GotoTop()
-		return m.loadConversation(h.thread)
+		return []act{loadConversation{h.thread}}
 	case h.thread == "" && key.Matches(msg, k.Down):
 		h.sel = min(h.sel+1, max(len(h.entries)-1, 0))
 	case h.thread == "" && key.Matches(msg, k.Up):
@@ -82,27 +86,23 @@ func (h *historyScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (h *historyScreen) view(m *Model, r rect) string {
-	sig := fmt.Sprintf("%d|%s|%v|%d|%d|%v", h.sel, h.thread, h.loaded, len(h.entries), r.w, h.err)
-	if c := m.convs[h.thread]; c != nil {
-		sig += fmt.Sprintf("|%v|%v|%d", c.loading, c.err, len(c.messages))
+func (h *historyScreen) view(v *env, r rect) string {
+	k := historyKey{sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(v.convs[h.thread])}
+	if h.shown.stale(k) {
+		h.page.SetContent(h.text(v, r.w))
 	}
-	if sig != h.sig {
-		h.sig = sig
-		h.page.SetContent(h.text(m, r.w))
-	}
-	return pageView(m, &h.page, r)
+	return pageView(v.st, v.keys, &h.page, r)
 }
 
-func (h *historyScreen) text(m *Model, w int) string {
+func (h *historyScreen) text(v *env, w int) string {
 	var b strings.Builder
 	if h.thread != "" {
-		b.WriteString(m.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
-		b.WriteString(m.look().conversationText(m.convs[h.thread], w))
-		b.WriteString("\n\n" + m.st.faint.Render(name(m.keys.Back)+": back to the history"))
+		b.WriteString(v.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
+		b.WriteString(v.look.conversationText(v.convs[h.thread], w))
+		b.WriteString("\n\n" + v.st.faint.Render(name(v.keys.Back)+": back to the history"))
 		return b.String()
 	}
-	b.WriteString(m.st.title.Render("Decisions sent from this machine") + m.st.faint.Render("  ("+name(m.keys.Open)+": what the agent did next)") + "\n\n")
+	b.WriteString(v.st.title.Render("Decisions sent from this machine") + v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)") + "\n\n")
 	switch {
 	case h.err != nil:
 		b.WriteString(ansi.Wrap("Cannot read the audit log: "+safe(h.err.Error()), w, " "))
@@ -113,10 +113,9 @@ func (h *historyScreen) text(m *Model, w int) string {
 	case len(h.entries) == 0:
 		b.WriteString("None yet.")
 	}
-	for i, e := range h.entries {
-		row := present.HistoryRow(e, w-2)
+	for i, row := range present.HistoryRows(h.entries, w-2) {
 		if i == h.sel {
-			b.WriteString(m.st.selected.Render("▸ "+row) + "\n")
+			b.WriteString(v.st.selected.Render("▸ "+row) + "\n")
 		} else {
 			b.WriteString("  " + row + "\n")
 		}
@@ -124,9 +123,9 @@ func (h *historyScreen) text(m *Model, w int) string {
 	return b.String()
 }
 
-func (h *historyScreen) hints(m *Model) []hint {
+func (h *historyScreen) hints(v *env) []hint {
 	if h.thread == "" {
-		return on(m.keys.Open, m.keys.Back)
+		return on(v.keys.Open, v.keys.Back)
 	}
-	return on(m.keys.Back)
+	return on(v.keys.Back)
 }

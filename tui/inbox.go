@@ -12,17 +12,6 @@ import (
 	"github.com/hitl-sh/hitl/present"
 )
 
-// Screen names.
-const (
-	nameInbox   = "inbox"
-	nameDetail  = "detail"
-	nameEditor  = "editor"
-	nameConfirm = "confirm"
-	nameHistory = "history"
-	nameHelp    = "help"
-	namePrompt  = "prompt"
-)
-
 // inboxScreen is the list of pending interrupts, with the detail of the
 // selected one beside it from 100 columns. It is always at the bottom of
 // the stack.
@@ -30,82 +19,49 @@ type inboxScreen struct {
 	filtering bool // typing a filter
 }
 
-func (*inboxScreen) name() string { return nameInbox }
-
-func (s *inboxScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
+func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	if s.filtering {
-		return s.filterKey(m, msg)
+		return s.filterKey(v, msg)
 	}
-	k := m.keys
+	k := v.keys
 	switch {
 	case key.Matches(msg, k.Filter):
-		s.filtering, m.items.filter = true, ""
-		m.items.rebuild()
-		return nil
+		s.filtering = true
+		return []act{filterList{""}}
 	case key.Matches(msg, k.Sort):
-		m.items.sort = (m.items.sort + 1) % 3
-		m.items.rebuild()
-		m.setStatus("sorted by "+m.items.sort.String(), true)
-		return nil
+		return []act{sortList{}}
 	case key.Matches(msg, k.Back):
-		if m.items.filter != "" {
-			m.items.filter = ""
-			m.items.rebuild()
+		if v.items.filter != "" {
+			return []act{filterList{""}}
 		}
 		return nil
 	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom):
-		m.items.newCount = 0 // seen
-		page := max(m.listRows(), 1)
-		switch {
-		case key.Matches(msg, k.Down):
-			m.items.move(1)
-		case key.Matches(msg, k.Up):
-			m.items.move(-1)
-		case key.Matches(msg, k.PageDown):
-			m.items.move(page)
-		case key.Matches(msg, k.PageUp):
-			m.items.move(-page)
-		case key.Matches(msg, k.Top):
-			m.items.move(-len(m.items.shown))
-		default:
-			m.items.move(len(m.items.shown))
-		}
-		m.detail.top()
-		return nil
+		return []act{moveCursor{msg}}
 	case key.Matches(msg, k.Narrower, k.Wider):
-		if !m.lay.wide {
-			m.setStatus(fmt.Sprintf("The detail sits beside the list from %d columns.", wideFrom), false)
-			return nil
+		if !v.lay.wide {
+			return []act{status{fmt.Sprintf("The detail sits beside the list from %d columns.", wideFrom), false}}
 		}
 		step := 5
 		if key.Matches(msg, k.Narrower) {
 			step = -5
 		}
-		m.split += step
-		return nil
+		return []act{moveSplit{step}}
 	case key.Matches(msg, k.Mark):
-		m.toggleMark()
-		return nil
-	case key.Matches(msg, k.ApproveAll) && m.bulkTargets() != nil:
-		if m.sending {
-			m.setStatus("A decision is being sent; wait for it.", false)
-			return nil
+		return []act{toggleMark{}}
+	case key.Matches(msg, k.ApproveAll) && bulkTargets(v.items, v.marked) != nil:
+		if v.sending {
+			return []act{status{"A decision is being sent; wait for it.", false}}
 		}
-		m.openBulk(m.bulkTargets())
-		return nil
-	case key.Matches(msg, k.Open) && !m.lay.wide:
-		m.items.newCount = 0
-		if m.items.current() != nil {
-			m.push(&detailScreen{})
-		}
-		return nil
+		return []act{approveRows{}}
+	case key.Matches(msg, k.Open) && !v.lay.wide:
+		return []act{openDetail{}}
 	}
-	if cmd, ok := browseKey(m, msg); ok {
-		return cmd
+	if as, ok := browseKey(v, msg); ok {
+		return as
 	}
 	// Decisions act on the selected interrupt at every width: beside the
 	// detail, or from the list alone below 100 columns.
-	return m.decisionKey(msg)
+	return []act{decideKey{msg: msg}}
 }
 
 // fetchErrText says what failed, in full, and what to do about it.
@@ -132,40 +88,119 @@ func (m *Model) listRows() int {
 	return h
 }
 
-func (s *inboxScreen) filterKey(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+func (s *inboxScreen) filterKey(v *env, msg tea.KeyPressMsg) []act {
+	k := v.keys
+	filter := v.items.filter
 	switch {
 	case key.Matches(msg, k.Back):
-		s.filtering, m.items.filter = false, ""
+		s.filtering, filter = false, ""
 	case key.Matches(msg, k.Open):
 		s.filtering = false
 	case msg.Code == tea.KeyBackspace:
-		if r := []rune(m.items.filter); len(r) > 0 {
-			m.items.filter = string(r[:len(r)-1])
+		if r := []rune(filter); len(r) > 0 {
+			filter = string(r[:len(r)-1])
 		}
 	default:
-		m.items.filter += msg.Text
+		filter += msg.Text
 	}
-	m.items.rebuild()
-	return nil
+	return []act{filterList{filter}}
 }
 
-func (s *inboxScreen) hints(m *Model) []hint {
-	k := m.keys
+func (s *inboxScreen) hints(v *env) []hint {
+	k := v.keys
 	if s.filtering {
 		return on(withHelp(k.Open, "keep the filter"), withHelp(k.Back, "clear it"))
 	}
 	var out []hint
-	if it := m.items.current(); it != nil {
-		out = m.decisionHints(it)
-		if !m.lay.wide {
+	if it := v.items.current(); it != nil {
+		out = decisionHints(v, it)
+		if !v.lay.wide {
 			out = append(out, hint{b: k.Open})
 		}
 	}
-	if len(m.failed.list) > 0 {
+	if len(v.failed.list) > 0 {
 		out = append(out, hint{b: k.Failures})
 	}
 	return append(out, on(k.Filter, k.Help, k.Quit)...)
+}
+
+// What the inbox's keys ask of the list, which the root keeps (the
+// detail, the header and the other screens read it too).
+
+// filterList shows the rows that match filter ("": all).
+type filterList struct{ filter string }
+
+func (a filterList) apply(m *Model) tea.Cmd {
+	m.items.filter = a.filter
+	m.items.rebuild()
+	return nil
+}
+
+// sortList sorts by the next order: newest, oldest, graph.
+type sortList struct{}
+
+func (sortList) apply(m *Model) tea.Cmd {
+	m.items.sort = (m.items.sort + 1) % 3
+	m.items.rebuild()
+	m.setStatus("sorted by "+m.items.sort.String(), true)
+	return nil
+}
+
+// moveCursor moves the selection by a moving key (a page: the rows on
+// screen).
+type moveCursor struct{ msg tea.KeyPressMsg }
+
+func (a moveCursor) apply(m *Model) tea.Cmd {
+	k := m.keys
+	m.items.newCount = 0 // seen
+	page := max(m.listRows(), 1)
+	switch {
+	case key.Matches(a.msg, k.Down):
+		m.items.move(1)
+	case key.Matches(a.msg, k.Up):
+		m.items.move(-1)
+	case key.Matches(a.msg, k.PageDown):
+		m.items.move(page)
+	case key.Matches(a.msg, k.PageUp):
+		m.items.move(-page)
+	case key.Matches(a.msg, k.Top):
+		m.items.move(-len(m.items.shown))
+	default:
+		m.items.move(len(m.items.shown))
+	}
+	m.detail.top()
+	return nil
+}
+
+// moveSplit widens (or narrows) the list beside the detail.
+type moveSplit struct{ by int }
+
+func (a moveSplit) apply(m *Model) tea.Cmd { m.split += a.by; return nil }
+
+// toggleMark marks or unmarks the selected row for a bulk approve.
+type toggleMark struct{}
+
+func (toggleMark) apply(m *Model) tea.Cmd { m.toggleMark(); return nil }
+
+// approveRows opens the bulk approve of the marked (or filtered) rows.
+type approveRows struct{}
+
+func (approveRows) apply(m *Model) tea.Cmd {
+	if its := bulkTargets(&m.items, m.marked); its != nil {
+		m.openBulk(its)
+	}
+	return nil
+}
+
+// openDetail opens the selected interrupt's detail on its own screen.
+type openDetail struct{}
+
+func (openDetail) apply(m *Model) tea.Cmd {
+	m.items.newCount = 0
+	if m.items.current() != nil {
+		m.push(&detailScreen{})
+	}
+	return nil
 }
 
 // withHelp is b with another description, for a screen where its meaning
@@ -173,48 +208,6 @@ func (s *inboxScreen) hints(m *Model) []hint {
 func withHelp(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
-}
-
-// browseKey handles the keys the inbox and the detail screen share.
-func browseKey(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.askQuit(), true
-	case key.Matches(msg, k.Help):
-		m.push(newHelpScreen())
-		return nil, true
-	case key.Matches(msg, k.History):
-		h := newHistoryScreen(m)
-		m.push(h)
-		return h.load(m), true
-	case key.Matches(msg, k.Refresh):
-		m.items.newCount = 0
-		return m.refetch(), true
-	case key.Matches(msg, k.Check):
-		return m.check(), true
-	case key.Matches(msg, k.Failures):
-		if m.failed.lister == nil {
-			m.setStatus("This backend does not say which runs failed.", false)
-			return nil, true
-		}
-		m.push(newFailuresScreen())
-		m.failed.now = true
-		return m.refetch(), true
-	case key.Matches(msg, k.ScrollDown):
-		m.detail.vp.HalfPageDown()
-		return nil, true
-	case key.Matches(msg, k.ScrollUp):
-		m.detail.vp.HalfPageUp()
-		return nil, true
-	case key.Matches(msg, k.Suspend):
-		return tea.Suspend, true
-	case key.Matches(msg, k.Conversation):
-		return m.toggleConversation(), true
-	case key.Matches(msg, k.PauseRun, k.ResumeRun, k.CancelRun):
-		return m.askRunControl(msg), true
-	}
-	return nil, false
 }
 
 // check looks up, again, decisions whose outcome is unknown.
@@ -231,14 +224,17 @@ func (m *Model) check() tea.Cmd {
 	return m.reconcile()
 }
 
-func (s *inboxScreen) view(m *Model, r rect) string {
-	if !m.lay.wide {
-		return m.listView(r)
+// view draws the list (the root's listView: its rows show most of what
+// the app knows), with the detail pane beside it from 100 columns.
+func (s *inboxScreen) view(v *env, r rect) string {
+	if !v.lay.wide {
+		return v.root.listView(r)
 	}
-	l, d := m.lay.list, m.lay.detail
-	left := m.listView(rect{w: l.w, h: r.h})
-	sep := m.st.border.Render(strings.Repeat("│\n", r.h-1) + "│")
-	return lipgloss.JoinHorizontal(lipgloss.Top, fit(left, l.w, r.h), sep, " "+strings.ReplaceAll(m.detail.view(m, d, name(m.keys.ScrollUp), name(m.keys.ScrollDown)), "\n", "\n "))
+	l, d := v.lay.list, v.lay.detail
+	left := v.root.listView(rect{w: l.w, h: r.h})
+	sep := v.st.border.Render(strings.Repeat("│\n", r.h-1) + "│")
+	pane := marked(v.st, v.pane, d, name(v.keys.ScrollUp), name(v.keys.ScrollDown))
+	return lipgloss.JoinHorizontal(lipgloss.Top, fit(left, l.w, r.h), sep, " "+strings.ReplaceAll(pane, "\n", "\n "))
 }
 
 // listView draws the unknown-outcome section and the list rows into r.

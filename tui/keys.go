@@ -96,7 +96,7 @@ var actions = []action{
 	{"cancel_run", func(k *keyMap) *key.Binding { return &k.CancelRun }, []string{"X"}, "X", "cancel run", 6},
 
 	{"next_field", func(k *keyMap) *key.Binding { return &k.NextField }, []string{"tab"}, "tab", "next field", 7},
-	{"prev_field", func(k *keyMap) *key.Binding { return &k.PrevField }, []string{"shift+tab"}, "shift+tab", "previous field", 7},
+	{"prev_field", func(k *keyMap) *key.Binding { return &k.PrevField }, []string{"shift+tab"}, "shift+tab", "prev field", 7},
 	{"toggle", func(k *keyMap) *key.Binding { return &k.Toggle }, []string{"space"}, "space", "toggle", 7},
 
 	{"choice_prev", func(k *keyMap) *key.Binding { return &k.ChoicePrev }, []string{"left", "h", "k"}, "←/k", "previous choice", 8},

@@ -6,8 +6,10 @@
 // drafts by interrupt id, the backend and the decision pipeline, the clock,
 // the key map, the styles and the layout; and a stack of screens. Each
 // screen (inbox.go, detail.go, editor.go, confirm.go, history.go, help.go,
-// prompt.go) owns its state, handles its keys and draws itself into the
-// rectangle the layout gives it. Update never does I/O: every request to the
+// prompt.go…) is a component (screen.go): it owns its state, handles its
+// keys and draws itself into the rectangle the layout gives it, seeing the
+// app through an env and asking for changes with typed acts (actions.go)
+// that the root applies. Update never does I/O: every request to the
 // backend or the journal runs in a tea.Cmd (cmds.go).
 package tui
 
@@ -16,7 +18,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
@@ -66,44 +67,6 @@ type Options struct {
 	Host string
 }
 
-// screen is one room of the app.
-type screen interface {
-	// name says which screen it is (tests and the key bar use it).
-	name() string
-	// key handles one key press; it may push or pop screens on m.
-	key(m *Model, msg tea.KeyPressMsg) tea.Cmd
-	// view draws the screen's body into r.
-	view(m *Model, r rect) string
-	// hints are the keys in force on it, in the order the key bar shows
-	// them.
-	hints(m *Model) []hint
-}
-
-// hint is a key in the key bar; off: shown struck out and marked "not
-// allowed" (the interrupt does not allow that decision here).
-type hint struct {
-	b   key.Binding
-	off bool
-}
-
-// on makes hints of bindings that are all in force.
-func on(bs ...key.Binding) []hint {
-	out := make([]hint, len(bs))
-	for i, b := range bs {
-		out[i] = hint{b: b}
-	}
-	return out
-}
-
-// resizer is a screen that lays itself out again when the window changes.
-type resizer interface{ resize(m *Model) }
-
-// receiver is a screen that takes messages other than keys (its command's
-// answer, a text field's cursor).
-type receiver interface {
-	receive(m *Model, msg tea.Msg) (tea.Cmd, bool)
-}
-
 // Model is the whole app.
 type Model struct {
 	opts Options
@@ -117,7 +80,7 @@ type Model struct {
 	marked map[string]bool
 	// gone: what became of interrupts that left the list while on screen,
 	// as the server told (lookUpWinner), by id.
-	gone   map[string]string
+	gone   map[string]gone
 	detail detailPane
 	convs  conversations
 	// sideBySide is the reviewer's choice of diff layout, for the detail
@@ -261,67 +224,14 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// top is the screen in front.
-func (m *Model) top() screen {
-	if len(m.stack) == 0 {
-		return m.inbox
-	}
-	return m.stack[len(m.stack)-1]
-}
-
-// push puts s in front.
-func (m *Model) push(s screen) {
-	m.staleStatus()
-	m.stack = append(m.stack, s)
-	if r, ok := s.(resizer); ok {
-		r.resize(m)
-	}
-}
-
-// pop closes the screen in front (never the inbox).
-func (m *Model) pop() {
-	m.staleStatus()
-	if len(m.stack) > 0 {
-		m.stack = m.stack[:len(m.stack)-1]
-	}
-}
-
-// popTo closes screens until one named name is in front (or the inbox).
-func (m *Model) popTo(name string) {
-	for len(m.stack) > 0 && m.top().name() != name {
-		m.pop()
-	}
-}
-
-// find is the open screen named name, or nil.
-func (m *Model) find(name string) screen {
-	for i := len(m.stack) - 1; i >= 0; i-- {
-		if m.stack[i].name() == name {
-			return m.stack[i]
-		}
-	}
-	return nil
-}
-
-// backToDecisions closes editors and the confirm screen.
-func (m *Model) backToDecisions() {
-	for len(m.stack) > 0 {
-		switch m.top().name() {
-		case nameEditor, nameConfirm, namePrompt:
-			m.pop()
-			continue
-		}
-		break
-	}
-}
-
 func (m *Model) resize(w, h int) {
 	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
+	v := m.env()
 	for _, s := range m.stack {
 		if r, ok := s.(resizer); ok {
-			r.resize(m)
+			r.resize(v)
 		}
 	}
 }

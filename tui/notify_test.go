@@ -11,7 +11,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 )
 
-func env(kv ...string) func(string) string {
+func environ(kv ...string) func(string) string {
 	m := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
@@ -24,14 +24,14 @@ func TestTerminalKindFromTheEnvironment(t *testing.T) {
 		env  func(string) string
 		want string
 	}{
-		{env("TERM", "xterm-kitty"), termKitty},
-		{env("KITTY_WINDOW_ID", "1", "TERM", "xterm-256color"), termKitty},
-		{env("LC_TERMINAL", "iTerm2", "TERM", "xterm-256color"), termOSC9}, // iTerm2 over SSH (SendEnv LC_*)
-		{env("TERM_PROGRAM", "WezTerm"), termOSC9},
-		{env("WT_SESSION", "x"), termOSC9},
-		{env("TERM", "foot"), termOSC777},
-		{env("TERM", "rxvt-unicode-256color"), termOSC777},
-		{env("TERM", "xterm-256color"), termPlain},
+		{environ("TERM", "xterm-kitty"), termKitty},
+		{environ("KITTY_WINDOW_ID", "1", "TERM", "xterm-256color"), termKitty},
+		{environ("LC_TERMINAL", "iTerm2", "TERM", "xterm-256color"), termOSC9}, // iTerm2 over SSH (SendEnv LC_*)
+		{environ("TERM_PROGRAM", "WezTerm"), termOSC9},
+		{environ("WT_SESSION", "x"), termOSC9},
+		{environ("TERM", "foot"), termOSC777},
+		{environ("TERM", "rxvt-unicode-256color"), termOSC777},
+		{environ("TERM", "xterm-256color"), termPlain},
 	} {
 		if got := TerminalKind(tt.env); got != tt.want {
 			t.Errorf("%v: %q, want %q", tt.env("TERM"), got, tt.want)

@@ -148,7 +148,7 @@ func TestCLIAndTUISendTheSameBytes(t *testing.T) {
 			h.m.items.selected = it.ID
 			h.tuiDecide(tt.tui)
 			_, sub, err := h.m.confirmed(it.ID)
-			if err != nil || h.m.top().name() != nameConfirm {
+			if err != nil || !onTop[*confirmScreen](h.m) {
 				t.Fatalf("tui: not on the confirm screen (%v):\n%s", err, h.screen())
 			}
 			tui := "(continue: a run with no input and no resume value)"

@@ -11,39 +11,34 @@ import (
 type promptScreen struct {
 	question string
 	yes, no  string // what the yes key and the other keys do, in words
-	onYes    func(m *Model) tea.Cmd
-	onNo     func(m *Model)
+	// onYes and onNo are what the app does on each answer.
+	onYes, onNo []act
 	// quitToo: the quit key answers yes as well ("q" twice quits).
 	quitToo bool
 }
 
-func (*promptScreen) name() string { return namePrompt }
+func (*promptScreen) decisionStep() {}
 
-func (p *promptScreen) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
-	m.pop()
-	if key.Matches(msg, m.keys.Yes) || (p.quitToo && key.Matches(msg, m.keys.Quit)) {
-		return p.onYes(m)
+func (p *promptScreen) key(v *env, msg tea.KeyPressMsg) []act {
+	if key.Matches(msg, v.keys.Yes) || (p.quitToo && key.Matches(msg, v.keys.Quit)) {
+		return append([]act{popScreen{}}, p.onYes...)
 	}
-	if p.onNo != nil {
-		p.onNo(m)
-	}
-	return nil
+	return append([]act{popScreen{}}, p.onNo...)
 }
 
-func (p *promptScreen) view(m *Model, r rect) string {
-	no := p.no
-	if no == "" {
-		no = "stays"
-	}
+func (p *promptScreen) view(v *env, r rect) string {
 	// Wrapped, not cut: the question is the whole point of the screen.
-	text := ansi.Wrap(p.question, max(r.w-2, 10), " ") + "\n\n" + ansi.Wrap(name(m.keys.Yes)+" "+p.yes+" · any other key "+no, max(r.w-2, 10), " ")
+	text := ansi.Wrap(p.question, max(r.w-2, 10), " ") + "\n\n" + ansi.Wrap(name(v.keys.Yes)+" "+p.yes+" · any other key "+p.noWords(), max(r.w-2, 10), " ")
 	return "\n" + indentBlock(text, "  ")
 }
 
-func (p *promptScreen) hints(m *Model) []hint {
-	no := p.no
-	if no == "" {
-		no = "stays"
+func (p *promptScreen) noWords() string {
+	if p.no == "" {
+		return "stays"
 	}
-	return on(withHelp(m.keys.Yes, p.yes), withHelp(m.keys.Back, "(any other key) "+no))
+	return p.no
+}
+
+func (p *promptScreen) hints(v *env) []hint {
+	return on(withHelp(v.keys.Yes, p.yes), withHelp(v.keys.Back, "(any other key) "+p.noWords()))
 }

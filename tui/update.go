@@ -26,6 +26,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updates++
 	m.quiet = false
 	cmd := m.update(msg)
+	switch msg.(type) {
+	case pendingMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
+		// The items, the drafts or what became of an interrupt changed
+		// (unless the message changed nothing: a poll that found what was
+		// there): the screens that show what depends on them work it out
+		// now, not while drawing.
+		if !m.quiet {
+			m.refreshScreens()
+		}
+	}
 	if m.expireStatus() {
 		m.quiet = false // the status line changed
 	}
@@ -133,17 +143,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			// steps back, not a key nobody pressed (a fast double esc on a
 			// confirm screen must not leave it there, waiting for enter).
 			esc := tea.KeyPressMsg{Code: tea.KeyEscape}
-			first := m.top().key(m, esc)
-			return tea.Batch(first, m.top().key(m, esc))
+			first := m.apply(m.top().key(m.env(), esc))
+			return tea.Batch(first, m.apply(m.top().key(m.env(), esc)))
 		}
-		return m.top().key(m, msg)
+		return m.apply(m.top().key(m.env(), msg))
 	}
 	// Anything else belongs to a screen: its command's answer, its text
 	// field's cursor.
+	v := m.env()
 	for i := len(m.stack) - 1; i >= 0; i-- {
 		if r, ok := m.stack[i].(receiver); ok {
-			if cmd, handled := r.receive(m, msg); handled {
-				return cmd
+			if as, handled := r.receive(v, msg); handled {
+				return m.apply(as)
 			}
 		}
 	}
@@ -210,18 +221,13 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	if moved {
 		m.graceUntil = m.opts.Now().Add(GracePeriod)
 		// A detail whose interrupt is gone must not quietly show another one.
-		if m.find(nameDetail) != nil && m.find(nameEditor) == nil && m.find(nameConfirm) == nil {
-			m.popTo(nameInbox)
+		if m.detailOnly() {
+			m.home()
 			m.setStatus(m.goneText(prev), false)
 		}
 	}
-	if ed, ok := m.find(nameEditor).(*editorScreen); ok {
-		if m.items.get(ed.id) == nil {
-			ed.err, ed.goneErr = m.goneShort(ed.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
-		} else if ed.goneErr {
-			ed.err, ed.goneErr = "", false
-		}
-	}
+	// An editor says at once that its interrupt left, or is back
+	// (refresh, after this message).
 	// Drafts are kept (never lose typed feedback): an interrupt missing from
 	// one answer may be back in the next.
 	next := pollAfter(m.opts.PollInterval)
@@ -276,7 +282,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	m.items.drop()
 	// Back to the list, with a grace period: the next item is chosen, not
 	// fallen into.
-	m.popTo(nameInbox)
+	m.home()
 	m.graceUntil = m.opts.Now().Add(GracePeriod)
 	return tea.Batch(pollAfter(0), m.syncClaims()) // what was sent is no longer claimed
 }
@@ -319,7 +325,7 @@ func (m *Model) quit() tea.Cmd {
 	if m.stopSend != nil {
 		m.stopSend() // stop following the run; the outcome is recorded at once
 	}
-	m.popTo(nameInbox)
+	m.home()
 	m.setStatus(fmt.Sprintf("Recording the outcome of the decision being sent, then quitting… (%s again quits now)", name(m.keys.ForceQuit)), false)
 	return nil
 }
@@ -332,8 +338,12 @@ func (m *Model) persistDrafts() tea.Cmd {
 	if j == nil {
 		return nil
 	}
-	if ed, ok := m.find(nameEditor).(*editorScreen); ok {
-		ed.save(m)
+	for _, s := range m.stack {
+		if t, ok := s.(typist); ok {
+			if e, ok := t.typed(); ok {
+				m.keep(e)
+			}
+		}
 	}
 	for id := range m.drafts {
 		// An interrupt a failed run left is handled here, yet answerable
@@ -371,7 +381,7 @@ func (m *Model) askQuit() tea.Cmd {
 		question: "Quit? A decision is being sent: hitl records its outcome first. Your drafts are kept for next time.",
 		yes:      "quit",
 		quitToo:  true,
-		onYes:    func(m *Model) tea.Cmd { return m.quit() },
+		onYes:    []act{quitApp{}},
 	})
 	return nil
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,27 +23,22 @@ type winnerMsg struct {
 
 // onScreen is the interrupt the top screen shows or edits, if any.
 func (m *Model) onScreen() *client.Interrupt {
-	var id string
-	switch s := m.top().(type) {
-	case *detailScreen:
-		if it := m.items.current(); it != nil {
-			id = it.ID
-		}
-	case *editorScreen:
-		id = s.id
-	case *formScreen:
-		id = s.id
-	case *confirmScreen:
-		id = s.id
-	}
-	if id == "" {
-		return nil
-	}
-	if it := m.items.get(id); it != nil {
+	v := m.env()
+	if it := m.items.get(v.shown(m.top())); it != nil {
 		c := *it
 		return &c
 	}
 	return nil
+}
+
+// detailOnly: the detail is open, with no step of deciding over it (an
+// editor, a form, the confirm screen keep what the reviewer was doing).
+func (m *Model) detailOnly() bool {
+	_, detail := open[*detailScreen](m)
+	_, editor := open[*editorScreen](m)
+	_, form := open[*formScreen](m)
+	_, confirm := open[*confirmScreen](m)
+	return detail && !editor && !form && !confirm
 }
 
 // lookUpWinner asks where it stands, once; the answer is a winnerMsg.
@@ -61,6 +55,67 @@ func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
 	}
 }
 
+// goneKind is what became of an interrupt that left the list.
+type goneKind int
+
+const (
+	// goneAnswered: someone else answered it (gone.by says who, when, what).
+	goneAnswered goneKind = iota + 1
+	// goneWithdrawn: its agent took the request back.
+	goneWithdrawn
+	// goneDeleted: the server no longer knows it.
+	goneDeleted
+)
+
+// gone is what the server told of an interrupt that left the list while on
+// screen; it becomes words only where it is shown (sentence, short).
+type gone struct {
+	kind goneKind
+	id   string
+	by   *client.Winner // who answered it, when, and what; or why it was withdrawn
+}
+
+// goneOf reads a standing; ok is false while the interrupt still waits (a
+// listing that missed it): nothing to say.
+func goneOf(id string, st client.Standing) (gone, bool) {
+	switch st.Presence {
+	case client.Answered:
+		if w := st.By; w != nil && w.Withdrawn != "" {
+			return gone{kind: goneWithdrawn, id: id, by: w}, true
+		}
+		return gone{kind: goneAnswered, id: id, by: st.By}, true
+	case client.Gone:
+		return gone{kind: goneDeleted, id: id}, true
+	}
+	return gone{}, false
+}
+
+// sentence says it in full, made inert (the winner's words are the
+// server's).
+func (g gone) sentence() string {
+	var text string
+	switch g.kind {
+	case goneAnswered:
+		text = present.ShortID(g.id) + " was answered elsewhere" + decide.WinnerText(g.by) + "."
+	case goneWithdrawn:
+		text = present.ShortID(g.id) + " was withdrawn by its agent: " + g.by.Withdrawn + "."
+	default:
+		text = present.ShortID(g.id) + " is gone: the server no longer knows it (deleted?)."
+	}
+	return safe(text)
+}
+
+// short says it in a few words, for an editor's error line.
+func (g gone) short() string {
+	switch g.kind {
+	case goneAnswered:
+		return "Answered elsewhere (see below); nothing of yours was sent."
+	case goneWithdrawn:
+		return "Withdrawn by its agent (see below); nothing of yours was sent."
+	}
+	return "Gone from the server; nothing of yours was sent."
+}
+
 // onWinner says what became of an interrupt that left the screen, where
 // the reviewer is looking: the status line, and an open editor or form.
 func (m *Model) onWinner(msg winnerMsg) {
@@ -69,62 +124,37 @@ func (m *Model) onWinner(msg winnerMsg) {
 	if m.sending || m.items.handled[msg.id] {
 		return
 	}
-	var text string
-	switch msg.standing.Presence {
-	case client.Answered:
-		text = present.ShortID(msg.id) + " was answered elsewhere" + decide.WinnerText(msg.standing.By) + "."
-		if w := msg.standing.By; w != nil && w.Withdrawn != "" {
-			text = present.ShortID(msg.id) + " was withdrawn by its agent: " + w.Withdrawn + "."
-		}
-	case client.Gone:
-		text = present.ShortID(msg.id) + " is gone: the server no longer knows it (deleted?)."
-	default:
+	g, ok := goneOf(msg.id, msg.standing)
+	if !ok {
 		return // still waiting (a listing that missed it): nothing to say
 	}
-	text = safe(text)
 	if m.gone == nil {
-		m.gone = map[string]string{}
+		m.gone = map[string]gone{}
 	}
-	m.gone[msg.id] = text
-	switch s := m.top().(type) {
-	case *editorScreen:
-		if s.id == msg.id {
-			// The editor's error has two lines: the short word there, the
-			// whole story (who, when, what) in the status.
-			s.err, s.goneErr = m.goneShort(msg.id)+" Your text is kept; "+name(m.keys.Back)+" leaves.", true
-		}
-	case *confirmScreen:
-		if s.id == msg.id {
-			m.status = "" // its body says it, in full; an older word would mislead
-			return
-		}
-	case *formScreen:
-		if s.id == msg.id {
-			text += " What you typed is kept; " + name(m.keys.Back) + " leaves."
-		}
+	m.gone[msg.id] = g
+	v := m.env()
+	if t, ok := m.top().(goneTeller); ok && v.shown(m.top()) == msg.id {
+		m.apply(t.onGone(v, g))
+		return
 	}
-	m.setStatus(text, false)
+	m.setStatus(g.sentence(), false)
 }
 
 // goneShort is goneText in a few words, for the editor's error line.
-func (m *Model) goneShort(id string) string {
-	t, ok := m.gone[id]
-	switch {
-	case !ok:
-		return "This interrupt is no longer pending (handled elsewhere?)."
-	case strings.Contains(t, "answered elsewhere"):
-		return "Answered elsewhere (see below); nothing of yours was sent."
-	case strings.Contains(t, "withdrawn by its agent"):
-		return "Withdrawn by its agent (see below); nothing of yours was sent."
+func goneShort(gs map[string]gone, id string) string {
+	if g, ok := gs[id]; ok {
+		return g.short()
 	}
-	return "Gone from the server; nothing of yours was sent."
+	return "This interrupt is no longer pending (handled elsewhere?)."
 }
 
 // goneText says what became of an interrupt no longer listed: what the
 // server told, or, until it has, that it is no longer pending.
-func (m *Model) goneText(id string) string {
-	if t, ok := m.gone[id]; ok {
-		return t
+func (m *Model) goneText(id string) string { return goneTextOf(m.gone, id) }
+
+func goneTextOf(gs map[string]gone, id string) string {
+	if g, ok := gs[id]; ok {
+		return g.sentence()
 	}
 	return safe(present.ShortID(id)) + " is no longer pending (handled elsewhere?)."
 }

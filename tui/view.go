@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -35,7 +34,7 @@ func (m *Model) draw() {
 // render is the screen as text (tests compare it with golden files): the
 // header, the body of the screen in front, the status line and the key bar.
 func (m *Model) render() string {
-	body := m.top().view(m, m.lay.body)
+	body := m.top().view(m.env(), m.lay.body)
 	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w), "\n") + "\n" + m.keyBar()
 }
 
@@ -137,63 +136,29 @@ func (m *Model) statusLines(w int) []string {
 	for i := range lines {
 		lines[i] = st.Render(lines[i])
 	}
-	// Where hitl stands with the server is always shown: after the
-	// message when it fits there, else on a line of its own.
+	// Where hitl stands with the server is always shown: after a message
+	// of one line when it fits there, else on a line of its own (after a
+	// wrapped message it read as the message's last words).
 	if m.fetchErr == nil {
 		conn = m.st.faint.Render(conn)
 	}
 	conn = mark + conn
 	last := len(lines) - 1
-	if ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
+	if last == 0 && ansi.StringWidth(lines[last])+2+ansi.StringWidth(conn) <= w {
 		lines[last] += "  " + conn
 		return lines
 	}
 	return append(lines, ansi.Truncate(conn, w, "…"))
 }
 
-// keyBar is the short key help of the screen in front, generated from the
-// bindings in force; decisions the interrupt does not allow are said in
-// words. Where the bar does not fit, it drops to "a:approve e:edit", then
-// leaves out the least needed hints (quit, filter) rather than cutting
-// one: "?" (help) lists them all.
+// keyBar is the footer of the screen in front (footer.go).
 func (m *Model) keyBar() string {
-	var items, compact []string
-	var optional []bool // may be left out when the bar is short
-	if s, ok := m.top().(*inboxScreen); ok && s.filtering {
-		items, compact, optional = []string{"type to filter"}, []string{"type to filter"}, []bool{false}
+	lead := ""
+	if m.inbox.filtering && m.top() == screen(m.inbox) {
+		lead = "type to filter"
 	}
-	var off []string
-	for _, h := range m.top().hints(m) {
-		k, d := h.b.Help().Key, h.b.Help().Desc
-		if h.off {
-			off = append(off, k)
-			continue
-		}
-		items = append(items, m.st.key.Render(k)+" "+d)
-		compact = append(compact, m.st.key.Render(k)+":"+d)
-		optional = append(optional, sameBinding(h.b, m.keys.Quit) || sameBinding(h.b, m.keys.Filter))
-	}
-	// Keys the interrupt does not allow are said in words (struck-out text
-	// does not show on every terminal).
-	if len(off) > 0 {
-		items = append(items, m.st.faint.Render("not allowed here: "+strings.Join(off, " ")))
-		compact = append(compact, m.st.faint.Render("not allowed: "+strings.Join(off, " ")))
-		optional = append(optional, false)
-	}
-	if bar := strings.Join(items, " · "); ansi.StringWidth(bar) <= m.lay.w {
-		return bar
-	}
-	for i := len(compact) - 1; ansi.StringWidth(strings.Join(compact, " ")) > m.lay.w && i >= 0; i-- {
-		if optional[i] {
-			compact = append(compact[:i], compact[i+1:]...)
-			optional = append(optional[:i], optional[i+1:]...)
-		}
-	}
-	return ansi.Truncate(strings.Join(compact, " "), m.lay.w, "…")
+	return footer(m.st, m.keys, lead, m.top().hints(m.env()), m.lay.w)
 }
-
-// sameBinding reports whether a and b are the same binding (as shown).
-func sameBinding(a, b key.Binding) bool { return a.Help() == b.Help() }
 
 // safe makes one line of backend text inert.
 func safe(s string) string { return inert.Line(s) }

@@ -282,6 +282,18 @@ func Run(t *testing.T, f Fixture) {
 		if len(unreadable) < 3 || !strings.Contains(unreadable[PoisonID], "levels deep") {
 			t.Fatalf("want 3 unreadable items, the deep one named %s: %q", PoisonID, unreadable)
 		}
+		// An entry with no id of its own is named by the one rule every
+		// backend shares (client.UnreadableID of its bytes).
+		for _, entry := range Poison()[1:] {
+			want := client.UnreadableID([]byte(entry))
+			named := false
+			for _, it := range its {
+				named = named || it.ID == want || it.ThreadID == want
+			}
+			if !named {
+				t.Errorf("no item is named %s for the entry %s", want, entry)
+			}
+		}
 		if _, err := client.Encode(&its[0].Payload, nil, client.EncodeOptions{}); err == nil && its[0].Schema == client.SchemaUnreadable {
 			t.Error("an unreadable item can be answered")
 		}

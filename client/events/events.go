@@ -14,8 +14,6 @@ package events
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -97,61 +95,47 @@ func interruptOf(r Request, server string) client.Interrupt {
 type requestList []Request
 
 func (l *requestList) DecodeJSON(b []byte) error {
-	elems, err := client.Elements(b)
-	if err != nil {
-		return err
-	}
-	for _, e := range elems {
-		*l = append(*l, decodeRequest(e))
-	}
-	return nil
+	list, err := client.List(b, func(e json.RawMessage) (Request, bool) { return decodeRequest(e), true })
+	*l = list
+	return err
 }
 
 func decodeRequest(b []byte) Request {
 	var r Request
-	var problems []string
-	ms, err := client.Members(b)
-	if err != nil {
-		problems = append(problems, err.Error())
-	}
-	for _, m := range ms {
-		var err error
-		switch m.Key {
+	problems := client.Fields(b, func(key string, v json.RawMessage) error {
+		switch key {
 		case "request_id":
-			err = json.Unmarshal(m.Value, &r.RequestID)
+			return client.Into(v, &r.RequestID)
 		case "agent":
-			err = json.Unmarshal(m.Value, &r.Agent)
+			return client.Into(v, &r.Agent)
 		case "session_id":
-			err = json.Unmarshal(m.Value, &r.SessionID)
+			return client.Into(v, &r.SessionID)
 		case "created_at":
-			err = json.Unmarshal(m.Value, &r.CreatedAt)
+			return client.Into(v, &r.CreatedAt)
 		case "data":
-			r.Data = bytes.Clone(m.Value) // client.Parse finds data too deep or too large
+			r.Data = bytes.Clone(v) // client.Parse finds data too deep or too large
 		case "claims":
-			_ = json.Unmarshal(m.Value, &r.Claims) // advice: unreadable, none
+			_ = json.Unmarshal(v, &r.Claims) // advice: unreadable, none
 		case "approval":
 			var a client.Approval
-			if json.Unmarshal(m.Value, &a) == nil && len(a.Approvers) > 0 {
+			if json.Unmarshal(v, &a) == nil && len(a.Approvers) > 0 {
 				// What to confirm is the reviewer's own decision, typed
 				// and seen: a coordinator does not fill a draft.
 				a.Decisions = nil
 				r.Approval = &a
 			}
 		}
-		if err != nil {
-			problems = append(problems, m.Key+": "+strings.TrimPrefix(err.Error(), "json: "))
-		}
-	}
+		return nil
+	})
 	if r.RequestID == "" && len(problems) == 0 {
 		problems = append(problems, "no request_id")
 	}
 	if len(problems) > 0 {
 		if r.RequestID == "" {
-			sum := sha256.Sum256(b)
-			r.RequestID = "unreadable-" + hex.EncodeToString(sum[:8])
+			r.RequestID = client.UnreadableID(b)
 		}
 		r.Data = bytes.Clone(b)
-		r.problem = fmt.Sprintf("a request that cannot be read (%s)", strings.Join(problems, "; "))
+		r.problem = client.CannotRead("a request", problems)
 	}
 	return r
 }

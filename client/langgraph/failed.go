@@ -57,7 +57,7 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 	if meta := b.filters(); len(meta) > 0 {
 		body["metadata"] = meta
 	}
-	var page []thread
+	var page threadPage // read one thread at a time: one poisoned thread hides no other
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
 	if err := b.Check(resp, err, "list threads whose run failed", &page); err != nil {
 		return nil, 0, err
@@ -81,12 +81,20 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 			continue
 		}
 		keep[t.ThreadID] = true
-		f, err := b.failedFacts(ctx, t)
-		if err != nil {
-			return nil, 0, err
+		fl := client.Failure{ThreadID: t.ThreadID, GraphID: t.meta("graph_id"), AssistantID: t.meta("assistant_id"),
+			CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Server: b.Server()}
+		if problem := t.problem(); problem != "" {
+			// What the server sent of it cannot be read: said as its
+			// error, its state not read (it may name no thread at all).
+			fl.Error = problem
+		} else {
+			f, err := b.failedFacts(ctx, t)
+			if err != nil {
+				return nil, 0, err
+			}
+			fl.Error, fl.Interrupts = f.text, f.held
 		}
-		out = append(out, client.Failure{ThreadID: t.ThreadID, GraphID: t.meta("graph_id"), AssistantID: t.meta("assistant_id"),
-			CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Error: f.text, Interrupts: f.held, Server: b.Server()})
+		out = append(out, fl)
 	}
 	b.mu.Lock()
 	for id := range b.failed {

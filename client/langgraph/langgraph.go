@@ -3,20 +3,29 @@
 // reads their interrupts, resumes them by interrupt id, and reads back from
 // the server which decision took effect.
 //
-// Files: pending.go finds what waits (and what only seems to: answered
-// fan-out branches), asking the server only what changed since the last
-// look; stream.go says when something changed, as soon as it can tell;
-// failed.go finds threads whose run failed; decide.go sends, verifies and
-// follows a decision; claims.go keeps reviewers' claims in thread
-// metadata; wire.go holds the server's JSON shapes; conversation.go reads
-// a thread's messages.
+// Files: pending.go lists what waits (one refresh at a time, a long
+// listing's progress) through the listing engine: listing.go (the view,
+// the full listing) and watermark.go (a poll asks the server only what
+// changed since the last look), which reach the server through search.go
+// (/threads/search); facts.go reads what a thread's listing does not say
+// (answered fan-out branches, with answered.go; runs in progress,
+// breakpoints). stream.go
+// says when something changed, as soon as it can tell; failed.go finds
+// threads whose run failed; decide.go sends and follows a decision,
+// verify.go reads back which run took it; end.go ends a thread's work;
+// claims.go and approvals.go keep reviewers' claims and approvals in
+// thread metadata; wire.go holds the server's JSON shapes and decode.go
+// reads them one item at a time; conversation.go reads a thread's
+// messages.
 package langgraph
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/transport"
 )
 
@@ -62,9 +71,8 @@ type Backend struct {
 
 	// turn is held by the one refresh of view at a time (a channel, so
 	// that waiting for it ends with the caller's ctx).
-	turn  chan struct{}
-	view  view
-	board board // the progress of a listing, for those waiting for the turn
+	turn    chan struct{}
+	listing lister // what waits, kept up to date (listing.go)
 
 	watching atomic.Int32 // Changes loops running
 	// lookEvery is how long the watcher waits between looks now (its
@@ -96,7 +104,18 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}, nil
+	b := &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}
+	b.listing = lister{
+		search: b.searchPage,
+		interrupts: func(ctx context.Context, t *thread) ([]client.Interrupt, error) {
+			return b.threadInterrupts(ctx, t, true)
+		},
+		fullSelect: b.fullSelect,
+		forget:     b.forget,
+		server:     b.Server(),
+		pageSize:   opts.PageSize,
+	}
+	return b, nil
 }
 
 // Batches: one resume may answer several interrupts of a thread.

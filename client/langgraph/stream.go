@@ -74,7 +74,7 @@ func (b *Backend) Capabilities(ctx context.Context) Capabilities {
 	b.detect(ctx)
 	var c Capabilities
 	if b.lock(ctx) == nil {
-		c.Watermark = !b.view.full
+		c.Watermark = !b.listing.view.full
 		b.unlock()
 	}
 	b.mu.Lock()
@@ -178,11 +178,11 @@ func (b *Backend) look(ctx context.Context) (bool, map[string]time.Time, error) 
 		return false, nil, err
 	}
 	defer b.unlock()
-	before := b.view.version
-	if err := b.refresh(ctx, nil); err != nil {
+	before := b.listing.view.version
+	if err := b.listing.refresh(ctx, nil); err != nil {
 		return false, nil, err
 	}
-	v := &b.view
+	v := &b.listing.view
 	if v.busy == nil || v.busyOf != v.installs {
 		// Read again only when the threads changed: an idle look walks
 		// no list of a thousand threads.

@@ -9,8 +9,6 @@ package rest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -92,58 +90,66 @@ type approvalList []approval
 // DecodeJSON reads a bare array or {"approvals": [...]}, one approval at
 // a time.
 func (l *approvalList) DecodeJSON(body []byte) error {
-	elems, err := client.Elements(body)
+	list, err := client.List(body, decodeApproval)
 	if err != nil {
 		ms, merr := client.Members(body)
 		if merr != nil {
 			return fmt.Errorf("not a list of approvals: %w", err)
 		}
+		list = nil
 		for _, m := range ms {
 			if m.Key == "approvals" {
-				if elems, err = client.Elements(m.Value); err != nil {
+				if list, err = client.List(m.Value, decodeApproval); err != nil {
 					return fmt.Errorf("approvals: %w", err)
 				}
 			}
 		}
 	}
-	*l = make(approvalList, 0, len(elems))
-	for _, e := range elems {
-		*l = append(*l, decodeApproval(e))
-	}
+	*l = list
 	return nil
 }
 
-// decodeApproval reads one approval; one that cannot be read says why
-// (problem), named by what can be read of it.
-func decodeApproval(e []byte) approval {
+// decodeApproval reads one approval, field by field; one that cannot be
+// read says why (problem), named by its approval_id if that can be read.
+func decodeApproval(e json.RawMessage) (approval, bool) {
 	var a approval
-	err := json.Unmarshal(e, &a)
-	if err == nil && a.ApprovalID != "" {
-		return a
-	}
-	a = approval{}
-	if ms, merr := client.Members(e); merr == nil {
-		for _, m := range ms {
-			switch m.Key {
-			case "approval_id":
-				_ = json.Unmarshal(m.Value, &a.ApprovalID)
-			case "run_id":
-				_ = json.Unmarshal(m.Value, &a.RunID)
-			}
+	problems := client.Fields(e, func(key string, v json.RawMessage) error {
+		switch key {
+		case "approval_id":
+			return client.Into(v, &a.ApprovalID)
+		case "run_id":
+			return client.Into(v, &a.RunID)
+		case "checkpoint":
+			return client.Into(v, &a.Checkpoint)
+		case "allowed_actions":
+			return client.Into(v, &a.AllowedActions)
+		case "created_at":
+			return client.Into(v, &a.CreatedAt)
+		case "user_id":
+			return client.Into(v, &a.UserID)
+		case "message":
+			return client.Into(v, &a.Message)
 		}
+		return nil
+	})
+	// An approval too deep or too large is unreadable whichever member
+	// holds the excess, one hitl does not read included.
+	tooMuch := client.ValueProblem(e)
+	if a.ApprovalID == "" && len(problems) == 0 {
+		problems = append(problems, "no approval_id")
+	}
+	if len(problems) == 0 && tooMuch == "" {
+		return a, true
 	}
 	if a.ApprovalID == "" {
-		sum := sha256.Sum256(e)
-		a.ApprovalID = "unreadable-" + hex.EncodeToString(sum[:8])
+		a.ApprovalID = client.UnreadableID(e)
 	}
-	a.problem = "an approval that cannot be read (no approval_id)"
-	if problem := client.ValueProblem(e); problem != "" {
-		a.problem = "an approval " + problem
-	} else if err != nil {
-		a.problem = "an approval that cannot be read (" + strings.TrimPrefix(err.Error(), "json: ") + ")"
+	a.problem = client.CannotRead("an approval", problems)
+	if tooMuch != "" {
+		a.problem = "an approval " + tooMuch
 	}
 	a.raw = bytes.Clone(e)
-	return a
+	return a, true
 }
 
 // Pending lists every pending approval with its run's state, newest first.

@@ -19,8 +19,9 @@ func checkCmd(e *env) *cobra.Command {
 		Long: `check reads the server to find out what became of decisions sent from this
 machine whose outcome hitl could not establish (the network broke, hitl was
 killed while sending). Each is reported as sent, handled elsewhere or not sent
-and recorded; one the server still cannot tell stays unknown. With ID, only
-decisions about that interrupt (4+ characters of its id).`,
+and recorded; one the server still cannot tell stays unknown. Decisions whose
+run is still going are listed with when they were sent, and left as they are.
+With ID, only decisions about that interrupt (4+ characters of its id).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := e.open(0)
@@ -39,7 +40,8 @@ decisions about that interrupt (4+ characters of its id).`,
 			if err != nil {
 				return err
 			}
-			if len(results) == 0 {
+			going := stillRunning(a, match)
+			if len(results) == 0 && len(going) == 0 {
 				fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
 				return nil
 			}
@@ -50,6 +52,7 @@ decisions about that interrupt (4+ characters of its id).`,
 					unknown++
 				}
 			}
+			printRunning(e, going)
 			if unknown > 0 {
 				return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
 			}
@@ -92,6 +95,49 @@ func forgetCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// stillRunning are the decisions whose run the server still shows going
+// after Reconcile (it leaves them as they are), one line per decision.
+func stillRunning(a *app, match func(journal.Entry) bool) []journal.Entry {
+	open, err := a.journal.Unsettled(a.backend.Server())
+	a.journalWarn(err, "decisions still running are not listed")
+	var out []journal.Entry
+	seen := map[string]bool{}
+	for _, x := range open {
+		if x.Outcome != journal.Running || seen[x.DecisionID] || (match != nil && !match(x)) {
+			continue
+		}
+		seen[x.DecisionID] = true
+		out = append(out, x)
+	}
+	return out
+}
+
+// printRunning says which decisions' runs are still going, and since when:
+// a run that never ends (langgraphjs dev keeps one it was running when it
+// was stopped "running" for good) would otherwise stay silent.
+func printRunning(e *env, going []journal.Entry) {
+	if len(going) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stdout, "Still running on the server (sent, the run has not ended; hitl check leaves them as they are):\n")
+	for _, x := range going {
+		var kinds []string
+		for _, d := range x.Decisions {
+			kinds = append(kinds, string(d.Type))
+		}
+		fmt.Fprintf(e.stdout, "  %-8s  sent %s  %-16s  run %-8s  %s\n", safe(present.ShortID(x.InterruptID)), x.Time.Local().Format(time.DateTime),
+			oneLine(strings.Join(kinds, ","), 16), safe(runRef(x.RunID)), oneLine(x.Title, 60))
+	}
+	fmt.Fprintln(e.stdout, "Their threads stay busy until the runs end: other decisions on them are refused. A run still going long after it was sent may never end: langgraphjs dev keeps a run it was running when it was stopped \"running\" for good (docs/servers.md).")
+}
+
+func runRef(id string) string {
+	if id == "" {
+		return "-"
+	}
+	return present.ShortThreadID(id)
 }
 
 // printUnknown lists decisions whose outcome is unknown, below the inbox.

@@ -58,3 +58,19 @@ func TestHelpTopicsReachTheManPage(t *testing.T) {
 		}
 	}
 }
+
+// A misuse exits 2 whatever check caught it: hitl's own, cobra's argument
+// counts, a flag's parser; told by the error's type, not its words.
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "a", "b"},         // cobra.MaximumNArgs
+		{"lst"},                     // an unknown command
+		{"list", "--no-such-flag"},  // an unknown flag
+		{"list", "--limit", "many"}, // a flag's value
+		{"approve"},                 // hitl's own count
+	} {
+		if r := hitl(t, "", args...); r.code != exitUsage {
+			t.Errorf("hitl %v: exit %d, want %d (%s)", args, r.code, exitUsage, r.stderr)
+		}
+	}
+}

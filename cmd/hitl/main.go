@@ -92,8 +92,5 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	if isUsage(err) {
-		return exitUsage
-	}
 	return exitError
 }

@@ -118,8 +118,8 @@ func historyCmd(e *env) *cobra.Command {
 			if len(h) == 0 {
 				fmt.Fprintln(e.stdout, "No decisions sent from this machine yet.")
 			}
-			for _, x := range h {
-				fmt.Fprintln(e.stdout, present.HistoryRow(x, 0))
+			for _, row := range present.HistoryRows(h, 0) {
+				fmt.Fprintln(e.stdout, row)
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -76,7 +77,7 @@ func showCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e.stdout, it, true)
 			}
-			printShow(e.stdout, it)
+			printShow(e.stdout, it, e.again())
 			return nil
 		},
 	}
@@ -152,10 +153,10 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	}
 	seen := map[string]bool{}
 	// show prints, oldest first, what has not been printed yet.
-	show := func(its []client.Interrupt, handled map[string]bool) error {
+	show := func(its []client.Interrupt) error {
 		for i := len(its) - 1; i >= 0; i-- {
 			it := its[i]
-			if seen[it.ID] || handled[it.ID] {
+			if seen[it.ID] {
 				continue
 			}
 			seen[it.ID] = true
@@ -179,7 +180,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	var shown error
 	progress := func(p client.Progress) {
 		if shown == nil {
-			shown = show(p.Items, a.journal.Handled())
+			shown = show(journal.Unhandled(p.Items, a.journal.Handled()))
 		}
 	}
 	wait := interval
@@ -206,7 +207,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			wait = interval
 			// Oldest first, so that the output reads in the order things happened.
-			if err := show(its, nil); err != nil {
+			if err := show(its); err != nil {
 				return err
 			}
 			hook.reportSkipped()

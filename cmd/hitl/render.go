@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/redact"
 )
 
 // writeJSON prints v as JSON, with characters a terminal would act on or
@@ -158,12 +160,25 @@ func termWidth(w io.Writer) int {
 	return 0
 }
 
-// printShow prints one interrupt in full.
-func printShow(w io.Writer, it client.Interrupt) {
+// printShow prints one interrupt in full; again is how this hitl was
+// called ("hitl --backend events"), for the commands it suggests. Fields
+// the interrupt leaves empty are left out.
+func printShow(w io.Writer, it client.Interrupt, again string) {
 	fmt.Fprintf(w, "Interrupt  %s\n", safe(it.ID))
 	fmt.Fprintf(w, "Shape      %s\n", it.Schema)
-	fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
-	fmt.Fprintf(w, "Graph      %s   assistant %s\n", safe(it.GraphID), safe(it.AssistantID))
+	if it.ThreadID != "" {
+		fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
+	}
+	var where []string
+	if it.GraphID != "" {
+		where = append(where, safe(it.GraphID))
+	}
+	if it.AssistantID != "" {
+		where = append(where, "assistant "+safe(it.AssistantID))
+	}
+	if len(where) > 0 {
+		fmt.Fprintf(w, "Graph      %s\n", strings.Join(where, "   "))
+	}
 	fmt.Fprintf(w, "Created    %s   updated %s\n", stamp(it.CreatedAt), stamp(it.UpdatedAt))
 	if o := present.OriginLine(it); o != "" {
 		fmt.Fprintf(w, "Agent      %s\n", safe(o))
@@ -225,7 +240,33 @@ func printShow(w io.Writer, it client.Interrupt) {
 		fmt.Fprintf(w, "\nValue\n%s\n", indent(prettyJSON(it.Raw), "  "))
 	}
 	printAnswerSchema(w, it)
-	fmt.Fprintf(w, "\n%s\n", hint(it))
+	fmt.Fprintf(w, "\n%s\n", hitlCommand.ReplaceAllString(hint(it), again+" $1 "))
+}
+
+// hitlCommand is a command hint suggests.
+var hitlCommand = regexp.MustCompile(`\bhitl (approve|reject|respond|resume|edit|ignore|decide|show|dismiss) `)
+
+// again is hitl as this command was called, with the flags that said
+// where (--profile, --backend, --url), so that a command it suggests
+// works as printed: "hitl --backend events". Userinfo and credential-
+// looking parameters of the URL are not repeated (redact.URL).
+func (e *env) again() string {
+	out := "hitl"
+	for _, f := range [][2]string{{"--profile", e.flags.Profile}, {"--backend", e.flags.Backend}, {"--url", redact.URL(e.flags.URL)}} {
+		if f[1] != "" {
+			out += " " + f[0] + " " + shellWord(safe(f[1]))
+		}
+	}
+	return out
+}
+
+// shellWord is s as one word of a POSIX shell: as is when it is plain,
+// else in single quotes.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // printAnswerSchema says what answer the interrupt expects: the fields of

@@ -102,18 +102,30 @@ exit-codes say how to set it up and what its exit status means.`,
 	root.SetErr(e.stderr)
 	withHelp(root)
 	e.withCompletion(root)
+	usageTyped(root)
 	return root
 }
 
-// isUsage recognizes cobra's own argument errors.
-func isUsage(err error) bool {
-	msg := err.Error()
-	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "flag needs an argument", "invalid argument"} {
-		if strings.Contains(msg, s) {
-			return true
+// usageTyped makes every command's argument check return a usage error
+// (exit status 2) by its type: cobra's own checks (cobra.MaximumNArgs…)
+// return plain errors, told apart otherwise only by their words. Flag
+// errors take the root's flag error function, which every command
+// inherits; a command without an Args check takes any arguments (cobra
+// checks only the root's, and the root has one).
+func usageTyped(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			var ee *exitErr
+			if err != nil && !errors.As(err, &ee) {
+				return &exitErr{exitUsage, err}
+			}
+			return err
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		usageTyped(sub)
+	}
 }
 
 func exactArgs(n int, what string) cobra.PositionalArgs {
@@ -176,24 +188,18 @@ func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
 	return a.unhandled(all), nil
 }
 
-// unhandled records all as seen and returns those this machine has not
-// handled.
+// unhandled is all as this machine shows it: recorded as seen, less what
+// it handled (journal.Sift, as the TUI takes a listing).
 func (a *app) unhandled(all []client.Interrupt) []client.Interrupt {
-	a.saw(all)
-	handled := a.journal.Handled()
-	out := all[:0]
-	for _, it := range all {
-		if !handled[it.ID] {
-			out = append(out, it)
-		}
-	}
-	return out
+	return a.sift(all).Items
 }
 
-// saw records the interrupts listed (journal.Saw), saying so when it
-// cannot.
-func (a *app) saw(all []client.Interrupt) {
-	a.journalWarn(a.journal.Saw(all), "one of them answered elsewhere may later be reported as unknown")
+// sift is journal.Sift, saying on stderr when the sightings cannot be
+// recorded.
+func (a *app) sift(all []client.Interrupt) journal.Sifted {
+	s := a.journal.Sift(all)
+	a.journalWarn(s.SawErr, "one of them answered elsewhere may later be reported as unknown")
+	return s
 }
 
 // journalWarn says on stderr, once per problem (watch lists again and
@@ -257,8 +263,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
-	a.saw(all)
-	handled := a.journal.Handled()
+	handled := a.sift(all).Handled
 	var out []client.Interrupt
 	seen := map[string]bool{}
 	add := func(it client.Interrupt) {

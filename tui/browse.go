@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+)
+
+// The keys the inbox and the detail screen share, and what they ask of
+// the app: screens to open, a refresh, the detail pane scrolled, a
+// decision on the selected interrupt (decisions.go).
+
+// browseKey is what a browsing key asks for; false: not one of them.
+func browseKey(v *env, msg tea.KeyPressMsg) ([]act, bool) {
+	k := v.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return []act{askQuit{}}, true
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}, true
+	case key.Matches(msg, k.History):
+		return []act{openHistory{}}, true
+	case key.Matches(msg, k.Refresh):
+		return []act{refresh{}}, true
+	case key.Matches(msg, k.Check):
+		return []act{checkUnknown{}}, true
+	case key.Matches(msg, k.Failures):
+		return []act{openFailures{}}, true
+	case key.Matches(msg, k.ScrollDown, k.ScrollUp):
+		return []act{scrollDetail{msg}}, true
+	case key.Matches(msg, k.Suspend):
+		return []act{runCmd{tea.Suspend}}, true
+	case key.Matches(msg, k.Conversation):
+		return []act{toggleConversation{}}, true
+	case key.Matches(msg, k.PauseRun, k.ResumeRun, k.CancelRun):
+		return []act{askRunControl{msg}}, true
+	}
+	return nil, false
+}
+
+// decisionHints are the decision keys for it, those the current action
+// does not allow marked off.
+func decisionHints(v *env, it *client.Interrupt) []hint {
+	slot := v.drafts.slot(it)
+	var out []hint
+	for _, x := range decisionKinds(&v.keys) {
+		out = append(out, hint{b: *x.b, off: v.viewOnly || !it.Allows(slot, x.t)})
+	}
+	if it.Slots() > 1 {
+		out = append(out, hint{b: v.keys.NextAction}, hint{b: v.keys.Submit})
+	}
+	return out
+}
+
+// openHelp opens the key map.
+type openHelp struct{}
+
+func (openHelp) apply(m *Model) tea.Cmd {
+	m.push(newHelpScreen(m.help, m.helpGroups()))
+	return nil
+}
+
+// openHistory opens the audit log, reading it.
+type openHistory struct{}
+
+func (openHistory) apply(m *Model) tea.Cmd {
+	m.push(newHistoryScreen())
+	return loadHistory(m.opts.Journal)
+}
+
+// refresh lists again, now.
+type refresh struct{}
+
+func (refresh) apply(m *Model) tea.Cmd {
+	m.items.newCount = 0
+	return m.refetch()
+}
+
+// checkUnknown looks up, again, decisions whose outcome is unknown.
+type checkUnknown struct{}
+
+func (checkUnknown) apply(m *Model) tea.Cmd { return m.check() }
+
+// openFailures opens the threads whose run failed, where the backend says.
+type openFailures struct{}
+
+func (openFailures) apply(m *Model) tea.Cmd {
+	if m.failed.lister == nil {
+		m.setStatus("This backend does not say which runs failed.", false)
+		return nil
+	}
+	m.push(newFailuresScreen())
+	m.failed.now = true
+	return m.refetch()
+}
+
+// scrollDetail scrolls the detail pane by a scrolling key.
+type scrollDetail struct{ msg tea.KeyPressMsg }
+
+func (a scrollDetail) apply(m *Model) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(a.msg, k.ScrollDown):
+		m.detail.vp.HalfPageDown()
+	case key.Matches(a.msg, k.ScrollUp):
+		m.detail.vp.HalfPageUp()
+	default:
+		scroll(&m.detail.vp, k, a.msg)
+	}
+	return nil
+}
+
+// toggleConversation shows or hides the selected thread's conversation.
+type toggleConversation struct{}
+
+func (toggleConversation) apply(m *Model) tea.Cmd { return m.toggleConversation() }
+
+// askRunControl asks before pausing, resuming or cancelling the selected
+// interrupt's run.
+type askRunControl struct{ msg tea.KeyPressMsg }
+
+func (a askRunControl) apply(m *Model) tea.Cmd { return m.askRunControl(a.msg) }
+
+// decideKey is a decision key on an interrupt (decisions.go): the one
+// selected, or, with id, one a failed run left.
+type decideKey struct {
+	id  string
+	msg tea.KeyPressMsg
+}
+
+func (a decideKey) apply(m *Model) tea.Cmd {
+	if a.id == "" {
+		return m.decisionKey(a.msg)
+	}
+	return m.decisionKeyOn(m.items.get(a.id), a.msg)
+}

@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The footer: the one key bar every screen has, generated from the hints
+// it gives (never written by hand). One style at every width: "key what",
+// two spaces apart, the keys the interrupt does not allow said in words at
+// the end (struck-out text does not show on every terminal). Where it does
+// not fit, the hints least needed go first (quit, filter, the reverse of
+// tab), then, from the right, the others but back and help give way to
+// "…": "?" (help) lists every key.
+
+// footerGap is what stands between two hints.
+const footerGap = "  "
+
+// footer draws hints into w columns; lead, if any, comes first (what
+// typing does now: "type to filter").
+func footer(st styles, k keyMap, lead string, hs []hint, w int) string {
+	type item struct {
+		text string
+		// optional: left out first when the bar is short; kept: never
+		// left out (back, help).
+		optional, kept bool
+	}
+	var items []item
+	if lead != "" {
+		items = append(items, item{text: lead, kept: true})
+	}
+	var off []string
+	for _, h := range hs {
+		help := h.b.Help()
+		if h.off {
+			off = append(off, help.Key)
+			continue
+		}
+		items = append(items, item{text: st.key.Render(help.Key) + " " + help.Desc,
+			optional: sameBinding(h.b, k.Quit) || sameBinding(h.b, k.Filter) || sameBinding(h.b, k.PrevField),
+			kept:     sameBinding(h.b, k.Back) || sameBinding(h.b, k.Help)})
+	}
+	if len(off) > 0 {
+		items = append(items, item{text: st.faint.Render("not allowed: " + strings.Join(off, " "))})
+	}
+	bar := func() string {
+		texts := make([]string, len(items))
+		for i, it := range items {
+			texts[i] = it.text
+		}
+		return strings.Join(texts, footerGap)
+	}
+	for i := len(items) - 1; i >= 0 && ansi.StringWidth(bar()) > w; i-- {
+		if items[i].optional {
+			items = append(items[:i], items[i+1:]...)
+		}
+	}
+	// Still too long: from the right, hints other than back and help give
+	// way to one "…" (help lists them).
+	cut := false
+	for i := len(items) - 1; i >= 0 && ansi.StringWidth(bar()) > w; i-- {
+		if items[i].kept || items[i].text == "…" {
+			continue
+		}
+		if cut {
+			items = append(items[:i], items[i+1:]...)
+		} else {
+			items[i], cut = item{text: "…"}, true
+		}
+	}
+	return ansi.Truncate(bar(), w, "…")
+}
+
+// sameBinding reports whether a and b are the same binding (as shown).
+func sameBinding(a, b key.Binding) bool { return a.Help() == b.Help() }

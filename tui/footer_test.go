@@ -1,0 +1,32 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// One footer style at every width: "key what", two spaces apart; when
+// short, quit and filter go first, then hints give way to "…", never back
+// or help.
+func TestFooterOneStyle(t *testing.T) {
+	k, st := defaultKeys(), newStyles()
+	hs := append(on(k.Approve, k.Edit, k.Reject, k.Respond, k.NextAction, k.Submit, k.Filter, k.Back, k.Help, k.Quit), hint{b: k.Ignore, off: true})
+	wide := ansi.Strip(footer(st, k, "", hs, 200))
+	if want := "a approve  e edit  r reject  f respond  tab next  s submit  / filter  esc back  ? help  q quit  not allowed: i"; wide != want {
+		t.Fatalf("at 200 columns:\n%s\nwant\n%s", wide, want)
+	}
+	for _, w := range []int{80, 60, 40} {
+		got := ansi.Strip(footer(st, k, "", hs, w))
+		if ansi.StringWidth(got) > w || !strings.Contains(got, "esc back") || !strings.Contains(got, "? help") || strings.Contains(got, ":approve") {
+			t.Errorf("at %d columns: %q", w, got)
+		}
+		if strings.Contains(got, "q quit") {
+			t.Errorf("at %d columns quit stayed while others went: %q", w, got)
+		}
+	}
+	if got := ansi.Strip(footer(st, k, "", hs, 80)); got != "a approve  e edit  r reject  f respond  tab next  s submit  esc back  ? help  …" {
+		t.Errorf("at 80 columns: %q", got)
+	}
+}
