@@ -66,7 +66,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 	t := s.team()
 	if r, ok := t.Reviewers[sub.Reviewer]; !ok || !r.Role.CanDecide() {
 		// The TUI does not offer it; this is the door every path shares.
-		s.logf("decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
+		s.logf(ctx, "decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
 		return client.Receipt{}, fmt.Errorf("%s is not an approver of this hub: nothing sent", sub.Reviewer)
 	}
 	gs := gates(t, sub)
@@ -89,7 +89,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		same := rec != nil && diff.Equal(rec.Value, item.Resume.Value)
 		reads[i] = read{rec, same}
 		if same && rec.Has(sub.Reviewer) {
-			s.logf("approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
+			s.logf(ctx, "approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
 			return client.Receipt{}, &approvalError{fmt.Sprintf("%s: you approved this decision already (%s); %s needs another approver, who confirms it in their session: nothing sent",
 				strings.Join(g.tools, ", "), rec.Words(), strings.Join(g.tools, ", "))}
 		}
@@ -134,7 +134,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, next); err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot record the approval on thread %s, so nothing was sent: %w", sub.ThreadID, err)
 		}
-		s.logf("approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
+		s.logf(ctx, "approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
 			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","), "replaced", r.rec != nil && !r.same)
 		said = append(said, fmt.Sprintf("%s recorded for %s%s", next.Words(), strings.Join(g.tools, ", "), replaced))
 	}
@@ -156,9 +156,9 @@ func (s *Shared) send(ctx context.Context, sub *client.Submission) (client.Recei
 		args = append(args, "approvers", strings.Join(sub.Approvers, ","))
 	}
 	if err != nil {
-		s.logf("decision not taken", append(args, "error", err.Error())...)
+		s.logf(ctx, "decision not taken", append(args, "error", err.Error())...)
 	} else {
-		s.logf("decision sent", append(args, "run", rc.RunID)...)
+		s.logf(ctx, "decision sent", append(args, "run", rc.RunID)...)
 	}
 	return rc, err
 }
@@ -170,8 +170,18 @@ func (s *Shared) team() *team.Config {
 	return s.Team()
 }
 
-func (s *Shared) logf(msg string, args ...any) {
-	if s.Log != nil {
-		s.Log.Info(msg, args...)
+// logf logs a line of a decision; one that came through the HTTP door
+// says so (door=http).
+func (s *Shared) logf(ctx context.Context, msg string, args ...any) {
+	if s.Log == nil {
+		return
 	}
+	if d, ok := ctx.Value(doorKey{}).(string); ok {
+		args = append(args, "door", d)
+	}
+	s.Log.Info(msg, args...)
 }
+
+// doorKey marks the context of a decision that came through a door other
+// than a session (Door: "http").
+type doorKey struct{}

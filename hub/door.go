@@ -236,7 +236,7 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 		Items: []client.Item{{Interrupt: it, Decisions: ds, Resume: client.Resume{Value: response}}}}
 	// A decision that left is followed and recorded whatever the client
 	// does meanwhile (it may hang up; the hub may be told to stop).
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	sctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(ctx), doorKey{}, "http"), 2*time.Minute)
 	defer cancel()
 	res := p.Send(sctx, sub)
 	// What it changed (an approval recorded, an interrupt answered) is

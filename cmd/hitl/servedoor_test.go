@@ -197,7 +197,7 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 
 			// The hub's log and bob's audit log in the hub say who decided.
 			log := h.log.String()
-			for _, want := range []string{`msg="approval recorded" reviewer=alice`, `msg="decision sent" reviewer=bob`, "approvers=alice,bob"} {
+			for _, want := range []string{`msg="approval recorded" reviewer=alice`, `msg="decision sent" reviewer=bob`, "approvers=alice,bob", "door=http"} {
 				if !strings.Contains(log, want) {
 					t.Errorf("the hub's log lacks %q:\n%s", want, log)
 				}
