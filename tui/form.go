@@ -134,7 +134,7 @@ func (s *formScreen) handle(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back):
 		save := s.save()
 		if v.items.get(s.id) == nil {
-			return append(save, goHome{}, status{v.goneText(s.id) + " What you typed is kept.", false})
+			return append(save, goHome{}, status{v.goneText(s.id) + keptGone, false})
 		}
 		return append(save, popScreen{})
 	case key.Matches(msg, k.Accept):

@@ -259,7 +259,11 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		for _, ir := range r.Items {
 			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
 				m.items.handled[ir.ID] = true
+			}
+			if ir.Kind == decide.Sent {
 				delete(m.drafts, ir.ID)
+			} else if ir.Kind == decide.HandledElsewhere && m.drafts[ir.ID] != nil && m.drafts[ir.ID].touched() {
+				text += keptGone
 			}
 		}
 		m.setStatus(text, r.Kind == decide.Sent && r.Run.Status != client.Failed)
@@ -345,13 +349,9 @@ func (m *Model) persistDrafts() tea.Cmd {
 			}
 		}
 	}
-	for id := range m.drafts {
-		// An interrupt a failed run left is handled here, yet answerable
-		// again: its draft stays.
-		if m.items.handled[id] && m.items.retry[id] == nil {
-			delete(m.drafts, id)
-		}
-	}
+	// A draft of an interrupt handled elsewhere (another reviewer, or a
+	// command on this machine) stays: it is the reviewer's typed work, and
+	// the screens say it is kept (keptGone). Sending and discarding drop it.
 	b := m.drafts.encode()
 	if bytes.Equal(b, m.savedDrafts) {
 		return nil

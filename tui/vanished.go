@@ -140,6 +140,11 @@ func (m *Model) onWinner(msg winnerMsg) {
 	m.setStatus(g.sentence(), false)
 }
 
+// keptGone says where the typed work on an interrupt that left the list
+// is: its draft stays in drafts.json (never lose typed work), though the
+// inbox no longer shows the interrupt.
+const keptGone = " What you typed is kept in drafts.json in the state folder."
+
 // goneShort is goneText in a few words, for the editor's error line.
 func goneShort(gs map[string]gone, id string) string {
 	if g, ok := gs[id]; ok {
