@@ -48,3 +48,56 @@ func TestTextTypedForAnInterruptHandledHereByACommandIsKept(t *testing.T) {
 	h.run(h.m.persistDrafts())
 	onDisk("after a later save")
 }
+
+// The JSON view of a fresh answer form holds no answer the reviewer did
+// not choose, and sending it is refused while a required one is missing.
+func TestFormJSONViewFillsInNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 100, 30, schemaFixture(t, "form-zod", idForm, time.Minute))
+	h.keys("enter", "f")
+	h.wantScreen("[?] not chosen yet")
+	h.keys("ctrl+j")
+	for _, chosen := range []string{`"react"`, `"tests"`, `"budget"`, `"framework"`} {
+		if strings.Contains(h.screen(), chosen) {
+			t.Fatalf("the JSON view fills in %s, never chosen:\n%s", chosen, h.screen())
+		}
+	}
+	h.keys("ctrl+s")
+	if strings.Contains(h.screen(), "Send this?") {
+		t.Fatalf("an answer with no required field goes to the confirm screen:\n%s", h.screen())
+	}
+	h.wantScreen("missing properties 'framework'")
+	h.keys("esc")
+	h.wantScreen("( ) 1 react", "[?] not chosen yet")
+	if strings.Contains(h.screen(), "(•)") || strings.Contains(h.screen(), "[ ] false") {
+		t.Fatalf("the form comes back with answers chosen:\n%s", h.screen())
+	}
+	if h.b.Resumes != 0 {
+		t.Fatal("sent")
+	}
+}
+
+// JSON the answer form cannot show (a choice its list does not hold, a key
+// no field shows) stays in the JSON view, which says so; esc again leaves
+// with it kept in the draft.
+func TestFormJSONViewKeepsWhatTheFormCannotShow(t *testing.T) {
+	t.Parallel()
+	for _, extra := range []string{`"framework": "angular"`, `"zzz": [1,2]`} {
+		h := newHarness(t, 100, 30, schemaFixture(t, "form-zod", idForm, time.Minute))
+		h.keys("enter", "f", "ctrl+j")
+		ed, ok := h.m.top().(*editorScreen)
+		if !ok {
+			t.Fatalf("ctrl+j opened %T", h.m.top())
+		}
+		ed.fields[0].SetValue(`{"tests": true, ` + extra + `}`)
+		h.keys("esc")
+		if !onTop[*editorScreen](h.m) {
+			t.Fatalf("%s: esc went to the form, which drops it:\n%s", extra, h.screen())
+		}
+		h.wantScreen("the form cannot show this JSON", extra[:6])
+		h.keys("esc")
+		if d := h.m.drafts[idForm]; d == nil || !strings.Contains(d.feedback[0], extra[1:6]) {
+			t.Fatalf("%s: not kept in the draft: %+v", extra, d)
+		}
+	}
+}
