@@ -26,13 +26,11 @@ func TestTextTypedForAnInterruptHandledHereByACommandIsKept(t *testing.T) {
 	h.typeText("reason x")
 	// hitl approve ID from a shell: the server has the answer, the
 	// journal marks it handled.
-	h.b.AnswerElsewhere(idEmail, "root", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"approve"}]}`)})
-	if err := j.MarkHandled(idEmail); err != nil {
-		t.Fatal(err)
-	}
+	answerHere(t, h, j, idEmail)
 	h.run(h.m.fetch(false))
 	h.tick(time.Second)
-	h.wantScreen("Your text is kept", "reason x")
+	// What the journal here knows of it is said: by whom, when, what.
+	h.wantScreen("Your text is kept", "reason x", "aaaa1111 was answered by another hitl on this machine (by root", `{"decisions":[{"type":"approve"}]}`)
 	onDisk := func(when string) {
 		t.Helper()
 		b, err := j.LoadDrafts()
@@ -47,6 +45,70 @@ func TestTextTypedForAnInterruptHandledHereByACommandIsKept(t *testing.T) {
 	onDisk("after esc")
 	h.run(h.m.persistDrafts())
 	onDisk("after a later save")
+}
+
+// answerHere does what hitl approve ID from a shell with the same state
+// folder does: the server answers it (and no longer lists it), the journal
+// records the decision and marks it handled.
+func answerHere(t *testing.T, h *harness, j *journal.Journal, id string) {
+	t.Helper()
+	var rest []client.Interrupt
+	for _, it := range h.b.Items() {
+		if it.ID != id {
+			rest = append(rest, it)
+		}
+	}
+	h.b.Set(rest...)
+	e := journal.Entry{DecisionID: "d-shell", Time: t0, Reviewer: "root", InterruptID: id,
+		Resume: json.RawMessage(`{"decisions":[{"type":"approve"}]}`), Outcome: journal.Finished}
+	if err := j.Record(e); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.MarkHandled(id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On the confirm screen, an interrupt another hitl on this machine answered
+// meanwhile: y says what became of it and that nothing was sent, not "key
+// ignored, press it again".
+func TestConfirmOnAnInterruptAnsweredHere(t *testing.T) {
+	t.Parallel()
+	j, err := journal.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessJournal(t, 80, 24, j, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "a")
+	h.wantScreen("Send this?")
+	answerHere(t, h, j, idEmail)
+	h.run(h.m.fetch(false))
+	h.wantScreen("answered by another hitl on this machine (by root")
+	h.keys("y")
+	h.wantScreen("aaaa1111 was answered by another hitl on this machine (by root", "Nothing was sent.")
+	if strings.Contains(h.screen(), "Key ignored") || h.b.Resumes != 0 {
+		t.Fatalf("resumes %d:\n%s", h.b.Resumes, h.screen())
+	}
+}
+
+// The server stops listing it before the command marks it handled here
+// (it does so once the server has the answer): the editor first says what
+// the server told, then what the journal here knows.
+func TestAnsweredHereAfterTheServerStoppedListingIt(t *testing.T) {
+	t.Parallel()
+	j, err := journal.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessJournal(t, 80, 24, j, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "r")
+	h.typeText("reason x")
+	h.b.AnswerElsewhere(idEmail, "", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"}]}`)})
+	h.run(h.m.fetch(false))
+	h.wantScreen("Answered elsewhere (see below)")
+	answerHere(t, h, j, idEmail)
+	h.run(h.m.fetch(false))
+	h.wantScreen("Answered by another hitl on this machine", "aaaa1111 was answered by another hitl on this machine (by root", "reason x")
 }
 
 // The JSON view of a fresh answer form holds no answer the reviewer did

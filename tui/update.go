@@ -211,11 +211,19 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		m.onFailures(msg.failed)
 	}
 	shown := m.onScreen()
+	// Handled by another hitl on this machine (the same state folder) since
+	// the last listing, maybe after the server stopped listing it.
+	shownID := m.env().shown(m.top())
+	handledHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID]
 	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
 	var lookUp tea.Cmd
 	// Gone, and not by this reviewer's hand: while a decision is being
 	// sent, the one that took it may be the reviewer's own (its result says).
-	if shown != nil && !m.sending && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID] {
+	switch {
+	case m.sending:
+	case handledHere && m.items.get(shownID) == nil:
+		lookUp = m.lookUpHere(shownID) // the journal says how, and who
+	case shown != nil && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID]:
 		lookUp = m.lookUpWinner(*shown)
 	}
 	if moved {
