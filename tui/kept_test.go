@@ -109,6 +109,30 @@ func TestAnsweredHereAfterTheServerStoppedListingIt(t *testing.T) {
 	answerHere(t, h, j, idEmail)
 	h.run(h.m.fetch(false))
 	h.wantScreen("Answered by another hitl on this machine", "aaaa1111 was answered by another hitl on this machine (by root", "reason x")
+
+	// hitl reject --stop: no resume value; the decisions say what was done.
+	h.keys("esc")
+	h.tick(time.Second) // past the grace period of the list that changed
+	h.keys("enter", "r")
+	h.typeText("reason y")
+	h.wantScreen("reason y")
+	var rest []client.Interrupt
+	for _, it := range h.b.Items() {
+		if it.ID != idOps {
+			rest = append(rest, it)
+		}
+	}
+	h.b.Set(rest...)
+	stop := journal.Entry{DecisionID: "d-stop", Time: t0, Reviewer: "root", InterruptID: idOps,
+		Decisions: []client.Decision{{Type: client.Reject, Stop: true}, {Type: client.Reject, Stop: true}}, Outcome: journal.Finished}
+	if err := j.Record(stop); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.MarkHandled(idOps); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.m.fetch(false))
+	h.wantScreen("bbbb2222 was answered by another hitl on this machine (by root", `"type":"reject","stop":true`, "reason y")
 }
 
 // The JSON view of a fresh answer form holds no answer the reviewer did

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -72,6 +73,11 @@ func (m *Model) lookUpHere(id string) tea.Cmd {
 			return nil
 		}
 		w := &client.Winner{Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
+		if len(w.Value) == 0 && len(e.Decisions) > 0 {
+			// No resume value (a reject that stops the thread ends it
+			// instead): the decisions say what was done.
+			w.Value, _ = json.Marshal(e.Decisions)
+		}
 		return winnerMsg{id: id, standing: client.Standing{ID: id, Presence: client.Answered, By: w}, here: true}
 	}
 }
