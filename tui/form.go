@@ -239,8 +239,13 @@ func (s *formScreen) typed() (draftEdit, bool) {
 	if s.form.Root {
 		text = string(decide.FormDraft(s.form, nil, s.texts()))
 	}
-	if s.opened == "" && text == present.EditableJSON(decide.FormDraft(s.form, nil, newFormScreenTexts(s.form))) {
-		return e, false // nothing typed: no draft
+	if text == present.EditableJSON(decide.FormDraft(s.form, nil, newFormScreenTexts(s.form))) {
+		if s.opened == "" {
+			return e, false // nothing typed: no draft
+		}
+		// Back to what it holds unopened (a look at the JSON view
+		// leaves its "{}"): no draft either.
+		text = ""
 	}
 	e.feedback = &text
 	return e, true

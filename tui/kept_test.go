@@ -155,6 +155,10 @@ func TestFormJSONViewFillsInNothing(t *testing.T) {
 	h.wantScreen("missing properties 'framework'")
 	h.keys("esc")
 	h.wantScreen("( ) 1 react", "[?] not chosen yet")
+	h.keys("esc")
+	if d := h.m.drafts[idForm]; d != nil && d.touched() {
+		t.Fatalf("a look at the JSON view left a draft: %q", d.feedback)
+	}
 	if strings.Contains(h.screen(), "(•)") || strings.Contains(h.screen(), "[ ] false") {
 		t.Fatalf("the form comes back with answers chosen:\n%s", h.screen())
 	}
