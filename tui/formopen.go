@@ -32,7 +32,7 @@ func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) 
 	}
 	form, err := client.FormOf(it.ResponseSchema)
 	if err != nil || !formReads(form, d.feedback[d.slot]) {
-		why := "as JSON, checked against the answer schema"
+		why := "as JSON (the form cannot show what this draft holds)"
 		if err != nil {
 			why = "as JSON (" + strings.TrimPrefix(err.Error(), "no form for this schema: ") + ")"
 		}

@@ -189,5 +189,8 @@ func TestFormJSONViewKeepsWhatTheFormCannotShow(t *testing.T) {
 		if d := h.m.drafts[idForm]; d == nil || !strings.Contains(d.feedback[0], extra[1:6]) {
 			t.Fatalf("%s: not kept in the draft: %+v", extra, d)
 		}
+		// Opened again, it is the JSON editor, which says why.
+		h.keys("f")
+		h.wantScreen("the form cannot show what this draft holds", extra[:6])
 	}
 }
