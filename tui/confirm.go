@@ -119,6 +119,9 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if v.busy {
 			return nil
 		}
+		if v.items.get(c.id) == nil {
+			return []act{status{v.goneText(c.id) + " Nothing was sent.", false}}
+		}
 		if v.grace {
 			return []act{status{"Key ignored: the list just changed. Look, then press it again.", false}}
 		}
