@@ -397,7 +397,7 @@ func TestBulkApproveMarkedRows(t *testing.T) {
 	email := fixture(t, "middleware-js-email", idEmail, time.Minute)
 	ops := fixture(t, "middleware-js-ops", idOps, 2*time.Minute)
 	q := fixture(t, "prompt-string", idQ, 3*time.Minute)
-	h := newHarness(t, 100, 30, email, ops, q)
+	h := newHarness(t, 100, 50, email, ops, q)
 	h.now = h.now.Add(GracePeriod * 2)
 	h.msg(space())
 	h.msg(space())
