@@ -26,7 +26,31 @@ func TestFooterOneStyle(t *testing.T) {
 			t.Errorf("at %d columns quit stayed while others went: %q", w, got)
 		}
 	}
-	if got := ansi.Strip(footer(st, k, "", hs, 80)); got != "a approve  e edit  r reject  f respond  tab next  s submit  esc back  ? help  …" {
+	if got := ansi.Strip(footer(st, k, "", hs, 80)); got != "a approve  e edit  r reject  f respond  tab next  s submit  …  esc back  ? help" {
 		t.Errorf("at 80 columns: %q", got)
+	}
+}
+
+// Nothing leaves the bar without a mark: quit or filter dropped for room
+// leave one "…" where they stood, as any other hint does.
+func TestFooterMarksEveryCut(t *testing.T) {
+	k, st := defaultKeys(), newStyles()
+	hs := on(k.Approve, k.Edit, k.Open, k.Filter, k.Help, k.Quit)
+	full := ansi.Strip(footer(st, k, "", hs, 200))
+	if full != "a approve  e edit  enter open  / filter  ? help  q quit" {
+		t.Fatalf("at 200: %q", full)
+	}
+	got := ansi.Strip(footer(st, k, "", hs, ansi.StringWidth(full)-1))
+	if got != "a approve  e edit  enter open  / filter  ? help  …" {
+		t.Errorf("quit dropped: %q", got)
+	}
+	got = ansi.Strip(footer(st, k, "", hs, 40))
+	if got != "a approve  e edit  enter open  …  ? help" {
+		t.Errorf("at 40: %q", got)
+	}
+	form := on(k.NextField, k.PrevField, k.Accept, k.Back)
+	got = ansi.Strip(footer(st, k, "", form, 50))
+	if strings.Contains(got, "shift+tab") || !strings.Contains(got, "…") {
+		t.Errorf("prev field dropped without a mark: %q", got)
 	}
 }
