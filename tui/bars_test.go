@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The bulk confirm shows what the rows warn of and every argument it
@@ -19,5 +20,69 @@ func TestBulkConfirmShowsWarningsAndEveryArgument(t *testing.T) {
 	h.wantScreen("Approve 2 interrupts in bulk?", "⚠ the payload contains", `"file": "report\u202egnp.exe"`, `"cmd": "echo cleaning up\u001b[2J"`, `"channel": "#ops"`)
 	if n := strings.Count(h.screen(), "⚠"); n != 1 {
 		t.Fatalf("want one warning (the sneaky row alone), got %d:\n%s", n, h.screen())
+	}
+}
+
+// ? opens help from every screen that does not take typing, help says
+// first the keys of the screen it was opened from, and q quits there as it
+// does from the list; the bar offers both.
+func TestHelpAndQuitOnEveryBrowsingScreen(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(h *harness)
+		want string // a key of that screen, said first on help
+	}{
+		{"confirm", func(h *harness) { h.keys("enter", "a") }, "y/enter send"},
+		{"bulk", func(h *harness) { h.msg(space()); h.keys("A") }, "y/enter send"},
+		{"history", func(h *harness) { h.keys("H") }, "esc back"},
+		{"failures", func(h *harness) { h.keys("E") }, "R refresh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+			h.now = h.now.Add(GracePeriod * 2)
+			tc.open(h)
+			front := h.m.top()
+			bar := lastLine(h.screen())
+			if !strings.Contains(bar, "? help") || !strings.Contains(bar, "q quit") {
+				t.Fatalf("the bar offers no help or quit: %q", bar)
+			}
+			h.keys("?")
+			if _, ok := h.m.top().(*helpScreen); !ok {
+				t.Fatalf("? did not open help:\n%s", h.screen())
+			}
+			h.wantScreen("Keys here", tc.want, "Every key")
+			h.keys("esc")
+			if h.m.top() != front {
+				t.Fatalf("esc on help went to %T", h.m.top())
+			}
+			if _, cmd := h.m.Update(keyMsg("q")); !quits(cmd) {
+				t.Fatalf("q did not quit from %s", tc.name)
+			}
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.TrimRight(lines[len(lines)-1], " ")
+}
+
+// A toggle's hint says what pressing it does now; a screen with nothing
+// to open does not offer enter.
+func TestBarSaysWhatAKeyDoesNow(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("enter", "a")
+	if bar := lastLine(h.screen()); !strings.Contains(bar, "v resume JSON") {
+		t.Fatalf("confirm: %q", bar)
+	}
+	h.keys("v")
+	if bar := lastLine(h.screen()); !strings.Contains(bar, "v hide JSON") {
+		t.Fatalf("with the JSON shown: %q", bar)
+	}
+	h.keys("esc", "esc", "E")
+	h.wantScreen("None.")
+	if bar := lastLine(h.screen()); strings.Contains(bar, "enter") {
+		t.Fatalf("no failed run, yet the bar offers enter: %q", bar)
 	}
 }

@@ -57,7 +57,9 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 type openHelp struct{}
 
 func (openHelp) apply(m *Model) tea.Cmd {
-	m.push(newHelpScreen(m.help, m.helpGroups()))
+	s := newHelpScreen(m.help, m.helpGroups())
+	s.here = m.top().hints(m.env())
+	m.push(s)
 	return nil
 }
 

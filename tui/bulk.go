@@ -123,8 +123,10 @@ func (s *bulkScreen) key(v *env, msg tea.KeyPressMsg) []act {
 			return []act{clearMarks{}, popScreen{}}
 		}
 		return []act{popScreen{}}
-	case key.Matches(msg, k.Quit) && s.results != nil:
-		return []act{askQuit{}}
+	case key.Matches(msg, k.Quit):
+		return []act{askQuit{}} // nothing is lost; during a send it asks
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
 	case key.Matches(msg, k.Confirm) && s.results == nil:
 		if v.busy || len(s.subs) == 0 || s.err != "" {
 			return nil
@@ -270,10 +272,11 @@ func (s *bulkScreen) text(v *env, w int) string {
 }
 
 func (s *bulkScreen) hints(v *env) []hint {
+	k := v.keys
 	if s.results != nil || len(s.drafts) == 0 {
-		return on(v.keys.Back)
+		return on(k.Back, k.Help, k.Quit)
 	}
-	return on(v.keys.Confirm, v.keys.Back)
+	return on(k.Confirm, k.Back, k.Help, k.Quit)
 }
 
 func plural(n int, one, many string) string {

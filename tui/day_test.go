@@ -360,9 +360,9 @@ func TestRejectAndStopKey(t *testing.T) {
 	h.keys("enter", "r")
 	h.typeText("not on a Sunday")
 	h.keys("ctrl+s")
-	h.wantScreen("Send this?", "reject: not on a Sunday", "x dismiss / stop")
+	h.wantScreen("Send this?", "reject: not on a Sunday", "x stop there too")
 	h.keys("x")
-	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped")
+	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped", "x don't stop")
 	h.keys("y")
 	h.wantScreen("Rejected and stopped " + it.ID[:8])
 	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {

@@ -69,7 +69,9 @@ func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back) && h.thread != "":
 		h.thread = ""
 	case key.Matches(msg, k.Quit):
-		return []act{askQuit{}} // q quits, as on every other screen
+		return []act{askQuit{}} // q quits, as on every screen it does not type on
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
 	case key.Matches(msg, k.Back, k.History):
 		return []act{popScreen{}}
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):
@@ -124,8 +126,9 @@ func (h *historyScreen) text(v *env, w int) string {
 }
 
 func (h *historyScreen) hints(v *env) []hint {
-	if h.thread == "" {
-		return on(v.keys.Open, v.keys.Back)
+	k := v.keys
+	if h.thread == "" && len(h.entries) > 0 {
+		return on(withHelp(k.Open, "conversation"), k.Back, k.Help, k.Quit)
 	}
-	return on(v.keys.Back)
+	return on(k.Back, k.Help, k.Quit)
 }
