@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // The bulk confirm shows what the rows warn of and every argument it
@@ -84,5 +86,43 @@ func TestBarSaysWhatAKeyDoesNow(t *testing.T) {
 	h.wantScreen("None.")
 	if bar := lastLine(h.screen()); strings.Contains(bar, "enter") {
 		t.Fatalf("no failed run, yet the bar offers enter: %q", bar)
+	}
+}
+
+// The list's bar offers what is in force: A on the marked rows, space,
+// esc clearing a filter (kept when short, as back is), and where there is
+// room x, c, H; nothing is cut without "…".
+func TestListBarOffersWhatIsInForce(t *testing.T) {
+	email := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	ops := fixture(t, "middleware-js-ops", idOps, 2*time.Minute)
+	h := newHarness(t, 200, 50, email, ops)
+	h.now = h.now.Add(GracePeriod * 2)
+	bar := lastLine(h.screen())
+	for _, want := range []string{"space mark", "x dismiss", "c conversation", "H history", "/ filter", "? help", "q quit"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("at 200 columns the bar lacks %q: %q", want, bar)
+		}
+	}
+	h.msg(space())
+	h.keys("k")
+	bar = lastLine(h.screen())
+	if !strings.Contains(bar, "A approve 1 marked") || !strings.Contains(bar, "space unmark") {
+		t.Errorf("with a row marked: %q", bar)
+	}
+	h.msg(space()) // unmark
+	h.keys("/")
+	h.typeText("nothing-matches-this")
+	h.keys("enter")
+	h.wantScreen("esc clears it")
+	for _, w := range []int{200, 60} {
+		h.msg(tea.WindowSizeMsg{Width: w, Height: 20})
+		if bar := lastLine(h.screen()); !strings.Contains(bar, "esc clear filter") || !strings.Contains(bar, "? help") {
+			t.Errorf("at %d with a filter set: %q", w, bar)
+		}
+	}
+	h.keys("esc")
+	h.msg(tea.WindowSizeMsg{Width: 60, Height: 20})
+	if bar := lastLine(h.screen()); !strings.Contains(bar, "…") || !strings.Contains(bar, "? help") {
+		t.Errorf("at 60 the list's bar cuts without a mark: %q", bar)
 	}
 }

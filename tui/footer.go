@@ -23,9 +23,9 @@ const footerGap = "  "
 func footer(st styles, k keyMap, lead string, hs []hint, w int) string {
 	type item struct {
 		text string
-		// optional: left out first when the bar is short; kept: never
-		// left out (back, help).
-		optional, kept bool
+		// optional: left out first when the bar is short; more: next;
+		// kept: never left out (back, help).
+		optional, more, kept bool
 	}
 	var items []item
 	if lead != "" {
@@ -38,7 +38,7 @@ func footer(st styles, k keyMap, lead string, hs []hint, w int) string {
 			off = append(off, help.Key)
 			continue
 		}
-		items = append(items, item{text: st.key.Render(help.Key) + " " + help.Desc,
+		items = append(items, item{text: st.key.Render(help.Key) + " " + help.Desc, more: h.more,
 			optional: sameBinding(h.b, k.Quit) || sameBinding(h.b, k.Filter) || sameBinding(h.b, k.PrevField),
 			kept:     sameBinding(h.b, k.Back) || sameBinding(h.b, k.Help)})
 	}
@@ -64,6 +64,7 @@ func footer(st styles, k keyMap, lead string, hs []hint, w int) string {
 	// right, any other but back, help and the lead.
 	for _, pass := range []func(item) bool{
 		func(it item) bool { return it.optional },
+		func(it item) bool { return it.more },
 		func(it item) bool { return !it.kept },
 	} {
 		for i := len(items) - 1; i >= 0 && ansi.StringWidth(bar()) > w; i-- {
@@ -75,5 +76,6 @@ func footer(st styles, k keyMap, lead string, hs []hint, w int) string {
 	return ansi.Truncate(bar(), w, "…")
 }
 
-// sameBinding reports whether a and b are the same binding (as shown).
-func sameBinding(a, b key.Binding) bool { return a.Help() == b.Help() }
+// sameBinding reports whether a and b are the same keys (as shown),
+// whatever a screen calls them ("esc clear filter" is back).
+func sameBinding(a, b key.Binding) bool { return a.Help().Key == b.Help().Key }
