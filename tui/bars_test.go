@@ -6,6 +6,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
 )
 
 // The bulk confirm shows what the rows warn of and every argument it
@@ -124,5 +128,28 @@ func TestListBarOffersWhatIsInForce(t *testing.T) {
 	h.msg(tea.WindowSizeMsg{Width: 60, Height: 20})
 	if bar := lastLine(h.screen()); !strings.Contains(bar, "…") || !strings.Contains(bar, "? help") {
 		t.Errorf("at 60 the list's bar cuts without a mark: %q", bar)
+	}
+}
+
+// On a failed run's detail at 80 columns, help stays on the bar.
+func TestFailedRunBarKeepsHelp(t *testing.T) {
+	held := fixture(t, "prompt-string", idHeld, 5*time.Minute)
+	held.ThreadID = "thread-failed"
+	fb := fake.New(fixture(t, "middleware-js-email", idEmail, time.Minute))
+	fb.SetFailures(client.Failure{ThreadID: held.ThreadID, GraphID: "asker", UpdatedAt: t0.Add(-2 * time.Minute),
+		Error: "ZodError: email: Invalid email", Interrupts: []client.Interrupt{held}})
+	h := newHarnessOn(t, 80, 24, nil, fb)
+	h.b = fb
+	h.m.failed.now = true
+	h.run(h.m.fetch(false))
+	h.keys("E", "enter")
+	h.wantScreen("Run failed · thread thread-failed")
+	bar := lastLine(h.screen())
+	if !strings.Contains(bar, "? help") || !strings.Contains(bar, "esc back") || ansi.StringWidth(bar) > 80 {
+		t.Fatalf("the failed run's bar: %q", bar)
+	}
+	h.keys("c")
+	if bar := lastLine(h.screen()); !strings.Contains(bar, "c hide conversation") && !strings.Contains(bar, "…") {
+		t.Fatalf("after c: %q", bar)
 	}
 }

@@ -54,3 +54,23 @@ func TestFooterMarksEveryCut(t *testing.T) {
 		t.Errorf("prev field dropped without a mark: %q", got)
 	}
 }
+
+// Whatever the hints and the width, back and help stay and any hint left
+// out leaves one "…" (the failed run's detail once lost "?" to the "…").
+func TestFooterKeepsBackAndHelpAtEveryWidth(t *testing.T) {
+	k, st := defaultKeys(), newStyles()
+	all := []hint{{b: k.Approve}, {b: k.Edit, off: true}, {b: k.Reject}, {b: k.Respond, off: true}, {b: k.NextAction}, {b: k.Submit},
+		{b: k.Conversation, more: true}, {b: k.History, more: true}, {b: k.Back}, {b: k.Help}, {b: k.Quit}, {b: k.Ignore, off: true}}
+	for n := 4; n <= len(all); n++ { // from back on
+		hs := all[len(all)-n:]
+		for w := 24; w <= 140; w++ {
+			got := ansi.Strip(footer(st, k, "", hs, w))
+			if ansi.StringWidth(got) > w || !strings.Contains(got, "esc back") || !strings.Contains(got, "? help") {
+				t.Fatalf("%d hints at %d: %q", n, w, got)
+			}
+			if full := ansi.Strip(footer(st, k, "", hs, 1000)); got != full && strings.Count(got, "…") != 1 {
+				t.Fatalf("%d hints at %d cut without one …: %q", n, w, got)
+			}
+		}
+	}
+}
