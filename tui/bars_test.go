@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
+	"github.com/hitl-sh/hitl/client/journal"
 )
 
 // The bulk confirm shows what the rows warn of and every argument it
@@ -151,5 +153,22 @@ func TestFailedRunBarKeepsHelp(t *testing.T) {
 	h.keys("c")
 	if bar := lastLine(h.screen()); !strings.Contains(bar, "c hide conversation") && !strings.Contains(bar, "…") {
 		t.Fatalf("after c: %q", bar)
+	}
+}
+
+// The history keeps each row's short id at every width, and marks what it
+// cuts: a long subject ends in "…", the title wraps.
+func TestHistoryKeepsTheIDAtEveryWidth(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {200, 50}} {
+		h := newHarness(t, sz[0], sz[1])
+		h.j.Record(journal.Entry{DecisionID: "1", Time: t0, InterruptID: idEmail, Title: "Review tool call Bash",
+			Decisions: []client.Decision{{Type: client.Approve}}, Outcome: journal.NotSent})
+		h.j.Record(journal.Entry{DecisionID: "2", Time: t0, InterruptID: idOps, Title: "Review tool call " + strings.Repeat("very_long_tool_name_", 10),
+			Decisions: []client.Decision{{Type: client.Approve}}, Outcome: journal.Finished})
+		h.keys("H")
+		h.wantScreen("aaaa1111", "bbbb2222", "Bash", "next)")
+		if !regexp.MustCompile(`very_long_tool_\w*…`).MatchString(h.screen()) {
+			t.Fatalf("at %v the long subject is cut without a mark:\n%s", sz, h.screen())
+		}
 	}
 }

@@ -104,7 +104,8 @@ func (h *historyScreen) text(v *env, w int) string {
 		b.WriteString("\n\n" + v.st.faint.Render(name(v.keys.Back)+": back to the history"))
 		return b.String()
 	}
-	b.WriteString(v.st.title.Render("Decisions sent from this machine") + v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)") + "\n\n")
+	// Wrapped, never cut: the title and what enter does.
+	b.WriteString(ansi.Wrap(v.st.title.Render("Decisions sent from this machine")+v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)"), max(w, 20), " ") + "\n\n")
 	switch {
 	case h.err != nil:
 		b.WriteString(ansi.Wrap("Cannot read the audit log: "+safe(h.err.Error()), w, " "))
