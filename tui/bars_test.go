@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -170,5 +171,21 @@ func TestHistoryKeepsTheIDAtEveryWidth(t *testing.T) {
 		if !regexp.MustCompile(`very_long_tool_\w*…`).MatchString(h.screen()) {
 			t.Fatalf("at %v the long subject is cut without a mark:\n%s", sz, h.screen())
 		}
+	}
+}
+
+// A typed JSON answer is on the confirm screen once, as JSON, not also as
+// a line of compact JSON after the decision.
+func TestConfirmShowsAJSONAnswerOnce(t *testing.T) {
+	raw := json.RawMessage(`{"question":"Which region?"}`)
+	it := client.Interrupt{ID: idQ, ThreadID: "thread-q", GraphID: "g", CreatedAt: t0, UpdatedAt: t0, Payload: client.Parse(raw), Raw: raw}
+	h := newHarness(t, 80, 24, it)
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("enter", "f")
+	h.typeText(`{"region":"eu-west-1"}`)
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?", "decision: respond", `"region": "eu-west-1"`)
+	if s := h.screen(); strings.Contains(s, "respond: {") || strings.Count(s, "eu-west-1") != 1 {
+		t.Fatalf("the answer is shown twice:\n%s", s)
 	}
 }

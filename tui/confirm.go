@@ -249,7 +249,14 @@ func (c *confirmScreen) text(v *env) string {
 				line(v.st.ok.Render(ansi.Wrap(v.st.bold.Render(label)+": continue (the run goes on from the breakpoint)", w, " ")))
 				continue
 			}
-			line(v.look.decisionText(v.st.bold.Render(label)+": ", dec, w))
+			shown := dec
+			if len(dec.Value) > 0 {
+				// A typed answer is shown once, as JSON, below.
+				d := *dec
+				d.Message = ""
+				shown = &d
+			}
+			line(v.look.decisionText(v.st.bold.Render(label)+": ", shown, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
