@@ -189,3 +189,9 @@ func TestConfirmShowsAJSONAnswerOnce(t *testing.T) {
 		t.Fatalf("the answer is shown twice:\n%s", s)
 	}
 }
+
+// The header says where you are with one row shown too.
+func TestHeaderCountsOneRow(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.wantScreen("hitl · 1 pending · 1/1")
+}
