@@ -195,3 +195,15 @@ func TestHeaderCountsOneRow(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.wantScreen("hitl · 1 pending · 1/1")
 }
+
+// q on the confirm screen while a decision is being sent asks first (it
+// was swallowed silently).
+func TestQuitDuringASendAsks(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("enter", "a")
+	h.wantScreen("Send this?")
+	h.m.sending = true // as between y and the server's answer
+	h.keys("q")
+	h.wantScreen("Quit? A decision is being sent")
+}
