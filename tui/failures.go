@@ -207,6 +207,8 @@ func (s *failuresScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		return []act{popScreen{}}
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}}
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
 	case key.Matches(msg, k.Open) && s.open == "":
 		if f := s.current(v); f != nil {
 			s.open = f.ThreadID
@@ -334,11 +336,19 @@ func (s *failuresScreen) text(v *env, w int) string {
 func (s *failuresScreen) hints(v *env) []hint {
 	k := v.keys
 	if s.open == "" {
-		return on(k.Open, k.Refresh, k.Back)
+		var out []hint
+		if len(v.failed.list) > 0 {
+			out = on(k.Open) // on "None." enter opens nothing
+		}
+		return append(out, on(k.Refresh, k.Back, k.Help, k.Quit)...)
 	}
 	var out []hint
 	if it := s.held(v); it != nil {
 		out = decisionHints(v, it)
 	}
-	return append(out, on(k.Conversation, k.Back)...)
+	cv := k.Conversation
+	if s.showCv {
+		cv = withHelp(cv, "hide conversation")
+	}
+	return append(out, on(cv, k.Back, k.Help, k.Quit)...)
 }
