@@ -220,7 +220,7 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 	case it.Schema == client.SchemaBreakpoint:
 		return refuse(422, "a breakpoint is continued in an SSH session of the hub, not through its HTTP door: nothing sent")
 	}
-	ds, err := decisionsOf(&it.Payload, response, d.Encoding)
+	ds, err := client.DecisionsOf(&it.Payload, response, d.Encoding)
 	if err != nil {
 		return refuse(422, err.Error()+": nothing sent")
 	}

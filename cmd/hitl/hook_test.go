@@ -503,7 +503,7 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	}
 	// alice again changes nothing.
 	code, out, errs = h.cliIn(alice, aliceToken, "approve", id)
-	if code == 0 || !strings.Contains(out+errs, "you approved this decision already (1 of 2 approvals: alice); Bash needs another approver: nothing sent") {
+	if code == 0 || !strings.Contains(out+errs, "you approved this decision already (1 of 2 approvals (alice)); Bash needs another approver, who confirms the same decision: nothing sent") {
 		t.Fatalf("alice twice: exit %d\n%s%s", code, out, errs)
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -532,6 +532,41 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}` + "\n"
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != want {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+}
+
+// An edit replaces the first approval of another decision: the approver
+// it replaced does not count toward the edit, nor toward what they
+// approved once it was replaced.
+func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
+	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
+	p := h.hook("claude", claudeBash)
+	id := h.waitRequest("sess-bash")
+	if code, out, errs := h.cli(aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
+		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := h.cli(bobToken, "edit", id, "--set", "command=npm publish --dry-run")
+	if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))") {
+		t.Fatalf("bob's edit: exit %d\n%s%s", code, out, errs)
+	}
+	// bob's plain approve is not alice's (replaced): nothing is sent.
+	code, out, errs = h.cli(bobToken, "approve", id)
+	if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash") {
+		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if len(p.stdout.String()) != 0 || h.standing(id)["status"] != "pending" {
+		t.Fatalf("a replaced approval counted: %q %v", p.stdout.String(), h.standing(id))
+	}
+	// alice confirms bob's approve: sent, naming both.
+	if code, out, errs := h.cli(aliceToken, "approve", id); code != 0 {
+		t.Fatalf("alice's confirm: exit %d\n%s%s", code, out, errs)
+	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if st := h.standing(id); st["responded_by"] != "bob + alice" {
+		t.Fatalf("responded_by %v", st["responded_by"])
 	}
 }
 
