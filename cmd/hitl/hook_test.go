@@ -540,17 +540,44 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 // approved once it was replaced.
 func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
-	p := h.hook("claude", claudeBash)
-	id := h.waitRequest("sess-bash")
+	edit := func(id string) {
+		t.Helper()
+		code, out, errs := h.cli(bobToken, "edit", id, "--set", "command=npm publish --dry-run")
+		if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))") {
+			t.Fatalf("bob's edit: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	// alice's TUI shows what bob approved, and her approve key confirms
+	// that: his edit is sent, naming both.
+	p := h.hook("claude", strings.Replace(claudeBash, "sess-bash", "sess-tui", 1))
+	id := h.waitRequest("sess-tui")
 	if code, out, errs := h.cli(aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
 		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
 	}
-	code, out, errs := h.cli(bobToken, "edit", id, "--set", "command=npm publish --dry-run")
-	if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))") {
-		t.Fatalf("bob's edit: exit %d\n%s%s", code, out, errs)
+	edit(id)
+	tui := startHookTUI(t, h, aliceToken, 100, 24)
+	tui.waitFor("[claude]", "1 of 2 approvals (bob)")
+	tui.keys("Enter")
+	tui.waitFor("1 of 2 approvals (bob): edit Bash with", `{"command":"npm publish --dry-`)
+	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
+	tui.keys("a")
+	tui.waitFor("Send this?", "Confirming bob's approval", "npm publish --dry-run")
+	tui.keys("y")
+	if code := p.finish(t, 20*time.Second); code != 0 || !strings.Contains(p.stdout.String(), `"behavior":"allow","updatedInput":{"command":"npm publish --dry-run"`) {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
 	}
+	if st := h.standing(id); st["responded_by"] != "bob + alice" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+
+	p = h.hook("claude", claudeBash)
+	id = h.waitRequest("sess-bash")
+	if code, out, errs := h.cli(aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
+		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
+	}
+	edit(id)
 	// bob's plain approve is not alice's (replaced): nothing is sent.
-	code, out, errs = h.cli(bobToken, "approve", id)
+	code, out, errs := h.cli(bobToken, "approve", id)
 	if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash") {
 		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
 	}
