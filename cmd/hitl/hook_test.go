@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -555,6 +556,14 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
 	}
 	edit(id)
+	// list and show say whose approval stands, and of what.
+	if code, out, errs := h.cli(aliceToken, "list"); code != 0 || !strings.Contains(out, "[1 of 2 approvals (bob: edit Bash)]") {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := h.cli(aliceToken, "show", id); code != 0 ||
+		!strings.Contains(out, `Approvals  1 of 2 approvals (bob: edit Bash with {"command":"npm publish --dry-run"`) {
+		t.Fatalf("show: exit %d\n%s%s", code, out, errs)
+	}
 	tui := startHookTUI(t, h, aliceToken, 100, 24)
 	tui.waitFor("[claude]", "1 of 2 approvals (bob)")
 	tui.keys("Enter")
@@ -572,7 +581,8 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 
 	p = h.hook("claude", claudeBash)
 	id = h.waitRequest("sess-bash")
-	if code, out, errs := h.cli(aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
+	aliceDir := t.TempDir()
+	if code, out, errs := h.cliIn(aliceDir, aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
 		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
 	}
 	edit(id)
@@ -594,6 +604,10 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 	}
 	if st := h.standing(id); st["responded_by"] != "bob + alice" {
 		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+	// alice's history: her first approval was recorded, not a failure.
+	if code, out, errs := h.cliIn(aliceDir, aliceToken, "history"); code != 0 || !strings.Contains(out, "approval-recorded") || strings.Contains(out, "not-sent") {
+		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
 	}
 }
 
@@ -618,7 +632,16 @@ func startHookTUI(t *testing.T, h *hubProc, token string, w, hgt int) *hookTUI {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		// The TUI writes its state as it ends: its directory goes after it.
+		out, _ := exec.Command("tmux", "-L", tt.socket, "list-panes", "-F", "#{pane_pid}").Output()
+		_ = exec.Command("tmux", "-L", tt.socket, "kill-server").Run()
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && syscall.Kill(pid, 0) == nil; {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
 	return tt
 }
 
