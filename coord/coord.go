@@ -120,8 +120,9 @@ type request struct {
 }
 
 // ApprovalView is a request's pending approval: client.Approval, whose
-// rule (client.Count) the coordinator counts by. A client reads what it
-// approves from its value (client.DecisionsOf), not from its decisions.
+// rule (client.Count) the coordinator counts by. It lists the decisions
+// its value encodes; hitl's clients read them again from the value
+// (client.DecisionsOf), never taking them on the coordinator's word.
 type ApprovalView = client.Approval
 
 // New returns a coordinator for the team.
@@ -463,6 +464,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		if !t.Complete {
 			t.Next.Tools = req.shape.tools
+			// What it approves, for every client to show (hitl's read it
+			// again from the value: client.DecisionsOf checks it).
+			data := client.Parse(req.Data)
+			if ds, err := client.DecisionsOf(&data, body.Response, client.EncodeOptions{}); err == nil {
+				t.Next.Decisions = ds
+			}
 			req.Approval = t.Next
 			// A change of the list: reviewers refetch.
 			s.events.publish("hitl_asked", req)

@@ -122,9 +122,14 @@ func TestAnEditReplacesTheFirstApproval(t *testing.T) {
 	respond(bob, edit, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))")
 	// What the reviewers' lists show: bob's edit, and its value.
 	_, list := callList(t, srv, alice)
-	if a := list[0]["approval"].(map[string]any); fmt.Sprint(a["approvers"]) != "[bob]" || !strings.Contains(fmt.Sprint(a["value"]), "--dry-run") {
+	if a := list[0]["approval"].(map[string]any); fmt.Sprint(a["approvers"]) != "[bob]" || !strings.Contains(fmt.Sprint(a["value"]), "--dry-run") ||
+		!strings.Contains(fmt.Sprint(a["decisions"]), "type:edit") || !strings.Contains(fmt.Sprint(a["decisions"]), "--dry-run") {
 		t.Fatalf("approval listed: %v", a)
 	}
+	// alice is told where it stands now: her approve is not "already"
+	// (bob's edit replaced it); it replaces his edit in turn.
+	respond(alice, approve, 202, "1 of 2 approvals (alice) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (bob))")
+	respond(bob, edit, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))")
 	// bob's plain approve is not alice's: it replaces his edit, sends nothing.
 	respond(bob, approve, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (bob))")
 	respond(bob, approve, 202, "Bash: you approved this decision already (1 of 2 approvals (bob))")

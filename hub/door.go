@@ -63,12 +63,9 @@ type doorRequest struct {
 }
 
 func requestOf(it client.Interrupt) ([]byte, error) {
-	var a *client.Approval
-	if it.Approval != nil {
-		v := *it.Approval
-		v.Decisions = nil // a reviewer confirms what they typed and saw
-		a = &v
-	}
+	// The approval's decisions are listed for every client to show; hitl's
+	// read them again from its value (client/events).
+	a := it.Approval
 	data := it.Raw
 	if len(data) == 0 {
 		data = json.RawMessage("null")
