@@ -63,12 +63,9 @@ type doorRequest struct {
 }
 
 func requestOf(it client.Interrupt) ([]byte, error) {
-	var a *client.Approval
-	if it.Approval != nil {
-		v := *it.Approval
-		v.Decisions = nil // a reviewer confirms what they typed and saw
-		a = &v
-	}
+	// The approval's decisions are listed for every client to show; hitl's
+	// read them again from its value (client/events).
+	a := it.Approval
 	data := it.Raw
 	if len(data) == 0 {
 		data = json.RawMessage("null")
@@ -220,7 +217,7 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 	case it.Schema == client.SchemaBreakpoint:
 		return refuse(422, "a breakpoint is continued in an SSH session of the hub, not through its HTTP door: nothing sent")
 	}
-	ds, err := decisionsOf(&it.Payload, response, d.Encoding)
+	ds, err := client.DecisionsOf(&it.Payload, response, d.Encoding)
 	if err != nil {
 		return refuse(422, err.Error()+": nothing sent")
 	}

@@ -85,7 +85,27 @@ func interruptOf(r Request, server string) client.Interrupt {
 	}
 	it.WithValue(r.Data)
 	it.Approval, it.Claims = r.Approval, r.Claims
+	ApprovedDecisions(&it)
 	return it
+}
+
+// ApprovedDecisions fills the decisions of the interrupt's pending
+// approval from its value: what every client shows as approved (and its
+// diff), and what a second approver confirms, encodes that very value
+// (client.DecisionsOf checks it does). A value hitl cannot read into the
+// interrupt's decisions leaves none: it is shown as it is, and cannot be
+// confirmed with one key.
+func ApprovedDecisions(it *client.Interrupt) {
+	a := it.Approval
+	if a == nil {
+		return
+	}
+	v := *a
+	v.Decisions = nil
+	if ds, err := client.DecisionsOf(&it.Payload, v.Value, client.EncodeOptions{}); err == nil && len(ds) == len(it.Actions) && len(ds) > 0 {
+		v.Decisions = ds
+	}
+	it.Approval = &v
 }
 
 // requestList is what /hitl/pending answers, read one request at a time
@@ -119,8 +139,8 @@ func decodeRequest(b []byte) Request {
 		case "approval":
 			var a client.Approval
 			if json.Unmarshal(v, &a) == nil && len(a.Approvers) > 0 {
-				// What to confirm is the reviewer's own decision, typed
-				// and seen: a coordinator does not fill a draft.
+				// What was approved is read from its value (interruptOf),
+				// never taken from the coordinator's word.
 				a.Decisions = nil
 				r.Approval = &a
 			}

@@ -111,7 +111,7 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 				t.Fatalf("a first approval sent something: %v", got)
 			}
 			// Every reviewer sees where it stands.
-			if _, out, _ := d.cli(bobToken, "show", id); !strings.Contains(out, "Approvals  1 of 2 approvals (alice)") {
+			if _, out, _ := d.cli(bobToken, "show", id); !strings.Contains(out, "Approvals  1 of 2 approvals (alice: approve delete_records") {
 				t.Errorf("bob's show does not say alice approved:\n%s", out)
 			}
 			// The same approver twice sends nothing.

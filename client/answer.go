@@ -1,43 +1,43 @@
-package hub
+package client
 
 import (
 	"encoding/json"
 	"errors"
 	"slices"
 
-	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/diff"
 )
 
-// An answer that comes through the HTTP door (Door) is a resume value; the
-// rules look at decisions. decisionsOf reads one into the other, for the
+// An answer that comes as a resume value (through a hub's HTTP door; a
+// pending approval's value) is read back into decisions, which the rules
+// and the reviewer look at. DecisionsOf reads one into the other, for the
 // payload shapes whose decisions name tools.
 
-// decisionsOf reads the decisions a resume value encodes, and checks that
-// they encode it exactly (client.Encode gives the same value back): what
+// DecisionsOf reads the decisions a resume value encodes, and checks that
+// they encode it exactly (Encode gives the same value back): what
 // the rules look at is what is sent.
-func decisionsOf(p *client.Payload, value json.RawMessage, opts client.EncodeOptions) ([]client.Decision, error) {
-	var cands [][]client.Decision
+func DecisionsOf(p *Payload, value json.RawMessage, opts EncodeOptions) ([]Decision, error) {
+	var cands [][]Decision
 	switch p.Schema {
-	case client.SchemaMiddleware:
+	case SchemaMiddleware:
 		cands = middlewareDecisions(value)
-	case client.SchemaAgentInbox:
+	case SchemaAgentInbox:
 		cands = inboxDecisions(value)
-	case client.SchemaQuestions:
+	case SchemaQuestions:
 		cands = questionsDecisions(value)
-	case client.SchemaPrompt:
+	case SchemaPrompt:
 		var s string
 		if json.Unmarshal(value, &s) == nil {
-			cands = [][]client.Decision{{{Type: client.Respond, Message: s}}}
+			cands = [][]Decision{{{Type: Respond, Message: s}}}
 		}
 	}
 	var last error
 	for _, ds := range cands {
-		for _, dialect := range []client.EditDialect{opts.Dialect, client.DialectEditedAction, client.DialectEditedArgs} {
+		for _, dialect := range []EditDialect{opts.Dialect, DialectEditedAction, DialectEditedArgs} {
 			o := opts
 			o.Dialect = dialect
 			try := slices.Clone(ds)
-			r, err := client.Encode(p, try, o)
+			r, err := Encode(p, try, o)
 			if err != nil {
 				last = err
 				continue
@@ -56,14 +56,14 @@ func decisionsOf(p *client.Payload, value json.RawMessage, opts client.EncodeOpt
 	// A value of no shape hitl spells (raw, form): sent as it is, once
 	// checked against the interrupt's response schema. No action: no rule
 	// names it.
-	if err := client.CheckAnswer(p, value); err != nil {
+	if err := CheckAnswer(p, value); err != nil {
 		return nil, err
 	}
-	t := client.Respond
+	t := Respond
 	if len(p.Allowed) > 0 && !slices.Contains(p.Allowed, t) {
 		t = p.Allowed[0]
 	}
-	return []client.Decision{{Type: t, Value: value}}, nil
+	return []Decision{{Type: t, Value: value}}, nil
 }
 
 type wireEdit struct {
@@ -73,14 +73,14 @@ type wireEdit struct {
 }
 
 type wireDecision struct {
-	Type          client.DecisionType `json:"type"`
-	EditedAction  *wireEdit           `json:"edited_action"`
-	EditedActionJ *wireEdit           `json:"editedAction"`
-	EditedArgs    json.RawMessage     `json:"edited_args"`
-	Message       string              `json:"message"`
+	Type          DecisionType    `json:"type"`
+	EditedAction  *wireEdit       `json:"edited_action"`
+	EditedActionJ *wireEdit       `json:"editedAction"`
+	EditedArgs    json.RawMessage `json:"edited_args"`
+	Message       string          `json:"message"`
 }
 
-func middlewareDecisions(value json.RawMessage) [][]client.Decision {
+func middlewareDecisions(value json.RawMessage) [][]Decision {
 	var list struct {
 		Decisions []wireDecision `json:"decisions"`
 	}
@@ -94,10 +94,10 @@ func middlewareDecisions(value json.RawMessage) [][]client.Decision {
 	default:
 		return nil
 	}
-	ds := make([]client.Decision, len(wire))
+	ds := make([]Decision, len(wire))
 	for i, w := range wire {
-		d := client.Decision{Type: w.Type, Message: w.Message}
-		if w.Type == client.Edit {
+		d := Decision{Type: w.Type, Message: w.Message}
+		if w.Type == Edit {
 			e := w.EditedAction
 			if e == nil {
 				e = w.EditedActionJ
@@ -119,10 +119,10 @@ func middlewareDecisions(value json.RawMessage) [][]client.Decision {
 	for i := range plain {
 		plain[i].Name = ""
 	}
-	return [][]client.Decision{plain, ds}
+	return [][]Decision{plain, ds}
 }
 
-func inboxDecisions(value json.RawMessage) [][]client.Decision {
+func inboxDecisions(value json.RawMessage) [][]Decision {
 	type wire struct {
 		Type string          `json:"type"`
 		Args json.RawMessage `json:"args"`
@@ -135,32 +135,32 @@ func inboxDecisions(value json.RawMessage) [][]client.Decision {
 		}
 		list = []wire{one}
 	}
-	ds := make([]client.Decision, len(list))
+	ds := make([]Decision, len(list))
 	for i, w := range list {
 		switch w.Type {
 		case "accept":
-			ds[i] = client.Decision{Type: client.Approve}
+			ds[i] = Decision{Type: Approve}
 		case "ignore":
-			ds[i] = client.Decision{Type: client.Ignore}
+			ds[i] = Decision{Type: Ignore}
 		case "response":
 			var s string
 			_ = json.Unmarshal(w.Args, &s)
-			ds[i] = client.Decision{Type: client.Respond, Message: s}
+			ds[i] = Decision{Type: Respond, Message: s}
 		case "edit":
 			var a struct {
 				Action string          `json:"action"`
 				Args   json.RawMessage `json:"args"`
 			}
 			_ = json.Unmarshal(w.Args, &a)
-			ds[i] = client.Decision{Type: client.Edit, Name: a.Action, Args: a.Args}
+			ds[i] = Decision{Type: Edit, Name: a.Action, Args: a.Args}
 		default:
 			return nil
 		}
 	}
-	return [][]client.Decision{ds}
+	return [][]Decision{ds}
 }
 
-func questionsDecisions(value json.RawMessage) [][]client.Decision {
+func questionsDecisions(value json.RawMessage) [][]Decision {
 	var r struct {
 		Decision string   `json:"decision"`
 		Feedback string   `json:"feedback"`
@@ -170,16 +170,16 @@ func questionsDecisions(value json.RawMessage) [][]client.Decision {
 	if json.Unmarshal(value, &r) != nil {
 		return nil
 	}
-	d := client.Decision{Answers: r.Answers, Message: r.Feedback}
+	d := Decision{Answers: r.Answers, Message: r.Feedback}
 	switch r.Decision {
 	case "approve":
-		d.Type = client.Approve
+		d.Type = Approve
 	case "edit":
-		d.Type = client.Respond
+		d.Type = Respond
 	case "reject":
-		d.Type, d.Message = client.Reject, r.Reason
+		d.Type, d.Message = Reject, r.Reason
 	default:
 		return nil
 	}
-	return [][]client.Decision{{d}}
+	return [][]Decision{{d}}
 }

@@ -1,4 +1,4 @@
-package hub
+package client_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 )
 
-// An answer through the door is read back into decisions only when they
+// An answer (through a hub's door; a pending approval's value) is read back into decisions only when they
 // encode it exactly: the rules look at what is sent, and nothing rides
 // along that the decisions do not say.
 func TestDecisionsOf(t *testing.T) {
@@ -31,7 +31,7 @@ func TestDecisionsOf(t *testing.T) {
 		{`{"decisions":[{"type":"approve"}]}`, "", "takes 2 decision(s)"},
 		{`"approve"`, "", "not an answer hitl would send"},
 	} {
-		ds, err := decisionsOf(&p, json.RawMessage(c.resp), opts)
+		ds, err := client.DecisionsOf(&p, json.RawMessage(c.resp), opts)
 		var got []string
 		for _, d := range ds {
 			got = append(got, string(d.Type))
