@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -101,6 +102,13 @@ func (m *Model) onFailures(fl *failedList) {
 			m.items.retry[it.ID] = &it
 		}
 	}
+}
+
+// same: fl reads as what is known already, so that the periodic reading
+// of an idle reviewer's failed threads draws nothing.
+func (fs *failedState) same(fl *failedList) bool {
+	return fl.err == nil && fs.err == nil && fl.auditErr == nil && fl.total == fs.total &&
+		reflect.DeepEqual(fl.list, fs.list) && reflect.DeepEqual(fl.sent, fs.sent)
 }
 
 // sentFor is the decision this machine sent to the failure's thread.

@@ -196,7 +196,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		m.backoff = min(m.backoff*2, 30*time.Second)
 		return pollAfter(m.backoff)
 	}
-	if m.fetchErr == nil && msg.failed == nil && !m.refetchAfter && m.clock.drawnFresh &&
+	if m.fetchErr == nil && (msg.failed == nil || m.failed.same(msg.failed)) && !m.refetchAfter && m.clock.drawnFresh &&
 		m.items.same(msg.items, msg.handled) && sameEntries(m.unknown, msg.unknown) {
 		// What was there is there: the screen stands (the poll of an idle
 		// reviewer costs no layout and no frame).
