@@ -53,3 +53,29 @@ func TestIdleFailureReadingDrawsNothing(t *testing.T) {
 		t.Fatalf("the new failure is not shown:\n%s", h.screen())
 	}
 }
+
+// Interrupts raised within the same second (a burst) whose ages are shown
+// in minutes change age in one frame, not in one frame each.
+func TestAgesOfABurstChangeTogether(t *testing.T) {
+	var its []client.Interrupt
+	for i, ms := range []time.Duration{100, 400, 700} {
+		it := fixture(t, "middleware-js-email", strings.Repeat(string(rune('a'+i)), 32), 2*time.Minute+ms*time.Millisecond)
+		its = append(its, it)
+	}
+	h := newHarness(t, 80, 24, its...)
+	h.now = h.now.Add(activeFor + time.Second)
+	h.msg(pollMsg{})
+	h.m.lastUpdate = time.Time{} // "updated just now" is not what is asked here
+	h.m.draw()
+	base := t0.Truncate(time.Second)
+	// The oldest turns "3m" at 59.3 s past t0 (its raising, 3 minutes on),
+	// the newest at 59.9 s: one tick at 60 s.
+	if due, want := h.m.due(), base.Add(60*time.Second); !due.Equal(want) {
+		t.Fatalf("next tick %s after t0, want %s", due.Sub(t0), want.Sub(t0))
+	}
+	h.now = base.Add(60 * time.Second)
+	h.m.draw()
+	if n := strings.Count(h.screen(), " 3m "); n != 3 {
+		t.Fatalf("after the tick, %d ages read 3m:\n%s", n, h.screen())
+	}
+}
