@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -78,4 +79,40 @@ func TestAgesOfABurstChangeTogether(t *testing.T) {
 	if n := strings.Count(h.screen(), " 3m "); n != 3 {
 		t.Fatalf("after the tick, %d ages read 3m:\n%s", n, h.screen())
 	}
+}
+
+// A standalone reviewer whose screen rests runs on one processor, and on
+// the default number again as soon as a frame is drawn; a pacer without
+// oneProc (a hub's session) leaves the process's alone.
+func TestRestingScreenRunsOnOneProcessor(t *testing.T) {
+	def := runtime.GOMAXPROCS(0)
+	if def < 2 {
+		t.Skip("one processor here already")
+	}
+	set := procsSet
+	procsSet = false // whatever the shell's GOMAXPROCS
+	t.Cleanup(func() { procsSet = set; runtime.GOMAXPROCS(def) })
+	procsAre := func(want int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); runtime.GOMAXPROCS(0) != want; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("GOMAXPROCS %d, want %d", runtime.GOMAXPROCS(0), want)
+			}
+		}
+	}
+	ticker := time.NewTicker(time.Hour)
+	defer ticker.Stop()
+	hub := pacer{ticker: ticker}
+	hub.drew()
+	hub.onRest(restMsg{drawn: hub.drawn})
+	time.Sleep(50 * time.Millisecond)
+	procsAre(def)
+
+	pc := pacer{ticker: ticker, oneProc: true}
+	pc.drew()
+	procsAre(def)
+	pc.onRest(restMsg{drawn: pc.drawn})
+	procsAre(1)
+	pc.drew()
+	procsAre(def)
 }

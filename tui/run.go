@@ -43,6 +43,8 @@ func Run(ctx context.Context, opts Options) error {
 	// Signals come through ctx (main listens for SIGINT, SIGTERM, SIGHUP), so
 	// that they end the app the way ctrl+c does rather than at once.
 	p := NewProgram(m, tea.WithoutSignalHandler())
+	m.pace.oneProc = true // the process is this reviewer's (procs.go)
+	defer restProcs(false)
 	go func() {
 		select {
 		case <-ctx.Done():
