@@ -21,6 +21,8 @@ const (
 	targetTUI   = 10.0
 	targetWatch = 5.0
 	targetCold  = 40 * time.Millisecond // more than curl of the same search
+	// targetArrival bounds the p95 of an arrival at default settings.
+	targetArrival = 300 * time.Millisecond
 )
 
 // perHour turns CPU over a window into seconds an hour.
