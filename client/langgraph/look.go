@@ -78,10 +78,8 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 	if err != nil {
 		return nil, answered{}, false
 	}
-	for k, v := range b.Reads.Header {
-		req.Header[k] = v
-	}
-	b.Header(req.Header)
+	req.Header = b.Reads.Header.Clone() // what the read client sends, extra headers and key included
+	b.Header(req.Header)                // and the bearer token, which it keeps apart
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := b.Reads.GetClient().Do(req)
 	if err != nil {
