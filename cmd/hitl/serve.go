@@ -40,16 +40,18 @@ lets decisions being sent finish, then closes every session.
 --http ADDR serves hitl's coordinator protocol to the same team: reviewers
 open it with hitl --backend events --url http://ADDR (their token in
 HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex) put their
-permission requests up with a publisher's token. Beside --ssh it serves the
-LangGraph server's interrupts too, decided under the same roles and rules.
-Alone it needs no LangGraph server. See docs/hooks.md.
+permission requests up with a publisher's token. With a LangGraph server named
+(--url, HITL_URL or a profile's url), alone or beside --ssh, it serves that
+server's interrupts too, decided under the same roles and rules; with none
+named it serves the hooks' requests only. See docs/hooks.md.
 
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
 interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 		Example: `  hitl serve --check
   hitl serve --ssh :2222
   ssh -p 2222 localhost
-  hitl serve --http :8700`,
+  hitl serve --http :8700
+  hitl serve --http :8700 --url http://127.0.0.1:2024`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := config.Load(config.Path(e.getenv))
@@ -78,8 +80,13 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
-			case sshAddr == "":
+			case sshAddr == "" && !e.backendGiven(f):
+				// No LangGraph server named: the door serves the hooks' requests.
 				return e.serveHTTPOnly(cmd.Context(), t, loopback(httpAddr))
+			case sshAddr == "":
+				// A server named (--url, HITL_URL, a profile's url): its
+				// interrupts are in the door's inbox too.
+				return e.serve(cmd.Context(), t, serveOptions{http: loopback(httpAddr), hostKey: hostKey, idle: idle})
 			}
 			var http string
 			if httpAddr != "" {
@@ -133,7 +140,7 @@ func loopback(addr string) string {
 }
 
 type serveOptions struct {
-	ssh, http, hostKey string
+	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
 }
 
@@ -211,8 +218,11 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if door != nil {
 		door.Shared, door.Journal = shared, srv.JournalOf
 	}
-	// The hub's front doors. hitl serve --http adds its listener here.
-	doors := []listener{{name: "ssh", addr: o.ssh, serve: srv.Serve}}
+	// The hub's front doors: SSH unless only --http was asked for.
+	var doors []listener
+	if o.ssh != "" {
+		doors = append(doors, listener{name: "ssh", addr: o.ssh, serve: srv.Serve})
+	}
 	if o.http != "" {
 		doors = append(doors, listener{name: "http", addr: o.http, serve: func(ctx context.Context, ln net.Listener) error {
 			return serveCoord(ctx, ln, c)
@@ -250,4 +260,20 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	wg.Wait()
 	logger.Info("stopped")
 	return errors.Join(errs...)
+}
+
+// backendGiven says whether the command names a LangGraph server (--url,
+// HITL_URL, or the url of the profile in force), rather than falling back
+// to the default address: only then does hitl serve --http alone serve a
+// backend's interrupts beside the hooks' requests.
+func (e *env) backendGiven(f *config.File) bool {
+	if e.flags.URL != "" || e.getenv("HITL_URL") != "" {
+		return true
+	}
+	s, err := config.Resolve(f, e.flags, e.getenv)
+	if err != nil {
+		return true // serve opens the backend and says what is wrong
+	}
+	p, ok := f.Profiles[s.ProfileName]
+	return ok && p.URL != ""
 }

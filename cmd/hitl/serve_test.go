@@ -36,6 +36,7 @@ type teamHub struct {
 	upstream string // the URL the hub reads
 	port     int
 	args     []string // more flags of hitl serve
+	noSSH    bool     // serve the HTTP door (in args) alone
 	proc     *exec.Cmd
 	log      *syncBuffer
 	sock     string // tmux socket
@@ -83,6 +84,13 @@ func freePort(t *testing.T) int {
 // starts hitl serve reading upstream.
 func newTeamHub(t *testing.T, upstream string, args ...string) *teamHub {
 	t.Helper()
+	return makeTeamHub(t, upstream, false, args...)
+}
+
+// makeTeamHub is newTeamHub; with noSSH, hitl serve gets no --ssh (the
+// HTTP door in args alone).
+func makeTeamHub(t *testing.T, upstream string, noSSH bool, args ...string) *teamHub {
+	t.Helper()
 	needSSH(t)
 	dir := t.TempDir()
 	keys := map[string]string{}
@@ -110,7 +118,7 @@ func newTeamHub(t *testing.T, upstream string, args ...string) *teamHub {
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), args: args, sock: fmt.Sprintf("hitl-hub-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	h := &teamHub{t: t, dir: dir, upstream: upstream, port: freePort(t), args: args, noSSH: noSSH, sock: fmt.Sprintf("hitl-hub-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", h.sock, "kill-server").Run()
 		// tmux leaves its socket file behind.
@@ -144,6 +152,9 @@ func hermeticEnv(extra ...string) []string {
 func (h *teamHub) start() {
 	h.t.Helper()
 	args := append([]string{"serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", h.port), "--url", h.upstream, "--idle", "5m"}, h.args...)
+	if h.noSSH {
+		args = append([]string{"serve", "--url", h.upstream}, h.args...)
+	}
 	cmd := exec.Command(builtBinary(h.t), args...)
 	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(h.dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(h.dir, "state"))
 	h.log = &syncBuffer{}

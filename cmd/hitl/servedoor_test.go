@@ -210,3 +210,41 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 		})
 	}
 }
+
+// hitl serve --http alone, with a LangGraph server named (--url): the
+// door serves that server's interrupts beside the hooks' requests, under
+// the same rule; with none named it would serve the hooks' requests only.
+func TestRealHubHTTPDoorAloneServesTheServer(t *testing.T) {
+	needSSH(t) // for ssh-keygen: the team's keys
+	for _, tg := range targets(t) {
+		if !tg.real {
+			continue
+		}
+		t.Run(tg.name, func(t *testing.T) {
+			realServer.Lock()
+			defer realServer.Unlock()
+			isolate(t)
+			s := &server{t: t, target: tg}
+			port := freePort(t)
+			h := makeTeamHub(t, s.url, true, "--http", fmt.Sprintf("127.0.0.1:%d", port))
+			if strings.Contains(h.log.String(), "door=ssh") {
+				t.Fatalf("hitl serve --http alone opened an SSH door:\n%s", h.log.String())
+			}
+			d := h.door(port)
+			th := s.agent("ops") // delete_records (two approvers) and notify
+			id := s.interruptOf(th)
+			d.waitListed(aliceToken, id)
+			code, out, errs := d.cli(aliceToken, "approve", id)
+			if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for delete_records") {
+				t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
+			}
+			code, out, errs = d.cli(bobToken, "approve", id)
+			if code != 0 || !strings.Contains(out+errs, "Sent") {
+				t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
+			}
+			if runs := s.decisionMeta(th); len(runs) != 1 || runs[0]["hitl_reviewer"] != "bob" || fmt.Sprint(runs[0]["hitl_approvers"]) != "[alice bob]" {
+				t.Fatalf("decision runs: %v", runs)
+			}
+		})
+	}
+}
