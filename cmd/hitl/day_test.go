@@ -184,6 +184,7 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 			r := s.hitl("", args...)
 			must(t, r, 0, c.said+" "+it.ID[:8])
 			must(t, r, 0, "no tool ran")
+			must(t, r, 0, "the reason is in the conversation")
 			var st struct {
 				Status string `json:"status"`
 			}
@@ -211,6 +212,31 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 			must(t, s.hitl("", "history", "-n", "1"), 0, c.history)
 			// A second attempt sends nothing.
 			must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		}
+	})
+}
+
+// Dismissing an interrupt without tool calls (a prompt, an Agent Inbox
+// request) writes nothing in the conversation: the CLI says the reason is
+// in the audit log only, before and after, and history has it.
+func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, role := range []string{"prompt", "inbox"} {
+			th := s.start(role, map[string]any{"topic": "single"})
+			it := s.onlyPending(th)
+			r := s.hitl("", "dismiss", it.ID, "-m", "asked by phone")
+			must(t, r, 0, "Dismissed "+it.ID[:8])
+			if strings.Contains(r.stdout+r.stderr, "in the conversation") && !strings.Contains(r.stdout+r.stderr, "nothing was written in the conversation") {
+				t.Fatalf("%s: claims the reason is in the conversation:\n%s%s", role, r.stdout, r.stderr)
+			}
+			must(t, r, 0, "the reason is in hitl's audit log only")
+			if !strings.Contains(r.stderr, "the reason stays in hitl's audit log only") {
+				t.Fatalf("%s: the note before sending does not say where the reason goes:\n%s", role, r.stderr)
+			}
+			if c := s.hitl("", "conversation", s.threadRef(th)); strings.Contains(c.stdout, "asked by phone") {
+				t.Fatalf("%s: the conversation has the reason after all; the words are wrong:\n%s", role, c.stdout)
+			}
+			must(t, s.hitl("", "history", "--json", "-n", "1"), 0, "asked by phone")
 		}
 	})
 }

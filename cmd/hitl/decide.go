@@ -226,13 +226,15 @@ func dismissCmd(e *env) *cobra.Command {
 		Long: `dismiss ends the thread's work at the interrupt without resuming it (Agent
 Inbox's "mark as resolved"): the tools it asks about never run, the agent is not
 run again, and the thread ends idle. Each pending tool call gets, as its result in
-the conversation, "Dismissed by the reviewer" and the reason. Audited and verified
-as every decision; history shows it as "dismissed" (LangGraph only).`,
+the conversation, "Dismissed by the reviewer" and the reason; an interrupt without
+tool calls (a prompt, an Agent Inbox request) gets nothing written in the thread,
+and the reason stays in hitl's audit log (hitl history). Audited and verified as
+every decision; history shows it as "dismissed" (LangGraph only).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Dismiss, Text: f.message}))
 		},
 	}
-	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason, put in the conversation")
+	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason: each tool call's result in the conversation, and in the audit log")
 	f.register(cmd, false)
 	return cmd
 }
