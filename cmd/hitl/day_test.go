@@ -401,3 +401,31 @@ func TestDryRunOfAnEndingSaysWhatItDoes(t *testing.T) {
 		t.Fatalf("--dry-run printed %q", got)
 	}
 }
+
+// show of an interrupt that no longer waits says what became of it, as a
+// read: decided here (from the audit log), or answered elsewhere (by whom,
+// as the server tells), never "nothing sent".
+func TestShowOfADecidedInterruptSaysWhatBecameOfIt(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		here := s.onlyPending(s.agent("email"))
+		must(t, s.hitl("", "--reviewer", "dana", "approve", here.ID), 0, "Sent approve")
+		r := s.hitl("", "show", here.ID)
+		must(t, r, 3, "no longer waits: it was decided from this machine: approve by dana at ")
+		if strings.Contains(r.stdout+r.stderr, "nothing sent") {
+			t.Fatalf("show speaks of sending:\n%s", r.stderr)
+		}
+		// The decision is still refused with the words of a decision.
+		must(t, s.hitl("", "approve", here.ID), 3, "already handled from this machine")
+
+		there := s.onlyPending(s.agent("ops")) // listed: seen pending here
+		mine := envOf(t).getenv("XDG_STATE_HOME")
+		envOf(t).set("XDG_STATE_HOME", t.TempDir()) // another machine
+		must(t, s.hitl("", "--reviewer", "bob", "reject", there.ID, "-m", "no"), 0, "Sent reject")
+		envOf(t).set("XDG_STATE_HOME", mine)
+		r = s.hitl("", "show", there.ID)
+		must(t, r, 3, "no longer waits: it was answered elsewhere (by bob")
+		if strings.Contains(r.stdout+r.stderr, "nothing sent") {
+			t.Fatalf("show speaks of sending:\n%s", r.stderr)
+		}
+	})
+}
