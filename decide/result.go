@@ -124,7 +124,7 @@ func (e *OutcomeError) Is(target error) bool {
 func (r *Result) Text() string {
 	s := r.Submission
 	ids := shortIDs(s.IDs())
-	thread := inert.Line(present.ShortThreadID(s.ThreadID))
+	thread := inert.Line(present.ThreadName(s.ThreadID))
 	switch r.Kind {
 	case Sent:
 		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
