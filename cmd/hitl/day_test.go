@@ -429,3 +429,25 @@ func TestShowOfADecidedInterruptSaysWhatBecameOfIt(t *testing.T) {
 		}
 	})
 }
+
+// Ending the work of a fan-out thread is refused while its other branches
+// wait, and refused first: no note about what the ending would do.
+func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("fanout", map[string]any{"topic": "a,b"})
+		its := s.pending(th)
+		if len(its) < 2 {
+			t.Fatalf("fan-out: %+v", its)
+		}
+		for _, args := range [][]string{{"reject", its[0].ID, "-m", "no", "--stop"}, {"dismiss", its[0].ID}} {
+			r := s.hitl("", args...)
+			must(t, r, 3, "which also waits at 1 other interrupt(s)")
+			if strings.Contains(r.stderr, "note:") {
+				t.Fatalf("%s: a note before the refusal:\n%s", args[0], r.stderr)
+			}
+			if p := s.pending(th); len(p) != len(its) {
+				t.Fatalf("%s: pending %d, was %d", args[0], len(p), len(its))
+			}
+		}
+	})
+}

@@ -50,6 +50,9 @@ type app struct {
 	// an interrupt that no longer waits is told as what became of it, not
 	// as a decision refused.
 	reading bool
+	// waiting is what findAll last read as waiting on the server (handled
+	// ones left out), for checks across a thread before sending.
+	waiting []client.Interrupt
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -268,6 +271,12 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		return nil, err
 	}
 	handled := a.sift(all).Handled
+	a.waiting = a.waiting[:0]
+	for _, it := range all {
+		if !handled[it.ID] {
+			a.waiting = append(a.waiting, it)
+		}
+	}
 	var out []client.Interrupt
 	seen := map[string]bool{}
 	add := func(it client.Interrupt) {
