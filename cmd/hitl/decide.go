@@ -70,7 +70,8 @@ to the tool NAME (--graph G and --match TEXT narrow it: TEXT is looked for in th
 summary and the arguments). It first lists each interrupt it approves (id, thread,
 the arguments' summary) and each it refuses (approve not allowed, or other tools
 among its calls), then sends one resume per thread (the branches of a thread
-together) and reports each outcome. --dry-run lists and sends nothing.`,
+together) and reports each outcome. --dry-run lists them, prints each resume
+value (per thread) and sends nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all || tool != "" || match != "" {
 				if !all || tool == "" {
@@ -131,7 +132,7 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 				continue
 			}
 		}
-		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
 		if len(others) > 0 {
 			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(others, ", ")+" (approve it by id after reading it)")
 			continue
@@ -161,7 +162,7 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 		fmt.Fprintf(e.stdout, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
 		for _, d := range drafts {
 			it := d.Interrupt
-			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
 		}
 	}
 	if len(refused) > 0 {
@@ -173,11 +174,14 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 	if len(drafts) == 0 {
 		return nothingErr("nothing approved")
 	}
-	if f.dryRun {
-		fmt.Fprintln(e.stdout, "--dry-run: nothing sent.")
-		return nil
-	}
 	err = e.sendPrepared(ctx, a, drafts, f)
+	if f.dryRun {
+		// sendPrepared printed each resume value, as a single --dry-run does.
+		if err == nil {
+			fmt.Fprintln(e.stdout, "--dry-run: nothing sent.")
+		}
+		return err
+	}
 	if err == nil && len(refused) > 0 {
 		return &exitErr{exitNothing, errAlreadyPrinted}
 	}
@@ -919,7 +923,7 @@ func endingText(end *client.Ending) string {
 	if end.Reason != "" {
 		reason = fmt.Sprintf("%q", end.Reason)
 	}
-	return fmt.Sprintf("(%s: no resume value; the thread's work ends at this interrupt, the reason (%s) standing in for each pending tool call's result; the thread ends idle)", end.Words(), safe(reason))
+	return fmt.Sprintf("(%s: no resume value; the thread's work ends at this interrupt, the reason (%s) standing in for each pending tool call's result, or, with no tool call, kept in hitl's audit log only; the thread ends idle)", end.Words(), safe(reason))
 }
 
 // printDryRun prints what would be sent: the resume value (one interrupt),
