@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hitl-sh/hitl/diff"
 )
 
 // A team's two-person rule (hitl serve): for an action a rule names, an
@@ -60,3 +62,65 @@ type ApprovalKeeper interface {
 // ErrAwaitingApproval marks a decision that was recorded as an approval and
 // not sent: its rule needs more approvers.
 var ErrAwaitingApproval = errors.New("recorded as an approval; not sent until enough approvers approve the same decision")
+
+// Tally is what one approver's approval of a resume value does to the
+// approval standing on an interrupt: the team's one rule, which every path
+// (a hub's Resume, its HTTP door's own requests) counts with Count.
+type Tally struct {
+	// Already: reviewer approved this same value already; nothing changes.
+	Already bool
+	// Next is the approval with this one counted: the same value's
+	// approvers and reviewer, or reviewer alone on another value.
+	Next *Approval
+	// Complete: Next has enough approvers; the value is sent, naming
+	// Next.Approvers.
+	Complete bool
+	// Replaced is the approval of another value that Next replaces.
+	Replaced *Approval
+}
+
+// Count counts reviewer's approval of value on prev (nil: none), under a
+// rule that needs needed distinct approvers. Approvals count only toward
+// the exact same value (diff.Equal); another value replaces the pending
+// approval. Next's Decisions and Tools are the caller's to fill.
+func Count(prev *Approval, reviewer string, value json.RawMessage, needed int, now time.Time) Tally {
+	if prev != nil && len(prev.Approvers) == 0 {
+		prev = nil
+	}
+	if prev != nil && diff.Equal(prev.Value, value) {
+		if prev.Has(reviewer) {
+			return Tally{Already: true, Next: prev}
+		}
+		next := *prev
+		next.Approvers = append(slices.Clone(prev.Approvers), reviewer)
+		next.Needed = needed
+		return Tally{Next: &next, Complete: len(next.Approvers) >= needed}
+	}
+	next := &Approval{Approvers: []string{reviewer}, Needed: needed, Value: value, Since: now.UTC()}
+	return Tally{Next: next, Complete: needed <= 1, Replaced: prev}
+}
+
+// Message is what the approver is told of a tally that sent nothing;
+// tools are the tools whose rule asks for it.
+func (t Tally) Message(tools []string) string {
+	names := strings.Join(tools, ", ")
+	if t.Already {
+		return fmt.Sprintf("%s: you approved this decision already (%s); %s needs another approver, who confirms the same decision: nothing sent",
+			names, t.Next.Words(), names)
+	}
+	return t.Recorded(tools) + NothingSent
+}
+
+// NothingSent ends the message of an approval recorded.
+const NothingSent = ": nothing is sent until another approver confirms the same decision"
+
+// Recorded says what was recorded: "1 of 2 approvals (bob) recorded for
+// Bash; it replaces the approval of another decision (1 of 2 approvals
+// (alice))".
+func (t Tally) Recorded(tools []string) string {
+	s := fmt.Sprintf("%s recorded for %s", t.Next.Words(), strings.Join(tools, ", "))
+	if t.Replaced != nil {
+		s += fmt.Sprintf("; it replaces the approval of another decision (%s)", t.Replaced.Words())
+	}
+	return s
+}

@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -52,6 +53,24 @@ type Options struct {
 	Log func(string)
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Inbox, when set, is more of the hub's inbox served beside the
+	// coordinator's own requests: the LangGraph server's interrupts.
+	Inbox Inbox
+}
+
+// Inbox is the rest of a hub's inbox (inbox.go).
+type Inbox interface {
+	// Requests lists what waits there, oldest first, as the events
+	// protocol lists a request.
+	Requests(ctx context.Context) ([]json.RawMessage, error)
+	// Owns reports whether id is one of its requests (now or lately).
+	Owns(id string) bool
+	// Respond takes reviewer's answer to request id: the status code and
+	// body of the answer to POST /hitl/respond.
+	Respond(ctx context.Context, reviewer string, id string, response json.RawMessage, decisionID string) (int, any)
+	// Standing is where request id stands (GET /hitl/requests/{id}); ok
+	// false when it is unknown.
+	Standing(ctx context.Context, id string) (map[string]any, bool)
 }
 
 // Server is the coordinator. Its zero value is not usable: see New.
@@ -97,25 +116,14 @@ type request struct {
 	answeredAt  time.Time
 	reason      string
 	shape       shape
-	approvals   []approval
 	changed     chan struct{} // closed when the request leaves pending
 }
 
-type approval struct {
-	by, decisionID string
-	canon          string
-	value          json.RawMessage
-	at             time.Time
-}
-
-// ApprovalView is client.Approval's wire form (without the decisions).
-type ApprovalView struct {
-	Approvers []string        `json:"approvers"`
-	Needed    int             `json:"needed"`
-	Value     json.RawMessage `json:"value"`
-	Tools     []string        `json:"tools,omitempty"`
-	Since     time.Time       `json:"since"`
-}
+// ApprovalView is a request's pending approval: client.Approval, whose
+// rule (client.Count) the coordinator counts by. It lists the decisions
+// its value encodes; hitl's clients read them again from the value
+// (client.DecisionsOf), never taking them on the coordinator's word.
+type ApprovalView = client.Approval
 
 // New returns a coordinator for the team.
 func New(opts Options) *Server {
@@ -205,11 +213,26 @@ func orWord(s, def string) string {
 	return s
 }
 
-func (s *Server) pending(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
+	var more []json.RawMessage
+	if s.opts.Inbox != nil {
+		var err error
+		if more, err = s.opts.Inbox.Requests(r.Context()); err != nil {
+			writeError(w, 502, "the hub cannot list the LangGraph server's interrupts: "+err.Error())
+			return
+		}
+	}
 	s.mu.Lock()
-	out := make([]*request, 0, len(s.order))
+	out := make([]json.RawMessage, 0, len(s.order)+len(more))
+	out = append(out, more...) // oldest first: the server's have waited longest, mostly
 	for _, id := range s.order {
-		out = append(out, s.reqs[id])
+		b, err := json.Marshal(s.reqs[id])
+		if err != nil {
+			s.mu.Unlock()
+			writeError(w, 500, err.Error())
+			return
+		}
+		out = append(out, b)
 	}
 	b, err := json.Marshal(out)
 	s.mu.Unlock()
@@ -220,6 +243,10 @@ func (s *Server) pending(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
+
+// Announce publishes an event on the stream (the hub's other interrupts
+// coming and going).
+func (s *Server) Announce(typ string, v any) { s.events.publish(typ, v) }
 
 func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
@@ -266,17 +293,9 @@ func (s *Server) standingOf(r *request) map[string]any {
 	case Withdrawn:
 		out["reason"], out["answered_at"] = r.reason, r.answeredAt
 	case Pending:
-		if len(r.approvals) > 0 {
-			out["approvals"] = namesOf(r.approvals)
+		if r.Approval != nil {
+			out["approvals"] = r.Approval.Approvers
 		}
-	}
-	return out
-}
-
-func namesOf(as []approval) []string {
-	var out []string
-	for _, a := range as {
-		out = append(out, a.by)
 	}
 	return out
 }
@@ -286,6 +305,14 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	wait, _ := time.ParseDuration(r.URL.Query().Get("wait"))
 	wait = min(max(wait, 0), s.opts.MaxWait)
+	if p.Kind == team.KindReviewer && s.opts.Inbox != nil && s.opts.Inbox.Owns(id) {
+		if st, found := s.opts.Inbox.Standing(r.Context(), id); found {
+			writeJSON(w, 200, st)
+			return
+		}
+		writeError(w, 404, "no request "+id)
+		return
+	}
 	s.mu.Lock()
 	req, ok := s.reqs[id]
 	if ok && p.Kind == team.KindPublisher && req.Publisher != p.Name {
@@ -387,6 +414,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 422, "the body needs request_id and response")
 		return
 	}
+	if s.opts.Inbox != nil && s.opts.Inbox.Owns(body.RequestID) {
+		// The LangGraph server's interrupt: the hub's one decision path.
+		code, out := s.opts.Inbox.Respond(r.Context(), p.Name, body.RequestID, body.Response, body.DecisionID)
+		writeJSON(w, code, out)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	req, ok := s.reqs[body.RequestID]
@@ -409,8 +442,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A rule asks for more approvers for these tools: an approval (or an
-	// edit) counts once per approver and is sent when enough approvers
-	// gave the very same answer; a reject is sent at once.
+	// edit) counts toward that exact answer, once per approver, and is sent
+	// when enough approvers gave it; another answer replaces it (the team's
+	// one rule: client.Count); a reject is sent at once.
 	need := 1
 	for _, tool := range req.shape.tools {
 		if rule, ok := s.opts.Team.RuleFor(tool); ok && rule.Approvals > need {
@@ -419,47 +453,31 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	}
 	by := p.Name
 	if need > 1 && !d.rejects {
-		canon := canonical(body.Response)
-		agree := []string{}
-		mine := false
-		for _, a := range req.approvals {
-			if a.canon == canon {
-				agree = append(agree, a.by)
-				mine = mine || a.by == p.Name
-			}
+		t := client.Count(req.Approval, p.Name, body.Response, need, s.opts.Now())
+		held := func() {
+			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": t.Next.Approvers, "needed": need,
+				"message": t.Message(req.shape.tools)})
 		}
-		if mine {
-			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": agree, "needed": need,
-				"message": fmt.Sprintf("you approved this decision already (%d of %d approvals: %s); %s needs another approver: nothing sent",
-					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
+		if t.Already {
+			held()
 			return
 		}
-		// One answer per approver: a new one replaces the old.
-		kept := req.approvals[:0]
-		for _, a := range req.approvals {
-			if a.by != p.Name {
-				kept = append(kept, a)
+		if !t.Complete {
+			t.Next.Tools = req.shape.tools
+			// What it approves, for every client to show (hitl's read it
+			// again from the value: client.DecisionsOf checks it).
+			data := client.Parse(req.Data)
+			if ds, err := client.DecisionsOf(&data, body.Response, client.EncodeOptions{}); err == nil {
+				t.Next.Decisions = ds
 			}
-		}
-		req.approvals = append(kept, approval{by: p.Name, decisionID: body.DecisionID, canon: canon, value: body.Response, at: s.opts.Now().UTC()})
-		agree = append(agree, p.Name)
-		if len(agree) < need {
-			req.Approval = &ApprovalView{Approvers: agree, Needed: need, Value: body.Response, Tools: req.shape.tools, Since: s.opts.Now().UTC()}
-			for _, a := range req.approvals {
-				if a.canon == canon {
-					req.Approval.Since = a.at
-					break
-				}
-			}
+			req.Approval = t.Next
 			// A change of the list: reviewers refetch.
 			s.events.publish("hitl_asked", req)
-			s.log("%s: approved by %s (%d of %d)", req.ID, p.Name, len(agree), need)
-			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": agree, "needed": need,
-				"message": fmt.Sprintf("%d of %d approvals (%s) recorded for %s: nothing is sent until another approver confirms the same decision",
-					len(agree), need, strings.Join(agree, ", "), strings.Join(req.shape.tools, ", "))})
+			s.log("%s: approved by %s (%s)", req.ID, p.Name, t.Recorded(req.shape.tools))
+			held()
 			return
 		}
-		by = strings.Join(agree, " + ") // in the order they approved
+		by = strings.Join(t.Next.Approvers, " + ") // in the order they approved
 	}
 	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, body.Response, by, body.DecisionID, s.opts.Now().UTC()
 	s.finish(req)
@@ -472,19 +490,6 @@ func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// canonical is a JSON value with its object keys sorted and no spaces: two
-// approvers agree when their answers are the same value.
-func canonical(v json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	var x any
-	if dec.Decode(&x) != nil {
-		return string(v)
-	}
-	b, _ := json.Marshal(x)
-	return string(b)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -597,12 +602,8 @@ func (s *Server) SetApproval(id string, a *ApprovalView) error {
 	if !ok || req.status != Pending {
 		return ErrUnknown
 	}
-	req.approvals, req.Approval = nil, nil
+	req.Approval = nil
 	if a != nil && len(a.Approvers) > 0 {
-		canon := canonical(a.Value)
-		for _, name := range a.Approvers {
-			req.approvals = append(req.approvals, approval{by: name, canon: canon, value: a.Value, at: a.Since})
-		}
 		v := *a
 		req.Approval = &v
 	}

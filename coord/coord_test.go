@@ -3,6 +3,7 @@ package coord
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -91,4 +92,61 @@ func TestPublishersOwnTheirRequests(t *testing.T) {
 	if code != 409 || st["status"] != "answered" || st["responded_by"] != "alice" {
 		t.Fatalf("withdraw after the answer: %d %v", code, st)
 	}
+}
+
+// The two-person rule counts approvals toward the exact same answer: an
+// edit replaces the pending approval of another answer (and says whose),
+// and the approver it replaced is not counted when the replaced answer
+// comes again.
+func TestAnEditReplacesTheFirstApproval(t *testing.T) {
+	tm := testTeam()
+	tm.Reviewers["bob"] = team.Reviewer{Token: "bob-token-0123456789ab", Role: team.Approver}
+	tm.Rules = []team.Rule{{Tools: []string{"Bash"}, Approvals: 2}}
+	srv := httptest.NewServer(New(Options{Team: tm}).Handler())
+	defer srv.Close()
+	const alice, bob = "alice-token-0123456789", "bob-token-0123456789ab"
+	data := map[string]any{"action_requests": []any{map[string]any{"name": "Bash", "args": map[string]any{"command": "npm publish"}}},
+		"review_configs": []any{map[string]any{"action_name": "Bash", "allowed_decisions": []any{"approve", "edit", "reject"}}}}
+	_, st := call(t, srv, "ci-token-0123456789abcd", "POST", "/hitl/requests", map[string]any{"agent": "claude", "data": data})
+	id := st["request_id"].(string)
+	approve := map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}
+	edit := map[string]any{"decisions": []any{map[string]any{"type": "edit", "edited_action": map[string]any{"name": "Bash", "args": map[string]any{"command": "npm publish --dry-run"}}}}}
+	respond := func(token string, resp any, wantCode int, want string) {
+		t.Helper()
+		code, out := call(t, srv, token, "POST", "/hitl/respond", map[string]any{"request_id": id, "response": resp})
+		if code != wantCode || !strings.Contains(fmt.Sprint(out["message"], out["responded_by"]), want) {
+			t.Fatalf("respond: %d %v, want %d saying %q", code, out, wantCode, want)
+		}
+	}
+	respond(alice, approve, 202, "1 of 2 approvals (alice) recorded for Bash: nothing is sent")
+	respond(bob, edit, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))")
+	// What the reviewers' lists show: bob's edit, and its value.
+	_, list := callList(t, srv, alice)
+	if a := list[0]["approval"].(map[string]any); fmt.Sprint(a["approvers"]) != "[bob]" || !strings.Contains(fmt.Sprint(a["value"]), "--dry-run") ||
+		!strings.Contains(fmt.Sprint(a["decisions"]), "type:edit") || !strings.Contains(fmt.Sprint(a["decisions"]), "--dry-run") {
+		t.Fatalf("approval listed: %v", a)
+	}
+	// alice is told where it stands now: her approve is not "already"
+	// (bob's edit replaced it); it replaces his edit in turn.
+	respond(alice, approve, 202, "1 of 2 approvals (alice) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (bob))")
+	respond(bob, edit, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))")
+	// bob's plain approve is not alice's: it replaces his edit, sends nothing.
+	respond(bob, approve, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (bob))")
+	respond(bob, approve, 202, "Bash: you approved this decision already (1 of 2 approvals (bob))")
+	// alice confirms bob's approve: sent, naming both.
+	respond(alice, approve, 200, "bob + alice")
+}
+
+func callList(t *testing.T, srv *httptest.Server, token string) (int, []map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", srv.URL+"/hitl/pending", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
 }

@@ -134,6 +134,21 @@ func TestCertainFailureIsNotSentAndKeepsTheInterrupt(t *testing.T) {
 	}
 }
 
+// A decision a team rule holds as a first approval reads as such in the
+// history: recorded, not sent, not a failure.
+func TestApprovalRecordedInTheHistory(t *testing.T) {
+	it := interrupt(t, "middleware-js-email", "aaaa1111")
+	b, p := setup(t, it)
+	b.SetSendErr(fmt.Errorf("1 of 2 approvals (alice) recorded: %w", client.ErrAwaitingApproval))
+	res := send(t, p, it, client.Decision{Type: client.Approve})
+	if res.Kind != decide.NotSent || !errors.Is(res.Err(), client.ErrAwaitingApproval) || p.Journal.IsHandled(it.ID) {
+		t.Fatalf("%s", res.Text())
+	}
+	if e, _ := p.Journal.Last(it.ID); e.Outcome != journal.ApprovalRecorded || !strings.Contains(e.Error, "1 of 2 approvals (alice) recorded") {
+		t.Fatalf("audit: %+v", e)
+	}
+}
+
 // An answer lost after the server acted: hitl finds the decision and says
 // sent; it never sends again.
 func TestLostAnswerIsFound(t *testing.T) {

@@ -195,7 +195,11 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 		return p.conclude(ctx, after, s, rc, verdicts, res)
 	case err != nil:
 		res.fail(NotSent, err)
-		p.record(s, res, journal.NotSent, true)
+		outcome := journal.NotSent
+		if errors.Is(err, client.ErrAwaitingApproval) {
+			outcome = journal.ApprovalRecorded
+		}
+		p.record(s, res, outcome, true)
 		return res
 	}
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -66,18 +65,14 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 	t := s.team()
 	if r, ok := t.Reviewers[sub.Reviewer]; !ok || !r.Role.CanDecide() {
 		// The TUI does not offer it; this is the door every path shares.
-		s.logf("decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
+		s.logf(ctx, "decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
 		return client.Receipt{}, fmt.Errorf("%s is not an approver of this hub: nothing sent", sub.Reviewer)
 	}
 	gs := gates(t, sub)
 	if len(gs) == 0 {
 		return s.send(ctx, sub)
 	}
-	type read struct {
-		rec  *client.Approval
-		same bool
-	}
-	reads := map[int]read{}
+	tallies := map[int]client.Tally{}
 	complete := true
 	var before []string
 	for i, g := range gs {
@@ -86,25 +81,24 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		if err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot read the approvals on thread %s, so nothing was sent: %w", sub.ThreadID, err)
 		}
-		same := rec != nil && diff.Equal(rec.Value, item.Resume.Value)
-		reads[i] = read{rec, same}
-		if same && rec.Has(sub.Reviewer) {
-			s.logf("approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
-			return client.Receipt{}, &approvalError{fmt.Sprintf("%s: you approved this decision already (%s); %s needs another approver, who confirms it in their session: nothing sent",
-				strings.Join(g.tools, ", "), rec.Words(), strings.Join(g.tools, ", "))}
+		t := client.Count(rec, sub.Reviewer, item.Resume.Value, g.needed, time.Now())
+		if t.Already {
+			s.logf(ctx, "approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
+			return client.Receipt{}, &approvalError{t.Message(g.tools)}
 		}
-		if !same || len(rec.Approvers)+1 < g.needed {
+		tallies[i] = t
+		if !t.Complete {
 			complete = false
 			continue
 		}
-		for _, a := range rec.Approvers {
+		for _, a := range t.Next.Approvers {
 			if !slices.Contains(before, a) {
 				before = append(before, a)
 			}
 		}
 	}
 	if complete {
-		sub.Approvers = append(before, sub.Reviewer)
+		sub.Approvers = before
 		rc, err := s.send(ctx, sub)
 		if err == nil || errors.Is(err, client.ErrMaybeSent) {
 			// The approvals are spent: a new interrupt with the same id
@@ -120,25 +114,17 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 	var said []string
 	for i, g := range gs {
 		item := sub.Items[i]
-		r := reads[i]
-		next := &client.Approval{Approvers: []string{sub.Reviewer}, Needed: g.needed, Value: item.Resume.Value,
-			Decisions: item.Decisions, Tools: g.tools, Since: time.Now().UTC()}
-		replaced := ""
-		switch {
-		case r.same:
-			next.Approvers = append(slices.Clone(r.rec.Approvers), sub.Reviewer)
-			next.Since = r.rec.Since
-		case r.rec != nil:
-			replaced = fmt.Sprintf("; it replaces the approval of another decision (%s)", r.rec.Words())
-		}
-		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, next); err != nil {
+		t := tallies[i]
+		next := *t.Next
+		next.Decisions, next.Tools = item.Decisions, g.tools
+		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, &next); err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot record the approval on thread %s, so nothing was sent: %w", sub.ThreadID, err)
 		}
-		s.logf("approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
-			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","), "replaced", r.rec != nil && !r.same)
-		said = append(said, fmt.Sprintf("%s recorded for %s%s", next.Words(), strings.Join(g.tools, ", "), replaced))
+		s.logf(ctx, "approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
+			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","), "replaced", t.Replaced != nil)
+		said = append(said, t.Recorded(g.tools))
 	}
-	return client.Receipt{}, &approvalError{strings.Join(said, "; ") + ": nothing is sent until another approver confirms the same decision"}
+	return client.Receipt{}, &approvalError{strings.Join(said, "; ") + client.NothingSent}
 }
 
 // send passes the submission on, with a log line.
@@ -156,9 +142,9 @@ func (s *Shared) send(ctx context.Context, sub *client.Submission) (client.Recei
 		args = append(args, "approvers", strings.Join(sub.Approvers, ","))
 	}
 	if err != nil {
-		s.logf("decision not taken", append(args, "error", err.Error())...)
+		s.logf(ctx, "decision not taken", append(args, "error", err.Error())...)
 	} else {
-		s.logf("decision sent", append(args, "run", rc.RunID)...)
+		s.logf(ctx, "decision sent", append(args, "run", rc.RunID)...)
 	}
 	return rc, err
 }
@@ -170,8 +156,18 @@ func (s *Shared) team() *team.Config {
 	return s.Team()
 }
 
-func (s *Shared) logf(msg string, args ...any) {
-	if s.Log != nil {
-		s.Log.Info(msg, args...)
+// logf logs a line of a decision; one that came through the HTTP door
+// says so (door=http).
+func (s *Shared) logf(ctx context.Context, msg string, args ...any) {
+	if s.Log == nil {
+		return
 	}
+	if d, ok := ctx.Value(doorKey{}).(string); ok {
+		args = append(args, "door", d)
+	}
+	s.Log.Info(msg, args...)
 }
+
+// doorKey marks the context of a decision that came through a door other
+// than a session (Door: "http").
+type doorKey struct{}

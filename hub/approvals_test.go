@@ -89,3 +89,39 @@ func TestTwoPersonRule(t *testing.T) {
 		t.Fatalf("the spent approval stays: %+v", k.approvals["i1"])
 	}
 }
+
+// The gate counts by client.Count, as the HTTP door's own requests do: a
+// replaced approver counts toward nothing, and is told where it stands now.
+func TestReplacedApprovalCountsForNothing(t *testing.T) {
+	k := &keeper{approvals: map[string]*client.Approval{}}
+	s := NewShared(k)
+	s.Team = func() *team.Config {
+		return &team.Config{
+			Reviewers: map[string]team.Reviewer{"alice": {Role: team.Approver}, "bob": {Role: team.Approver}},
+			Rules:     []team.Rule{{Tools: []string{"delete_*"}, Approvals: 2}},
+		}
+	}
+	approve := client.Decision{Type: client.Approve}
+	edit := client.Decision{Type: client.Edit, Args: json.RawMessage(`{"table":"x"}`)}
+	ctx := context.Background()
+	for _, c := range []struct {
+		who  string
+		ds   []client.Decision
+		want string
+	}{
+		{"alice", []client.Decision{approve, approve}, "1 of 2 approvals (alice) recorded"},
+		{"bob", []client.Decision{edit, approve}, "it replaces the approval of another decision (1 of 2 approvals (alice))"},
+		{"alice", []client.Decision{approve, approve}, "1 of 2 approvals (alice) recorded for delete_records; it replaces the approval of another decision (1 of 2 approvals (bob))"},
+		{"alice", []client.Decision{approve, approve}, "you approved this decision already (1 of 2 approvals (alice))"},
+		{"bob", []client.Decision{edit, approve}, "(1 of 2 approvals (alice))"},
+		{"bob", []client.Decision{approve, approve}, "1 of 2 approvals (bob) recorded"},
+	} {
+		_, err := s.Resume(ctx, sub(c.who, c.ds...))
+		if !errors.Is(err, client.ErrAwaitingApproval) || !strings.Contains(err.Error(), c.want) || len(k.sent) != 0 {
+			t.Fatalf("%s: %v (sent %d), want %q", c.who, err, len(k.sent), c.want)
+		}
+	}
+	if a := k.approvals["i1"]; a == nil || a.Words() != "1 of 2 approvals (bob)" || len(a.Decisions) != 2 {
+		t.Fatalf("recorded %+v", a)
+	}
+}

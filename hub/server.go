@@ -43,11 +43,6 @@ const DefaultIdle = 30 * time.Minute
 // pass over every row (at 1,000 pending, most of an idle session's CPU).
 const SessionPoll = 30 * time.Second
 
-// sessionFPS bounds how often a session's frame is drawn and sent: over a
-// network 20 frames a second look as smooth as 60, and each idle session's
-// renderer wakes a third as often.
-const sessionFPS = 20
-
 // stopGrace is how long a session that was told to stop may take to record
 // a decision in flight before it is cut.
 const stopGrace = 15 * time.Second
@@ -191,9 +186,10 @@ func (h *SSH) Sessions() int {
 	return len(h.sessions)
 }
 
-// journalOf is the reviewer's journal: their drafts, their decisions, and
-// the client id their claims carry (two reviewers never share one).
-func (h *SSH) journalOf(name string) (*journal.Journal, error) {
+// JournalOf is the reviewer's journal: their drafts, their decisions, and
+// the client id their claims carry (two reviewers never share one). The
+// HTTP door's decisions (Door) are recorded in it too.
+func (h *SSH) JournalOf(name string) (*journal.Journal, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if j := h.journals[name]; j != nil {
@@ -248,7 +244,7 @@ func (h *SSH) handle(sess ssh.Session) {
 	h.mu.Unlock()
 	defer h.active.Done()
 
-	j, err := h.journalOf(name)
+	j, err := h.JournalOf(name)
 	if err != nil {
 		log.Error("session refused", "why", err)
 		refuse(sess, "the hub cannot open its state directory: tell whoever runs it")
@@ -273,8 +269,10 @@ func (h *SSH) handle(sess ssh.Session) {
 	}
 	in := &idleReader{r: sess}
 	in.touch()
-	popts := append(bubbletea.MakeOptions(sess), tea.WithInput(in), tea.WithoutSignalHandler(), tea.WithEnvironment(env), tea.WithFPS(sessionFPS))
-	s := &session{reviewer: name, p: tea.NewProgram(m, popts...)}
+	// tui.NewProgram paces the renderer as a local reviewer's is: an idle
+	// session's frame ticker wakes once a second, not at the frame rate.
+	popts := append(bubbletea.MakeOptions(sess), tea.WithInput(in), tea.WithoutSignalHandler(), tea.WithEnvironment(env))
+	s := &session{reviewer: name, p: tui.NewProgram(m, popts...)}
 	h.mu.Lock()
 	h.sessions[s] = struct{}{}
 	h.mu.Unlock()

@@ -164,12 +164,19 @@ func keyArg(args json.RawMessage) string {
 		}
 		switch x := v.(type) {
 		case string:
-			return fmt.Sprintf("(%v=%q)", k, x)
+			return fmt.Sprintf("(%v=%s)", k, quote(x))
 		case json.Number, bool:
 			return fmt.Sprintf("(%v=%v)", k, x)
 		}
 	}
 	return ""
+}
+
+// quote writes s in double quotes, its hidden characters spelled as inert
+// spells them everywhere else (\x07, \x1b, <U+202E>), not as Go would (\a).
+func quote(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)
+	return `"` + inert.Line(s) + `"`
 }
 
 // Age says how long ago t was, in one short word: 12s, 3m, 5h, 2d.

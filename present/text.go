@@ -109,31 +109,44 @@ func Decided(e journal.Entry) string {
 // which interrupt, what was decided, what became of it, and about what
 // (the tools). The decided and outcome columns are as wide as the widest
 // of these rows' words ("approve" alone leaves the tools room; "rejected
-// and stopped" lines up with the rest). What gives way on a short line is the date,
-// then the id, then the end of the subject (marked with …): "what did I
-// approve?" stays answerable at 60 columns.
+// and stopped" lines up with the rest). What gives way on a short line is the
+// year, then the day, then the time where the subjects need its room, then
+// the end of the subject (marked with …): every row keeps its short id,
+// and "what did I approve?" stays answerable at 60 columns.
 func HistoryRows(es []journal.Entry, w int) []string {
 	decided, outcome := 0, 0
 	for _, e := range es {
 		decided = max(decided, ansi.StringWidth(Decided(e)))
 		outcome = max(outcome, ansi.StringWidth(Outcome(e)))
 	}
+	layout := time.DateTime
+	if w > 0 && w < 100 {
+		layout = "01-02 15:04"
+	}
+	if w > 0 && w < 70 {
+		// The id stays (it is what hitl show takes); the time of day
+		// stays where every row's subject still fits beside it.
+		layout = "15:04"
+		for _, e := range es {
+			if ansi.StringWidth(historyRow(e, 0, layout, decided, outcome)) > w {
+				layout = ""
+				break
+			}
+		}
+	}
 	out := make([]string, len(es))
 	for i, e := range es {
-		out[i] = historyRow(e, w, decided, outcome)
+		out[i] = historyRow(e, w, layout, decided, outcome)
 	}
 	return out
 }
 
-func historyRow(e journal.Entry, w, decided, outcome int) string {
-	when := e.Time.Local().Format(time.DateTime)
-	if w > 0 && w < 100 {
-		when = e.Time.Local().Format("01-02 15:04")
+func historyRow(e journal.Entry, w int, layout string, decided, outcome int) string {
+	var cols []string
+	if layout != "" {
+		cols = append(cols, e.Time.Local().Format(layout))
 	}
-	cols := []string{when, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), decided), pad(Outcome(e), outcome), inert.Line(About(e.Title))}
-	if w > 0 && w < 70 {
-		cols = append(cols[:1], cols[2:]...)
-	}
+	cols = append(cols, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), decided), pad(Outcome(e), outcome), inert.Line(About(e.Title)))
 	row := strings.Join(cols, "  ")
 	if w > 0 {
 		row = ansi.Truncate(row, w, "…")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -179,6 +180,11 @@ func (a toJSON) apply(m *Model) tea.Cmd {
 		m.push(ed)
 		cmd = ed.focus()
 	} else {
+		// The form's own JSON, not the schema's skeleton: no answer the
+		// reviewer did not choose.
+		if form, err := client.FormOf(it.ResponseSchema); err == nil && strings.TrimSpace(d.feedback[d.slot]) == "" {
+			d.feedback[d.slot] = formJSON(form)
+		}
 		ed, cmd = m.openAnswerJSON(it, d, "as JSON, checked against the answer schema")
 	}
 	ed.fromForm, ed.formFocus = true, a.focus // esc: back to the form (formopen.go)

@@ -26,7 +26,7 @@ func (m *Model) approvalText(it *client.Interrupt) string {
 	if a == nil {
 		return ""
 	}
-	s := "✔ " + safe(a.Words()) + ": " + safe(decisionsText(it, a.Decisions))
+	s := "✔ " + safe(a.Words()) + ": " + safe(present.Approved(it, true))
 	switch {
 	case a.Has(m.opts.Reviewer):
 		return s + ". Waiting for another approver."
@@ -35,26 +35,6 @@ func (m *Model) approvalText(it *client.Interrupt) string {
 	}
 	return s + fmt.Sprintf(". %s confirms this same decision; an edit makes a new first approval that replaces it; %s needs no second approver.",
 		name(m.keys.Approve), name(m.keys.Reject))
-}
-
-// decisionsText says what decisions approve: "approve delete_records,
-// reject notify: not now".
-func decisionsText(it *client.Interrupt, ds []client.Decision) string {
-	var parts []string
-	for i, d := range ds {
-		what := string(d.Type)
-		if i < len(it.Actions) {
-			what += " " + it.Actions[i].Name
-		}
-		switch {
-		case d.Type == client.Edit && len(d.Args) > 0:
-			what += " with " + strings.Join(strings.Fields(string(d.Args)), " ")
-		case d.Message != "":
-			what += ": " + d.Message
-		}
-		parts = append(parts, what)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // confirmApproval puts the approval's decisions in the reviewer's draft

@@ -53,11 +53,32 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 	return out
 }
 
+// moreHints are the keys of the inbox and the detail beyond the decisions,
+// offered where the bar has room: dismiss, the conversation, the history,
+// the failed runs.
+func moreHints(v *env, it *client.Interrupt) []hint {
+	k := v.keys
+	var out []hint
+	if it != nil && v.endsThreads && !v.viewOnly {
+		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true})
+	}
+	if it != nil && v.conversational && it.Origin == nil {
+		out = append(out, hint{b: k.Conversation, more: true})
+	}
+	out = append(out, hint{b: k.History, more: true})
+	if len(v.failed.list) > 0 {
+		out = append(out, hint{b: k.Failures, more: true})
+	}
+	return out
+}
+
 // openHelp opens the key map.
 type openHelp struct{}
 
 func (openHelp) apply(m *Model) tea.Cmd {
-	m.push(newHelpScreen(m.help, m.helpGroups()))
+	s := newHelpScreen(m.help, m.helpGroups())
+	s.here = m.top().hints(m.env())
+	m.push(s)
 	return nil
 }
 

@@ -123,8 +123,10 @@ func (s *bulkScreen) key(v *env, msg tea.KeyPressMsg) []act {
 			return []act{clearMarks{}, popScreen{}}
 		}
 		return []act{popScreen{}}
-	case key.Matches(msg, k.Quit) && s.results != nil:
-		return []act{askQuit{}}
+	case key.Matches(msg, k.Quit):
+		return []act{askQuit{}} // nothing is lost; during a send it asks
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
 	case key.Matches(msg, k.Confirm) && s.results == nil:
 		if v.busy || len(s.subs) == 0 || s.err != "" {
 			return nil
@@ -222,6 +224,20 @@ func (s *bulkScreen) text(v *env, w int) string {
 		it := d.Interrupt
 		row := fmt.Sprintf("%s  thread %s  %s  approve: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.BadgeOf(it), present.Summary(it))
 		line(indentBlock(ansi.Wrap(safe(row), max(w-4, 20), " "), "  "))
+		// What the row warns of, and every argument the summary leaves
+		// out: what is sent is what is on screen.
+		if warn := v.items.warning(&it); warn != 0 {
+			line(v.st.warn.Render(indentBlock(ansi.Wrap("⚠ the payload contains "+warn.String()+": shown as visible escapes", max(w-6, 20), " "), "    ")))
+		}
+		see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
+		for i, a := range it.Actions {
+			label := safe(a.Name) + " arguments:"
+			if len(it.Actions) > 1 {
+				label = fmt.Sprintf("action %d/%d %s", i+1, len(it.Actions), label)
+			}
+			line(indentBlock(ansi.Wrap(label, max(w-6, 20), " "), "    "))
+			line(indentBlock(v.look.highlightJSON(a.Args, max(w-8, 20), see), "      "))
+		}
 	}
 	if len(s.refused) > 0 {
 		line("")
@@ -256,10 +272,11 @@ func (s *bulkScreen) text(v *env, w int) string {
 }
 
 func (s *bulkScreen) hints(v *env) []hint {
+	k := v.keys
 	if s.results != nil || len(s.drafts) == 0 {
-		return on(v.keys.Back)
+		return on(k.Back, k.Help, k.Quit)
 	}
-	return on(v.keys.Confirm, v.keys.Back)
+	return on(k.Confirm, k.Back, k.Help, k.Quit)
 }
 
 func plural(n int, one, many string) string {

@@ -60,9 +60,24 @@ type clock struct {
 func (m *Model) age(t time.Time) string {
 	now := m.opts.Now()
 	if !t.IsZero() {
-		m.staleAt(ageChanges(t, now))
+		m.staleAt(ageStale(t, now))
 	}
 	return present.Age(t, now)
+}
+
+// ageStale is when the age of t shown at now changes, rounded up to a
+// whole second once the age is shown in minutes or more: a second late is
+// not seen, and the ages of interrupts raised within the same second (a
+// burst, a fan-out) then change in one frame, not in one frame each.
+func ageStale(t, now time.Time) time.Time {
+	change := ageChanges(t, now)
+	if now.Sub(t) < time.Minute {
+		return change
+	}
+	if r := change.Truncate(time.Second); !r.Equal(change) {
+		return r.Add(time.Second)
+	}
+	return change
 }
 
 // heldFor is present.HeldFor, noting when it changes.

@@ -82,6 +82,10 @@ func (c *confirmScreen) resize(v *env) {
 func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	k := v.keys
 	switch {
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
+	case key.Matches(msg, k.Quit):
+		return []act{askQuit{}} // the drafts are kept; during a send it asks
 	case key.Matches(msg, k.Back):
 		if v.items.get(c.id) == nil {
 			return []act{goHome{}, status{v.goneText(c.id) + " Nothing was sent.", false}}
@@ -118,6 +122,9 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Confirm):
 		if v.busy {
 			return nil
+		}
+		if v.items.get(c.id) == nil {
+			return []act{status{v.goneText(c.id) + " Nothing was sent.", false}}
 		}
 		if v.grace {
 			return []act{status{"Key ignored: the list just changed. Look, then press it again.", false}}
@@ -245,7 +252,14 @@ func (c *confirmScreen) text(v *env) string {
 				line(v.st.ok.Render(ansi.Wrap(v.st.bold.Render(label)+": continue (the run goes on from the breakpoint)", w, " ")))
 				continue
 			}
-			line(v.look.decisionText(v.st.bold.Render(label)+": ", dec, w))
+			shown := dec
+			if len(dec.Value) > 0 {
+				// A typed answer is shown once, as JSON, below.
+				d := *dec
+				d.Message = ""
+				shown = &d
+			}
+			line(v.look.decisionText(v.st.bold.Render(label)+": ", shown, w))
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
@@ -345,15 +359,40 @@ func (c *confirmScreen) rejects(v *env) bool {
 func (c *confirmScreen) hints(v *env) []hint {
 	k := v.keys
 	if v.items.get(c.id) == nil {
-		return on(k.Back) // nothing left to send
+		return on(k.Back, k.Help, k.Quit) // nothing left to send
 	}
+	// The toggles say what pressing them does now.
+	json := k.ShowJSON
+	if c.showJSON {
+		json = withHelp(json, "hide JSON")
+	}
+	out := on(k.Confirm)
 	if v.canEnd && c.rejects(v) {
-		return on(k.Confirm, k.End, k.ShowJSON, k.Back)
+		end := withHelp(k.End, "stop there too")
+		if c.stops(v) {
+			end = withHelp(k.End, "don't stop")
+		}
+		out = append(out, hint{b: end})
 	}
-	if !c.hasDiff() {
-		return on(k.Confirm, k.ShowJSON, k.Back)
+	out = append(out, hint{b: json})
+	if c.hasDiff() {
+		out = append(out, hint{b: k.DiffMode})
 	}
-	return on(k.Confirm, k.ShowJSON, k.DiffMode, k.Back)
+	return append(out, on(k.Back, k.Help, k.Quit)...)
+}
+
+// stops reports whether the draft's decisions stop the thread too (x).
+func (c *confirmScreen) stops(v *env) bool {
+	it := c.prep.it
+	if it == nil {
+		return false
+	}
+	for _, dec := range v.drafts.peek(it).decisions {
+		if dec != nil && dec.Stop {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDiff reports whether the screen shows a diff (an edit of a call's

@@ -152,10 +152,12 @@ func (*detailScreen) view(v *env, r rect) string {
 
 func (*detailScreen) hints(v *env) []hint {
 	var out []hint
-	if it := v.items.current(); it != nil {
+	it := v.items.current()
+	if it != nil {
 		out = decisionHints(v, it)
 	}
-	return append(out, on(v.keys.Back, v.keys.Help)...)
+	out = append(out, moreHints(v, it)...)
+	return append(out, on(v.keys.Back, v.keys.Help, v.keys.Quit)...)
 }
 
 // conversation is a thread's messages, loaded on demand.

@@ -189,7 +189,7 @@ func (ed *editorScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back):
 		if v.items.get(ed.id) == nil {
 			// Not back to a detail that would now show another interrupt.
-			return []act{ed.save(), goHome{}, status{v.goneText(ed.id) + " What you typed is kept.", false}}
+			return []act{ed.save(), goHome{}, status{v.goneText(ed.id) + keptGone, false}}
 		}
 		if ed.fromForm {
 			return []act{ed.save(), toForm{ed}}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -101,6 +102,13 @@ func (m *Model) onFailures(fl *failedList) {
 			m.items.retry[it.ID] = &it
 		}
 	}
+}
+
+// same: fl reads as what is known already, so that the periodic reading
+// of an idle reviewer's failed threads draws nothing.
+func (fs *failedState) same(fl *failedList) bool {
+	return fl.err == nil && fs.err == nil && fl.auditErr == nil && fl.total == fs.total &&
+		reflect.DeepEqual(fl.list, fs.list) && reflect.DeepEqual(fl.sent, fs.sent)
 }
 
 // sentFor is the decision this machine sent to the failure's thread.
@@ -207,6 +215,8 @@ func (s *failuresScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		return []act{popScreen{}}
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}}
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
 	case key.Matches(msg, k.Open) && s.open == "":
 		if f := s.current(v); f != nil {
 			s.open = f.ThreadID
@@ -334,11 +344,19 @@ func (s *failuresScreen) text(v *env, w int) string {
 func (s *failuresScreen) hints(v *env) []hint {
 	k := v.keys
 	if s.open == "" {
-		return on(k.Open, k.Refresh, k.Back)
+		var out []hint
+		if len(v.failed.list) > 0 {
+			out = on(k.Open) // on "None." enter opens nothing
+		}
+		return append(out, on(k.Refresh, k.Back, k.Help, k.Quit)...)
 	}
 	var out []hint
 	if it := s.held(v); it != nil {
 		out = decisionHints(v, it)
 	}
-	return append(out, on(k.Conversation, k.Back)...)
+	cv := k.Conversation
+	if s.showCv {
+		cv = withHelp(cv, "hide conversation")
+	}
+	return append(out, on(cv, k.Back, k.Help, k.Quit)...)
 }

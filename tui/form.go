@@ -134,7 +134,7 @@ func (s *formScreen) handle(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back):
 		save := s.save()
 		if v.items.get(s.id) == nil {
-			return append(save, goHome{}, status{v.goneText(s.id) + " What you typed is kept.", false})
+			return append(save, goHome{}, status{v.goneText(s.id) + keptGone, false})
 		}
 		return append(save, popScreen{})
 	case key.Matches(msg, k.Accept):
@@ -239,8 +239,13 @@ func (s *formScreen) typed() (draftEdit, bool) {
 	if s.form.Root {
 		text = string(decide.FormDraft(s.form, nil, s.texts()))
 	}
-	if s.opened == "" && text == present.EditableJSON(decide.FormDraft(s.form, nil, newFormScreenTexts(s.form))) {
-		return e, false // nothing typed: no draft
+	if text == present.EditableJSON(decide.FormDraft(s.form, nil, newFormScreenTexts(s.form))) {
+		if s.opened == "" {
+			return e, false // nothing typed: no draft
+		}
+		// Back to what it holds unopened (a look at the JSON view
+		// leaves its "{}"): no draft either.
+		text = ""
 	}
 	e.feedback = &text
 	return e, true

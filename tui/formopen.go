@@ -32,7 +32,7 @@ func (m *Model) openForm(it *client.Interrupt, d *draft, t client.DecisionType) 
 	}
 	form, err := client.FormOf(it.ResponseSchema)
 	if err != nil || !formReads(form, d.feedback[d.slot]) {
-		why := "as JSON, checked against the answer schema"
+		why := "as JSON (the form cannot show what this draft holds)"
 		if err != nil {
 			why = "as JSON (" + strings.TrimPrefix(err.Error(), "no form for this schema: ") + ")"
 		}
@@ -129,14 +129,36 @@ func (m *Model) openAnswerJSON(it *client.Interrupt, d *draft, why string) (*edi
 }
 
 // formReads reports whether a draft can be shown in the form: empty, or
-// JSON of the form's shape (a draft being written as JSON that does not
-// parse yet stays in the JSON editor, where it was typed).
+// JSON of the form's shape that the fields hold whole (a draft being
+// written as JSON that does not parse yet, or holds a key no field shows
+// or a choice no list offers, stays in the JSON editor, where it was
+// typed: the form would drop it unsaid).
 func formReads(form *client.Form, text string) bool {
 	text = strings.TrimSpace(text)
 	if text == "" || form.Root {
 		return true
 	}
-	return strings.HasPrefix(text, "{") && json.Valid([]byte(text))
+	if !strings.HasPrefix(text, "{") || !json.Valid([]byte(text)) {
+		return false
+	}
+	// What the fields hold, opened on it, put back as JSON, must be it.
+	v := json.RawMessage(text)
+	texts := decide.FieldTexts(form, v)
+	shown := &formScreen{form: form}
+	for _, f := range form.Fields {
+		shown.fields = append(shown.fields, newFormField(f, texts[f.Name]))
+	}
+	return diff.Equal(decide.FormDraft(form, nil, shown.texts()), v)
+}
+
+// formJSON is what a form holds when it opens on no draft, as JSON: the
+// JSON view starts there, with no value the reviewer did not choose (empty
+// when the form makes none).
+func formJSON(form *client.Form) string {
+	if form.Root {
+		return ""
+	}
+	return present.EditableJSON(decide.FormDraft(form, nil, newFormScreenTexts(form)))
 }
 
 func newFormScreen(it *client.Interrupt, d *draft, form *client.Form) *formScreen {

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
 )
@@ -22,6 +23,9 @@ type helpScreen struct {
 	w      int // the width the page was laid out for
 	help   help.Model
 	groups [][]key.Binding // the key map, as help lists it (helpGroups)
+	// here are the keys of the screen help was opened from, said first:
+	// the bar there may have given some of them way to "…".
+	here []hint
 }
 
 func newHelpScreen(h help.Model, groups [][]key.Binding) *helpScreen {
@@ -34,7 +38,10 @@ func (s *helpScreen) resize(v *env) {
 }
 
 func (s *helpScreen) key(v *env, msg tea.KeyPressMsg) []act {
-	if key.Matches(msg, v.keys.Back, v.keys.Quit, v.keys.Help) {
+	if key.Matches(msg, v.keys.Quit) {
+		return []act{askQuit{}} // as on the screen help was opened from
+	}
+	if key.Matches(msg, v.keys.Back, v.keys.Help) {
 		return []act{popScreen{}}
 	}
 	scroll(&s.page, v.keys, msg)
@@ -44,9 +51,30 @@ func (s *helpScreen) key(v *env, msg tea.KeyPressMsg) []act {
 func (s *helpScreen) view(v *env, r rect) string {
 	if s.w != r.w {
 		s.w = r.w
-		s.page.SetContent(helpText(s.help, s.groups, r.w))
+		s.page.SetContent(hereText(v, s.here, r.w) + helpText(s.help, s.groups, r.w))
 	}
 	return pageView(v.st, v.keys, &s.page, r)
+}
+
+// hereText lists the keys of the screen help was opened from, wrapped.
+func hereText(v *env, hs []hint, w int) string {
+	var parts, off []string
+	for _, h := range hs {
+		hk := h.b.Help()
+		switch {
+		case h.off:
+			off = append(off, hk.Key)
+		case !sameBinding(h.b, v.keys.Help):
+			parts = append(parts, v.st.key.Render(hk.Key)+" "+hk.Desc)
+		}
+	}
+	if len(off) > 0 {
+		parts = append(parts, v.st.faint.Render("not allowed: "+strings.Join(off, " ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return v.st.bold.Render("Keys here") + "\n" + ansi.Wrap(strings.Join(parts, footerGap), max(w, 20), " ") + "\n\n" + v.st.bold.Render("Every key") + "\n"
 }
 
 func helpText(h help.Model, groups [][]key.Binding, w int) string {
@@ -63,7 +91,7 @@ func helpText(h help.Model, groups [][]key.Binding, w int) string {
 	return strings.Join(rows, "\n\n")
 }
 
-func (*helpScreen) hints(v *env) []hint { return on(v.keys.Back) }
+func (*helpScreen) hints(v *env) []hint { return on(v.keys.Back, v.keys.Quit) }
 
 // helpGroups is the key map less the keys this backend has no use for
 // (run controls where runs cannot be paused, the failed runs and the

@@ -69,7 +69,9 @@ func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back) && h.thread != "":
 		h.thread = ""
 	case key.Matches(msg, k.Quit):
-		return []act{askQuit{}} // q quits, as on every other screen
+		return []act{askQuit{}} // q quits, as on every screen it does not type on
+	case key.Matches(msg, k.Help):
+		return []act{openHelp{}}
 	case key.Matches(msg, k.Back, k.History):
 		return []act{popScreen{}}
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):
@@ -102,7 +104,8 @@ func (h *historyScreen) text(v *env, w int) string {
 		b.WriteString("\n\n" + v.st.faint.Render(name(v.keys.Back)+": back to the history"))
 		return b.String()
 	}
-	b.WriteString(v.st.title.Render("Decisions sent from this machine") + v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)") + "\n\n")
+	// Wrapped, never cut: the title and what enter does.
+	b.WriteString(ansi.Wrap(v.st.title.Render("Decisions sent from this machine")+v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)"), max(w, 20), " ") + "\n\n")
 	switch {
 	case h.err != nil:
 		b.WriteString(ansi.Wrap("Cannot read the audit log: "+safe(h.err.Error()), w, " "))
@@ -124,8 +127,9 @@ func (h *historyScreen) text(v *env, w int) string {
 }
 
 func (h *historyScreen) hints(v *env) []hint {
-	if h.thread == "" {
-		return on(v.keys.Open, v.keys.Back)
+	k := v.keys
+	if h.thread == "" && len(h.entries) > 0 {
+		return on(withHelp(k.Open, "conversation"), k.Back, k.Help, k.Quit)
 	}
-	return on(v.keys.Back)
+	return on(k.Back, k.Help, k.Quit)
 }

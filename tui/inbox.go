@@ -112,15 +112,32 @@ func (s *inboxScreen) hints(v *env) []hint {
 		return on(withHelp(k.Open, "keep the filter"), withHelp(k.Back, "clear it"))
 	}
 	var out []hint
-	if it := v.items.current(); it != nil {
+	it := v.items.current()
+	if it != nil {
 		out = decisionHints(v, it)
 		if !v.lay.wide {
 			out = append(out, hint{b: k.Open})
 		}
 	}
-	if len(v.failed.list) > 0 {
-		out = append(out, hint{b: k.Failures})
+	// Marked rows (or a filtered list): what A approves, and how to mark.
+	if n := len(bulkTargets(v.items, v.marked)); n > 0 {
+		what := "marked"
+		if len(v.marked) == 0 {
+			what = "shown"
+		}
+		out = append(out, hint{b: withHelp(k.ApproveAll, fmt.Sprintf("approve %d %s", n, what))})
 	}
+	if it != nil {
+		mark := withHelp(k.Mark, "mark")
+		if v.marked[it.ID] {
+			mark = withHelp(k.Mark, "unmark")
+		}
+		out = append(out, hint{b: mark, more: len(v.marked) == 0})
+	}
+	if v.items.filter != "" {
+		out = append(out, hint{b: withHelp(k.Back, "clear filter")})
+	}
+	out = append(out, moreHints(v, it)...)
 	return append(out, on(k.Filter, k.Help, k.Quit)...)
 }
 

@@ -61,6 +61,9 @@ type pacer struct {
 	active  bool // ticking at the full rate
 	drawn   int  // frames drawn
 	resting bool // a rest check is in flight
+	// oneProc: the process runs on one processor while the screen rests
+	// (procs.go; the standalone TUI only).
+	oneProc bool
 }
 
 // restMsg checks whether frames stopped coming.
@@ -88,6 +91,9 @@ func (p *pacer) drew() tea.Cmd {
 	if !p.active {
 		t.Reset(time.Second / activeFPS)
 		p.active = true
+		if p.oneProc {
+			restProcs(false)
+		}
 	}
 	return p.checkRest()
 }
@@ -111,6 +117,9 @@ func (p *pacer) onRest(msg restMsg) tea.Cmd {
 	if t := p.reach(); t != nil && p.active {
 		t.Reset(restEvery)
 		p.active = false
+		if p.oneProc {
+			restProcs(true)
+		}
 	}
 	return nil
 }

@@ -17,6 +17,16 @@ type signalQuitMsg struct{}
 // to each when it shuts down or a session idles out.
 func Stop() tea.Msg { return signalQuitMsg{} }
 
+// NewProgram is the program that runs m (made by New) with opts, its
+// renderer paced (pacer.go) as Run's is: what a host of many sessions (hitl
+// serve) runs, so that an idle session wakes once a second, not at the frame
+// rate. It sets the frame rate.
+func NewProgram(m *Model, opts ...tea.ProgramOption) *tea.Program {
+	p := tea.NewProgram(m, append(opts, tea.WithFPS(frameRate()))...)
+	m.pace.program = p
+	return p
+}
+
 // Run opens the app on the terminal and returns when the reviewer quits. The
 // terminal is restored on quit, on ctrl+c and on a panic (Bubble Tea's own
 // panic handler). When ctx ends (SIGHUP from a dropped SSH session,
@@ -32,8 +42,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// Signals come through ctx (main listens for SIGINT, SIGTERM, SIGHUP), so
 	// that they end the app the way ctrl+c does rather than at once.
-	p := tea.NewProgram(m, tea.WithoutSignalHandler(), tea.WithFPS(frameRate()))
-	m.pace.program = p
+	p := NewProgram(m, tea.WithoutSignalHandler())
+	m.pace.oneProc = true // the process is this reviewer's (procs.go)
+	defer restProcs(false)
 	go func() {
 		select {
 		case <-ctx.Done():

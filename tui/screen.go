@@ -63,6 +63,9 @@ type (
 type hint struct {
 	b   key.Binding
 	off bool
+	// more: shown where there is room; the bar gives it way before the
+	// keys of the screen's main work (help lists it).
+	more bool
 }
 
 // on makes hints of bindings that are all in force.
@@ -95,6 +98,8 @@ type env struct {
 	// canEnd: the backend has the ending capability; endsThreads: it can
 	// end a thread's work now.
 	canEnd, endsThreads bool
+	// conversational: the backend can list a thread's messages (c).
+	conversational bool
 	// sending: a decision is being sent; busy: that, or decisions of
 	// unknown outcome are being looked up; grace: decision keys are
 	// ignored (the list just changed under the cursor).
@@ -126,11 +131,12 @@ type env struct {
 // env is what the screens see now.
 func (m *Model) env() *env {
 	e, canEnd := m.opts.Backend.(client.Ender)
+	_, conversational := m.opts.Backend.(client.Conversational)
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
-		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(),
+		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(), conversational: conversational,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,

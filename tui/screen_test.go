@@ -155,7 +155,7 @@ func TestEditorScreenAlone(t *testing.T) {
 		t.Fatalf("hints offer to accept a gone interrupt: %+v", hs)
 	}
 	as = press(v, ed, "esc")
-	if len(as) != 3 || as[1] != (goHome{}) || !strings.Contains(only[status](t, as).text, "What you typed is kept.") {
+	if len(as) != 3 || as[1] != (goHome{}) || !strings.Contains(only[status](t, as).text, "What you typed is kept in drafts.json") {
 		t.Fatalf("esc after it left: %#v", as)
 	}
 

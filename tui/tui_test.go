@@ -917,7 +917,7 @@ func TestVanishedInterruptSaysWhoAnswered(t *testing.T) {
 		t.Fatal("sent")
 	}
 	h.keys("esc")
-	h.wantScreen("aaaa1111 was answered elsewhere (by bob", "What you typed is kept.")
+	h.wantScreen("aaaa1111 was answered elsewhere (by bob", "What you typed is kept in drafts.json")
 
 	h.keys("enter")
 	h.b.AnswerElsewhere(idOps, "carol", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"},{"type":"reject"}]}`)})

@@ -196,7 +196,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		m.backoff = min(m.backoff*2, 30*time.Second)
 		return pollAfter(m.backoff)
 	}
-	if m.fetchErr == nil && msg.failed == nil && !m.refetchAfter && m.clock.drawnFresh &&
+	if m.fetchErr == nil && (msg.failed == nil || m.failed.same(msg.failed)) && !m.refetchAfter && m.clock.drawnFresh &&
 		m.items.same(msg.items, msg.handled) && sameEntries(m.unknown, msg.unknown) {
 		// What was there is there: the screen stands (the poll of an idle
 		// reviewer costs no layout and no frame).
@@ -211,11 +211,19 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		m.onFailures(msg.failed)
 	}
 	shown := m.onScreen()
+	// Handled by another hitl on this machine (the same state folder) since
+	// the last listing, maybe after the server stopped listing it.
+	shownID := m.env().shown(m.top())
+	handledHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID]
 	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
 	var lookUp tea.Cmd
 	// Gone, and not by this reviewer's hand: while a decision is being
 	// sent, the one that took it may be the reviewer's own (its result says).
-	if shown != nil && !m.sending && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID] {
+	switch {
+	case m.sending:
+	case handledHere && m.items.get(shownID) == nil:
+		lookUp = m.lookUpHere(shownID) // the journal says how, and who
+	case shown != nil && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID]:
 		lookUp = m.lookUpWinner(*shown)
 	}
 	if moved {
@@ -259,7 +267,11 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		for _, ir := range r.Items {
 			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
 				m.items.handled[ir.ID] = true
+			}
+			if ir.Kind == decide.Sent {
 				delete(m.drafts, ir.ID)
+			} else if ir.Kind == decide.HandledElsewhere && m.drafts[ir.ID] != nil && m.drafts[ir.ID].touched() {
+				text += keptGone
 			}
 		}
 		m.setStatus(text, r.Kind == decide.Sent && r.Run.Status != client.Failed)
@@ -345,13 +357,9 @@ func (m *Model) persistDrafts() tea.Cmd {
 			}
 		}
 	}
-	for id := range m.drafts {
-		// An interrupt a failed run left is handled here, yet answerable
-		// again: its draft stays.
-		if m.items.handled[id] && m.items.retry[id] == nil {
-			delete(m.drafts, id)
-		}
-	}
+	// A draft of an interrupt handled elsewhere (another reviewer, or a
+	// command on this machine) stays: it is the reviewer's typed work, and
+	// the screens say it is kept (keptGone). Sending and discarding drop it.
 	b := m.drafts.encode()
 	if bytes.Equal(b, m.savedDrafts) {
 		return nil

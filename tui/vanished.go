@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -19,6 +20,9 @@ import (
 type winnerMsg struct {
 	id       string
 	standing client.Standing
+	// here: the answer is from this machine's journal (another hitl with
+	// the same state folder sent it), not from the server.
+	here bool
 }
 
 // onScreen is the interrupt the top screen shows or edits, if any.
@@ -55,6 +59,29 @@ func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
 	}
 }
 
+// lookUpHere reads in the journal how another hitl on this machine (a
+// command, another window: the same state folder) answered id; the answer
+// is a winnerMsg, none when the journal does not tell.
+func (m *Model) lookUpHere(id string) tea.Cmd {
+	j := m.opts.Journal
+	if j == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		e, ok := j.Last(id)
+		if !ok {
+			return nil
+		}
+		w := &client.Winner{Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
+		if len(w.Value) == 0 && len(e.Decisions) > 0 {
+			// No resume value (a reject that stops the thread ends it
+			// instead): the decisions say what was done.
+			w.Value, _ = json.Marshal(e.Decisions)
+		}
+		return winnerMsg{id: id, standing: client.Standing{ID: id, Presence: client.Answered, By: w}, here: true}
+	}
+}
+
 // goneKind is what became of an interrupt that left the list.
 type goneKind int
 
@@ -73,6 +100,7 @@ type gone struct {
 	kind goneKind
 	id   string
 	by   *client.Winner // who answered it, when, and what; or why it was withdrawn
+	here bool           // answered by another hitl on this machine (its journal says)
 }
 
 // goneOf reads a standing; ok is false while the interrupt still waits (a
@@ -96,7 +124,11 @@ func (g gone) sentence() string {
 	var text string
 	switch g.kind {
 	case goneAnswered:
-		text = present.ShortID(g.id) + " was answered elsewhere" + decide.WinnerText(g.by) + "."
+		where := " was answered elsewhere"
+		if g.here {
+			where = " was answered by another hitl on this machine"
+		}
+		text = present.ShortID(g.id) + where + decide.WinnerText(g.by) + "."
 	case goneWithdrawn:
 		text = present.ShortID(g.id) + " was withdrawn by its agent: " + g.by.Withdrawn + "."
 	default:
@@ -109,6 +141,9 @@ func (g gone) sentence() string {
 func (g gone) short() string {
 	switch g.kind {
 	case goneAnswered:
+		if g.here {
+			return "Answered by another hitl on this machine (see below); nothing of yours was sent."
+		}
 		return "Answered elsewhere (see below); nothing of yours was sent."
 	case goneWithdrawn:
 		return "Withdrawn by its agent (see below); nothing of yours was sent."
@@ -121,13 +156,14 @@ func (g gone) short() string {
 func (m *Model) onWinner(msg winnerMsg) {
 	// A look-up that crossed the reviewer's own send: its result, not this
 	// answer, says what became of the interrupt.
-	if m.sending || m.items.handled[msg.id] {
+	if m.sending || (m.items.handled[msg.id] && !msg.here) {
 		return
 	}
 	g, ok := goneOf(msg.id, msg.standing)
 	if !ok {
 		return // still waiting (a listing that missed it): nothing to say
 	}
+	g.here = msg.here
 	if m.gone == nil {
 		m.gone = map[string]gone{}
 	}
@@ -139,6 +175,11 @@ func (m *Model) onWinner(msg winnerMsg) {
 	}
 	m.setStatus(g.sentence(), false)
 }
+
+// keptGone says where the typed work on an interrupt that left the list
+// is: its draft stays in drafts.json (never lose typed work), though the
+// inbox no longer shows the interrupt.
+const keptGone = " What you typed is kept in drafts.json in the state folder."
 
 // goneShort is goneText in a few words, for the editor's error line.
 func goneShort(gs map[string]gone, id string) string {

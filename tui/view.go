@@ -59,7 +59,7 @@ func (m *Model) headerLine() string {
 	if !x.loaded && x.loading == nil {
 		s = "hitl · pending: not known yet" // nothing listed so far: 0 would be a guess
 	}
-	if i := x.index(); i >= 0 && len(x.shown) > 1 {
+	if i := x.index(); i >= 0 { // 1/1 too: the header always says where you are
 		s += fmt.Sprintf(" · %d/%d", i+1, len(x.shown))
 	}
 	if x.filter != "" || m.inbox.filtering {

@@ -60,6 +60,8 @@ type Request struct {
 	// Approval is where a team rule's approvals stand (a hub's
 	// coordinator says so), nil when none is asked or given.
 	Approval *client.Approval `json:"approval,omitempty"`
+	// Claims are the reviewers holding a draft of it (a hub lists them).
+	Claims []client.Claim `json:"claims,omitempty"`
 	// problem says why the entry cannot be read (Data then holds its bytes).
 	problem string
 }
@@ -82,8 +84,28 @@ func interruptOf(r Request, server string) client.Interrupt {
 		it.Payload = client.Parse(r.Data)
 	}
 	it.WithValue(r.Data)
-	it.Approval = r.Approval
+	it.Approval, it.Claims = r.Approval, r.Claims
+	ApprovedDecisions(&it)
 	return it
+}
+
+// ApprovedDecisions fills the decisions of the interrupt's pending
+// approval from its value: what every client shows as approved (and its
+// diff), and what a second approver confirms, encodes that very value
+// (client.DecisionsOf checks it does). A value hitl cannot read into the
+// interrupt's decisions leaves none: it is shown as it is, and cannot be
+// confirmed with one key.
+func ApprovedDecisions(it *client.Interrupt) {
+	a := it.Approval
+	if a == nil {
+		return
+	}
+	v := *a
+	v.Decisions = nil
+	if ds, err := client.DecisionsOf(&it.Payload, v.Value, client.EncodeOptions{}); err == nil && len(ds) == len(it.Actions) && len(ds) > 0 {
+		v.Decisions = ds
+	}
+	it.Approval = &v
 }
 
 // requestList is what /hitl/pending answers, read one request at a time
@@ -112,11 +134,13 @@ func decodeRequest(b []byte) Request {
 			return client.Into(v, &r.CreatedAt)
 		case "data":
 			r.Data = bytes.Clone(v) // client.Parse finds data too deep or too large
+		case "claims":
+			_ = json.Unmarshal(v, &r.Claims) // advice: unreadable, none
 		case "approval":
 			var a client.Approval
 			if json.Unmarshal(v, &a) == nil && len(a.Approvers) > 0 {
-				// What to confirm is the reviewer's own decision, typed
-				// and seen: a coordinator does not fill a draft.
+				// What was approved is read from its value (interruptOf),
+				// never taken from the coordinator's word.
 				a.Decisions = nil
 				r.Approval = &a
 			}

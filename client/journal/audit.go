@@ -41,6 +41,10 @@ const (
 	Busy Outcome = "busy"
 	// NotSent: the server certainly did not take it.
 	NotSent Outcome = "not-sent"
+	// ApprovalRecorded: a team rule's first approval, recorded on the hub
+	// and not sent; it counts toward the same decision's sending when
+	// another approver confirms it (their history says sent, naming both).
+	ApprovalRecorded Outcome = "approval-recorded"
 	// Unknown: hitl could not tell whether the server took it.
 	Unknown Outcome = "unknown"
 	// Lost: the server took it (it created a run), then lost the run: no

@@ -105,7 +105,9 @@ func targets(t *testing.T) []target {
 			single: graphInput{"agent", email()}, parallel: graphInput{"parallel", map[string]any{}},
 			bp: graphInput{"breakpoint", map[string]any{}}, slow: graphInput{"slow", map[string]any{}},
 			fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`{"sleep":1500}`),
-			longAnswer: json.RawMessage(`{"sleep":6000}`),
+			// 15 s: at 6 s a CI run on a loaded machine once took its
+			// first look after the run had ended, so nothing was joined.
+			longAnswer: json.RawMessage(`{"sleep":15000}`),
 			branches: func(t *testing.T, thread string) map[string]string {
 				_, body := call(t, "GET", u+"/threads/"+thread+"/state", nil)
 				var st struct {
@@ -699,7 +701,7 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 		go func() { _, b := call(t, "GET", tg.url+"/threads/"+thread+"/runs/"+r.RunID+"/stream", nil); done <- b }()
 		select {
 		case <-ch:
-		case <-time.After(30 * time.Second):
+		case <-time.After(45 * time.Second):
 			t.Fatal("no signal when the run paused again")
 		}
 		left := pendingOf(t, w)

@@ -73,6 +73,8 @@ type Backend struct {
 	// that waiting for it ends with the caller's ctx).
 	turn    chan struct{}
 	listing lister // what waits, kept up to date (listing.go)
+	// looker is the watcher's look, under turn (look.go).
+	looker looker
 
 	watching atomic.Int32 // Changes loops running
 	// lookEvery is how long the watcher waits between looks now (its
@@ -106,7 +108,7 @@ func New(opts Options) (*Backend, error) {
 	}
 	b := &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}
 	b.listing = lister{
-		search: b.searchPage,
+		search: b.firstPage, // searchPage, cheap for the watcher's look (look.go)
 		interrupts: func(ctx context.Context, t *thread) ([]client.Interrupt, error) {
 			return b.threadInterrupts(ctx, t, true)
 		},

@@ -127,9 +127,12 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			return
 		case <-timer.C:
 		case <-j.wake:
-			// A joined run paused or ended: its thread's status follows
-			// within milliseconds; look now, and again shortly.
-			quick = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond}
+			// A joined run paused or ended: its thread's status follows,
+			// within milliseconds on a quiet server, later on a loaded
+			// one. Look now, and again at doubling waits (about 1.3 s in
+			// all) until a look sees the change.
+			quick = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond,
+				160 * time.Millisecond, 320 * time.Millisecond, 640 * time.Millisecond}
 		}
 		at := time.Now()
 		changed, busy, err := b.look(ctx)
@@ -146,6 +149,7 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			took = (4*took + time.Since(at)) / 5
 			wait = max(b.opts.Live, 3*took)
 			if changed {
+				quick = nil // seen: the usual pace again
 				select {
 				case ch <- struct{}{}:
 				default: // one waiting signal is enough: the reader reads everything

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -503,7 +504,7 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	}
 	// alice again changes nothing.
 	code, out, errs = h.cliIn(alice, aliceToken, "approve", id)
-	if code == 0 || !strings.Contains(out+errs, "you approved this decision already (1 of 2 approvals: alice); Bash needs another approver: nothing sent") {
+	if code == 0 || !strings.Contains(out+errs, "you approved this decision already (1 of 2 approvals (alice)); Bash needs another approver, who confirms the same decision: nothing sent") {
 		t.Fatalf("alice twice: exit %d\n%s%s", code, out, errs)
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -535,6 +536,81 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	}
 }
 
+// An edit replaces the first approval of another decision: the approver
+// it replaced does not count toward the edit, nor toward what they
+// approved once it was replaced.
+func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
+	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
+	edit := func(id string) {
+		t.Helper()
+		code, out, errs := h.cli(bobToken, "edit", id, "--set", "command=npm publish --dry-run")
+		if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))") {
+			t.Fatalf("bob's edit: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	// alice's TUI shows what bob approved, and her approve key confirms
+	// that: his edit is sent, naming both.
+	p := h.hook("claude", strings.Replace(claudeBash, "sess-bash", "sess-tui", 1))
+	id := h.waitRequest("sess-tui")
+	if code, out, errs := h.cli(aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
+		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
+	}
+	edit(id)
+	// list and show say whose approval stands, and of what.
+	if code, out, errs := h.cli(aliceToken, "list"); code != 0 || !strings.Contains(out, "[1 of 2 approvals (bob: edit Bash)]") {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := h.cli(aliceToken, "show", id); code != 0 ||
+		!strings.Contains(out, `Approvals  1 of 2 approvals (bob: edit Bash with {"command":"npm publish --dry-run"`) {
+		t.Fatalf("show: exit %d\n%s%s", code, out, errs)
+	}
+	tui := startHookTUI(t, h, aliceToken, 100, 24)
+	tui.waitFor("[claude]", "1 of 2 approvals (bob)")
+	tui.keys("Enter")
+	tui.waitFor("1 of 2 approvals (bob): edit Bash with", `{"command":"npm publish --dry-`)
+	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
+	tui.keys("a")
+	tui.waitFor("Send this?", "Confirming bob's approval", "npm publish --dry-run")
+	tui.keys("y")
+	if code := p.finish(t, 20*time.Second); code != 0 || !strings.Contains(p.stdout.String(), `"behavior":"allow","updatedInput":{"command":"npm publish --dry-run"`) {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if st := h.standing(id); st["responded_by"] != "bob + alice" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+
+	p = h.hook("claude", claudeBash)
+	id = h.waitRequest("sess-bash")
+	aliceDir := t.TempDir()
+	if code, out, errs := h.cliIn(aliceDir, aliceToken, "approve", id); code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (alice) recorded for Bash") {
+		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
+	}
+	edit(id)
+	// bob's plain approve is not alice's (replaced): nothing is sent.
+	code, out, errs := h.cli(bobToken, "approve", id)
+	if code == 0 || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash") {
+		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if len(p.stdout.String()) != 0 || h.standing(id)["status"] != "pending" {
+		t.Fatalf("a replaced approval counted: %q %v", p.stdout.String(), h.standing(id))
+	}
+	// alice confirms bob's approve: sent, naming both.
+	if code, out, errs := h.cli(aliceToken, "approve", id); code != 0 {
+		t.Fatalf("alice's confirm: exit %d\n%s%s", code, out, errs)
+	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if st := h.standing(id); st["responded_by"] != "bob + alice" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+	// alice's history: her first approval was recorded, not a failure.
+	if code, out, errs := h.cliIn(aliceDir, aliceToken, "history"); code != 0 || !strings.Contains(out, "approval-recorded") || strings.Contains(out, "not-sent") {
+		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 // hookTUI is the reviewer's TUI in tmux on a socket of its own.
 type hookTUI struct {
 	t      *testing.T
@@ -556,7 +632,16 @@ func startHookTUI(t *testing.T, h *hubProc, token string, w, hgt int) *hookTUI {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		// The TUI writes its state as it ends: its directory goes after it.
+		out, _ := exec.Command("tmux", "-L", tt.socket, "list-panes", "-F", "#{pane_pid}").Output()
+		_ = exec.Command("tmux", "-L", tt.socket, "kill-server").Run()
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && syscall.Kill(pid, 0) == nil; {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
 	return tt
 }
 

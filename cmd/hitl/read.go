@@ -187,8 +187,13 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	wait := interval
 	failing := false
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
+	settled, _ := a.backend.(client.Settled)
+	var read uint64 // the version of the last listing, when settled says
 	for {
 		shown = nil
+		if settled != nil {
+			read, _ = settled.Settled()
+		}
 		its, err := a.pendingProgress(lctx, progress)
 		lctx = client.WatchedWillDo(ctx)
 		if shown != nil {
@@ -213,16 +218,31 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			hook.reportSkipped()
 		}
+	wait:
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(wait):
+			// Nothing changed since the last listing (the watcher would
+			// have said): no need to read it again.
+			if v, ok := settledAt(settled, changes); ok && !failing && v == read {
+				goto wait
+			}
 		case _, open := <-changes:
 			if !open {
 				changes = nil // the stream is gone: keep polling
 			}
 		}
 	}
+}
+
+// settledAt is the backend's version when its watcher runs and a periodic
+// listing would be answered from its reading (client.Settled).
+func settledAt(s client.Settled, changes <-chan struct{}) (uint64, bool) {
+	if s == nil || changes == nil {
+		return 0, false
+	}
+	return s.Settled()
 }
 
 // pendingProgress is app.pending, reporting a long listing's progress where

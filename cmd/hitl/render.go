@@ -136,6 +136,9 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	if d := present.Deadline(&it, now); d != "" {
 		badge += "[" + d + "] "
 	}
+	if a := present.ApprovalText(&it, false); a != "" {
+		badge += "[" + a + "] "
+	}
 	width := termWidth(w)
 	var row string
 	if width > 0 && width < 110 {
@@ -189,6 +192,11 @@ func printShow(w io.Writer, it client.Interrupt, again string) {
 	if who := present.Editing(it.Others("", time.Now()), time.Now()); who != "" {
 		// Claims (from a reviewer's TUI, yours included) are advice.
 		fmt.Fprintf(w, "Editing    %s: a decision now may race theirs\n", safe(who))
+	}
+	if it.Approval != nil {
+		// A team rule's approvals so far (a hub's inbox): an approver who
+		// sends the same decision confirms them.
+		fmt.Fprintf(w, "Approvals  %s: the same decision from another approver sends it\n", safe(present.ApprovalText(&it, true)))
 	}
 	fmt.Fprintf(w, "\n%s\n", safeBlock(it.Title))
 	if it.Description != "" {

@@ -40,8 +40,9 @@ lets decisions being sent finish, then closes every session.
 --http ADDR serves hitl's coordinator protocol to the same team: reviewers
 open it with hitl --backend events --url http://ADDR (their token in
 HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex) put their
-permission requests up with a publisher's token. Alone it needs no LangGraph
-server. See docs/hooks.md.
+permission requests up with a publisher's token. Beside --ssh it serves the
+LangGraph server's interrupts too, decided under the same roles and rules.
+Alone it needs no LangGraph server. See docs/hooks.md.
 
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
 interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
@@ -180,11 +181,16 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 
 	var up hub.Upstream = lg
 	var c *coord.Server
+	var door *hub.Door
 	if o.http != "" {
 		// The HTTP door's requests (coding agents' hooks) are in every
-		// session's inbox, beside the server's interrupts.
-		c = e.coordinator(liveTeam(current.Load))
+		// session's inbox, beside the server's interrupts; and the
+		// server's interrupts are on the HTTP door, beside its requests
+		// (door), decided by the path a session's decision takes.
+		door = &hub.Door{Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}, Log: logger}
+		c = e.coordinator(liveTeam(current.Load), door)
 		up = &oneInbox{Upstream: lg, c: c}
+		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}
 	shared := hub.NewShared(up)
 	shared.Team = current.Load
@@ -201,6 +207,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if door != nil {
+		door.Shared, door.Journal = shared, srv.JournalOf
 	}
 	// The hub's front doors. hitl serve --http adds its listener here.
 	doors := []listener{{name: "ssh", addr: o.ssh, serve: srv.Serve}}
@@ -225,6 +234,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
 	}
 	go shared.Watch(ctx, a.settings.PollInterval)
+	if door != nil {
+		go door.Watch(ctx, c.Announce)
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(doors))
 	for i, d := range doors {

@@ -22,8 +22,9 @@ func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByTo
 func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
 
 // coordinator is the hub's HTTP door: the coordinator protocol for the team.
-func (e *env) coordinator(t coord.Team) *coord.Server {
-	return coord.New(coord.Options{Team: t, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
+// inbox, when not nil, is the rest of the hub's inbox (hub.Door).
+func (e *env) coordinator(t coord.Team, inbox coord.Inbox) *coord.Server {
+	return coord.New(coord.Options{Team: t, Inbox: inbox, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
 }
 
 // serveCoord serves the coordinator on ln until ctx ends.
@@ -76,5 +77,5 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) er
 		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
 	}
 	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
-	return serveCoord(ctx, ln, e.coordinator(liveTeam(current.Load)))
+	return serveCoord(ctx, ln, e.coordinator(liveTeam(current.Load), nil))
 }

@@ -208,8 +208,8 @@ func (o *oneInbox) Approval(ctx context.Context, it client.Interrupt) (*client.A
 	}
 	for _, r := range o.c.Pending() {
 		if r.RequestID == it.ID && r.Approval != nil {
-			a := r.Approval
-			return &client.Approval{Approvers: a.Approvers, Needed: a.Needed, Value: a.Value, Tools: a.Tools, Since: a.Since}, nil
+			a := *r.Approval
+			return &a, nil
 		}
 	}
 	return nil, nil
@@ -219,11 +219,7 @@ func (o *oneInbox) RecordApproval(ctx context.Context, it client.Interrupt, a *c
 	if !o.mine(it.ID) {
 		return o.Upstream.RecordApproval(ctx, it, a)
 	}
-	var v *coord.ApprovalView
-	if a != nil {
-		v = &coord.ApprovalView{Approvers: a.Approvers, Needed: a.Needed, Value: a.Value, Tools: a.Tools, Since: a.Since}
-	}
-	if err := o.c.SetApproval(it.ID, v); err != nil && a != nil {
+	if err := o.c.SetApproval(it.ID, a); err != nil && a != nil {
 		return err
 	}
 	return nil

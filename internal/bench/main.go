@@ -46,7 +46,7 @@ type config struct {
 	idle          time.Duration
 	tuiIdle       time.Duration // the window of an idle TUI's CPU
 	coldRuns      int
-	only          string // comma-separated parts: real, demo, small, slow, cold
+	only          string // comma-separated parts: real, demo, small, slow, hub, cold
 }
 
 func (c config) part(name string) bool {
@@ -65,8 +65,13 @@ func main() {
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
 	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests (default 10s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
-	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, cold")
+	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, hub, cold")
+	floor := flag.String("floor", "", "run a bare poller against this URL (the bench runs it to measure a look's least cost)")
 	flag.Parse()
+	if *floor != "" {
+		runFloor(*floor)
+		return
+	}
 	def := func(v *int, full, smoke int) {
 		if *v == 0 {
 			*v = full
@@ -166,6 +171,17 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("slow link: %w", err)
 		}
 		tables = append(tables, t)
+	}
+	if b.part("hub") && (!b.smoke || b.only != "") { // hub.go
+		if _, err := exec.LookPath("ssh"); err != nil {
+			logf("hitl serve: left out: no ssh (apt-get install openssh-client)")
+		} else {
+			t, err := b.idleHub(ctx)
+			if err != nil {
+				return fmt.Errorf("hitl serve: %w", err)
+			}
+			tables = append(tables, t)
+		}
 	}
 	if b.part("cold") {
 		tables = append(tables, b.coldStart(ctx))
@@ -293,7 +309,7 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 	}
 	p50, p95 := pct(hitl.arrivals, 50), pct(hitl.arrivals, 95)
 	n50, n95 := pct(naiveLat, 50), pct(naiveLat, 95)
-	t.rows = append(t.rows, row{"arrival on `watch --json`, p50 / p95 (ms)", cells(
+	t.rows = append(t.rows, row{fmt.Sprintf("arrival on `watch --json`, p50 / p95 (ms; p95 target ≤ %d)", targetArrival.Milliseconds()), cells(
 		fmt.Sprintf("%s / %s", ms(p50), ms(p95)),
 		func(w watchStats) string {
 			return fmt.Sprintf("%s / %s", ms(pct(w.arrivals, 50)), ms(pct(w.arrivals, 95)))
@@ -327,6 +343,12 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 		ratio(float64(naive.bytes)/2, hitl.rate.bytes)+" (bytes)")})
 	hcpu := func(w watchStats) string { return fmt.Sprintf("%.1f", w.clientCPU) }
 	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
+	logf("%s: a bare Go poller, five looks a second", name)
+	floor, err := b.floorCPU(ctx, s.url)
+	if err != nil {
+		return t, err
+	}
+	t.rows = append(t.rows, row{"idle: a bare Go poller, the same look five times a second (net/http, no decoding): CPU, s an hour", cells(fmt.Sprintf("%.1f", floor), func(watchStats) string { return "" }, "", "")})
 	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
 	t.rows = append(t.rows, tui...)
 	if err != nil {

@@ -1,0 +1,128 @@
+package langgraph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hitl-sh/hitl/client/transport"
+)
+
+// The watcher's look, made cheap.
+//
+// A watcher looks five times a second, and when nothing changed every look
+// is the same request (the first page of the watermark poll) answered with
+// the same bytes. A look through the read client costs most of an idle
+// reviewer's CPU besides the runtime's wake-ups: the request body encoded
+// again, the client's middleware, the answer copied and decoded. So the
+// first page of a watermark poll is asked with bytes encoded once, on the
+// same connection (kept alive by the same transport), read into a buffer
+// kept from look to look, and decoded only when its bytes differ from the
+// last answer's: the same bytes are the same threads.
+//
+// Anything but a clean 200 (a transport error, another status, a body too
+// large or that does not decode) is asked again the usual way, whose
+// retries and error messages are the ones every read has.
+
+// looker is what the cheap look keeps from one look to the next.
+type looker struct {
+	req  []byte   // the body of the look's request
+	buf  []byte   // the last answer's bytes (decoded into page)
+	page []thread // the last answer, decoded (given out as copies)
+	read bytes.Buffer
+}
+
+// isLook: q is the first page of a watermark poll.
+func isLook(q query) bool {
+	return q.offset == 0 && q.limit == watermarkPage && q.ids == nil && q.status == "" && slices.Equal(q.sel, lightSelect)
+}
+
+// firstPage is searchPage for the first page of a watermark poll, cheap
+// when the answer did not change.
+func (b *Backend) firstPage(ctx context.Context, q query) ([]thread, answered, error) {
+	if !isLook(q) {
+		return b.searchPage(ctx, q)
+	}
+	page, a, ok := b.looker.ask(ctx, b, q)
+	if !ok {
+		return b.searchPage(ctx, q)
+	}
+	return page, a, nil
+}
+
+// ask makes the look; ok is false when it should be asked the usual way.
+func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answered, bool) {
+	if l.req == nil {
+		body := map[string]any{
+			"limit":      q.limit,
+			"offset":     q.offset,
+			"sort_by":    "updated_at",
+			"sort_order": "desc",
+			"select":     q.sel,
+		}
+		if meta := b.filters(); len(meta) > 0 {
+			body["metadata"] = meta
+		}
+		req, err := json.Marshal(body)
+		if err != nil {
+			return nil, answered{}, false
+		}
+		l.req = req
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.Reads.BaseURL+"/threads/search", bytes.NewReader(l.req))
+	if err != nil {
+		return nil, answered{}, false
+	}
+	req.Header = b.Reads.Header.Clone() // what the read client sends, extra headers and key included
+	b.Header(req.Header)                // and the bearer token, which it keeps apart
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := b.Reads.GetClient().Do(req)
+	if err != nil {
+		return nil, answered{}, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // the connection stays open
+		return nil, answered{}, false
+	}
+	l.read.Reset()
+	if _, err := l.read.ReadFrom(io.LimitReader(resp.Body, transport.MaxBody+1)); err != nil || l.read.Len() > transport.MaxBody {
+		return nil, answered{}, false
+	}
+	if l.page == nil || !bytes.Equal(l.read.Bytes(), l.buf) {
+		var page threadPage
+		if err := page.DecodeJSON(l.read.Bytes()); err != nil {
+			l.page = nil
+			return nil, answered{}, false
+		}
+		l.page = page
+		l.buf = append(l.buf[:0], l.read.Bytes()...)
+	}
+	a := answered{total: -1}
+	if n, err := strconv.Atoi(resp.Header.Get("X-Pagination-Total")); err == nil {
+		a.total = n
+	}
+	a.date, _ = http.ParseTime(resp.Header.Get("Date"))
+	return slices.Clone(l.page), a, true // a few threads: the caller may keep them
+}
+
+// Settled is client.Settled: the view's version, and whether a
+// WatchedWillDo listing taken now would be answered from it (the test
+// PendingProgress makes), while no refresh holds the turn.
+func (b *Backend) Settled() (uint64, bool) {
+	select {
+	case b.turn <- struct{}{}:
+	default:
+		return 0, false // a look (or a listing) is under way
+	}
+	defer b.unlock()
+	v := &b.listing.view
+	ok := !v.done.Before(v.started) && b.watching.Load() > 0 && b.lookEvery.Load() > 0 &&
+		time.Since(v.done) < time.Duration(b.lookEvery.Load())+b.opts.Live/2
+	return v.version, ok
+}

@@ -1,0 +1,335 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/decide"
+)
+
+// Door is the hub's inbox on its HTTP door (hitl serve --http beside
+// --ssh): the shared watcher's interrupts, listed as the events protocol
+// lists requests (coord.Inbox), and a decision on one taken by the path a
+// session's takes: the reviewer is the token's, the decision goes through
+// the decision pipeline (the reviewer's audit log, verification of what
+// took effect) to the shared backend's Resume, where the team's roles and
+// rules are enforced. `hitl --backend events --url http://HUB` is then a
+// reviewer of the whole inbox, bound by the same two-person rule.
+type Door struct {
+	Shared *Shared
+	// Journal is a reviewer's journal (the one their SSH sessions use).
+	Journal func(reviewer string) (*journal.Journal, error)
+	// Encoding is how the hub spells decisions (its edit dialect).
+	Encoding client.EncodeOptions
+	// Skip reports the ids the door does not serve: the coordinator's own
+	// requests, which the shared listing holds too.
+	Skip func(id string) bool
+	Log  *slog.Logger
+
+	mu       sync.Mutex
+	seen     map[string]client.Interrupt // listed lately, by id
+	seenList []string
+	answered map[string]doorAnswer // taken through the door, by interrupt id
+}
+
+// doorAnswer is a decision the door saw take effect.
+type doorAnswer struct {
+	decisionID, reviewer string
+	value                json.RawMessage
+	at                   time.Time
+}
+
+// maxSeen bounds what the door remembers of interrupts no longer listed.
+const maxSeen = 10000
+
+// doorRequest is an interrupt as the events protocol lists a request.
+type doorRequest struct {
+	RequestID string           `json:"request_id"`
+	Agent     string           `json:"agent"`
+	SessionID string           `json:"session_id"`
+	CreatedAt time.Time        `json:"created_at"`
+	Data      json.RawMessage  `json:"data"`
+	Approval  *client.Approval `json:"approval,omitempty"`
+	Claims    []client.Claim   `json:"claims,omitempty"`
+}
+
+func requestOf(it client.Interrupt) ([]byte, error) {
+	// The approval's decisions are listed for every client to show; hitl's
+	// read them again from its value (client/events).
+	a := it.Approval
+	data := it.Raw
+	if len(data) == 0 {
+		data = json.RawMessage("null")
+	}
+	return json.Marshal(doorRequest{RequestID: it.ID, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt,
+		Data: data, Approval: a, Claims: it.Claims})
+}
+
+// listed is the shared listing, without what the door does not serve.
+func (d *Door) listed(ctx context.Context, fresh bool) ([]client.Interrupt, error) {
+	if !fresh {
+		ctx = client.WatchedWillDo(ctx) // the watcher's listing: it costs the server nothing
+	}
+	items, err := d.Shared.Pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := items[:0]
+	for _, it := range items {
+		if d.Skip != nil && d.Skip(it.ID) {
+			continue
+		}
+		out = append(out, it)
+	}
+	d.remember(out)
+	return out, nil
+}
+
+func (d *Door) remember(items []client.Interrupt) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.seen == nil {
+		d.seen = map[string]client.Interrupt{}
+	}
+	for _, it := range items {
+		if _, ok := d.seen[it.ID]; !ok {
+			d.seenList = append(d.seenList, it.ID)
+		}
+		d.seen[it.ID] = it
+	}
+	for len(d.seenList) > maxSeen {
+		delete(d.seen, d.seenList[0])
+		delete(d.answered, d.seenList[0])
+		d.seenList = d.seenList[1:]
+	}
+}
+
+// Requests lists the server's interrupts, oldest first.
+func (d *Door) Requests(ctx context.Context) ([]json.RawMessage, error) {
+	items, err := d.listed(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, 0, len(items))
+	for i := len(items) - 1; i >= 0; i-- { // listed newest first
+		b, err := requestOf(items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Owns: an interrupt the door listed.
+func (d *Door) Owns(id string) bool {
+	if d.Skip != nil && d.Skip(id) {
+		return false
+	}
+	d.mu.Lock()
+	_, ok := d.seen[id]
+	d.mu.Unlock()
+	if ok {
+		return true
+	}
+	// Not listed yet to anyone through the door: the shared listing says.
+	items, err := d.listed(context.Background(), false)
+	return err == nil && slices.ContainsFunc(items, func(it client.Interrupt) bool { return it.ID == id })
+}
+
+// Standing says where an interrupt the door listed stands.
+func (d *Door) Standing(ctx context.Context, id string) (map[string]any, bool) {
+	d.mu.Lock()
+	it, ok := d.seen[id]
+	ans, mine := d.answered[id]
+	d.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	out := map[string]any{"request_id": id, "agent": it.GraphID, "session_id": it.ThreadID, "created_at": it.CreatedAt}
+	st, err := d.Shared.Standing(ctx, []client.Interrupt{it})
+	if err != nil || len(st) != 1 {
+		return nil, false
+	}
+	switch st[0].Presence {
+	case client.Waiting, client.ThreadBusy:
+		out["status"] = "pending"
+		if it.Approval != nil {
+			out["approvals"] = it.Approval.Approvers
+		}
+	default:
+		out["status"] = "answered"
+		if w := st[0].By; w != nil {
+			out["responded_by"], out["response"], out["answered_at"] = w.Reviewer, w.Value, w.At
+		}
+		if mine {
+			out["decision_id"], out["responded_by"], out["response"], out["answered_at"] = ans.decisionID, ans.reviewer, ans.value, ans.at
+		}
+	}
+	return out, true
+}
+
+// decisionIDs are what a decision id may look like (a client's own: its
+// journal and the run's metadata name it).
+var decisionIDs = regexp.MustCompile(`^[0-9A-Za-z_-]{8,64}$`)
+
+// Respond takes reviewer's answer to interrupt id, by the path an SSH
+// session's decision takes.
+func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.RawMessage, decisionID string) (int, any) {
+	refuse := func(code int, msg string) (int, any) {
+		d.logf("decision refused", "reviewer", reviewer, "interrupt", id, "door", "http", "why", msg)
+		return code, map[string]any{"error": statusText(code), "message": msg, "request_id": id}
+	}
+	items, err := d.listed(ctx, false)
+	if err != nil {
+		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+err.Error())
+	}
+	i := slices.IndexFunc(items, func(it client.Interrupt) bool { return it.ID == id })
+	if i < 0 {
+		// Not in the watcher's listing (yet, or any more): the server says.
+		if items, err = d.listed(ctx, true); err == nil {
+			i = slices.IndexFunc(items, func(it client.Interrupt) bool { return it.ID == id })
+		}
+	}
+	if i < 0 {
+		if st, ok := d.Standing(ctx, id); ok && st["status"] == "answered" {
+			msg := "already handled elsewhere; nothing sent"
+			if by, _ := st["responded_by"].(string); by != "" {
+				msg = fmt.Sprintf("already handled elsewhere (by %s); nothing sent", by)
+			}
+			return 409, map[string]any{"error": "Conflict", "message": msg, "request_id": id, "status": "answered", "responded_by": st["responded_by"]}
+		}
+		return refuse(404, "no request "+id)
+	}
+	it := items[i]
+	switch {
+	case it.Problem != "":
+		return refuse(422, "this interrupt cannot be read ("+it.Problem+"): nothing sent")
+	case it.Schema == client.SchemaBreakpoint:
+		return refuse(422, "a breakpoint is continued in an SSH session of the hub, not through its HTTP door: nothing sent")
+	}
+	ds, err := client.DecisionsOf(&it.Payload, response, d.Encoding)
+	if err != nil {
+		return refuse(422, err.Error()+": nothing sent")
+	}
+	if !decisionIDs.MatchString(decisionID) {
+		decisionID = decide.NewID()
+	}
+	j, err := d.Journal(reviewer)
+	if err != nil {
+		return refuse(500, "the hub cannot open "+reviewer+"'s audit log, so nothing was sent: tell whoever runs it")
+	}
+	p := &decide.Pipeline{Backend: d.Shared, Journal: j, Reviewer: reviewer, Encoding: d.Encoding}
+	sub := &client.Submission{DecisionID: decisionID, Reviewer: reviewer, ThreadID: it.ThreadID,
+		Items: []client.Item{{Interrupt: it, Decisions: ds, Resume: client.Resume{Value: response}}}}
+	// A decision that left is followed and recorded whatever the client
+	// does meanwhile (it may hang up; the hub may be told to stop).
+	sctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(ctx), doorKey{}, "http"), 2*time.Minute)
+	defer cancel()
+	res := p.Send(sctx, sub)
+	// What it changed (an approval recorded, an interrupt answered) is
+	// everyone's at once: every session and the door's event stream.
+	_, _ = d.listed(sctx, true)
+	body := map[string]any{"request_id": id, "message": res.Text()}
+	switch res.Kind {
+	case decide.Sent:
+		d.mu.Lock()
+		if d.answered == nil {
+			d.answered = map[string]doorAnswer{}
+		}
+		d.answered[id] = doorAnswer{decisionID: decisionID, reviewer: reviewer, value: response, at: time.Now().UTC()}
+		d.mu.Unlock()
+		body["status"], body["responded_by"], body["decision_id"], body["run_id"] = "resolved", reviewer, decisionID, res.Run.RunID
+		if len(sub.Approvers) > 0 {
+			body["approvers"] = sub.Approvers
+		}
+		return 200, body
+	case decide.NotSent:
+		if cause := errors.Unwrap(res.Err()); errors.Is(res.Err(), client.ErrAwaitingApproval) && cause != nil {
+			body["status"], body["message"] = "awaiting_approvals", cause.Error()
+			return 202, body
+		}
+		body["error"] = "Not sent"
+		return 424, body // certain: nothing was taken
+	case decide.HandledElsewhere:
+		body["error"], body["status"] = "Conflict", "answered"
+		return 409, body
+	case decide.Busy:
+		body["error"] = "Locked"
+		return 423, body
+	case decide.Lost:
+		body["error"] = "Not taken"
+		return 424, body
+	}
+	body["error"] = "Unknown"
+	return 502, body // Unknown: the client looks again (GET /hitl/requests/{id})
+}
+
+// Watch announces the shared listing's changes on the door's event stream
+// until ctx ends: hitl_asked for an interrupt that came (or whose
+// approvals changed), hitl_answered for one that left.
+func (d *Door) Watch(ctx context.Context, announce func(typ string, v any)) {
+	changes := d.Shared.Changes(ctx)
+	prev := map[string]string{}
+	look := func(tell bool) {
+		items, err := d.listed(ctx, false)
+		if err != nil {
+			return
+		}
+		now := map[string]string{}
+		for _, it := range items {
+			key := it.UpdatedAt.String() + "|" + it.Approval.Words()
+			now[it.ID] = key
+			if old, ok := prev[it.ID]; tell && (!ok || old != key) {
+				if b, err := requestOf(it); err == nil {
+					announce("hitl_asked", json.RawMessage(b))
+				}
+			}
+		}
+		for id := range prev {
+			if _, ok := now[id]; !ok && tell {
+				announce("hitl_answered", map[string]any{"request_id": id, "status": "answered"})
+			}
+		}
+		prev = now
+	}
+	look(false)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-changes:
+			if !ok {
+				return
+			}
+			look(true)
+		}
+	}
+}
+
+func (d *Door) logf(msg string, args ...any) {
+	if d.Log != nil {
+		d.Log.Info(msg, args...)
+	}
+}
+
+func statusText(code int) string {
+	switch code {
+	case 404:
+		return "Not Found"
+	case 422:
+		return "Unprocessable Entity"
+	case 502:
+		return "Bad Gateway"
+	}
+	return "Error"
+}
