@@ -76,6 +76,11 @@ type Receipt struct {
 	Acknowledged bool
 	// RunID is the run the resume started, when the backend has runs.
 	RunID string
+	// ReasonInConversation: an ending (Resume.End) wrote its reason into
+	// the thread's conversation, as the result of each pending tool call.
+	// False when the interrupt had no tool calls to answer: the reason is
+	// then only in hitl's audit log.
+	ReasonInConversation bool
 }
 
 // Presence is where an interrupt stands on the server.

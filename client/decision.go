@@ -386,7 +386,11 @@ func Consequences(p *Payload, ds []Decision) []string {
 		if end.Kind == EndStop {
 			what = "every call is rejected"
 		}
-		notes = append(notes, fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; the reason is put in the conversation as each call's result", end.Words(), what))
+		where := "the reason is put in the conversation as each call's result"
+		if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
+			where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; %s", end.Words(), what, where))
 	}
 	// LangChain: "Do not use respond to deny side-effecting tools, because
 	// its message is treated as a successful tool result."

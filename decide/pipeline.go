@@ -263,6 +263,13 @@ func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc
 		}
 	}
 	res.Run.RunID = rc.RunID
+	res.reasonInConv = rc.ReasonInConversation
+	if !rc.Acknowledged && len(s.Items) == 1 {
+		// The answer was lost: the shape says whether tool calls got the
+		// reason (the LangGraph backend writes it for the middleware's).
+		it := s.Items[0].Interrupt
+		res.reasonInConv = it.Payload.Schema == client.SchemaMiddleware && len(it.Payload.Actions) > 0
+	}
 	res.Kind = HandledElsewhere
 	for _, v := range verdicts {
 		k := HandledElsewhere

@@ -64,6 +64,10 @@ type Result struct {
 	// waiting after the run that were seen waiting before it (not new).
 	sentAt       time.Time
 	waitedBefore map[string]bool
+	// reasonInConv: an ending's reason was written into the conversation
+	// (as each pending tool call's result); otherwise it is only in the
+	// audit log.
+	reasonInConv bool
 }
 
 func (r *Result) fail(k Kind, cause error) *Result {
@@ -120,14 +124,14 @@ func (e *OutcomeError) Is(target error) bool {
 func (r *Result) Text() string {
 	s := r.Submission
 	ids := shortIDs(s.IDs())
-	thread := inert.Line(present.ShortThreadID(s.ThreadID))
+	thread := inert.Line(present.ThreadName(s.ThreadID))
 	switch r.Kind {
 	case Sent:
 		head := fmt.Sprintf("Sent %s for %s (thread %s)", r.what(), ids, thread)
 		msg := head + ": " + runText(r.Run, r.waitedBefore)
 		if end := s.Items[0].Resume.End; end != nil && r.Run.Status == client.Finished {
 			head = fmt.Sprintf("%s %s (thread %s)", strings.ToUpper(end.Words()[:1])+end.Words()[1:], ids, thread)
-			msg = head + ": the thread's work ended there: no tool ran and the agent was not asked again (the reason is in the conversation)."
+			msg = head + ": the thread's work ended there: no tool ran and the agent was not asked again" + r.reasonWhere(end) + "."
 		}
 		if others := r.elsewhere(); others != "" {
 			msg += " " + others
@@ -150,6 +154,19 @@ func (r *Result) Text() string {
 			ids, inert.Line(causeText(r.cause)), present.ShortID(s.IDs()[0]))
 	}
 	return string(r.Kind)
+}
+
+// reasonWhere says where an ending's reason was kept: in the conversation
+// when it answered tool calls there, otherwise in hitl's audit log only
+// (an interrupt without tool calls gets nothing written in its thread).
+func (r *Result) reasonWhere(end *client.Ending) string {
+	switch {
+	case r.reasonInConv:
+		return " (the reason is in the conversation, as each call's result)"
+	case strings.TrimSpace(end.Reason) != "":
+		return " (the reason is in hitl's audit log only, `hitl history`: this interrupt had no tool calls, so nothing was written in the conversation)"
+	}
+	return " (nothing was written in the conversation: this interrupt had no tool calls)"
 }
 
 func causeText(err error) string {

@@ -40,6 +40,7 @@ func (s *Server) Spawn(graph string, input map[string]any) (string, error) {
 		return t.ID, err
 	}
 	t.UpdatedAt = time.Now()
+	t.StateAt = t.UpdatedAt
 	if len(t.Interrupts) > 0 || len(t.Next) > 0 {
 		t.Status = "interrupted"
 	}

@@ -38,9 +38,12 @@ type Server struct {
 }
 
 type thread struct {
-	ID         string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	ID        string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// StateAt is when the state last changed (its checkpoint's
+	// created_at): a metadata PATCH (a claim) moves UpdatedAt, not this.
+	StateAt    time.Time
 	Metadata   map[string]any
 	Status     string // idle | busy | interrupted | error
 	Values     map[string]any
@@ -236,7 +239,7 @@ func (s *Server) newThread(meta map[string]any) *thread {
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	t := &thread{ID: newUUID(), CreatedAt: now, UpdatedAt: now, Metadata: meta, Status: "idle", Values: map[string]any{}, Checkpoint: newUUID()}
+	t := &thread{ID: newUUID(), CreatedAt: now, UpdatedAt: now, StateAt: now, Metadata: meta, Status: "idle", Values: map[string]any{}, Checkpoint: newUUID()}
 	s.threads[t.ID] = t
 	return t
 }
@@ -344,7 +347,7 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, 200, map[string]any{
 		"values": t.Values, "next": next, "tasks": tasks, "metadata": t.Metadata,
-		"created_at": t.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		"created_at": t.StateAt.UTC().Format(time.RFC3339Nano),
 		"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_id": t.Checkpoint, "checkpoint_ns": ""},
 	})
 }
@@ -398,6 +401,7 @@ func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 	t.History = append(t.History, checkpointRec{ID: id, Parent: t.Checkpoint, Metadata: map[string]any{"source": "update", "step": len(t.History)}})
 	t.Checkpoint = id
 	t.UpdatedAt = time.Now()
+	t.StateAt = t.UpdatedAt
 	writeJSON(w, 200, map[string]any{"checkpoint": map[string]any{"thread_id": t.ID, "checkpoint_ns": "", "checkpoint_id": id}})
 }
 
@@ -607,6 +611,7 @@ func (s *Server) execute(ru *run, t *thread, g Graph, req runRequest, prevStatus
 		id := newUUID()
 		t.History = append(t.History, checkpointRec{ID: id, Parent: t.Checkpoint, Metadata: meta})
 		t.Checkpoint = id
+		t.StateAt = t.UpdatedAt
 	}
 	switch {
 	case err != nil:

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -203,15 +204,50 @@ func ShortID(id string) string {
 	return id
 }
 
-// ShortThreadID is a thread id as lists and messages show it: its first 8
-// characters, or for a UUIDv7 (the Python Agent Server's thread ids) its
-// last 8. A UUIDv7 begins with a millisecond clock, so the threads made
-// within a minute or so share their first 8 characters; its end is random.
+// ShortThreadID is a thread id as lists show it, in a column of 8: its
+// first 8 characters, or for a UUIDv7 (the Python Agent Server's thread
+// ids) its last 8. A UUIDv7 begins with a millisecond clock, so the threads
+// made within a minute or so share their first 8 characters; its end is
+// random.
 func ShortThreadID(id string) string {
 	if uuidV7(id) {
 		return id[len(id)-8:]
 	}
 	return ShortID(id)
+}
+
+// ThreadName is a thread id as messages name it ("Sent approve for …
+// (thread …)"). A UUID (the Agent Servers' thread ids) is shortened as
+// ShortThreadID does; any other id (a session name, "session-2") is shown
+// whole up to 16 characters, and past that cut to 15 with the cut marked
+// (…): cutting "session-2" to "session-" would hide which session it is.
+func ThreadName(id string) string {
+	switch {
+	case uuidLike(id):
+		return ShortThreadID(id)
+	case utf8.RuneCountInString(id) <= 16:
+		return id
+	}
+	return string([]rune(id)[:15]) + "…"
+}
+
+// uuidLike reports whether id has the form of a UUID (any version).
+func uuidLike(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return false
+		}
+	}
+	return true
 }
 
 // ThreadMatches reports whether ref (4+ characters, any case) names thread

@@ -274,7 +274,7 @@ func TestApproveSendsExactlyOnceAndRemembers(t *testing.T) {
 	if got := h.sent(idEmail); got != `{"decisions":[{"type":"approve"}]}` {
 		t.Fatalf("sent %s", got)
 	}
-	h.wantScreen("Sent approve for aaaa1111 (thread thread-a): the run finished.", "No pending interrupts")
+	h.wantScreen("Sent approve for aaaa1111 (thread thread-aaaa): the run finished.", "No pending interrupts")
 	if !h.j.IsHandled(idEmail) {
 		t.Fatal("not recorded as handled")
 	}

@@ -279,6 +279,13 @@ func (s *threadState) DecodeJSON(b []byte) error {
 		case "metadata":
 			// Unreadable metadata names no run: no evidence, not an error.
 			_ = json.Unmarshal(v, &s.Metadata)
+		case "created_at":
+			// Optional: one that cannot be read is not used (the thread's
+			// updated_at stands in for it).
+			var at time.Time
+			if json.Unmarshal(v, &at) == nil && !at.IsZero() {
+				s.CreatedAt = &at
+			}
 		}
 		return err
 	}).Err()

@@ -149,7 +149,7 @@ func (b *Backend) end(ctx context.Context, s *client.Submission) (client.Receipt
 	if created.RunID == "" {
 		return client.Receipt{}, &client.SendError{Err: fmt.Errorf("end thread %s: the server answered without a run id", s.ThreadID), MaybeSent: true}
 	}
-	return client.Receipt{Acknowledged: true, RunID: created.RunID}, nil
+	return client.Receipt{Acknowledged: true, RunID: created.RunID, ReasonInConversation: body["as_node"] != "__end__"}, nil
 }
 
 // endReason is the text each unanswered call gets as its result.

@@ -41,6 +41,14 @@ func (b *Backend) threadInterrupts(ctx context.Context, t *thread, cached bool) 
 	if err != nil {
 		return nil, err
 	}
+	if t.StateUpdatedAt == nil && f.state != nil && f.state.CreatedAt != nil {
+		// The JS server has no state_updated_at: the state's checkpoint
+		// says when it last changed, so that a claim on one branch (a
+		// PATCH that moved updated_at) does not make its siblings new.
+		tt := *t
+		tt.StateUpdatedAt = f.state.CreatedAt
+		t = &tt
+	}
 	if n == 0 {
 		return b.stateInterrupts(t, f.state), nil
 	}

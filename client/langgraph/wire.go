@@ -80,6 +80,9 @@ type threadState struct {
 	// Metadata is the current checkpoint's: run_id names the run that
 	// wrote it.
 	Metadata map[string]any `json:"metadata"`
+	// CreatedAt is when the current checkpoint was written: when the
+	// state last changed, which a metadata PATCH (a claim) does not move.
+	CreatedAt *time.Time `json:"created_at"`
 }
 
 type stateTask struct {

@@ -88,7 +88,8 @@ func TestCLIOnEventsBackend(t *testing.T) {
 		t.Fatalf("list: %+v", its)
 	}
 	q := shapes["questions"]
-	must(t, hitl(t, "", append(args, "respond", q.ID, "-m", "ship it", "--answer", "yes", "--answer", "no")...), 0, "Sent respond")
+	// The thread is named whole: "session-2" is not cut to "session-".
+	must(t, hitl(t, "", append(args, "respond", q.ID, "-m", "ship it", "--answer", "yes", "--answer", "no")...), 0, "(thread "+q.ThreadID+")")
 	if got := string(fake.Answers[q.ID]); got != `{"decision":"edit","feedback":"ship it","answers":["yes","no"]}` {
 		t.Fatalf("the agent got %s", got)
 	}

@@ -184,6 +184,7 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 			r := s.hitl("", args...)
 			must(t, r, 0, c.said+" "+it.ID[:8])
 			must(t, r, 0, "no tool ran")
+			must(t, r, 0, "the reason is in the conversation")
 			var st struct {
 				Status string `json:"status"`
 			}
@@ -211,6 +212,31 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 			must(t, s.hitl("", "history", "-n", "1"), 0, c.history)
 			// A second attempt sends nothing.
 			must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		}
+	})
+}
+
+// Dismissing an interrupt without tool calls (a prompt, an Agent Inbox
+// request) writes nothing in the conversation: the CLI says the reason is
+// in the audit log only, before and after, and history has it.
+func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, role := range []string{"prompt", "inbox"} {
+			th := s.start(role, map[string]any{"topic": "single"})
+			it := s.onlyPending(th)
+			r := s.hitl("", "dismiss", it.ID, "-m", "asked by phone")
+			must(t, r, 0, "Dismissed "+it.ID[:8])
+			if strings.Contains(r.stdout+r.stderr, "in the conversation") && !strings.Contains(r.stdout+r.stderr, "nothing was written in the conversation") {
+				t.Fatalf("%s: claims the reason is in the conversation:\n%s%s", role, r.stdout, r.stderr)
+			}
+			must(t, r, 0, "the reason is in hitl's audit log only")
+			if !strings.Contains(r.stderr, "the reason stays in hitl's audit log only") {
+				t.Fatalf("%s: the note before sending does not say where the reason goes:\n%s", role, r.stderr)
+			}
+			if c := s.hitl("", "conversation", s.threadRef(th)); strings.Contains(c.stdout, "asked by phone") {
+				t.Fatalf("%s: the conversation has the reason after all; the words are wrong:\n%s", role, c.stdout)
+			}
+			must(t, s.hitl("", "history", "--json", "-n", "1"), 0, "asked by phone")
 		}
 	})
 }
@@ -275,9 +301,16 @@ func TestApproveAllByTool(t *testing.T) {
 		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
 		must(t, r, 0, "--dry-run: nothing sent.")
 		for _, it := range []listed{e1, e2} {
-			if !strings.Contains(r.stdout, it.ID[:8]+"  thread "+it.ThreadID[:8]+"  send_email(to=") {
+			if !strings.Contains(r.stdout, it.ID[:8]+"  thread "+s.threadRef(it.ThreadID)+"  send_email(to=") {
 				t.Fatalf("the list does not name %s:\n%s", it.ID[:8], r.stdout)
 			}
+			// As a single --dry-run, it prints what would be sent.
+			if !strings.Contains(r.stdout, "thread "+it.ThreadID+", one resume:") {
+				t.Fatalf("no resume value for %s:\n%s", it.ID[:8], r.stdout)
+			}
+		}
+		if !strings.Contains(r.stdout, `"approve"`) {
+			t.Fatalf("the resume values do not say approve:\n%s", r.stdout)
 		}
 		if len(s.pending(e1.ThreadID)) != 1 {
 			t.Fatal("--dry-run sent")
@@ -374,4 +407,54 @@ func TestDryRunOfAnEndingSaysWhatItDoes(t *testing.T) {
 	if got := out.String(); strings.Contains(got, "null") || !strings.Contains(got, "rejected and stopped: no resume value") {
 		t.Fatalf("--dry-run printed %q", got)
 	}
+}
+
+// show of an interrupt that no longer waits says what became of it, as a
+// read: decided here (from the audit log), or answered elsewhere (by whom,
+// as the server tells), never "nothing sent".
+func TestShowOfADecidedInterruptSaysWhatBecameOfIt(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		here := s.onlyPending(s.agent("email"))
+		must(t, s.hitl("", "--reviewer", "dana", "approve", here.ID), 0, "Sent approve")
+		r := s.hitl("", "show", here.ID)
+		must(t, r, 3, "no longer waits: it was decided from this machine: approve by dana at ")
+		if strings.Contains(r.stdout+r.stderr, "nothing sent") {
+			t.Fatalf("show speaks of sending:\n%s", r.stderr)
+		}
+		// The decision is still refused with the words of a decision.
+		must(t, s.hitl("", "approve", here.ID), 3, "already handled from this machine")
+
+		there := s.onlyPending(s.agent("ops")) // listed: seen pending here
+		mine := envOf(t).getenv("XDG_STATE_HOME")
+		envOf(t).set("XDG_STATE_HOME", t.TempDir()) // another machine
+		must(t, s.hitl("", "--reviewer", "bob", "reject", there.ID, "-m", "no"), 0, "Sent reject")
+		envOf(t).set("XDG_STATE_HOME", mine)
+		r = s.hitl("", "show", there.ID)
+		must(t, r, 3, "no longer waits: it was answered elsewhere (by bob")
+		if strings.Contains(r.stdout+r.stderr, "nothing sent") {
+			t.Fatalf("show speaks of sending:\n%s", r.stderr)
+		}
+	})
+}
+
+// Ending the work of a fan-out thread is refused while its other branches
+// wait, and refused first: no note about what the ending would do.
+func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.start("fanout", map[string]any{"topic": "a,b"})
+		its := s.pending(th)
+		if len(its) < 2 {
+			t.Fatalf("fan-out: %+v", its)
+		}
+		for _, args := range [][]string{{"reject", its[0].ID, "-m", "no", "--stop"}, {"dismiss", its[0].ID}} {
+			r := s.hitl("", args...)
+			must(t, r, 3, "which also waits at 1 other interrupt(s)")
+			if strings.Contains(r.stderr, "note:") {
+				t.Fatalf("%s: a note before the refusal:\n%s", args[0], r.stderr)
+			}
+			if p := s.pending(th); len(p) != len(its) {
+				t.Fatalf("%s: pending %d, was %d", args[0], len(p), len(its))
+			}
+		}
+	})
 }

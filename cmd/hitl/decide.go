@@ -70,7 +70,8 @@ to the tool NAME (--graph G and --match TEXT narrow it: TEXT is looked for in th
 summary and the arguments). It first lists each interrupt it approves (id, thread,
 the arguments' summary) and each it refuses (approve not allowed, or other tools
 among its calls), then sends one resume per thread (the branches of a thread
-together) and reports each outcome. --dry-run lists and sends nothing.`,
+together) and reports each outcome. --dry-run lists them, prints each resume
+value (per thread) and sends nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all || tool != "" || match != "" {
 				if !all || tool == "" {
@@ -131,7 +132,7 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 				continue
 			}
 		}
-		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
 		if len(others) > 0 {
 			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(others, ", ")+" (approve it by id after reading it)")
 			continue
@@ -161,7 +162,7 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 		fmt.Fprintf(e.stdout, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
 		for _, d := range drafts {
 			it := d.Interrupt
-			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.Summary(it))
+			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
 		}
 	}
 	if len(refused) > 0 {
@@ -173,11 +174,14 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 	if len(drafts) == 0 {
 		return nothingErr("nothing approved")
 	}
-	if f.dryRun {
-		fmt.Fprintln(e.stdout, "--dry-run: nothing sent.")
-		return nil
-	}
 	err = e.sendPrepared(ctx, a, drafts, f)
+	if f.dryRun {
+		// sendPrepared printed each resume value, as a single --dry-run does.
+		if err == nil {
+			fmt.Fprintln(e.stdout, "--dry-run: nothing sent.")
+		}
+		return err
+	}
 	if err == nil && len(refused) > 0 {
 		return &exitErr{exitNothing, errAlreadyPrinted}
 	}
@@ -226,13 +230,15 @@ func dismissCmd(e *env) *cobra.Command {
 		Long: `dismiss ends the thread's work at the interrupt without resuming it (Agent
 Inbox's "mark as resolved"): the tools it asks about never run, the agent is not
 run again, and the thread ends idle. Each pending tool call gets, as its result in
-the conversation, "Dismissed by the reviewer" and the reason. Audited and verified
-as every decision; history shows it as "dismissed" (LangGraph only).`,
+the conversation, "Dismissed by the reviewer" and the reason; an interrupt without
+tool calls (a prompt, an Agent Inbox request) gets nothing written in the thread,
+and the reason stays in hitl's audit log (hitl history). Audited and verified as
+every decision; history shows it as "dismissed" (LangGraph only).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Dismiss, Text: f.message}))
 		},
 	}
-	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason, put in the conversation")
+	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason: each tool call's result in the conversation, and in the audit log")
 	f.register(cmd, false)
 	return cmd
 }
@@ -778,6 +784,9 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 	if err != nil {
 		return refusal(err)
 	}
+	if err := a.endsAlone(drafts); err != nil {
+		return err
+	}
 	printEdits(e, drafts)
 	for _, d := range drafts {
 		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
@@ -821,6 +830,30 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 	}
 	if code != exitOK {
 		return &exitErr{code, errAlreadyPrinted}
+	}
+	return nil
+}
+
+// endsAlone refuses, before anything is said or sent, to end the work of a
+// thread that also waits at other interrupts (fan-out branches): ending it
+// would drop them too. The backend refuses it as well; refusing here keeps
+// the note that says what an ending does from being printed for nothing.
+func (a *app) endsAlone(drafts []decide.Draft) error {
+	for _, d := range drafts {
+		if end, _ := client.Ends(d.Decisions); end == nil {
+			continue
+		}
+		var others []string
+		for _, it := range a.waiting {
+			if it.ThreadID == d.Interrupt.ThreadID && it.ID != d.Interrupt.ID {
+				others = append(others, present.ShortID(it.ID))
+			}
+		}
+		if len(others) > 0 {
+			end, _ := client.Ends(d.Decisions)
+			return nothingErr("refused, nothing sent: %s ends the whole work of thread %s, which also waits at %d other interrupt(s) (%s): that would drop them too; answer them first",
+				end.Words(), safe(present.ThreadName(d.Interrupt.ThreadID)), len(others), safe(strings.Join(others, ", ")))
+		}
 	}
 	return nil
 }
@@ -890,7 +923,7 @@ func endingText(end *client.Ending) string {
 	if end.Reason != "" {
 		reason = fmt.Sprintf("%q", end.Reason)
 	}
-	return fmt.Sprintf("(%s: no resume value; the thread's work ends at this interrupt, the reason (%s) standing in for each pending tool call's result; the thread ends idle)", end.Words(), safe(reason))
+	return fmt.Sprintf("(%s: no resume value; the thread's work ends at this interrupt, the reason (%s) standing in for each pending tool call's result, or, with no tool call, kept in hitl's audit log only; the thread ends idle)", end.Words(), safe(reason))
 }
 
 // printDryRun prints what would be sent: the resume value (one interrupt),

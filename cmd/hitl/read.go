@@ -67,6 +67,7 @@ func showCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.reading = true
 			it, err := a.find(cmd.Context(), args[0])
 			if err != nil {
 				return err

@@ -46,6 +46,13 @@ type app struct {
 	journal  *journal.Journal
 	stderr   io.Writer       // for warnings (journalWarn)
 	warned   map[string]bool // the warnings said already
+	// reading: the id is looked up to be read (hitl show), not decided:
+	// an interrupt that no longer waits is told as what became of it, not
+	// as a decision refused.
+	reading bool
+	// waiting is what findAll last read as waiting on the server (handled
+	// ones left out), for checks across a thread before sending.
+	waiting []client.Interrupt
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -264,6 +271,12 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		return nil, err
 	}
 	handled := a.sift(all).Handled
+	a.waiting = a.waiting[:0]
+	for _, it := range all {
+		if !handled[it.ID] {
+			a.waiting = append(a.waiting, it)
+		}
+	}
 	var out []client.Interrupt
 	seen := map[string]bool{}
 	add := func(it client.Interrupt) {
@@ -331,6 +344,16 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		return client.Interrupt{}, usageErr("%q matches %d interrupts; give more characters:\n%s", safe(id), len(matches), strings.Join(lines, "\n"))
 	case len(matches) == 1 && !handled[matches[0].ID]:
 		return matches[0], nil
+	case handledMatch != "" && a.reading:
+		msg := fmt.Sprintf("interrupt %s no longer waits: it was decided from this machine", safe(handledMatch))
+		if e, ok := a.journal.Last(handledMatch); ok {
+			by := ""
+			if e.Reviewer != "" {
+				by = " by " + safe(e.Reviewer)
+			}
+			msg += fmt.Sprintf(": %s%s at %s, %s", present.Decided(e), by, e.Time.Local().Format(time.DateTime), present.Outcome(e))
+		}
+		return client.Interrupt{}, nothingErr("%s (hitl history shows the decision)", msg)
 	case handledMatch != "":
 		msg := fmt.Sprintf("interrupt %s was already handled from this machine", safe(handledMatch))
 		if e, ok := a.journal.Last(handledMatch); ok {
@@ -346,8 +369,14 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 			switch st[0].Presence {
 			case client.Answered:
 				_ = a.journal.MarkHandled(it.ID)
+				if a.reading {
+					return client.Interrupt{}, nothingErr("%s no longer waits: it was answered elsewhere%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
+				}
 				return client.Interrupt{}, nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
 			case client.Gone:
+				if a.reading {
+					return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
+				}
 				return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
 			}
 		}
