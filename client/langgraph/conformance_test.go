@@ -687,6 +687,24 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 			RunID string `json:"run_id"`
 		}
 		json.Unmarshal(body, &r)
+		// The Python server queues a run (a second or more on a loaded
+		// machine) and the thread turns busy only when it starts: the
+		// watcher's one look must find it running, or there is nothing
+		// to join.
+		// (The embedded server's run is 300 ms long and starts at once.)
+		for deadline := time.Now().Add(15 * time.Second); tg.kind != ""; time.Sleep(50 * time.Millisecond) {
+			_, body := call(t, "GET", tg.url+"/threads/"+thread, nil)
+			var th struct {
+				Status string `json:"status"`
+			}
+			json.Unmarshal(body, &th)
+			if th.Status == "busy" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the thread never turned busy: %s", body)
+			}
+		}
 		// Looks an hour apart: the signal can only come from the joined run.
 		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: time.Hour})
 		if err != nil {
