@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/hitl-sh/hitl/client/transport"
@@ -58,17 +57,7 @@ func (b *Backend) firstPage(ctx context.Context, q query) ([]thread, answered, e
 // ask makes the look; ok is false when it should be asked the usual way.
 func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answered, bool) {
 	if l.req == nil {
-		body := map[string]any{
-			"limit":      q.limit,
-			"offset":     q.offset,
-			"sort_by":    "updated_at",
-			"sort_order": "desc",
-			"select":     q.sel,
-		}
-		if meta := b.filters(); len(meta) > 0 {
-			body["metadata"] = meta
-		}
-		req, err := json.Marshal(body)
+		req, err := json.Marshal(b.searchBody(q))
 		if err != nil {
 			return nil, answered{}, false
 		}
@@ -103,12 +92,7 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 		l.page = page
 		l.buf = append(l.buf[:0], l.read.Bytes()...)
 	}
-	a := answered{total: -1}
-	if n, err := strconv.Atoi(resp.Header.Get("X-Pagination-Total")); err == nil {
-		a.total = n
-	}
-	a.date, _ = http.ParseTime(resp.Header.Get("Date"))
-	return slices.Clone(l.page), a, true // a few threads: the caller may keep them
+	return slices.Clone(l.page), answeredOf(resp.Header), true // a few threads: the caller may keep them
 }
 
 // Settled is client.Settled: the view's version, and whether a

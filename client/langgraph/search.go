@@ -63,6 +63,21 @@ type answered struct {
 
 // searchPage asks for one page.
 func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, answered, error) {
+	var page threadPage // one unreadable thread is one item, not a failed listing
+	resp, err := b.Reads.R().SetContext(ctx).SetBody(b.searchBody(q)).Post("/threads/search")
+	if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
+		if resp == nil || resp.StatusCode() != http.StatusNotFound {
+			return nil, answered{total: -1}, err
+		}
+		// Every Agent Server has this route: the URL is not one.
+		return nil, answered{total: -1}, fmt.Errorf("%v; POST /threads/search is on every LangGraph server: is --url (or HITL_URL) the server's base address, without a path?", err)
+	}
+	return []thread(page), answeredOf(resp.Header()), nil
+}
+
+// searchBody is the body of the /threads/search that q asks (look.go
+// sends the same, encoded once).
+func (b *Backend) searchBody(q query) map[string]any {
 	body := map[string]any{
 		"limit":      q.limit,
 		"offset":     q.offset,
@@ -78,21 +93,17 @@ func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, answered, 
 	} else if meta := b.filters(); len(meta) > 0 {
 		body["metadata"] = meta
 	}
-	var page threadPage // one unreadable thread is one item, not a failed listing
-	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/search")
-	if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
-		if resp == nil || resp.StatusCode() != http.StatusNotFound {
-			return nil, answered{total: -1}, err
-		}
-		// Every Agent Server has this route: the URL is not one.
-		return nil, answered{total: -1}, fmt.Errorf("%v; POST /threads/search is on every LangGraph server: is --url (or HITL_URL) the server's base address, without a path?", err)
-	}
+	return body
+}
+
+// answeredOf reads what a search's answer says in its headers.
+func answeredOf(h http.Header) answered {
 	a := answered{total: -1}
-	if n, err := strconv.Atoi(resp.Header().Get("X-Pagination-Total")); err == nil {
+	if n, err := strconv.Atoi(h.Get("X-Pagination-Total")); err == nil {
 		a.total = n
 	}
-	a.date, _ = http.ParseTime(resp.Header().Get("Date"))
-	return []thread(page), a, nil
+	a.date, _ = http.ParseTime(h.Get("Date"))
+	return a
 }
 
 // countOf is the server's count of matches from a first page, or -1 when it
