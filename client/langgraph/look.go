@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/hitl-sh/hitl/client/transport"
 )
 
 // The watcher's look, made cheap.
@@ -34,6 +32,7 @@ type looker struct {
 	buf  []byte   // the last answer's bytes (decoded into page)
 	page []thread // the last answer, decoded (given out as copies)
 	read bytes.Buffer
+	conn lookConn // the look's own connection (lookconn.go)
 }
 
 // isLook: q is the first page of a watermark poll.
@@ -70,17 +69,12 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 	req.Header = b.Reads.Header.Clone() // what the read client sends, extra headers and key included
 	b.Header(req.Header)                // and the bearer token, which it keeps apart
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.Reads.GetClient().Do(req)
-	if err != nil {
-		return nil, answered{}, false
+	hc := b.Reads.GetClient()
+	resp, err := l.conn.do(ctx, hc, req, &l.read)
+	if errors.Is(err, errNoDirect) {
+		resp, err = viaClient(hc, req, &l.read)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // the connection stays open
-		return nil, answered{}, false
-	}
-	l.read.Reset()
-	if _, err := l.read.ReadFrom(io.LimitReader(resp.Body, transport.MaxBody+1)); err != nil || l.read.Len() > transport.MaxBody {
+	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil, answered{}, false
 	}
 	if l.page == nil || !bytes.Equal(l.read.Bytes(), l.buf) {
@@ -93,6 +87,20 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 		l.buf = append(l.buf[:0], l.read.Bytes()...)
 	}
 	return slices.Clone(l.page), answeredOf(resp.Header), true // a few threads: the caller may keep them
+}
+
+// viaClient makes the look through the read client's http.Client (a proxy,
+// or a transport the look's own connection does not copy), reading the
+// answer's body into out as lookConn.do does.
+func viaClient(hc *http.Client, req *http.Request, out *bytes.Buffer) (*http.Response, error) {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := readAnswer(resp, out); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // Settled is client.Settled: the view's version, and whether a

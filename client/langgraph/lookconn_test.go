@@ -1,0 +1,201 @@
+package langgraph_test
+
+// The look's own connection (lookconn.go): one connection for the
+// watcher's looks, closed when the watcher stops, over TLS as configured,
+// with the read client's cookies, and a server that closes connections.
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/demo"
+)
+
+// connCounter counts a test server's connections opened and closed.
+type connCounter struct{ opened, closed atomic.Int64 }
+
+func (c *connCounter) watch(hs *httptest.Server) {
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			c.opened.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			c.closed.Add(1)
+		}
+	}
+}
+
+// The watcher's looks share one connection, which the watcher closes when
+// it stops (a connection left to the read client's pool would stay open).
+func TestLookConnectionGoesWithTheWatcher(t *testing.T) {
+	t.Parallel()
+	srv := demo.New()
+	srv.Seed(3)
+	var searches atomic.Int64
+	h := srv.Handler()
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			searches.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	var cc connCounter
+	cc.watch(hs)
+	hs.Start()
+	t.Cleanup(hs.Close)
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}, Live: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingOf(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := b.Changes(ctx)
+	looks := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); searches.Load() < n; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the watcher made %d searches in 5 s", searches.Load())
+			}
+		}
+	}
+	looks(searches.Load() + 5) // the watcher's first looks
+	opened, closed := cc.opened.Load(), cc.closed.Load()
+	looks(searches.Load() + 30)
+	if o, c := cc.opened.Load()-opened, cc.closed.Load()-closed; o != 0 || c != 0 {
+		t.Fatalf("30 idle looks opened %d connections and closed %d (want one kept)", o, c)
+	}
+	cancel()
+	for range ch {
+	}
+	for deadline := time.Now().Add(5 * time.Second); cc.closed.Load() == closed; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the look's connection stayed open after the watcher stopped")
+		}
+	}
+}
+
+// Over https (the profile's insecure setting, since the test server's
+// certificate is its own), with an auth proxy's cookie: the looks carry the
+// cookie, list what the server lists, and keep one connection.
+func TestLookOverTLSWithCookies(t *testing.T) {
+	t.Parallel()
+	srv := demo.New()
+	srv.Seed(4)
+	h := srv.Handler()
+	var mu sync.Mutex
+	var searches, without int
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			mu.Lock()
+			searches++
+			if ck, err := r.Cookie("session"); err != nil || ck.Value != "s1" {
+				without++
+			}
+			mu.Unlock()
+		}
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s1", Path: "/"})
+		h.ServeHTTP(w, r)
+	}))
+	var cc connCounter
+	cc.watch(hs)
+	hs.StartTLS()
+	t.Cleanup(hs.Close)
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL, InsecureSkipVerify: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := pendingOf(t, b)
+	pendingOf(t, b)
+	mu.Lock()
+	before, withoutBefore := searches, without
+	mu.Unlock()
+	opened := cc.opened.Load()
+	for range 10 {
+		if got := pendingOf(t, b); len(got) != len(first) {
+			t.Fatalf("an idle poll over TLS listed %d interrupts, then %d", len(first), len(got))
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if searches-before != 10 || without != withoutBefore {
+		t.Errorf("10 idle polls: %d searches, %d of them without the session cookie", searches-before, without-withoutBefore)
+	}
+	if n := cc.opened.Load() - opened; n != 0 {
+		t.Errorf("10 idle polls over TLS opened %d connections", n)
+	}
+}
+
+// A server that closes every connection after its answer: each look
+// dials again, asks once, and lists what is there.
+func TestLookServerClosesConnections(t *testing.T) {
+	t.Parallel()
+	srv := demo.New()
+	srv.Seed(4)
+	h := srv.Handler()
+	var searches atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			searches.Add(1)
+		}
+		w.Header().Set("Connection", "close")
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := pendingOf(t, b)
+	pendingOf(t, b)
+	before := searches.Load()
+	for range 10 {
+		if got := pendingOf(t, b); len(got) != len(first) {
+			t.Fatalf("an idle poll listed %d interrupts, then %d", len(first), len(got))
+		}
+	}
+	if n := searches.Load() - before; n != 10 {
+		t.Errorf("10 idle polls made %d searches (want one each)", n)
+	}
+}
+
+// A look the caller gives up on ends at once, even if the server never
+// answers.
+func TestLookCancelledEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := demo.New()
+	srv.Seed(2)
+	h := srv.Handler()
+	var hang atomic.Bool
+	release := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" && hang.Load() {
+			<-release
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { close(release); hs.Close() })
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingOf(t, b)
+	pendingOf(t, b)
+	hang.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	at := time.Now()
+	if _, err := b.Pending(ctx); err == nil {
+		t.Fatal("a poll of a server that never answers succeeded")
+	}
+	if d := time.Since(at); d > 3*time.Second {
+		t.Fatalf("a poll given 200 ms ended after %s", d)
+	}
+}
