@@ -1,60 +1,141 @@
 package main
 
-// What a look costs at the least: a bare Go poller (net/http, one
-// kept-alive connection, no decoding) asking the watcher's look, the first
-// page of a watermark poll, five times a second. Its CPU is the floor
-// under `hitl watch`'s: what five looks a second cost any Go program here,
-// the runtime's wake-ups included.
+// What a look costs at the least. Three bare Go programs, run side by side
+// in one window (the same load on the machine for each), wake five times a
+// second, hitl's default look rate:
+//
+//   - wake: does nothing else (what waking costs any Go program here: the
+//     timer, the runtime's monitor thread);
+//   - look: asks the watcher's look, the first page of a watermark poll, on
+//     one kept-alive connection, written and read on the asking goroutine
+//     (as hitl's look does: client/langgraph/lookconn.go), decoding nothing;
+//   - nethttp: the same look through net/http (as hitl's look did before),
+//     whose connection hands each request between goroutines.
+//
+// Their CPU is the floor under `hitl watch`'s at five looks a second.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"time"
 )
 
-// floorEvery is the look interval of the bare poller: hitl's default.
+// floorEvery is the look interval of the bare pollers: hitl's default.
 const floorEvery = 200 * time.Millisecond
 
-// runFloor is the bare poller (bench -floor URL): it looks until killed.
-func runFloor(u string) {
+// floorModes are the bare programs, in the order the bench shows them.
+var floorModes = []string{"wake", "look", "nethttp"}
+
+// runFloor is a bare program (bench -floor URL -floor-mode MODE): it wakes
+// until killed.
+func runFloor(mode, u string) {
 	body, _ := json.Marshal(map[string]any{"limit": 4, "offset": 0, "sort_by": "updated_at", "sort_order": "desc",
 		"select": []string{"thread_id", "status", "created_at", "updated_at"}})
 	var buf bytes.Buffer
-	for {
-		time.Sleep(floorEvery)
-		resp, err := http.Post(u+"/threads/search", "application/json", bytes.NewReader(body))
-		if err != nil {
-			continue
+	switch mode {
+	case "wake":
+		for {
+			time.Sleep(floorEvery)
 		}
-		buf.Reset()
-		_, _ = io.Copy(&buf, resp.Body)
-		resp.Body.Close()
+	case "nethttp":
+		for {
+			time.Sleep(floorEvery)
+			resp, err := http.Post(u+"/threads/search", "application/json", bytes.NewReader(body))
+			if err != nil {
+				continue
+			}
+			buf.Reset()
+			_, _ = io.Copy(&buf, resp.Body)
+			resp.Body.Close()
+		}
+	case "look":
+		pu, err := url.Parse(u)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		var conn net.Conn
+		var br *bufio.Reader
+		var bw *bufio.Writer
+		for {
+			time.Sleep(floorEvery)
+			if conn == nil {
+				if conn, err = net.Dial("tcp", pu.Host); err != nil {
+					conn = nil
+					continue
+				}
+				br, bw = bufio.NewReader(conn), bufio.NewWriter(conn)
+			}
+			req, _ := http.NewRequest(http.MethodPost, u+"/threads/search", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := func() (*http.Response, error) {
+				if err := req.Write(bw); err != nil {
+					return nil, err
+				}
+				if err := bw.Flush(); err != nil {
+					return nil, err
+				}
+				return http.ReadResponse(br, req)
+			}()
+			if err != nil {
+				conn.Close()
+				conn = nil
+				continue
+			}
+			buf.Reset()
+			_, _ = io.Copy(&buf, resp.Body)
+			resp.Body.Close()
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "-floor-mode: %q is not one of %v\n", mode, floorModes)
+		os.Exit(2)
 	}
 }
 
-// floorCPU runs the bare poller against u for b.idle and returns its CPU,
-// in seconds an hour.
-func (b *bench) floorCPU(ctx context.Context, u string) (float64, error) {
+// floorCPU runs the bare programs against u side by side for b.idle and
+// returns each one's CPU (floorModes' order), in seconds an hour.
+func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, self, "-floor", u)
-	if err := b.spawn(cmd); err != nil {
-		return 0, err
+	var cmds []*exec.Cmd
+	defer func() {
+		for _, cmd := range cmds {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	for _, mode := range floorModes {
+		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", mode)
+		if err := b.spawn(cmd); err != nil {
+			return nil, err
+		}
+		cmds = append(cmds, cmd)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	time.Sleep(3 * time.Second) // started, connected
-	cpu0, at := procCPU(cmd.Process.Pid), time.Now()
+	at := time.Now()
+	cpu0 := make([]time.Duration, len(cmds))
+	for i, cmd := range cmds {
+		cpu0[i] = procCPU(cmd.Process.Pid)
+	}
 	select {
 	case <-time.After(b.idle):
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return nil, ctx.Err()
 	}
-	return perHour(procCPU(cmd.Process.Pid)-cpu0, time.Since(at)), nil
+	out := make([]float64, len(cmds))
+	for i, cmd := range cmds {
+		out[i] = perHour(procCPU(cmd.Process.Pid)-cpu0[i], time.Since(at))
+	}
+	return out, nil
 }

@@ -63,13 +63,14 @@ func main() {
 	flag.IntVar(&c.big, "big", 0, "pending interrupts behind the slow link (default 10000; smoke 1000)")
 	flag.DurationVar(&c.delay, "delay", 40*time.Millisecond, "round trip added by the slow link")
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
-	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests (default 10s; smoke 2s)")
+	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests and CPU (default 30s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
 	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, hub, cold")
-	floor := flag.String("floor", "", "run a bare poller against this URL (the bench runs it to measure a look's least cost)")
+	floor := flag.String("floor", "", "run a bare program against this URL (the bench runs them to measure a look's least cost)")
+	floorMode := flag.String("floor-mode", "look", "with -floor: wake (only wake), look (one goroutine, as hitl) or nethttp")
 	flag.Parse()
 	if *floor != "" {
-		runFloor(*floor)
+		runFloor(*floorMode, *floor)
 		return
 	}
 	def := func(v *int, full, smoke int) {
@@ -343,12 +344,18 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 		ratio(float64(naive.bytes)/2, hitl.rate.bytes)+" (bytes)")})
 	hcpu := func(w watchStats) string { return fmt.Sprintf("%.1f", w.clientCPU) }
 	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
-	logf("%s: a bare Go poller, five looks a second", name)
-	floor, err := b.floorCPU(ctx, s.url)
+	logf("%s: bare Go programs waking five times a second", name)
+	floors, err := b.floorCPU(ctx, s.url)
 	if err != nil {
 		return t, err
 	}
-	t.rows = append(t.rows, row{"idle: a bare Go poller, the same look five times a second (net/http, no decoding): CPU, s an hour", cells(fmt.Sprintf("%.1f", floor), func(watchStats) string { return "" }, "", "")})
+	for i, what := range []string{
+		"a Go program that only wakes",
+		"a bare Go poller, the same look on one goroutine (as hitl now), no decoding",
+		"a bare Go poller, the same look through net/http, no decoding",
+	} {
+		t.rows = append(t.rows, row{"idle: " + what + ", five times a second: CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
+	}
 	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
 	t.rows = append(t.rows, tui...)
 	if err != nil {
