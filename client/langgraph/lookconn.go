@@ -37,9 +37,19 @@ import (
 type lookConn struct {
 	mu   sync.Mutex // the connection is used by one look at a time, and closed between looks
 	conn net.Conn
-	br   *bufio.Reader
+	lr   io.LimitedReader // conn, read at most lookMaxHeader+lookMaxBody bytes a look
+	br   *bufio.Reader    // lr, buffered
 	bw   *bufio.Writer
 }
+
+// lookMaxHeader bounds what one look reads before its answer's body (its
+// status line and headers), lookMaxBody after: a hostile or broken server
+// cannot make a look read without end (net/http's transport bounds an
+// answer's headers the same way).
+const (
+	lookMaxHeader = 1 << 20
+	lookMaxBody   = transport.MaxBody + 64<<10
+)
 
 // errNoDirect: the read client's transport is not one the look can copy
 // (a proxy is set, or a transport of another kind).
@@ -78,6 +88,7 @@ func (c *lookConn) do(ctx context.Context, hc *http.Client, req *http.Request, o
 		deadline = d
 	}
 	_ = c.conn.SetDeadline(deadline)
+	c.lr.N = lookMaxHeader
 	conn := c.conn
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) }) // a cancelled look stops at once
 	resp, err := c.roundTrip(req, out)
@@ -112,6 +123,7 @@ func (c *lookConn) roundTrip(req *http.Request, out *bytes.Buffer) (*http.Respon
 	if err != nil {
 		return nil, err
 	}
+	c.lr.N += lookMaxBody
 	if err := readAnswer(resp, out); err != nil {
 		return nil, err
 	}
@@ -171,7 +183,8 @@ func (c *lookConn) dial(ctx context.Context, tr *http.Transport, u *url.URL) err
 		}
 		conn = tc
 	}
-	c.conn, c.br, c.bw = conn, bufio.NewReader(conn), bufio.NewWriter(conn)
+	c.conn, c.lr.R = conn, conn
+	c.br, c.bw = bufio.NewReader(&c.lr), bufio.NewWriter(conn)
 	return nil
 }
 
@@ -185,6 +198,6 @@ func (c *lookConn) close() {
 func (c *lookConn) closeLocked() {
 	if c.conn != nil {
 		_ = c.conn.Close()
-		c.conn, c.br, c.bw = nil, nil, nil
+		c.conn, c.lr.R, c.br, c.bw = nil, nil, nil, nil
 	}
 }
