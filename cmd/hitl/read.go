@@ -184,6 +184,12 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			shown = show(journal.Unhandled(p.Items, a.journal.Handled()))
 		}
 	}
+	// Between listings watch only waits: the process runs on one processor
+	// (internal/procs), and on the default again from the moment a wait
+	// ends until the listing it leads to is printed (a burst of arrivals,
+	// a re-listing of 1,000 threads). A wait that ends in nothing to read
+	// goes on resting.
+	defer e.restProcs(false)
 	wait := interval
 	failing := false
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
@@ -218,6 +224,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			hook.reportSkipped()
 		}
+		e.restProcs(true)
 	wait:
 		select {
 		case <-ctx.Done():
@@ -233,6 +240,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				changes = nil // the stream is gone: keep polling
 			}
 		}
+		e.restProcs(false)
 	}
 }
 
