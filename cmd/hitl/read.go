@@ -96,7 +96,7 @@ func watchCmd(e *env) *cobra.Command {
 		Short: "Print each new interrupt once, as it appears, until stopped",
 		Long: `watch prints each pending interrupt once, as it appears: one line each, or with
 --json one JSON object per line. A backend that says when something changed (the
-LangGraph backend looks every 200 ms; the others stream, where the server can) is followed
+LangGraph backend looks every 200 ms, look_every; the others stream, where they can) is followed
 live, and also polled every --interval; others are polled every --interval. A long
 first listing is printed page by page as it arrives. Interrupts handled from this
 machine are never printed. It stops on Ctrl+C; errors are reported on stderr and

@@ -483,7 +483,8 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 	case "events":
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
 	}
-	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow})
+	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow,
+		Live: s.LookEvery})
 }
 
 // editor is the external editor command: $VISUAL, else $EDITOR.
