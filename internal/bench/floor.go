@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -20,13 +21,22 @@ import (
 // floorEvery is the look interval of the bare poller: hitl's default.
 const floorEvery = 200 * time.Millisecond
 
-// runFloor is the bare poller (bench -floor URL): it looks until killed.
-func runFloor(u string) {
+// looks says how often the bare poller looks.
+func (b *bench) looks() string {
+	if b.lookEvery > 0 && b.lookEvery != floorEvery {
+		return "every " + b.lookEvery.String()
+	}
+	return "five times a second"
+}
+
+// runFloor is the bare poller (bench -floor URL): it looks every every
+// until killed.
+func runFloor(u string, every time.Duration) {
 	body, _ := json.Marshal(map[string]any{"limit": 4, "offset": 0, "sort_by": "updated_at", "sort_order": "desc",
 		"select": []string{"thread_id", "status", "created_at", "updated_at"}})
 	var buf bytes.Buffer
 	for {
-		time.Sleep(floorEvery)
+		time.Sleep(every)
 		resp, err := http.Post(u+"/threads/search", "application/json", bytes.NewReader(body))
 		if err != nil {
 			continue
@@ -44,7 +54,7 @@ func (b *bench) floorCPU(ctx context.Context, u string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	cmd := exec.CommandContext(ctx, self, "-floor", u)
+	cmd := exec.CommandContext(ctx, self, "-floor", u, "-look-every", cmp.Or(b.lookEvery, floorEvery).String())
 	if err := b.spawn(cmd); err != nil {
 		return 0, err
 	}
