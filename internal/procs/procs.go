@@ -5,9 +5,9 @@
 // check, the periodic read): with several processors each wake-up also
 // wakes an idle one to look for work that is not there, which was a fifth
 // to a quarter of an idle reviewer's CPU (measured: docs/performance.md).
-// Nothing waits on it: work that follows a rest (a key, a change on
-// screen, an arrival) asks for the default back before it is done, and the
-// runtime switches within microseconds.
+// Nothing waits on it: the change is made off the caller's goroutine, and
+// work that follows a rest (a key, a change on screen, an arrival) asks
+// for the default back as it starts.
 //
 // Only a process that is one reviewer's does this: the standalone TUI
 // (its screen rests) and `hitl watch` (it waits between listings).
