@@ -31,6 +31,16 @@ const DefaultURL = "http://127.0.0.1:2024"
 // DefaultPollInterval is how often the inbox and `watch` look for new work.
 const DefaultPollInterval = 2 * time.Second
 
+// DefaultLookEvery is how often a watched LangGraph backend looks at the
+// server for changes (the backend's own default, client/langgraph): an
+// interrupt's arrival p95 is about this plus two round trips, and an idle
+// reviewer's CPU is nearly proportional to the looks a second.
+const DefaultLookEvery = 200 * time.Millisecond
+
+// MinLookEvery is the shortest look_every taken: a typo (5ms for 5s)
+// cannot make a reviewer hammer a server.
+const MinLookEvery = 50 * time.Millisecond
+
 // File is the config file.
 type File struct {
 	DefaultProfile string              `yaml:"default_profile"`
@@ -59,8 +69,11 @@ type Profile struct {
 	Assistant      string            `yaml:"assistant"`
 	Metadata       map[string]string `yaml:"metadata"`
 	PollInterval   Duration          `yaml:"poll_interval"`
-	Timeout        Duration          `yaml:"timeout"`
-	Reviewer       string            `yaml:"reviewer"`
+	// LookEvery is how often a watching reviewer looks at a LangGraph
+	// server for changes (DefaultLookEvery).
+	LookEvery Duration `yaml:"look_every"`
+	Timeout   Duration `yaml:"timeout"`
+	Reviewer  string   `yaml:"reviewer"`
 	// EditDialect is "edited_action" (the middleware's own) or
 	// "edited_args" (for backends whose frontends send edits that way).
 	EditDialect        string `yaml:"edit_dialect"`
@@ -247,6 +260,7 @@ type Settings struct {
 	Assistant          string
 	Metadata           map[string]string
 	PollInterval       time.Duration
+	LookEvery          time.Duration
 	Timeout            time.Duration
 	Reviewer           string
 	EditDialect        string
@@ -308,6 +322,10 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	// Every problem at once: fixing one to be told of the next wastes a
 	// round per setting.
 	var errs []error
+	var err error
+	if s.LookEvery, err = lookEvery(getenv("HITL_LOOK_EVERY"), time.Duration(p.LookEvery)); err != nil {
+		errs = append(errs, err)
+	}
 	switch s.Backend {
 	case "langgraph", "rest", "events":
 	default:
@@ -369,6 +387,26 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 	return s, nil
 }
 
+// lookEvery is the look rate in force: $HITL_LOOK_EVERY, else the
+// profile's look_every (0: not set), else DefaultLookEvery; below
+// MinLookEvery is refused.
+func lookEvery(env string, file time.Duration) (time.Duration, error) {
+	d, from := file, "look_every"
+	if env != "" {
+		var err error
+		if d, err = time.ParseDuration(env); err != nil {
+			return 0, fmt.Errorf("HITL_LOOK_EVERY %q is not a duration (write it like 200ms or 1s)", env)
+		}
+		from = "HITL_LOOK_EVERY"
+	} else if d == 0 {
+		return DefaultLookEvery, nil
+	}
+	if d < MinLookEvery {
+		return 0, fmt.Errorf("%s %s is too short: looks at the server come at most every %s (the default is %s)", from, d, MinLookEvery, DefaultLookEvery)
+	}
+	return d, nil
+}
+
 func envOf(getenv func(string) string, name string) string {
 	if name == "" {
 		return ""
@@ -402,6 +440,7 @@ func (s *Settings) Redacted() map[string]any {
 		"assistant":     s.Assistant,
 		"metadata":      s.Metadata,
 		"poll_interval": s.PollInterval.String(),
+		"look_every":    s.LookEvery.String(),
 		"timeout":       s.Timeout.String(),
 		"reviewer":      s.Reviewer,
 		"edit_dialect":  s.EditDialect,

@@ -32,6 +32,10 @@ profiles:
     # How often the reviewer and watch look for new work; how long a request may take.
     # poll_interval: 2s
     # timeout: 30s
+    # How often the reviewer looks at a LangGraph server for changes (at
+    # least 50ms): an arrival shows about this plus two round trips later,
+    # and an idle reviewer's CPU grows with the looks a second.
+    # look_every: 200ms
 
 # Rebind keys: action name -> keys (docs/config.md lists the actions).
 # keys:

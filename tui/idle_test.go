@@ -1,7 +1,7 @@
 package tui
 
 import (
-	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,38 +81,27 @@ func TestAgesOfABurstChangeTogether(t *testing.T) {
 	}
 }
 
-// A standalone reviewer whose screen rests runs on one processor, and on
-// the default number again as soon as a frame is drawn; a pacer without
-// oneProc (a hub's session) leaves the process's alone.
+// A standalone reviewer whose screen rests asks for one processor, and
+// for the default number again as soon as a frame is drawn; a pacer
+// without rest (a hub's session) asks nothing (internal/procs applies it).
 func TestRestingScreenRunsOnOneProcessor(t *testing.T) {
-	def := runtime.GOMAXPROCS(0)
-	if def < 2 {
-		t.Skip("one processor here already")
-	}
-	set := procsSet
-	procsSet = false // whatever the shell's GOMAXPROCS
-	t.Cleanup(func() { procsSet = set; runtime.GOMAXPROCS(def) })
-	procsAre := func(want int) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); runtime.GOMAXPROCS(0) != want; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("GOMAXPROCS %d, want %d", runtime.GOMAXPROCS(0), want)
-			}
-		}
-	}
 	ticker := time.NewTicker(time.Hour)
 	defer ticker.Stop()
 	hub := pacer{ticker: ticker}
 	hub.drew()
 	hub.onRest(restMsg{drawn: hub.drawn})
-	time.Sleep(50 * time.Millisecond)
-	procsAre(def)
 
-	pc := pacer{ticker: ticker, oneProc: true}
+	var asked []bool
+	pc := pacer{ticker: ticker, rest: func(one bool) { asked = append(asked, one) }}
 	pc.drew()
-	procsAre(def)
+	pc.drew()
+	if want := []bool{false}; !slices.Equal(asked, want) {
+		t.Fatalf("drawing asked %v, want %v", asked, want)
+	}
+	pc.onRest(restMsg{drawn: pc.drawn - 1}) // a frame since: no rest yet
 	pc.onRest(restMsg{drawn: pc.drawn})
-	procsAre(1)
 	pc.drew()
-	procsAre(def)
+	if want := []bool{false, true, false}; !slices.Equal(asked, want) {
+		t.Fatalf("drawing, resting, drawing asked %v, want %v", asked, want)
+	}
 }

@@ -61,9 +61,9 @@ type pacer struct {
 	active  bool // ticking at the full rate
 	drawn   int  // frames drawn
 	resting bool // a rest check is in flight
-	// oneProc: the process runs on one processor while the screen rests
-	// (procs.go; the standalone TUI only).
-	oneProc bool
+	// rest, when set, asks for one processor while the screen rests and
+	// for the default when it draws (procs.Rest; the standalone TUI only).
+	rest func(bool)
 }
 
 // restMsg checks whether frames stopped coming.
@@ -91,8 +91,8 @@ func (p *pacer) drew() tea.Cmd {
 	if !p.active {
 		t.Reset(time.Second / activeFPS)
 		p.active = true
-		if p.oneProc {
-			restProcs(false)
+		if p.rest != nil {
+			p.rest(false)
 		}
 	}
 	return p.checkRest()
@@ -117,8 +117,8 @@ func (p *pacer) onRest(msg restMsg) tea.Cmd {
 	if t := p.reach(); t != nil && p.active {
 		t.Reset(restEvery)
 		p.active = false
-		if p.oneProc {
-			restProcs(true)
+		if p.rest != nil {
+			p.rest(true)
 		}
 	}
 	return nil

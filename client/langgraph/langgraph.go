@@ -122,3 +122,7 @@ func New(opts Options) (*Backend, error) {
 
 // Batches: one resume may answer several interrupts of a thread.
 func (b *Backend) Batches() bool { return true }
+
+// Live is how often the watcher looks for changes (Options.Live, or its
+// default), before a slow server stretches it.
+func (b *Backend) Live() time.Duration { return b.opts.Live }

@@ -127,6 +127,8 @@ A script can tell "someone else already decided" (3) from "it broke" (1):
   HITL_REVIEWER     your name in the audit log (default $USER)
   HITL_THEME        auto (default), light or dark
   HITL_NOTIFY       desktop (default), bell or off
+  HITL_LOOK_EVERY   how often a watching reviewer looks at a LangGraph
+                    server (default 200ms, at least 50ms; look_every)
 
 Credentials (never printed; hitl config show says "(set, hidden)"):
 

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/hitl-sh/hitl/internal/procs"
 )
 
 // Stamped by the release build (see .goreleaser.yaml).
@@ -45,7 +47,9 @@ func main() {
 			}
 		}
 	}()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ,
+		rest: procs.Rest}
+	code := runEnv(ctx, e, os.Args[1:])
 	stop()
 	os.Exit(code)
 }
@@ -78,7 +82,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // runIn is run with the whole environment given too (watch --exec passes
 // it on).
 func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, environ func() []string) int {
-	e := &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: getenv, environ: environ}
+	return runEnv(ctx, &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: getenv, environ: environ}, args)
+}
+
+// runEnv is the whole program in e.
+func runEnv(ctx context.Context, e *env, args []string) int {
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

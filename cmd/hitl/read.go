@@ -96,7 +96,7 @@ func watchCmd(e *env) *cobra.Command {
 		Short: "Print each new interrupt once, as it appears, until stopped",
 		Long: `watch prints each pending interrupt once, as it appears: one line each, or with
 --json one JSON object per line. A backend that says when something changed (the
-LangGraph backend looks every 200 ms; the others stream, where the server can) is followed
+LangGraph backend looks every 200 ms, look_every; the others stream, where they can) is followed
 live, and also polled every --interval; others are polled every --interval. A long
 first listing is printed page by page as it arrives. Interrupts handled from this
 machine are never printed. It stops on Ctrl+C; errors are reported on stderr and
@@ -184,6 +184,12 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			shown = show(journal.Unhandled(p.Items, a.journal.Handled()))
 		}
 	}
+	// Between listings watch only waits: the process runs on one processor
+	// (internal/procs), and on the default again from the moment a wait
+	// ends until the listing it leads to is printed (a burst of arrivals,
+	// a re-listing of 1,000 threads). A wait that ends in nothing to read
+	// goes on resting.
+	defer e.restProcs(false)
 	wait := interval
 	failing := false
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
@@ -218,6 +224,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			hook.reportSkipped()
 		}
+		e.restProcs(true)
 	wait:
 		select {
 		case <-ctx.Done():
@@ -233,6 +240,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				changes = nil // the stream is gone: keep polling
 			}
 		}
+		e.restProcs(false)
 	}
 }
 

@@ -35,8 +35,19 @@ type env struct {
 	// environ is the whole environment, for the commands watch --exec
 	// runs (os.Environ; a test's own in tests).
 	environ func() []string
+	// rest asks for one processor while the process rests, and for the
+	// default when it works (procs.Rest in the binary; nil, nothing
+	// asked, in tests that run hitl in their own process).
+	rest func(bool)
 
 	flags config.Overrides
+}
+
+// restProcs asks for one processor (rest) or the default (internal/procs).
+func (e *env) restProcs(rest bool) {
+	if e.rest != nil {
+		e.rest(rest)
+	}
 }
 
 // app is what a command works with once settings are resolved.
@@ -472,7 +483,8 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 	case "events":
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
 	}
-	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow})
+	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow,
+		Live: s.LookEvery})
 }
 
 // editor is the external editor command: $VISUAL, else $EDITOR.

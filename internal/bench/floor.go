@@ -12,11 +12,13 @@ package main
 //   - nethttp: the same look through net/http (as hitl's look did before),
 //     whose connection hands each request between goroutines.
 //
-// Their CPU is the floor under `hitl watch`'s at five looks a second.
+// Their CPU is the floor under `hitl watch`'s at five looks a second (or at
+// the bench's -look-every).
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,23 +34,31 @@ import (
 // floorEvery is the look interval of the bare pollers: hitl's default.
 const floorEvery = 200 * time.Millisecond
 
+// looks says how often the bare programs wake.
+func (b *bench) looks() string {
+	if b.lookEvery > 0 && b.lookEvery != floorEvery {
+		return "every " + b.lookEvery.String()
+	}
+	return "five times a second"
+}
+
 // floorModes are the bare programs, in the order the bench shows them.
 var floorModes = []string{"wake", "look", "nethttp"}
 
 // runFloor is a bare program (bench -floor URL -floor-mode MODE): it wakes
-// until killed.
-func runFloor(mode, u string) {
+// every every until killed.
+func runFloor(mode, u string, every time.Duration) {
 	body, _ := json.Marshal(map[string]any{"limit": 4, "offset": 0, "sort_by": "updated_at", "sort_order": "desc",
 		"select": []string{"thread_id", "status", "created_at", "updated_at"}})
 	var buf bytes.Buffer
 	switch mode {
 	case "wake":
 		for {
-			time.Sleep(floorEvery)
+			time.Sleep(every)
 		}
 	case "nethttp":
 		for {
-			time.Sleep(floorEvery)
+			time.Sleep(every)
 			resp, err := http.Post(u+"/threads/search", "application/json", bytes.NewReader(body))
 			if err != nil {
 				continue
@@ -67,7 +77,7 @@ func runFloor(mode, u string) {
 		var br *bufio.Reader
 		var bw *bufio.Writer
 		for {
-			time.Sleep(floorEvery)
+			time.Sleep(every)
 			if conn == nil {
 				if conn, err = net.Dial("tcp", pu.Host); err != nil {
 					conn = nil
@@ -116,7 +126,7 @@ func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
 		}
 	}()
 	for _, mode := range floorModes {
-		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", mode)
+		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", mode, "-look-every", cmp.Or(b.lookEvery, floorEvery).String())
 		if err := b.spawn(cmd); err != nil {
 			return nil, err
 		}

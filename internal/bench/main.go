@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -46,7 +47,8 @@ type config struct {
 	idle          time.Duration
 	tuiIdle       time.Duration // the window of an idle TUI's CPU
 	coldRuns      int
-	only          string // comma-separated parts: real, demo, small, slow, hub, cold
+	only          string        // comma-separated parts: real, demo, small, slow, hub, cold
+	lookEvery     time.Duration // HITL_LOOK_EVERY for every hitl run, and the bare poller's rate (0: hitl's default)
 }
 
 func (c config) part(name string) bool {
@@ -66,11 +68,12 @@ func main() {
 	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests and CPU (default 30s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
 	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, hub, cold")
+	flag.DurationVar(&c.lookEvery, "look-every", 0, "the look interval of every hitl run (HITL_LOOK_EVERY; a build older than the setting keeps 200ms) and of the bare programs (default: hitl's, 200ms)")
 	floor := flag.String("floor", "", "run a bare program against this URL (the bench runs them to measure a look's least cost)")
 	floorMode := flag.String("floor-mode", "look", "with -floor: wake (only wake), look (one goroutine, as hitl) or nethttp")
 	flag.Parse()
 	if *floor != "" {
-		runFloor(*floorMode, *floor)
+		runFloor(*floorMode, *floor, cmp.Or(c.lookEvery, floorEvery))
 		return
 	}
 	def := func(v *int, full, smoke int) {
@@ -207,6 +210,9 @@ func (b *bench) print(tables []table) {
 	}
 	fmt.Printf("hitl bench (%s), %s, %d cores, %s/%s, %s\n", mode, cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02"))
 	fmt.Printf("hitl: %s; compare: %s; naive: an unselected /threads/search (status interrupted, pages of 100) every 2 s\n", b.hitl, orNone(b.compare))
+	if b.lookEvery > 0 {
+		fmt.Printf("look_every: %s (HITL_LOOK_EVERY), not the default %s\n", b.lookEvery, floorEvery)
+	}
 	for _, t := range tables {
 		fmt.Printf("\n%s\n", t.title)
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
@@ -344,7 +350,7 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 		ratio(float64(naive.bytes)/2, hitl.rate.bytes)+" (bytes)")})
 	hcpu := func(w watchStats) string { return fmt.Sprintf("%.1f", w.clientCPU) }
 	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
-	logf("%s: bare Go programs waking five times a second", name)
+	logf("%s: bare Go programs waking %s", name, b.looks())
 	floors, err := b.floorCPU(ctx, s.url)
 	if err != nil {
 		return t, err
@@ -354,7 +360,7 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 		"a bare Go poller, the same look on one goroutine (as hitl now), no decoding",
 		"a bare Go poller, the same look through net/http, no decoding",
 	} {
-		t.rows = append(t.rows, row{"idle: " + what + ", five times a second: CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
+		t.rows = append(t.rows, row{"idle: " + what + ", " + b.looks() + ": CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
 	}
 	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
 	t.rows = append(t.rows, tui...)
@@ -460,7 +466,11 @@ func waitOK(ctx context.Context, u string, d time.Duration) error {
 
 func (b *bench) env() []string {
 	state := filepath.Join(b.tmp, fmt.Sprint("state-", rand.Int()))
-	return append(os.Environ(), "XDG_STATE_HOME="+state, "HITL_CONFIG="+filepath.Join(b.tmp, "none.yaml"), "NO_COLOR=1")
+	env := append(os.Environ(), "XDG_STATE_HOME="+state, "HITL_CONFIG="+filepath.Join(b.tmp, "none.yaml"), "NO_COLOR=1")
+	if b.lookEvery > 0 {
+		env = append(env, "HITL_LOOK_EVERY="+b.lookEvery.String())
+	}
+	return env
 }
 
 func (b *bench) startDemo(burst int) func(context.Context) (*server, error) {
