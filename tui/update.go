@@ -35,6 +35,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.quiet {
 			m.refreshScreens()
 		}
+		cmd = tea.Batch(cmd, m.rereadHistory())
 	}
 	if m.expireStatus() {
 		m.quiet = false // the status line changed
