@@ -38,3 +38,23 @@ func TestEndingIsSaidOnce(t *testing.T) {
 		}
 	})
 }
+
+// Dismissing an Agent Inbox request, which proposes an action, or a
+// prompt says nothing was written in the conversation because no tool call
+// waited there, not that the item "had no tool calls".
+func TestDismissOfAnInboxRequestSaysWhyNothingIsInTheConversation(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, c := range []struct{ role, reason string }{{"inbox", "by phone"}, {"inbox", ""}, {"prompt", ""}} {
+			th := s.start(c.role, map[string]any{"topic": "single"})
+			args := []string{"dismiss", s.onlyPending(th).ID}
+			if c.reason != "" {
+				args = append(args, "-m", c.reason)
+			}
+			r := s.hitl("", args...)
+			must(t, r, 0, "nothing was written in the conversation, where no tool call waited for an answer)")
+			if strings.Contains(r.stdout+r.stderr, "no tool calls") {
+				t.Fatalf("%s: %s", c.role, r.stdout+r.stderr)
+			}
+		}
+	})
+}
