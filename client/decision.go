@@ -381,16 +381,8 @@ func Consequences(p *Payload, ds []Decision) []string {
 			notes = append(notes, "LangChain's JavaScript middleware does not run the approved or edited calls of an interrupt that has a reject among its decisions: the agent gets the rejection and is asked again")
 		}
 	}
-	if end, _ := Ends(ds); end != nil {
-		what := "the interrupt is not answered"
-		if end.Kind == EndStop {
-			what = "every call is rejected"
-		}
-		where := "the reason is put in the conversation as each call's result"
-		if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
-			where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
-		}
-		notes = append(notes, fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; %s", end.Words(), what, where))
+	if note := EndingNote(p, ds); note != "" {
+		notes = append(notes, note)
 	}
 	// LangChain: "Do not use respond to deny side-effecting tools, because
 	// its message is treated as a successful tool result."
@@ -402,6 +394,24 @@ func Consequences(p *Payload, ds []Decision) []string {
 			p.Actions[i].Name, p.Actions[i].Name))
 	}
 	return notes
+}
+
+// EndingNote is what ending the thread's work (dismiss, reject --stop)
+// does, said before it is done; "" when the decisions end nothing.
+func EndingNote(p *Payload, ds []Decision) string {
+	end, _ := Ends(ds)
+	if end == nil {
+		return ""
+	}
+	what := "the interrupt is not answered"
+	if end.Kind == EndStop {
+		what = "every call is rejected"
+	}
+	where := "the reason is put in the conversation as each call's result"
+	if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
+		where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
+	}
+	return fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; %s", end.Words(), what, where)
 }
 
 // jsonKind names the kind of a JSON value by its first byte, for errors a

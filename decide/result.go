@@ -158,15 +158,16 @@ func (r *Result) Text() string {
 
 // reasonWhere says where an ending's reason was kept: in the conversation
 // when it answered tool calls there, otherwise in hitl's audit log only
-// (an interrupt without tool calls gets nothing written in its thread).
+// (an interrupt without tool calls gets nothing written in its thread; an
+// Agent Inbox request proposes an action, but not as a tool call there).
 func (r *Result) reasonWhere(end *client.Ending) string {
 	switch {
 	case r.reasonInConv:
 		return " (the reason is in the conversation, as each call's result)"
 	case strings.TrimSpace(end.Reason) != "":
-		return " (the reason is in hitl's audit log only, `hitl history`: this interrupt had no tool calls, so nothing was written in the conversation)"
+		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, where no tool call waited for an answer)"
 	}
-	return " (nothing was written in the conversation: this interrupt had no tool calls)"
+	return " (nothing was written in the conversation, where no tool call waited for an answer)"
 }
 
 func causeText(err error) string {

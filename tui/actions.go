@@ -55,6 +55,11 @@ type goHome struct{}
 
 func (goHome) apply(m *Model) tea.Cmd { m.home(); return nil }
 
+// unchanged: the message changed nothing on screen (no frame is drawn).
+type unchanged struct{}
+
+func (unchanged) apply(m *Model) tea.Cmd { m.quiet = true; return nil }
+
 // status sets the status line.
 type status struct {
 	text string

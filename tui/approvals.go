@@ -70,6 +70,6 @@ func (m *Model) onApprovalRecorded(r *decide.Result) (tea.Cmd, bool) {
 	}
 	m.setStatus(strings.Join(ids, ", ")+": "+safe(msg)+".", true)
 	m.home()
-	m.graceUntil = m.opts.Now().Add(GracePeriod)
+	m.startGrace("")
 	return tea.Batch(pollAfter(0), m.syncClaims()), true
 }

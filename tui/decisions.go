@@ -43,8 +43,7 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		m.setStatus(fmt.Sprintf("View only: %s is a viewer here and decides nothing; an approver of the team decides.", safe(m.opts.Reviewer)), false)
 		return nil
 	}
-	if decision && m.inGrace() {
-		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
+	if decision && m.held() {
 		return nil
 	}
 	if decision && m.sending {
@@ -210,8 +209,7 @@ func (m *Model) askRunControl(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus("This backend has no run controls.", false)
 		return nil
 	}
-	if m.inGrace() {
-		m.setStatus("Key ignored: the selected interrupt just changed. Look, then press it again.", false)
+	if m.held() {
 		return nil
 	}
 	action, what := client.CancelRun, "Cancel (cannot be undone)"

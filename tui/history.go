@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -14,10 +15,13 @@ import (
 
 // historyScreen lists the decisions sent from this machine (the audit
 // log); enter shows what the agent did next (the thread's conversation).
+// It reads the log again while open (rereadHistory), the cursor staying on
+// its entry.
 type historyScreen struct {
 	entries []journal.Entry
 	err     error
 	loaded  bool
+	read    int // the reads that changed what it shows
 	sel     int
 	thread  string // the thread whose conversation is shown ("": the list)
 	page    viewport.Model
@@ -26,6 +30,7 @@ type historyScreen struct {
 
 // historyKey is everything the page's text depends on.
 type historyKey struct {
+	read   int
 	sel    int
 	thread string
 	loaded bool
@@ -55,12 +60,38 @@ func loadHistory(j *journal.Journal) tea.Cmd {
 	}
 }
 
-func (h *historyScreen) receive(_ *env, msg tea.Msg) ([]act, bool) {
-	if msg, ok := msg.(historyMsg); ok {
-		h.entries, h.err, h.loaded = msg.entries, msg.err, true
-		return nil, true
+// rereadHistory reads the audit log again for an open history, on the
+// root's reads and sends: a decision made meanwhile, here or by another
+// hitl on this machine, shows while the reviewer looks.
+func (m *Model) rereadHistory() tea.Cmd {
+	if _, ok := open[*historyScreen](m); !ok {
+		return nil
 	}
-	return nil, false
+	return loadHistory(m.opts.Journal)
+}
+
+func (h *historyScreen) receive(_ *env, msg tea.Msg) ([]act, bool) {
+	read, ok := msg.(historyMsg)
+	if !ok {
+		return nil, false
+	}
+	if h.loaded && errText(read.err) == errText(h.err) && reflect.DeepEqual(read.entries, h.entries) {
+		return []act{unchanged{}}, true // the log as it was: no frame
+	}
+	var on journal.Entry
+	if h.sel < len(h.entries) {
+		on = h.entries[h.sel]
+	}
+	h.entries, h.err, h.loaded = read.entries, read.err, true
+	h.read++
+	// The cursor stays on its entry, wherever newer ones put it.
+	for i, e := range h.entries {
+		if e.DecisionID == on.DecisionID && e.InterruptID == on.InterruptID && e.Time.Equal(on.Time) {
+			h.sel = i
+		}
+	}
+	h.sel = min(h.sel, max(len(h.entries)-1, 0))
+	return nil, true
 }
 
 func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
@@ -89,7 +120,7 @@ func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
 }
 
 func (h *historyScreen) view(v *env, r rect) string {
-	k := historyKey{sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(v.convs[h.thread])}
+	k := historyKey{read: h.read, sel: h.sel, thread: h.thread, loaded: h.loaded, n: len(h.entries), width: r.w, err: errText(h.err), conv: convKeyOf(v.convs[h.thread])}
 	if h.shown.stale(k) {
 		h.page.SetContent(h.text(v, r.w))
 	}

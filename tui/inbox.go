@@ -214,7 +214,7 @@ type openDetail struct{}
 
 func (openDetail) apply(m *Model) tea.Cmd {
 	m.items.newCount = 0
-	if m.items.current() != nil {
+	if m.items.current() != nil && !m.held() {
 		m.push(&detailScreen{})
 	}
 	return nil

@@ -87,10 +87,15 @@ func (x *items) get(id string) *client.Interrupt {
 
 // apply takes a fresh list from the backend, keeping the selection on the
 // same interrupt id. It reports whether the item under the cursor changed
-// because of it, and what arrived since the last list.
-func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved bool, prev string, arrived []client.Interrupt) {
+// because of it (moved), whether the rows shown changed (shifted: rows
+// arrived, left or changed places), and what arrived since the last list.
+func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved bool, prev string, arrived []client.Interrupt, shifted bool) {
 	for id := range handled {
 		x.handled[id] = true
+	}
+	rows := make([]string, len(x.shown))
+	for i := range x.shown {
+		rows[i] = x.shown[i].ID
 	}
 	prevIdx := x.index()
 	prev = x.selected
@@ -117,8 +122,9 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 	x.newCount += fresh
 	x.rebuild()
 	x.keepNear(prev, prevThread, prevIdx)
+	shifted = x.loaded && !slices.EqualFunc(rows, x.shown, func(id string, it client.Interrupt) bool { return id == it.ID })
 	x.loaded = true
-	return prev != "" && x.selected != prev, prev, arrived
+	return prev != "" && x.selected != prev, prev, arrived, shifted
 }
 
 // partial takes what a long listing has found so far: it adds and updates,

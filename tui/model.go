@@ -26,9 +26,11 @@ import (
 	"github.com/hitl-sh/hitl/decide"
 )
 
-// GracePeriod is how long decision keys are ignored after the item under the
-// cursor changed because of a refresh: a keystroke meant for the previous
-// item must not act on the new one.
+// GracePeriod is how long the keys that act on the selected row (open,
+// decide, dismiss, run controls) are ignored after the item under the cursor
+// changed because of a refresh, or the rows changed around it: a keystroke
+// meant for the previous item, or a j meant for the row that was below,
+// must not act on the new one.
 const GracePeriod = 400 * time.Millisecond
 
 // Options configure the app.
@@ -103,6 +105,9 @@ type Model struct {
 	lastUpdate   time.Time
 	backoff      time.Duration
 	graceUntil   time.Time
+	// graceOn is the row the grace does not hold: the one that stayed under
+	// the cursor while rows arrived or left around it ("": it holds all).
+	graceOn string
 
 	status   string
 	statusOK bool
@@ -302,9 +307,35 @@ func (m *Model) staleStatus() {
 	}
 }
 
-// inGrace reports whether decision keys are ignored right now.
+// startGrace ignores the keys that act on the selected row for
+// GracePeriod, on every row but keep ("": every row). A grace in force
+// keeps holding what it holds.
+func (m *Model) startGrace(keep string) {
+	now := m.opts.Now()
+	if now.Before(m.graceUntil) && keep != m.graceOn {
+		keep = ""
+	}
+	m.graceUntil, m.graceOn = now.Add(GracePeriod), keep
+}
+
+// inGrace reports whether the keys that act on the selected row are
+// ignored right now.
 func (m *Model) inGrace() bool {
-	return m.opts.Now().Before(m.graceUntil)
+	return m.opts.Now().Before(m.graceUntil) && (m.graceOn == "" || m.items.selected != m.graceOn)
+}
+
+// held says, when the keys that act on the selected row are ignored right
+// now, why, and reports it.
+func (m *Model) held() bool {
+	if !m.inGrace() {
+		return false
+	}
+	why := "the list just changed around the cursor"
+	if m.graceOn == "" {
+		why = "the selected interrupt just changed"
+	}
+	m.setStatus("Key ignored: "+why+". Look, then press it again.", false)
+	return true
 }
 
 // ctx bounds one backend call made from a command.

@@ -919,6 +919,7 @@ func TestVanishedInterruptSaysWhoAnswered(t *testing.T) {
 	h.keys("esc")
 	h.wantScreen("aaaa1111 was answered elsewhere (by bob", "What you typed is kept in drafts.json")
 
+	h.now = h.now.Add(GracePeriod * 2) // enter waits while the cursor has just fallen on ops
 	h.keys("enter")
 	h.b.AnswerElsewhere(idOps, "carol", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"},{"type":"reject"}]}`)})
 	h.run(h.m.fetch(false))

@@ -35,6 +35,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.quiet {
 			m.refreshScreens()
 		}
+		cmd = tea.Batch(cmd, m.rereadHistory())
 	}
 	if m.expireStatus() {
 		m.quiet = false // the status line changed
@@ -215,7 +216,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	// the last listing, maybe after the server stopped listing it.
 	shownID := m.env().shown(m.top())
 	handledHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID]
-	moved, prev, arrived := m.items.apply(msg.items, msg.handled)
+	moved, prev, arrived, shifted := m.items.apply(msg.items, msg.handled)
 	var lookUp tea.Cmd
 	// Gone, and not by this reviewer's hand: while a decision is being
 	// sent, the one that took it may be the reviewer's own (its result says).
@@ -226,8 +227,13 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	case shown != nil && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID]:
 		lookUp = m.lookUpWinner(*shown)
 	}
+	switch {
+	case moved:
+		m.startGrace("")
+	case shifted:
+		m.startGrace(m.items.selected) // a j just pressed may land on a row not yet seen
+	}
 	if moved {
-		m.graceUntil = m.opts.Now().Add(GracePeriod)
 		// A detail whose interrupt is gone must not quietly show another one.
 		if m.detailOnly() {
 			m.home()
@@ -295,7 +301,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 	// Back to the list, with a grace period: the next item is chosen, not
 	// fallen into.
 	m.home()
-	m.graceUntil = m.opts.Now().Add(GracePeriod)
+	m.startGrace("")
 	return tea.Batch(pollAfter(0), m.syncClaims()) // what was sent is no longer claimed
 }
 

@@ -218,21 +218,22 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 
 // Dismissing an interrupt without tool calls (a prompt, an Agent Inbox
 // request) writes nothing in the conversation: the CLI says the reason is
-// in the audit log only, before and after, and history has it.
+// in the audit log only (--dry-run's note, the result), and history has it.
 func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
 		for _, role := range []string{"prompt", "inbox"} {
 			th := s.start(role, map[string]any{"topic": "single"})
 			it := s.onlyPending(th)
+			dry := s.hitl("", "dismiss", it.ID, "-m", "asked by phone", "--dry-run")
+			if !strings.Contains(dry.stderr, "the reason stays in hitl's audit log only") {
+				t.Fatalf("%s: the note before sending does not say where the reason goes:\n%s", role, dry.stderr)
+			}
 			r := s.hitl("", "dismiss", it.ID, "-m", "asked by phone")
 			must(t, r, 0, "Dismissed "+it.ID[:8])
 			if strings.Contains(r.stdout+r.stderr, "in the conversation") && !strings.Contains(r.stdout+r.stderr, "nothing was written in the conversation") {
 				t.Fatalf("%s: claims the reason is in the conversation:\n%s%s", role, r.stdout, r.stderr)
 			}
 			must(t, r, 0, "the reason is in hitl's audit log only")
-			if !strings.Contains(r.stderr, "the reason stays in hitl's audit log only") {
-				t.Fatalf("%s: the note before sending does not say where the reason goes:\n%s", role, r.stderr)
-			}
 			if c := s.hitl("", "conversation", s.threadRef(th)); strings.Contains(c.stdout, "asked by phone") {
 				t.Fatalf("%s: the conversation has the reason after all; the words are wrong:\n%s", role, c.stdout)
 			}

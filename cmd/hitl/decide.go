@@ -789,7 +789,11 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 	}
 	printEdits(e, drafts)
 	for _, d := range drafts {
+		ending := client.EndingNote(&d.Interrupt.Payload, d.Decisions)
 		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
+			if note == ending && !f.dryRun {
+				continue // the result says what the ending did, once it is done
+			}
 			fmt.Fprintln(e.stderr, "note:", note)
 		}
 		if d.Interrupt.Retry {

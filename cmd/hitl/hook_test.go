@@ -645,6 +645,13 @@ func startHookTUI(t *testing.T, h *hubProc, token string, w, hgt int) *hookTUI {
 	return tt
 }
 
+// press presses a key until the screen shows every part of want (see
+// pressUntil).
+func (tt *hookTUI) press(key string, want ...string) {
+	tt.t.Helper()
+	pressUntil(tt, key, want...)
+}
+
 func (tt *hookTUI) screen() string {
 	out, _ := exec.Command("tmux", "-L", tt.socket, "capture-pane", "-p", "-t", "hitl").Output()
 	return string(out)
@@ -710,8 +717,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	p = h.hook("codex", codexBash)
 	h.waitRequest("thread-7")
 	tui.waitFor("[codex]", "git push --force")
-	tui.keys("Enter")
-	tui.waitFor("$ git push --force origin main", "Push the rewritten history", "allowed: approve, reject")
+	tui.press("Enter", "$ git push --force origin main", "Push the rewritten history", "allowed: approve, reject")
 	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
 	tui.keys("e")
 	tui.waitFor("edit is not allowed")
@@ -730,8 +736,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	p = h.hook("claude", claudeWrite, "--timeout", "4s")
 	h.waitRequest("sess-write")
 	tui.waitFor("[claude]", "Write(file_path=")
-	tui.keys("Enter")
-	tui.waitFor("file /src/app/NOTES.md", "+ # Notes", "+ ship on friday")
+	tui.press("Enter", "file /src/app/NOTES.md", "+ # Notes", "+ ship on friday")
 	tui.waitFor("was withdrawn by its agent: no decision within 4s.")
 	if code := p.finish(t, 20*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 		t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())

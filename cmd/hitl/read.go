@@ -274,7 +274,8 @@ func conversationCmd(e *env) *cobra.Command {
 		Use:   "conversation THREAD",
 		Short: "Show a thread's conversation: what the agent said and did, also after a decision",
 		Long: `conversation shows a thread's messages. THREAD is its id, or 4+ characters of it
-that match one thread this machine knows (pending now, seen pending, or decided).`,
+that match one thread this machine knows (pending now, seen pending, or decided).
+An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 		Args: exactArgs(1, "a thread id, or 4+ characters of it (hitl show and hitl history print it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := e.open(0)
@@ -285,11 +286,15 @@ that match one thread this machine knows (pending now, seen pending, or decided)
 			if !ok {
 				return nothingErr("this backend keeps no conversation")
 			}
-			thread, err := a.threadOf(cmd.Context(), args[0])
+			thread, known, err := a.threadOf(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			msgs, err := c.Conversation(cmd.Context(), thread)
+			if err != nil && !known {
+				// A thread this machine never saw: maybe not a thread's id.
+				return fmt.Errorf("%w\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl show ID prints an interrupt's thread, hitl list --json each one's thread_id", err, safe(args[0]))
+			}
 			if err != nil {
 				return err
 			}

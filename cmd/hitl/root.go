@@ -431,46 +431,71 @@ func derefOr(it *client.Interrupt) client.Interrupt {
 }
 
 // threadOf resolves a thread id or a prefix of 4+ characters among the
-// threads this machine knows: pending now, seen pending, or decided. A
-// full id nobody here knows is taken as it is (the server may know it).
-func (a *app) threadOf(ctx context.Context, prefix string) (string, error) {
+// threads this machine knows: pending now, seen pending, or decided. An id
+// (or prefix) of an interrupt of one such thread is taken for its thread,
+// said on stderr. A full id nobody here knows is taken as it is, not known
+// (the server may know it).
+func (a *app) threadOf(ctx context.Context, prefix string) (thread string, known bool, err error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if len(p) < 4 {
-		return "", usageErr("thread id %q is too short: give at least 4 characters of it", safe(prefix))
+		return "", false, usageErr("thread id %q is too short: give at least 4 characters of it", safe(prefix))
 	}
-	found := map[string]bool{}
-	add := func(id string) {
-		if present.ThreadMatches(id, p) {
-			found[id] = true
+	// found: the threads whose id matches; of: the threads of the
+	// interrupts whose id matches (an interrupt id given for a thread's).
+	found, of := map[string]bool{}, map[string]bool{}
+	add := func(thread, interrupt string) {
+		if present.ThreadMatches(thread, p) {
+			found[thread] = true
+		}
+		if thread != "" && strings.HasPrefix(strings.ToLower(interrupt), p) {
+			of[thread] = true
 		}
 	}
 	if its, err := a.backend.Pending(ctx); err == nil {
 		for _, it := range its {
-			add(it.ThreadID)
+			add(it.ThreadID, it.ID)
 		}
 	}
 	for _, s := range a.journal.Sightings("") {
-		add(s.ThreadID)
+		add(s.ThreadID, s.ID)
 	}
-	h, err := a.journal.History()
-	a.journalWarn(err, "threads known only from this machine's decisions are not matched")
+	h, herr := a.journal.History()
+	a.journalWarn(herr, "threads known only from this machine's decisions are not matched")
 	for _, e := range h {
-		add(e.ThreadID)
+		add(e.ThreadID, e.InterruptID)
+	}
+	if len(found) == 0 && len(of) > 0 {
+		// No thread is named so: the id is an interrupt's, whose thread
+		// holds the conversation.
+		if len(of) == 1 {
+			for id := range of {
+				if a.stderr != nil {
+					fmt.Fprintf(a.stderr, "hitl: %s is an interrupt id; showing the conversation of its thread %s\n", safe(prefix), safe(id))
+				}
+				return id, true, nil
+			}
+		}
+		return "", false, usageErr("%q is the id of interrupts in %d threads: give a thread id (hitl show ID prints an interrupt's thread):\n%s", safe(prefix), len(of), sortedLines(of))
 	}
 	switch len(found) {
 	case 1:
 		for id := range found {
-			return id, nil
+			return id, true, nil
 		}
 	case 0:
-		return strings.TrimSpace(prefix), nil
+		return strings.TrimSpace(prefix), false, nil
 	}
-	var ids []string
-	for id := range found {
-		ids = append(ids, "  "+safe(id))
+	return "", false, usageErr("%q matches %d threads; give more characters:\n%s", safe(prefix), len(found), sortedLines(found))
+}
+
+// sortedLines lists ids, one an indented line, in order.
+func sortedLines(ids map[string]bool) string {
+	var out []string
+	for id := range ids {
+		out = append(out, "  "+safe(id))
 	}
-	sort.Strings(ids)
-	return "", usageErr("%q matches %d threads; give more characters:\n%s", safe(prefix), len(found), strings.Join(ids, "\n"))
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }
 
 // newBackend opens the backend the settings name.

@@ -246,15 +246,26 @@ func (s *server) decisionMeta(thread string) []map[string]any {
 	return out
 }
 
-// ignored is what a session says of a decision key pressed right after the
-// selected interrupt moved (a listing changed: other tests' threads
-// arrive on the same server): the key did nothing, on purpose.
-const ignored = "Key ignored: the selected interrupt just changed"
+// ignored is what a session says of a key that acts on the selected row
+// pressed right after the rows changed (a listing changed: other tests'
+// threads arrive on the same server): the key did nothing, on purpose.
+const ignored = "Key ignored: "
 
-// press presses a decision key until the screen shows every part of want,
+// keyTarget is a TUI in tmux that takes keys.
+type keyTarget interface {
+	keys(keys ...string)
+	screen() string
+	waitFor(parts ...string) string
+}
+
+// press presses a key until the screen shows every part of want,
 // pressing it again only when the session said it ignored it.
 func (tt *tmuxTUI) press(key string, want ...string) {
 	tt.t.Helper()
+	pressUntil(tt, key, want...)
+}
+
+func pressUntil(tt keyTarget, key string, want ...string) {
 	for try := 0; try < 5; try++ {
 		tt.keys(key)
 		time.Sleep(300 * time.Millisecond) // the key is taken (or ignored) by now
@@ -361,8 +372,7 @@ func TestRealHubTwoPersonRule(t *testing.T) {
 	bob := h.session("bob")
 	bob.waitFor("1 of 2 approvals (alice)") // on the row
 	// The same reviewer cannot give the second approval.
-	alice.keys("Enter")
-	alice.waitFor("approve notify. Waiting for")
+	alice.press("Enter", "approve notify. Waiting for")
 	alice.press("a", "Action 2 of 2 next")
 	alice.press("a", "Send this?")
 	alice.press("y", "you approved this decision already")
