@@ -68,7 +68,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return waitFetch(msg.ch)
 	case pollMsg:
 		m.quiet = true // starting a listing shows nothing
+		if msg.idle {
+			return m.idleRead()
+		}
 		return m.poll()
+	case unchangedMsg:
+		return m.onUnchanged()
 	case draftsSavedMsg:
 		m.onDraftsSaved(msg)
 		return nil
@@ -186,6 +191,7 @@ func (m *Model) poll() tea.Cmd {
 
 func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.fetching = false
+	m.lastRead = msg.readAgainst()
 	m.journalProblem(problemSightings, msg.sawErr)
 	m.journalProblem(problemAudit, msg.auditErr)
 	if msg.err != nil {

@@ -1,0 +1,249 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
+	"github.com/hitl-sh/hitl/client/journal"
+)
+
+// settledBackend is the fake backend with a watcher that says, as
+// client.Settled, the version of its pending set and whether its reading
+// is current; lists counts the listings taken.
+type settledBackend struct {
+	*fake.Backend
+	mu      sync.Mutex
+	version uint64
+	ok      bool
+	lists   int
+	changes chan struct{}
+}
+
+func newSettled(items ...client.Interrupt) *settledBackend {
+	return &settledBackend{Backend: fake.New(items...), ok: true, changes: make(chan struct{})}
+}
+
+func (s *settledBackend) Changes(context.Context) <-chan struct{} { return s.changes }
+
+func (s *settledBackend) Settled() (uint64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version, s.ok
+}
+
+func (s *settledBackend) PendingProgress(ctx context.Context, _ func(client.Progress)) ([]client.Interrupt, error) {
+	s.mu.Lock()
+	s.lists++
+	s.mu.Unlock()
+	return s.Backend.Pending(ctx)
+}
+
+func (s *settledBackend) set(version uint64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version, s.ok = version, ok
+}
+
+func (s *settledBackend) listed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists
+}
+
+// idleHarness is the app on a settled backend, its journal in dir, loaded.
+func idleHarness(t *testing.T, dir string, items ...client.Interrupt) (*harness, *settledBackend) {
+	t.Helper()
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := newSettled(items...)
+	sb.set(7, true)
+	h := newHarnessWith(t, 100, 30, nil, sb, j)
+	h.b = sb.Backend
+	if sb.listed() != 1 {
+		t.Fatalf("the first read listed %d times", sb.listed())
+	}
+	return h, sb
+}
+
+// idlePoll is the periodic read, PollInterval after the last one: it
+// reports whether it drew a frame.
+func idlePoll(h *harness) (drew bool) {
+	h.t.Helper()
+	h.now = h.now.Add(h.m.opts.PollInterval)
+	next, cmd := h.m.Update(pollMsg{idle: true})
+	h.m = next.(*Model)
+	msgs := collect(cmd)
+	if len(msgs) != 1 {
+		h.t.Fatalf("the periodic read answered %d messages", len(msgs))
+	}
+	switch msgs[0].(type) {
+	case unchangedMsg, pendingMsg:
+	default:
+		h.t.Fatalf("the periodic read answered %T", msgs[0])
+	}
+	frame := h.m.frame
+	next, cmd = h.m.Update(msgs[0])
+	h.m = next.(*Model)
+	drew = !h.m.quiet || h.m.frame != frame
+	h.run(cmd)
+	return drew
+}
+
+// An idle reviewer's periodic read lists nothing while the watcher's
+// version and the journal stand: no listing copied, sifted or compared, no
+// frame; and the screen still says "updated just now", for the watcher
+// looked a moment ago.
+func TestIdleReadListsNothingWhileNothingChanged(t *testing.T) {
+	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.now = h.now.Add(activeFor) // the clock no longer ticks each second
+	idlePoll(h)
+	h.wantScreen("updated just now")
+	frame := h.m.frame
+	for i := range 5 { // past the time "just now" lasts, short of the failed threads' reading
+		if idlePoll(h) {
+			t.Fatalf("idle poll %d drew a frame", i)
+		}
+	}
+	if n := sb.listed(); n != 1 {
+		t.Fatalf("idle polls listed %d times", n-1)
+	}
+	if h.m.frame != frame {
+		t.Fatal("the frame changed")
+	}
+	h.wantScreen("updated just now", "aaaa1111", "bbbb2222")
+}
+
+// What `hitl approve` did in another process of this machine (the journal
+// changed; the server's watcher has not looked yet) leaves the list at
+// the next periodic read, as it did when every read listed.
+func TestIdleReadTakesWhatAnotherProcessHandled(t *testing.T) {
+	dir := t.TempDir()
+	h, sb := idleHarness(t, dir, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	idlePoll(h)
+	before := sb.listed()
+	shell, err := journal.Open(dir) // the other process
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shell.Record(journal.Entry{DecisionID: "d-shell", Time: t0, Reviewer: "root", InterruptID: idOps, Server: sb.Server(),
+		Resume: json.RawMessage(`{"decisions":[{"type":"approve"}]}`), Outcome: journal.Finished}); err != nil {
+		t.Fatal(err)
+	}
+	if err := shell.MarkHandled(idOps); err != nil {
+		t.Fatal(err)
+	}
+	if !idlePoll(h) {
+		t.Fatal("the list did not change")
+	}
+	if sb.listed() != before+1 {
+		t.Fatalf("the journal changed: the periodic read listed %d times", sb.listed()-before)
+	}
+	if s := h.screen(); strings.Contains(s, "bbbb2222") || !strings.Contains(s, "aaaa1111") {
+		t.Fatalf("the interrupt handled in the other process is still listed:\n%s", s)
+	}
+	if idlePoll(h); sb.listed() != before+1 {
+		t.Fatal("the read after it listed again, though nothing changed")
+	}
+}
+
+// A decision of unknown outcome written by another process shows at the
+// next periodic read.
+func TestIdleReadTakesAnUnknownOutcomeWrittenElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	h, sb := idleHarness(t, dir, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	idlePoll(h)
+	shell, _ := journal.Open(dir)
+	if err := shell.Record(journal.Entry{DecisionID: "d-lost", Time: t0, Reviewer: "root", InterruptID: "cccc3333-lost", Server: sb.Server(),
+		Resume: json.RawMessage(`{"decisions":[{"type":"approve"}]}`), Outcome: journal.Unknown}); err != nil {
+		t.Fatal(err)
+	}
+	idlePoll(h)
+	if len(h.m.unknown) != 1 {
+		t.Fatalf("the decision of unknown outcome is not shown: %v\n%s", h.m.unknown, h.screen())
+	}
+}
+
+// The watcher saw the pending set change (its version moved): the next
+// periodic read lists, and shows what arrived.
+func TestIdleReadListsWhenTheVersionMoves(t *testing.T) {
+	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute))
+	idlePoll(h)
+	before := sb.listed()
+	h.b.Add(fixture(t, "middleware-js-ops", idOps, 0))
+	if idlePoll(h); sb.listed() != before {
+		t.Fatal("the version stands, yet the periodic read listed")
+	}
+	sb.set(8, true)
+	if !idlePoll(h) || sb.listed() != before+1 {
+		t.Fatalf("the version moved: listed %d times", sb.listed()-before)
+	}
+	h.wantScreen("bbbb2222")
+}
+
+// The watcher is not current (it fails, or lags): the periodic read lists,
+// and what the listing says shows: the server cannot be read, and the
+// staleness warning counts from the last good read.
+func TestIdleReadListsWhenTheWatcherIsNotCurrent(t *testing.T) {
+	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute))
+	idlePoll(h)
+	good := h.m.lastUpdate
+	before := sb.listed()
+	sb.set(7, false)
+	h.b.SetListErr(errors.New("connection refused"))
+	idlePoll(h)
+	if sb.listed() != before+1 {
+		t.Fatal("the watcher is not current, yet the periodic read listed nothing")
+	}
+	h.wantScreen("cannot list interrupts", "connection refused")
+	if !h.m.lastUpdate.Equal(good) {
+		t.Fatal("a failed read moved the time of the last listing")
+	}
+	// The watcher is current again, its version unchanged: the read after
+	// an error lists all the same.
+	sb.set(7, true)
+	h.b.SetListErr(nil)
+	h.now = h.now.Add(h.m.backoff)
+	h.msg(pollMsg{idle: true})
+	if sb.listed() != before+2 {
+		t.Fatal("after an error, the periodic read listed nothing")
+	}
+	h.wantScreen("updated just now")
+}
+
+// The failed threads are due every few reads: that read lists.
+func TestIdleReadListsWhenTheFailedThreadsAreDue(t *testing.T) {
+	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute))
+	idlePoll(h)
+	before := sb.listed()
+	h.m.failed.now = true
+	idlePoll(h)
+	if sb.listed() != before+1 {
+		t.Fatal("the failed threads were due, yet the periodic read listed nothing")
+	}
+}
+
+// A change signal, a refresh and the read after a send always list.
+func TestReadsOtherThanThePeriodicOneList(t *testing.T) {
+	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute))
+	idlePoll(h)
+	before := sb.listed()
+	for i, msg := range []tea.Msg{changeMsg{}, pollMsg{}} {
+		next, cmd := h.m.Update(msg)
+		h.m = next.(*Model)
+		h.run(cmd)
+		if sb.listed() != before+i+1 {
+			t.Fatalf("%T listed nothing", msg)
+		}
+	}
+}
