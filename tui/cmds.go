@@ -124,8 +124,14 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 		lctx = client.WatchedWillDo(ctx)
 	}
 	failures := m.failuresDue()
-	if failures != nil {
-		unless = nil // the failed threads are due: read
+	// failed reads the failed threads when they are due.
+	failed := func() *failedList {
+		if failures == nil {
+			return nil
+		}
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return readFailures(fctx, failures, j, b.Server())
 	}
 	var settled client.Settled
 	if m.changes != nil { // its watcher runs
@@ -150,10 +156,8 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 			msg.items, msg.handled, msg.sawErr = s.Items, s.Handled, s.SawErr
 			msg.unknown, msg.auditErr = j.Unresolved(b.Server())
 		}
-		if failures != nil && err == nil {
-			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			msg.failed = readFailures(fctx, failures, j, b.Server())
-			cancel()
+		if err == nil {
+			msg.failed = failed()
 		}
 		return msg
 	}
@@ -162,7 +166,7 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 		return func() tea.Msg {
 			mark, same := begin()
 			if same {
-				return unchangedMsg{}
+				return unchangedMsg{failed: failed()}
 			}
 			items, err := b.Pending(lctx)
 			return done(mark, items, err)
@@ -181,7 +185,7 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 		}
 		mark, same := begin()
 		if same {
-			put(unchangedMsg{})
+			put(unchangedMsg{failed: failed()})
 			return
 		}
 		items, err := p.PendingProgress(lctx, func(pr client.Progress) { put(progressMsg{pr: pr, ch: ch}) })

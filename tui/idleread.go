@@ -16,9 +16,10 @@ import (
 // So a read notes what it was read against: the backend's version of the
 // pending set (client.Settled) and the state of the journal's files
 // (journal.Mark). The next periodic read lists nothing when both are the
-// same and the watcher's reading is current (Settled's ok), and the failed
-// threads are not due: what is shown is what a listing would show. The
-// reads that follow a change signal, a send or a refresh always list.
+// same and the watcher's reading is current (Settled's ok): what is shown
+// is what a listing would show. The failed threads, when due, are read all
+// the same. The reads that follow a change signal, a send or a refresh
+// always list.
 //
 // A skipped read counts as a listing that found what was there: "updated
 // just now" holds, because the watcher looked a moment ago and saw the
@@ -31,8 +32,9 @@ type readMark struct {
 	journal journal.Mark
 }
 
-// unchangedMsg: the periodic read found nothing changed and listed nothing.
-type unchangedMsg struct{}
+// unchangedMsg: the periodic read found nothing changed and listed
+// nothing; failed: the failed threads, read when they were due.
+type unchangedMsg struct{ failed *failedList }
 
 // markNow is the mark of a read starting now; not ok when it cannot be
 // told (the backend has no Settled, its watcher is not current, the
@@ -76,11 +78,16 @@ func (m *Model) idleRead() tea.Cmd {
 }
 
 // onUnchanged: the periodic read found what is shown, without listing.
-func (m *Model) onUnchanged() tea.Cmd {
+func (m *Model) onUnchanged(msg unchangedMsg) tea.Cmd {
 	m.fetching = false
 	m.lastUpdate = m.opts.Now() // as current as a listing would have been
-	// Nothing to draw, unless the frame no longer says "just now".
+	// Nothing to draw, unless the frame no longer says "just now" or the
+	// failed threads changed.
 	m.quiet = m.clock.drawnFresh
+	if msg.failed != nil && !m.failed.same(msg.failed) {
+		m.onFailures(msg.failed)
+		m.quiet = false
+	}
 	if m.refetchAfter {
 		m.refetchAfter = false
 		m.fetching = true

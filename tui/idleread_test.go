@@ -221,15 +221,24 @@ func TestIdleReadListsWhenTheWatcherIsNotCurrent(t *testing.T) {
 	h.wantScreen("updated just now")
 }
 
-// The failed threads are due every few reads: that read lists.
-func TestIdleReadListsWhenTheFailedThreadsAreDue(t *testing.T) {
+// The failed threads are read when due, without a listing: a new failure
+// shows; the same ones draw nothing.
+func TestIdleReadReadsTheFailedThreadsWhenDue(t *testing.T) {
 	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute))
 	idlePoll(h)
 	before := sb.listed()
+	h.b.SetFailures(client.Failure{ThreadID: "thread-crashed", GraphID: "agent", UpdatedAt: t0.Add(-time.Hour), Error: "boom"})
 	h.m.failed.now = true
-	idlePoll(h)
-	if sb.listed() != before+1 {
-		t.Fatal("the failed threads were due, yet the periodic read listed nothing")
+	if !idlePoll(h) {
+		t.Fatal("a new failed thread drew nothing")
+	}
+	h.wantScreen("✗ 1 thread whose run failed", "boom", "aaaa1111")
+	h.m.failed.now = true
+	if idlePoll(h) {
+		t.Fatal("the same failed threads drew a frame")
+	}
+	if sb.listed() != before {
+		t.Fatalf("reading the failed threads listed %d times", sb.listed()-before)
 	}
 }
 

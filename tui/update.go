@@ -27,7 +27,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.quiet = false
 	cmd := m.update(msg)
 	switch msg.(type) {
-	case pendingMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
+	case pendingMsg, unchangedMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
 		// The items, the drafts or what became of an interrupt changed
 		// (unless the message changed nothing: a poll that found what was
 		// there): the screens that show what depends on them work it out
@@ -73,7 +73,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return m.poll()
 	case unchangedMsg:
-		return m.onUnchanged()
+		return m.onUnchanged(msg)
 	case draftsSavedMsg:
 		m.onDraftsSaved(msg)
 		return nil
