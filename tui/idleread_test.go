@@ -14,6 +14,10 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // settledBackend is the fake backend with a watcher that says, as
@@ -254,5 +258,117 @@ func TestReadsOtherThanThePeriodicOneList(t *testing.T) {
 		if sb.listed() != before+i+1 {
 			t.Fatalf("%T listed nothing", msg)
 		}
+	}
+}
+
+// On the LangGraph backend (the embedded demo), the periodic read lists
+// nothing while its watcher is current and has seen nothing change; a new
+// thread on the server moves the watcher's version and the next read shows
+// it; what another process of this machine handled leaves at the next read.
+func TestIdleReadOnTheDemo(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	if _, err := srv.Spawn("asker", nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, 200, 40, nil, b, j)
+	// settled waits until the watcher is current and its version is not
+	// old; it returns the version.
+	settled := func(old uint64) uint64 {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if v, ok := b.Settled(); ok && v != old {
+				return v
+			}
+		}
+		t.Fatal("the watcher is not current after 10 s")
+		return 0
+	}
+	// read is the periodic read; it reports whether it listed.
+	read := func() (listed bool) {
+		t.Helper()
+		h.now = h.now.Add(h.m.opts.PollInterval)
+		next, cmd := h.m.Update(pollMsg{idle: true})
+		h.m = next.(*Model)
+		for {
+			msgs := collect(cmd)
+			if len(msgs) != 1 {
+				t.Fatalf("the periodic read answered %d messages", len(msgs))
+			}
+			next, cmd = h.m.Update(msgs[0])
+			h.m = next.(*Model)
+			switch msgs[0].(type) {
+			case progressMsg: // a page of a long listing: the rest follows
+				listed = true
+				continue
+			case pendingMsg:
+				listed = true
+			case unchangedMsg:
+			default:
+				t.Fatalf("the periodic read answered %T", msgs[0])
+			}
+			h.run(cmd)
+			return listed
+		}
+	}
+	v := settled(1 << 63)
+	read() // the first read may have started before the watcher's first look
+	lists := 0
+	for range 10 {
+		if read() {
+			lists++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A read at the instant the watcher looks lists (Settled is not ok
+	// then): rare, never most of them.
+	if lists > 2 {
+		t.Fatalf("%d of 10 idle reads listed", lists)
+	}
+	thread, err := srv.Spawn("asker", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled(v)
+	if !read() {
+		t.Fatal("the watcher's version moved, yet the read listed nothing")
+	}
+	var it client.Interrupt
+	for _, x := range h.m.items.all {
+		if x.ThreadID == thread {
+			it = x
+		}
+	}
+	short := present.ShortID(it.ID)
+	if it.ID == "" || !strings.Contains(h.screen(), short) {
+		t.Fatalf("the new thread's interrupt is not listed:\n%s", h.screen())
+	}
+	// `hitl approve` in a shell: its journal marks the interrupt handled
+	// (the server is not asked here: the watcher's version stands).
+	shell, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shell.MarkHandled(it.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !read() {
+		t.Fatal("the journal changed, yet the read listed nothing")
+	}
+	if strings.Contains(h.screen(), short) {
+		t.Fatalf("the interrupt handled in the shell is still listed:\n%s", h.screen())
 	}
 }
