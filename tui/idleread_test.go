@@ -371,4 +371,19 @@ func TestIdleReadOnTheDemo(t *testing.T) {
 	if strings.Contains(h.screen(), short) {
 		t.Fatalf("the interrupt handled in the shell is still listed:\n%s", h.screen())
 	}
+	// The server goes away: the watcher is no longer current, the read
+	// lists, and the screen says the listing failed.
+	srv.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := b.Settled(); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server is gone, yet the watcher is current after 10 s")
+		}
+	}
+	if !read() {
+		t.Fatal("the watcher is not current, yet the read listed nothing")
+	}
+	h.wantScreen("cannot list interrupts")
 }
