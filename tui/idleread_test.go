@@ -16,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/demo"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -264,7 +265,8 @@ func TestReadsOtherThanThePeriodicOneList(t *testing.T) {
 // On the LangGraph backend (the embedded demo), the periodic read lists
 // nothing while its watcher is current and has seen nothing change; a new
 // thread on the server moves the watcher's version and the next read shows
-// it; what another process of this machine handled leaves at the next read.
+// it; what another process of this machine answered leaves at the next
+// read; a server gone shows at the next read.
 func TestIdleReadOnTheDemo(t *testing.T) {
 	srv := demo.New()
 	srv.RunDelay = 0
@@ -356,17 +358,26 @@ func TestIdleReadOnTheDemo(t *testing.T) {
 	if it.ID == "" || !strings.Contains(h.screen(), short) {
 		t.Fatalf("the new thread's interrupt is not listed:\n%s", h.screen())
 	}
-	// `hitl approve` in a shell: its journal marks the interrupt handled
-	// (the server is not asked here: the watcher's version stands).
-	shell, err := journal.Open(dir)
+	// `hitl respond` in a shell (another process, the same state folder):
+	// its own backend and journal send the answer.
+	shellB, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := shell.MarkHandled(it.ID); err != nil {
+	shellJ, err := journal.Open(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	shell := &decide.Pipeline{Backend: shellB, Journal: shellJ, Reviewer: "shell"}
+	subs, err := shell.Prepare([]decide.Draft{{Interrupt: it, Resume: &client.Resume{Value: json.RawMessage(`"billing@acme.example"`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := shell.Send(context.Background(), subs[0]); r.Kind != decide.Sent {
+		t.Fatalf("the shell's send: %s", r.Text())
+	}
 	if !read() {
-		t.Fatal("the journal changed, yet the read listed nothing")
+		t.Fatal("the shell answered, yet the read listed nothing")
 	}
 	if strings.Contains(h.screen(), short) {
 		t.Fatalf("the interrupt handled in the shell is still listed:\n%s", h.screen())
