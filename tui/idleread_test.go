@@ -398,3 +398,44 @@ func TestIdleReadOnTheDemo(t *testing.T) {
 	}
 	h.wantScreen("cannot list interrupts")
 }
+
+// Another reviewer's claim on an interrupt (thread metadata: it does not
+// move the interrupt's updated_at) shows at the next periodic read, as it
+// did when every read listed.
+func TestIdleReadShowsAnotherReviewersClaim(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	if _, err := srv.Spawn("asker", nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, 200, 40, nil, b, nil)
+	if len(h.m.items.all) != 1 {
+		t.Fatalf("listed: %d", len(h.m.items.all))
+	}
+	it := h.m.items.all[0]
+	alice, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.Claim(context.Background(), it, client.Claim{Reviewer: "alice", Client: "alice-1", Since: h.now, Expires: h.now.Add(5 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher looks every 200 ms: the claim shows within a few reads.
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		idlePoll(h)
+		if strings.Contains(h.screen(), "alice is editing") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alice's claim is not shown after 3 s:\n%s", h.screen())
+		}
+	}
+}
