@@ -27,6 +27,9 @@ type (
 		sawErr, auditErr error
 		// failed: the threads whose run failed were read too (failures.go).
 		failed *failedList
+		// mark: what the listing was read against, when it can be told
+		// (idleread.go).
+		mark *readMark
 	}
 	// checkedMsg: decisions of unknown outcome were looked up again.
 	// draftsSavedMsg: the drafts b were written to disk, or not (err).
@@ -43,7 +46,8 @@ type (
 		results []*decide.Result
 		err     error
 	}
-	pollMsg struct{}
+	// pollMsg: time to read again; idle: the periodic read (idleread.go).
+	pollMsg struct{ idle bool }
 	sentMsg struct {
 		ids    []string // the interrupts the submission answered
 		result *decide.Result
@@ -104,6 +108,12 @@ func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
 // watched: the watcher's listing of a moment ago will do (the periodic poll,
 // the read after a change signal); otherwise the listing is fresh.
 func (m *Model) fetch(watched bool) tea.Cmd {
+	return m.read(watched, nil)
+}
+
+// read is fetch; unless is the mark of the last read: when nothing changed
+// since (idleRead), nothing is listed and the answer is unchangedMsg.
+func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 	b, j := m.opts.Backend, m.opts.Journal
 	ctx := m.opts.Context
 	if ctx == nil {
@@ -114,23 +124,53 @@ func (m *Model) fetch(watched bool) tea.Cmd {
 		lctx = client.WatchedWillDo(ctx)
 	}
 	failures := m.failuresDue()
-	done := func(items []client.Interrupt, err error) tea.Msg {
-		msg := pendingMsg{items: items, err: err}
+	// failed reads the failed threads when they are due.
+	failed := func() *failedList {
+		if failures == nil {
+			return nil
+		}
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return readFailures(fctx, failures, j, b.Server())
+	}
+	var settled client.Settled
+	if m.changes != nil { // its watcher runs
+		settled, _ = b.(client.Settled)
+	}
+	// begin is the mark of the read about to start (nil: none can be
+	// told), or same: nothing changed since unless.
+	begin := func() (mark *readMark, same bool) {
+		mk, ok := markNow(settled, j)
+		if !ok {
+			return nil, false
+		}
+		if unless != nil && mk == *unless {
+			return nil, true
+		}
+		return &mk, false
+	}
+	done := func(mark *readMark, items []client.Interrupt, err error) tea.Msg {
+		msg := pendingMsg{items: items, err: err, mark: mark}
 		if j != nil {
 			s := j.Sift(items) // as the CLI takes a listing
 			msg.items, msg.handled, msg.sawErr = s.Items, s.Handled, s.SawErr
 			msg.unknown, msg.auditErr = j.Unresolved(b.Server())
 		}
-		if failures != nil && err == nil {
-			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			msg.failed = readFailures(fctx, failures, j, b.Server())
-			cancel()
+		if err == nil {
+			msg.failed = failed()
 		}
 		return msg
 	}
 	p, ok := b.(client.Progressive)
 	if !ok {
-		return func() tea.Msg { return done(b.Pending(lctx)) }
+		return func() tea.Msg {
+			mark, same := begin()
+			if same {
+				return unchangedMsg{failed: failed()}
+			}
+			items, err := b.Pending(lctx)
+			return done(mark, items, err)
+		}
 	}
 	ch := make(chan tea.Msg, 1)
 	go func() {
@@ -143,8 +183,13 @@ func (m *Model) fetch(watched bool) tea.Cmd {
 			}
 			ch <- msg
 		}
+		mark, same := begin()
+		if same {
+			put(unchangedMsg{failed: failed()})
+			return
+		}
 		items, err := p.PendingProgress(lctx, func(pr client.Progress) { put(progressMsg{pr: pr, ch: ch}) })
-		put(done(items, err))
+		put(done(mark, items, err))
 	}()
 	return waitFetch(ch)
 }
@@ -154,9 +199,11 @@ func waitFetch(ch <-chan tea.Msg) tea.Cmd {
 	return func() tea.Msg { return <-ch }
 }
 
-// pollAfter schedules the next fetch.
+// pollAfter schedules the next fetch. One after a wait is the periodic
+// read, skipped while nothing changed (idleRead); one at once (after a
+// send) lists.
 func pollAfter(d time.Duration) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
+	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{idle: d > 0} })
 }
 
 // send hands one submission to the decision pipeline; it is the only path

@@ -157,6 +157,8 @@ type Model struct {
 	presence presence
 	// failed is what is known of threads whose run failed (failures.go).
 	failed failedState
+	// lastRead is what the last listing was read against (idleread.go).
+	lastRead *readMark
 }
 
 // New returns the app; it refuses key overrides it does not understand.

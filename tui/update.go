@@ -27,7 +27,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.quiet = false
 	cmd := m.update(msg)
 	switch msg.(type) {
-	case pendingMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
+	case pendingMsg, unchangedMsg, progressMsg, sentMsg, bulkSentMsg, winnerMsg, checkedMsg:
 		// The items, the drafts or what became of an interrupt changed
 		// (unless the message changed nothing: a poll that found what was
 		// there): the screens that show what depends on them work it out
@@ -69,7 +69,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return waitFetch(msg.ch)
 	case pollMsg:
 		m.quiet = true // starting a listing shows nothing
+		if msg.idle {
+			return m.idleRead()
+		}
 		return m.poll()
+	case unchangedMsg:
+		return m.onUnchanged(msg)
 	case draftsSavedMsg:
 		m.onDraftsSaved(msg)
 		return nil
@@ -187,6 +192,7 @@ func (m *Model) poll() tea.Cmd {
 
 func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.fetching = false
+	m.lastRead = msg.readAgainst()
 	m.journalProblem(problemSightings, msg.sawErr)
 	m.journalProblem(problemAudit, msg.auditErr)
 	if msg.err != nil {

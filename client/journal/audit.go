@@ -159,19 +159,27 @@ func (j *Journal) write(es []Entry) error {
 // like written ones (lines of older versions may hold what is hidden now).
 // Lines that do not parse (a crash mid-write) are skipped.
 func (j *Journal) History() ([]Entry, error) {
+	j.hist.Lock()
+	defer j.hist.Unlock()
+	h, err := j.history()
+	return slices.Clone(h), err
+}
+
+// history is the audit log as last read, read again when the file changed;
+// hist is held. The caller does not change what it returns.
+func (j *Journal) history() ([]Entry, error) {
 	path := filepath.Join(j.dir, auditFile)
+	h := &j.hist
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		h.cached, h.entries, h.others = false, nil, nil
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	h := &j.hist
-	h.Lock()
-	defer h.Unlock()
-	if h.entries != nil && st.Size() == h.size && st.ModTime().Equal(h.mod) {
-		return slices.Clone(h.entries), nil
+	if h.cached && st.Size() == h.size && st.ModTime().Equal(h.mod) {
+		return h.entries, nil
 	}
 	out, err := j.readHistory(path)
 	if err != nil {
@@ -179,8 +187,15 @@ func (j *Journal) History() ([]Entry, error) {
 	}
 	// Keyed by the file as it was before the read: a line appended
 	// meanwhile changes the size, and the next call reads it again.
-	h.size, h.mod, h.entries = st.Size(), st.ModTime(), out
-	return slices.Clone(out), nil
+	h.cached, h.size, h.mod, h.entries = true, st.Size(), st.ModTime(), out
+	h.reads++
+	h.others = nil
+	for _, e := range out {
+		if e.DecisionID != "" && e.Outcome == "" && e.PID != 0 && e.PID != os.Getpid() {
+			h.others = append(h.others, e)
+		}
+	}
+	return out, nil
 }
 
 func (j *Journal) readHistory(path string) ([]Entry, error) {
@@ -242,12 +257,18 @@ func (j *Journal) Unresolved(server string) ([]Entry, error) {
 		if e.DecisionID == "" || e.Server != server || (e.Outcome != "" && e.Outcome != Unknown) {
 			continue
 		}
-		if e.Outcome == "" && e.PID != 0 && e.PID != os.Getpid() && alive(e.PID) && time.Since(e.Time) < inFlight {
+		if sendingElsewhere(e) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// sendingElsewhere: e is a decision that another live process is sending
+// right now (an intent without outcome, written less than inFlight ago).
+func sendingElsewhere(e Entry) bool {
+	return e.Outcome == "" && e.PID != 0 && e.PID != os.Getpid() && time.Since(e.Time) < inFlight && alive(e.PID)
 }
 
 // Unsettled lists what Unresolved lists and, besides, the decisions whose run

@@ -51,9 +51,15 @@ type Journal struct {
 	// outcome at every poll, and a long log is not parsed again each time.
 	hist struct {
 		sync.Mutex
+		cached  bool // entries are the file of this size and time
 		size    int64
 		mod     time.Time
 		entries []Entry
+		// reads counts the parses of the file (Mark); others are the
+		// intents without outcome of other processes (Unresolved leaves
+		// them out while their process lives).
+		reads  int
+		others []Entry
 	}
 }
 
@@ -79,8 +85,9 @@ func (j *Journal) SetRedactor(f func(string) string) {
 	j.mu.Lock()
 	j.redact = func(s string) string { return redact.Text(f(s)) }
 	j.mu.Unlock()
-	j.hist.Lock()        // after: History takes hist, then mu
-	j.hist.entries = nil // read again through the new redactor
+	j.hist.Lock()         // after: History takes hist, then mu
+	j.hist.cached = false // read again through the new redactor
+	j.hist.entries = nil
 	j.hist.Unlock()
 }
 

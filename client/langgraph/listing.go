@@ -1,6 +1,7 @@
 package langgraph
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sync"
@@ -284,11 +285,30 @@ func (l *lister) install(threads map[string]*entry) {
 }
 
 // sameItems reports whether two lists show the same: a busy thread that
-// went idle without interrupts changes nothing a reader sees.
+// went idle without interrupts changes nothing a reader sees. Claims and
+// approvals are thread metadata that do not move an interrupt's
+// updated_at (wire.go), nor does a value asked again under a claim: they
+// are compared themselves (a reader that skips its read while the version
+// stands, the TUI, shows them). Values read again are new arrays only
+// when their thread changed.
 func sameItems(a, c []client.Interrupt) bool {
 	return slices.EqualFunc(a, c, func(x, y client.Interrupt) bool {
-		return x.ID == y.ID && x.Busy == y.Busy && x.UpdatedAt.Equal(y.UpdatedAt)
+		return x.ID == y.ID && x.Busy == y.Busy && x.UpdatedAt.Equal(y.UpdatedAt) &&
+			bytes.Equal(x.Raw, y.Raw) && bytes.Equal(x.Bytes, y.Bytes) &&
+			slices.EqualFunc(x.Claims, y.Claims, sameClaim) && sameApproval(x.Approval, y.Approval)
 	})
+}
+
+func sameClaim(p, q client.Claim) bool {
+	return p.Reviewer == q.Reviewer && p.Client == q.Client && p.Since.Equal(q.Since) && p.Expires.Equal(q.Expires)
+}
+
+func sameApproval(p, q *client.Approval) bool {
+	if p == nil || q == nil {
+		return p == q
+	}
+	return slices.Equal(p.Approvers, q.Approvers) && p.Needed == q.Needed && bytes.Equal(p.Value, q.Value) &&
+		slices.Equal(p.Tools, q.Tools) && p.Since.Equal(q.Since)
 }
 
 // assemble lists the threads' interrupts, newest thread first.
