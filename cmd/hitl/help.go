@@ -167,6 +167,7 @@ file is fine; a broken one is an error with its line number.
       api_key_env: LANGSMITH_API_KEY   # or api_key: … (prefer the variable)
       graph: agent                # only this graph's interrupts
       poll_interval: 2s
+      look_every: 200ms           # how often a watching reviewer looks (CPU vs arrival)
       reviewer: alice
       notify: desktop             # off | bell | desktop
       theme: auto                 # auto | light | dark
