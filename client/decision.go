@@ -408,6 +408,9 @@ func EndingNote(p *Payload, ds []Decision) string {
 		what = "every call is rejected"
 	}
 	where := "the reason is put in the conversation as each call's result"
+	if strings.TrimSpace(end.Reason) == "" {
+		where = "each call's result in the conversation says it was not run (no reason given)"
+	}
 	if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
 		where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
 	}
