@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hitl-sh/hitl/client"
 )
 
 // arrivalBelow lists email and ops sorted oldest first, the cursor on the
@@ -69,5 +73,26 @@ func TestEnterWaitsAfterTheSelectionChanges(t *testing.T) {
 	h.wantScreen("Key ignored: the selected interrupt just changed. Look, then press it again.")
 	if len(h.m.stack) != 0 {
 		t.Fatalf("enter opened the interrupt the cursor fell onto:\n%s", h.screen())
+	}
+}
+
+// A page of a long listing (a refresh, the listing retaken) that adds a row
+// around the cursor holds the keys as a finished listing does.
+func TestKeysWaitAfterAPageAddsARowBelow(t *testing.T) {
+	h := newHarness(t, 80, 24,
+		fixture(t, "middleware-js-email", idEmail, time.Minute),
+		fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("o", "G") // oldest first: ops, then email
+	h.now = h.now.Add(time.Minute)
+	rest := make(chan tea.Msg, 1)
+	rest <- unchangedMsg{} // the rest of the listing, left unread
+	h.msg(progressMsg{pr: client.Progress{Items: []client.Interrupt{fixture(t, "middleware-js-refund", idQ, 0)}}, ch: rest})
+	if got := h.m.items.selected; got != idEmail {
+		t.Fatalf("the page moved the cursor to %s", got)
+	}
+	h.keys("j", "a")
+	h.wantScreen("Key ignored: the list just changed around the cursor. Look, then press it again.")
+	if len(h.m.stack) != 0 {
+		t.Fatalf("a acted on the row the page had just added:\n%s", h.screen())
 	}
 }

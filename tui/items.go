@@ -128,8 +128,14 @@ func (x *items) apply(list []client.Interrupt, handled map[string]bool) (moved b
 }
 
 // partial takes what a long listing has found so far: it adds and updates,
-// and removes nothing (what is not listed yet is missing, not answered).
-func (x *items) partial(pr client.Progress) {
+// and removes nothing (what is not listed yet is missing, not answered). It
+// reports whether the rows shown changed (as apply's shifted: not on the
+// first listing, when nothing was shown to act on).
+func (x *items) partial(pr client.Progress) (shifted bool) {
+	rows := make([]string, len(x.shown))
+	for i := range x.shown {
+		rows[i] = x.shown[i].ID
+	}
 	p := pr
 	x.loading = &p
 	for _, it := range pr.Items {
@@ -146,6 +152,7 @@ func (x *items) partial(pr client.Progress) {
 		x.all = append(x.all, it)
 	}
 	x.rebuild()
+	return x.loaded && !slices.EqualFunc(rows, x.shown, func(id string, it client.Interrupt) bool { return id == it.ID })
 }
 
 // drop removes handled ids, keeping the cursor near where it was.

@@ -65,7 +65,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case pendingMsg:
 		return m.onPending(msg)
 	case progressMsg:
-		m.items.partial(msg.pr)
+		if m.items.partial(msg.pr) {
+			m.startGrace(m.items.selected) // as a listing that shifted the rows
+		}
 		return waitFetch(msg.ch)
 	case pollMsg:
 		m.quiet = true // starting a listing shows nothing
