@@ -232,7 +232,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) resize(w, h int) {
-	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w)))
+	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w, h)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
 	v := m.env()
@@ -264,7 +264,7 @@ func (m *Model) listWidth() int {
 
 // relayout lays the window out again when what it depends on changed.
 func (m *Model) relayout() {
-	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split, len(m.statusLines(m.lay.w))); l != m.lay {
+	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split, len(m.statusLines(m.lay.w, m.lay.h))); l != m.lay {
 		m.resize(m.lay.w, m.lay.h)
 	}
 }

@@ -35,7 +35,7 @@ func (m *Model) draw() {
 // header, the body of the screen in front, the status line and the key bar.
 func (m *Model) render() string {
 	body := m.top().view(m.env(), m.lay.body)
-	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w), "\n") + "\n" + m.keyBar()
+	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w, m.lay.h), "\n") + "\n" + m.keyBar()
 }
 
 // fit cuts or pads text to exactly w x h cells, so nothing spills.
@@ -92,10 +92,10 @@ func (m *Model) headerLine() string {
 	return m.st.header.Render(ansi.Truncate(s, m.lay.w, "…"))
 }
 
-// statusLines is the status area at width w: the last message, wrapped
-// (three lines at most: past that it ends with …), and where hitl stands
-// with the server (four lines at most).
-func (m *Model) statusLines(w int) []string {
+// statusLines is the status area of a w x h window: the last message,
+// wrapped (statusRows(h) lines at most: past that it ends with …), and
+// where hitl stands with the server.
+func (m *Model) statusLines(w, h int) []string {
 	var conn string
 	switch {
 	case m.fetchErr != nil:
@@ -129,9 +129,9 @@ func (m *Model) statusLines(w int) []string {
 		prefix = m.spin.View() + " "
 	}
 	lines := strings.Split(ansi.Wrap(prefix+safe(m.status), max(w, 10), " "), "\n")
-	if len(lines) > 3 {
-		lines = lines[:3]
-		lines[2] = ansi.Truncate(lines[2], w-2, "") + " …"
+	if n := statusRows(h); len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(lines[n-1], w-2, "") + " …"
 	}
 	for i := range lines {
 		lines[i] = st.Render(lines[i])
