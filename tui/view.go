@@ -128,7 +128,7 @@ func (m *Model) statusLines(w, h int) []string {
 	if m.sending {
 		prefix = m.spin.View() + " "
 	}
-	lines := strings.Split(ansi.Wrap(prefix+safe(m.status), max(w, 10), " "), "\n")
+	lines := strings.Split(wrapWords(prefix+safe(m.status), max(w, 10)), "\n")
 	if n := statusRows(h); len(lines) > n {
 		lines = lines[:n]
 		lines[n-1] = ansi.Truncate(lines[n-1], w-2, "") + " …"
@@ -149,6 +149,42 @@ func (m *Model) statusLines(w, h int) []string {
 		return lines
 	}
 	return append(lines, ansi.Truncate(conn, w, "…"))
+}
+
+// wrapWords wraps s to w cells at its spaces. A word that fits a line is
+// never broken: ansi.Wrap also breaks at every hyphen, so "A-1001" in a
+// status came out "A-" / "1001". A word wider than a line is broken after
+// punctuation where it can (ansi.Wrap), else where the line ends: folded,
+// never cut.
+func wrapWords(s string, w int) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line, lw := "", 0
+		for _, word := range strings.Split(para, " ") {
+			ww := ansi.StringWidth(word)
+			switch {
+			case line == "" && ww == 0:
+				// spaces at the start of a line: the fold stands for them
+			case line == "" && ww <= w:
+				line, lw = word, ww
+			case lw+1+ww <= w:
+				line, lw = line+" "+word, lw+1+ww
+			case ww <= w:
+				out = append(out, line)
+				line, lw = word, ww
+			default:
+				if line != "" {
+					out = append(out, line)
+				}
+				pieces := strings.Split(ansi.Wrap(word, w, ",;:/)]}"), "\n")
+				out = append(out, pieces[:len(pieces)-1]...)
+				line = pieces[len(pieces)-1]
+				lw = ansi.StringWidth(line)
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // keyBar is the footer of the screen in front (footer.go).
