@@ -140,6 +140,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.lastKey = m.opts.Now() // the reviewer at work: see activeFor
 	case tea.KeyPressMsg:
 		m.lastKey = m.opts.Now()
+		if m.top() == screen(m.inbox) {
+			// A key on the list: the reviewer is looking at it, arrivals
+			// and all ("N new since you last looked" has been read). A
+			// resize, or a key on another screen, is not a look at it.
+			m.items.newCount = 0
+		}
 		if key.Matches(msg, m.keys.ForceQuit) {
 			if m.quitting {
 				return tea.Quit // asked twice: now
