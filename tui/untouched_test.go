@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client/fake"
+	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // An editor opened on a tool call's arguments and left with nothing
@@ -44,5 +46,38 @@ func TestAnEditorLeftUnchangedLeavesNoDraft(t *testing.T) {
 	}
 	if b, _ := h.j.LoadDrafts(); !strings.Contains(string(b), "jane@example.com") {
 		t.Fatalf("the change is not in drafts.json: %s", b)
+	}
+}
+
+// A drafts.json an earlier version wrote with the arguments of an editor
+// left unchanged: once its interrupt is listed, it is no draft (no ✎, no
+// claim) and drafts.json drops it; changed arguments stay.
+func TestAnUnchangedDraftFromDiskIsDropped(t *testing.T) {
+	fb := fake.New(fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	j, err := journal.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	email, ops := fb.Items()[0], fb.Items()[1]
+	ds := drafts{}
+	ds.of(&email).argsText[0] = present.EditableJSON(email.Actions[0].Args)
+	ds.of(&ops).argsText[1] = `{"changed": true}`
+	if err := j.SaveDrafts(ds.encode()); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessJournal(t, 80, 24, j)
+	h.b.Set(email, ops)
+	h.run(h.m.fetch(false))
+	h.tick(time.Second)
+	rows := strings.Split(h.screen(), "\n")
+	if strings.Contains(rows[1], "✎") || !strings.Contains(rows[2], "✎") {
+		t.Fatalf("want ✎ on ops only:\n%s", h.screen())
+	}
+	if c := h.b.Claims(idEmail); len(c) != 0 {
+		t.Fatalf("claimed: %+v", c)
+	}
+	b, _ := j.LoadDrafts()
+	if strings.Contains(string(b), idEmail) || !strings.Contains(string(b), "changed") {
+		t.Fatalf("drafts.json: %s", b)
 	}
 }

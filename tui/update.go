@@ -68,6 +68,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.items.partial(msg.pr) {
 			m.startGrace(m.items.selected) // as a listing that shifted the rows
 		}
+		m.checkDrafts()
 		return waitFetch(msg.ch)
 	case pollMsg:
 		m.quiet = true // starting a listing shows nothing
@@ -231,6 +232,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	shownID := m.env().shown(m.top())
 	handledHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID]
 	moved, prev, arrived, shifted := m.items.apply(msg.items, msg.handled)
+	m.checkDrafts()
 	var lookUp tea.Cmd
 	// Gone, and not by this reviewer's hand: while a decision is being
 	// sent, the one that took it may be the reviewer's own (its result says).
@@ -265,6 +267,28 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		next = m.fetch(false)
 	}
 	return tea.Batch(next, m.notify(arrived), lookUp)
+}
+
+// checkDrafts holds the arguments of the drafts read from disk against
+// their interrupts once these are listed (the rule is keep's): arguments
+// as proposed are no draft, so no ✎ and no claim.
+func (m *Model) checkDrafts() {
+	for id := range m.unchecked {
+		d := m.drafts[id]
+		if d == nil {
+			delete(m.unchecked, id)
+			continue
+		}
+		if m.items.get(id) == nil {
+			continue
+		}
+		for slot, text := range d.argsText {
+			if text != "" {
+				m.keep(draftEdit{id: id, slot: slot, args: &text})
+			}
+		}
+		delete(m.unchecked, id)
+	}
 }
 
 func (m *Model) onSent(msg sentMsg) tea.Cmd {
