@@ -49,6 +49,10 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 	}
 	if it.Slots() > 1 {
 		out = append(out, hint{b: v.keys.NextAction}, hint{b: v.keys.Submit})
+	} else if _, err := v.drafts.peek(it).complete(); err == nil && !v.viewOnly {
+		// A decision kept (back from the confirm screen, a send that
+		// failed): s sends it, as the status says.
+		out = append(out, hint{b: v.keys.Submit})
 	}
 	return out
 }

@@ -91,3 +91,21 @@ func TestALongStatusWrapsWhole(t *testing.T) {
 		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
 	}
 }
+
+// A decision kept on a one-action interrupt (back from the confirm screen,
+// or a failed send: "Draft kept (s sends it again)") offers s among the
+// keys here; without one, s is not offered.
+func TestSubmitIsOfferedForAKeptDecision(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-refund", idEmail, time.Minute))
+	h.keys("?")
+	if strings.Contains(h.screen(), "s submit") && strings.Index(h.screen(), "s submit") < strings.Index(h.screen(), "Every key") {
+		t.Fatalf("s offered with nothing to send:\n%s", h.screen())
+	}
+	h.keys("esc", "a")
+	h.wantScreen("Send this?")
+	h.keys("esc", "?")
+	s := h.screen()
+	if i := strings.Index(s, "s submit"); i < 0 || i > strings.Index(s, "Every key") {
+		t.Fatalf("s is not among the keys here:\n%s", s)
+	}
+}
