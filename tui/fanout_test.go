@@ -38,6 +38,7 @@ func (h *harness) statusText() string {
 // no dismiss draft is left on the row to fail at every send.
 func TestDismissOfAFanOutBranchIsRefusedAtOnce(t *testing.T) {
 	h := fanOut(t)
+	h.wantScreen("not allowed: f i x")
 	h.keys("x")
 	want := "Not dismissed, nothing sent: dismissed ends the whole work of thread 8464d292, which also waits at 2 other interrupt(s) (04fb2a91, 1f6c77e3): that would drop them too; answer them first, or answer this branch without ending the thread."
 	if got := h.statusText(); !strings.Contains(got, want) {
