@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -88,14 +90,22 @@ type saveDraft struct{ e draftEdit }
 
 func (a saveDraft) apply(m *Model) tea.Cmd { m.keep(a.e); return nil }
 
-// keep writes e into its draft, if the draft is there.
+// keep writes e into its draft, if the draft is there. This is the one
+// place the rule lives: arguments the same as those proposed are not a
+// draft (kept as "", as never opened), so an editor opened and left with
+// nothing changed leaves no ✎, nothing in drafts.json and no claim.
+// Anything else typed is kept as typed.
 func (m *Model) keep(e draftEdit) {
 	d := m.drafts[e.id]
 	if d == nil || e.slot >= len(d.decisions) {
 		return
 	}
 	if e.args != nil {
-		d.argsText[e.slot] = *e.args
+		text := *e.args
+		if it := m.items.get(e.id); it != nil && e.slot < len(it.Actions) && asProposed(it.Actions[e.slot].Args, text) {
+			text = ""
+		}
+		d.argsText[e.slot] = text
 	}
 	if e.feedback != nil {
 		d.feedback[e.slot] = *e.feedback
@@ -103,6 +113,16 @@ func (m *Model) keep(e draftEdit) {
 	if e.answers != nil {
 		d.answers[e.slot] = e.answers
 	}
+}
+
+// asProposed reports whether text is the arguments as proposed: the same
+// JSON value (diff.Equal, the test that makes an unchanged edit an
+// approve), whatever its spacing.
+func asProposed(args json.RawMessage, text string) bool {
+	if strings.TrimSpace(text) == strings.TrimSpace(present.EditableJSON(args)) {
+		return true
+	}
+	return json.Valid([]byte(text)) && diff.Equal([]byte(text), args)
 }
 
 // record records a decision for one action of an interrupt, then moves to

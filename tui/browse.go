@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/decide"
 )
 
 // The keys the inbox and the detail screen share, and what they ask of
@@ -49,6 +50,10 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 	}
 	if it.Slots() > 1 {
 		out = append(out, hint{b: v.keys.NextAction}, hint{b: v.keys.Submit})
+	} else if _, err := v.drafts.peek(it).complete(); err == nil && !v.viewOnly {
+		// A decision kept (back from the confirm screen, a send that
+		// failed): s sends it, as the status says.
+		out = append(out, hint{b: v.keys.Submit})
 	}
 	return out
 }
@@ -60,7 +65,10 @@ func moreHints(v *env, it *client.Interrupt) []hint {
 	k := v.keys
 	var out []hint
 	if it != nil && v.endsThreads && !v.viewOnly {
-		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true})
+		// A fan-out branch cannot end its thread alone (decide.EndsAlone):
+		// not allowed there; pressed, x says why.
+		alone := decide.EndsAlone([]decide.Draft{{Interrupt: *it, Decisions: []client.Decision{{Type: client.Dismiss}}}}, v.items.all)
+		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true, off: alone != nil})
 	}
 	if it != nil && v.conversational && it.Origin == nil {
 		out = append(out, hint{b: k.Conversation, more: true})

@@ -118,6 +118,11 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if !v.endsThreads {
 			return []act{status{"Stop: this backend cannot end a thread's work (the LangGraph backend can).", false}}
 		}
+		if it := v.items.get(c.id); it != nil && !c.stops(v) {
+			if err := stopsAlone(v.items, v.drafts, it); err != nil {
+				return []act{status{endsAloneText("Not stopped", err), false}}
+			}
+		}
 		return []act{toggleStop{c.id}}
 	case key.Matches(msg, k.Confirm):
 		if v.busy {
@@ -139,6 +144,26 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		return []act{send{p.sub}}
 	}
 	return nil
+}
+
+// stopsAlone is why the rejects of it's draft cannot stop the thread too
+// (x on the confirm screen): a fan-out branch (decide.EndsAlone).
+func stopsAlone(x *items, ds drafts, it *client.Interrupt) error {
+	var stops []client.Decision
+	for _, dec := range ds.peek(it).decisions {
+		if dec != nil {
+			s := *dec
+			s.Stop = true
+			stops = append(stops, s)
+		}
+	}
+	return decide.EndsAlone([]decide.Draft{{Interrupt: *it, Decisions: stops}}, x.all)
+}
+
+// endsAloneText is the status that refuses to end a fan-out branch's
+// thread: what was not done, why, and what to do instead, in full.
+func endsAloneText(what string, err error) string {
+	return what + ", nothing sent: " + err.Error() + ", or answer this branch without ending the thread."
 }
 
 // prepare is what would be sent to answer id, prepared now.
@@ -167,6 +192,11 @@ func prepareFor(x *items, ds drafts, pipe *decide.Pipeline, gs map[string]gone, 
 		return prepared{it: it, err: err}
 	}
 	drafts := []decide.Draft{{Interrupt: *it, Decisions: mine}}
+	if err := decide.EndsAlone(drafts, x.all); err != nil {
+		// A draft kept from before the thread fanned out: said here, on
+		// the screen that would send it, nothing sent.
+		return prepared{it: it, err: err}
+	}
 	for i := range x.all {
 		other := &x.all[i]
 		if other.ID == it.ID || other.ThreadID != it.ThreadID || ds[other.ID] == nil {

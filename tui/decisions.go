@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -98,8 +99,18 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 			m.setStatus("Dismiss: this backend cannot end a thread's work (the LangGraph backend can).", false)
 			return nil
 		}
+		// A fan-out branch cannot end its thread's work alone: refused
+		// at once, as the CLI does, and no draft is made of it.
+		ends := make([]client.Decision, it.Slots())
+		for i := range ends {
+			ends[i] = client.Decision{Type: client.Dismiss}
+		}
+		if err := decide.EndsAlone([]decide.Draft{{Interrupt: *it, Decisions: ends}}, m.items.all); err != nil {
+			m.setStatus(endsAloneText("Not dismissed", err), false)
+			return nil
+		}
 		for i := range d.decisions {
-			d.decisions[i] = &client.Decision{Type: client.Dismiss}
+			d.decisions[i] = &ends[i]
 		}
 		m.toConfirm(it)
 	case key.Matches(msg, k.ApproveAll):

@@ -304,7 +304,7 @@ func (ed *editorScreen) view(v *env, r rect) string {
 	if ed.err != "" {
 		// Two lines are kept for it (layout.editorFields): a longer error
 		// is folded there, marked.
-		lines := strings.Split(ansi.Wrap("✗ "+safe(ed.err), r.w, " "), "\n")
+		lines := strings.Split(wrapWords("✗ "+safe(ed.err), r.w), "\n")
 		if ed.goneErr || len(lines) > 1 {
 			if len(lines) > 2 {
 				lines = lines[:2]

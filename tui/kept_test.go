@@ -194,3 +194,56 @@ func TestFormJSONViewKeepsWhatTheFormCannotShow(t *testing.T) {
 		h.wantScreen("the form cannot show what this draft holds", extra[:6])
 	}
 }
+
+// hitl approve from a shell here while the reviewer reads the detail: the
+// server stops listing the interrupt before that hitl marks it handled.
+// The journal holds its decision (done, or still on its way), so the
+// status says it as docs/tui.md does: "answered by another hitl on this
+// machine", not "elsewhere".
+func TestDetailOfAnInterruptAnsweredHereBeforeItIsMarked(t *testing.T) {
+	for _, outcome := range []journal.Outcome{journal.Finished, ""} {
+		t.Run(string(outcome)+"-", func(t *testing.T) {
+			t.Parallel()
+			j, err := journal.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHarnessJournal(t, 80, 24, j, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+			h.keys("enter")
+			h.wantScreen("send_email")
+			value := json.RawMessage(`{"decisions":[{"type":"approve"}]}`)
+			h.b.AnswerElsewhere(idEmail, "root", client.Resume{Value: value})
+			e := journal.Entry{DecisionID: "d-shell", Time: t0, Reviewer: "root", InterruptID: idEmail, Resume: value}
+			if outcome == "" {
+				err = j.Intend([]journal.Entry{e})
+			} else {
+				e.Outcome = outcome
+				err = j.Record(e)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.run(h.m.fetch(false))
+			h.wantScreen("aaaa1111 was answered by another hitl on this machine (by root", `{"decisions":[{"type":"approve"}]}`)
+		})
+	}
+}
+
+// A decision of this machine that did not take effect (not sent, or
+// another one first) is not the answer: the server's word stands.
+func TestDetailOfAnInterruptAnsweredElsewhereAfterAFailedTryHere(t *testing.T) {
+	j, err := journal.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessJournal(t, 80, 24, j, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter")
+	h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"}]}`)})
+	e := journal.Entry{DecisionID: "d-shell", Time: t0, Reviewer: "root", InterruptID: idEmail,
+		Resume: json.RawMessage(`{"decisions":[{"type":"approve"}]}`), Outcome: journal.NotSent}
+	if err := j.Record(e); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.m.fetch(false))
+	h.wantScreen("aaaa1111 was answered elsewhere (by bob")
+}

@@ -10,8 +10,8 @@ const wideFrom = 100
 // size: views ask it for their rectangles instead of doing arithmetic.
 type layout struct {
 	w, h int
-	// status is how many lines the status area takes (1 to 3: a long
-	// message wraps rather than being cut).
+	// status is how many lines the status area takes (1 to statusRows+1:
+	// a long message wraps rather than being cut).
 	status int
 	// body is what lies between the header line and the status line and
 	// key bar.
@@ -31,7 +31,7 @@ type layout struct {
 // Without an interrupt to show (an empty inbox), the list takes the
 // whole width.
 func newLayout(w, h, listW, adjust, status int) layout {
-	status = min(max(status, 1), 4) // statusLines: three of message, one of connection
+	status = min(max(status, 1), statusRows(h)+1) // statusLines: the message, then the connection
 	l := layout{w: w, h: h, status: status, wide: w >= wideFrom && listW > 0}
 	l.body = rect{x: 0, y: 1, w: w, h: max(h-2-status, 1)}
 	l.list, l.detail = l.body, l.body
@@ -44,6 +44,11 @@ func newLayout(w, h, listW, adjust, status int) layout {
 	}
 	return l
 }
+
+// statusRows is how many lines a status message may take in a window h
+// lines high: three, and a quarter of a taller window (six at 24), so that
+// what a message says to do next is seldom cut (and never silently).
+func statusRows(h int) int { return max(3, h/4) }
 
 // page is a scrolling screen's viewport inside the body: the last line is
 // kept for the "more below" marker.

@@ -15,6 +15,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -138,6 +139,10 @@ type Model struct {
 	unknown  []journal.Entry
 	checking bool
 
+	// unchecked are the drafts read from disk whose arguments were not yet
+	// held against their interrupt (see keep): an earlier version kept the
+	// arguments of an editor left unchanged as a draft.
+	unchecked map[string]bool
 	// savedDrafts is what was last written to disk (see persistDrafts).
 	savedDrafts []byte
 	// journalErrs are the state folder's failures that last (journalerr.go).
@@ -170,17 +175,18 @@ func New(opts Options) (*Model, error) {
 		opts.PollInterval = 2 * time.Second
 	}
 	m := &Model{
-		opts:   opts,
-		keys:   defaultKeys(),
-		st:     newStyles(),
-		items:  newItems(),
-		drafts: drafts{},
-		marked: map[string]bool{},
-		detail: newDetailPane(),
-		convs:  conversations{},
-		spin:   spinner.New(spinner.WithSpinner(spinner.Line)),
-		help:   help.New(),
-		inbox:  &inboxScreen{},
+		opts:      opts,
+		keys:      defaultKeys(),
+		st:        newStyles(),
+		items:     newItems(),
+		drafts:    drafts{},
+		unchecked: map[string]bool{},
+		marked:    map[string]bool{},
+		detail:    newDetailPane(),
+		convs:     conversations{},
+		spin:      spinner.New(spinner.WithSpinner(spinner.Line)),
+		help:      help.New(),
+		inbox:     &inboxScreen{},
 		pipe: &decide.Pipeline{Backend: opts.Backend, Journal: opts.Journal, Reviewer: opts.Reviewer,
 			Encoding: client.EncodeOptions{Dialect: opts.EditDialect}},
 	}
@@ -188,6 +194,11 @@ func New(opts Options) (*Model, error) {
 		// The work of an earlier run, for the interrupts still pending.
 		if b, err := opts.Journal.LoadDrafts(); err == nil && b != nil {
 			m.drafts = decodeDrafts(b)
+			for id, d := range m.drafts {
+				if slices.ContainsFunc(d.argsText, func(t string) bool { return t != "" }) {
+					m.unchecked[id] = true
+				}
+			}
 		}
 		m.savedDrafts = m.drafts.encode()
 	}
@@ -232,7 +243,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) resize(w, h int) {
-	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w)))
+	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w, h)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
 	v := m.env()
@@ -264,7 +275,7 @@ func (m *Model) listWidth() int {
 
 // relayout lays the window out again when what it depends on changed.
 func (m *Model) relayout() {
-	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split, len(m.statusLines(m.lay.w))); l != m.lay {
+	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split, len(m.statusLines(m.lay.w, m.lay.h))); l != m.lay {
 		m.resize(m.lay.w, m.lay.h)
 	}
 }

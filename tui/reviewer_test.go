@@ -293,8 +293,9 @@ func TestLongStatusKeepsTheConnectionLine(t *testing.T) {
 	if n := strings.Count(h.screen(), "\n"); n != 23 {
 		t.Fatalf("the screen is %d lines high:\n%s", n+1, h.screen())
 	}
-	// Three full lines of message, then the connection: still 24 lines.
-	h.m.setStatus(strings.Repeat("a long agent reply ", 20), true)
+	// Six full lines of message (a quarter of 24), marked as cut, then the
+	// connection: still 24 lines.
+	h.m.setStatus(strings.Repeat("a long agent reply ", 40), true)
 	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.wantScreen("agent reply a long …", "✗ cannot list interrupts")
 	if n := strings.Count(h.screen(), "\n"); n != 23 {

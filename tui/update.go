@@ -68,6 +68,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.items.partial(msg.pr) {
 			m.startGrace(m.items.selected) // as a listing that shifted the rows
 		}
+		m.checkDrafts()
 		return waitFetch(msg.ch)
 	case pollMsg:
 		m.quiet = true // starting a listing shows nothing
@@ -140,6 +141,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.lastKey = m.opts.Now() // the reviewer at work: see activeFor
 	case tea.KeyPressMsg:
 		m.lastKey = m.opts.Now()
+		if m.top() == screen(m.inbox) {
+			// A key on the list: the reviewer is looking at it, arrivals
+			// and all ("N new since you last looked" has been read). A
+			// resize, or a key on another screen, is not a look at it.
+			m.items.newCount = 0
+		}
 		if key.Matches(msg, m.keys.ForceQuit) {
 			if m.quitting {
 				return tea.Quit // asked twice: now
@@ -225,6 +232,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	shownID := m.env().shown(m.top())
 	handledHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID]
 	moved, prev, arrived, shifted := m.items.apply(msg.items, msg.handled)
+	m.checkDrafts()
 	var lookUp tea.Cmd
 	// Gone, and not by this reviewer's hand: while a decision is being
 	// sent, the one that took it may be the reviewer's own (its result says).
@@ -259,6 +267,28 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		next = m.fetch(false)
 	}
 	return tea.Batch(next, m.notify(arrived), lookUp)
+}
+
+// checkDrafts holds the arguments of the drafts read from disk against
+// their interrupts once these are listed (the rule is keep's): arguments
+// as proposed are no draft, so no ✎ and no claim.
+func (m *Model) checkDrafts() {
+	for id := range m.unchecked {
+		d := m.drafts[id]
+		if d == nil {
+			delete(m.unchecked, id)
+			continue
+		}
+		if m.items.get(id) == nil {
+			continue
+		}
+		for slot, text := range d.argsText {
+			if text != "" {
+				m.keep(draftEdit{id: id, slot: slot, args: &text})
+			}
+		}
+		delete(m.unchecked, id)
+	}
 }
 
 func (m *Model) onSent(msg sentMsg) tea.Cmd {

@@ -8,7 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -45,9 +47,12 @@ func (m *Model) detailOnly() bool {
 	return detail && !editor && !form && !confirm
 }
 
-// lookUpWinner asks where it stands, once; the answer is a winnerMsg.
+// lookUpWinner asks where it stands, once; the answer is a winnerMsg. An
+// answer this machine's journal holds (another hitl with the same state
+// folder sent it: the server may stop listing it before that hitl marks
+// it handled) is told from the journal, as lookUpHere tells it.
 func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
-	b, ctx := m.opts.Backend, m.opts.Context
+	b, ctx, j := m.opts.Backend, m.opts.Context, m.opts.Journal
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -55,8 +60,27 @@ func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
 		if err != nil || len(st) != 1 {
 			return nil
 		}
+		if by := st[0].By; j != nil && st[0].Presence == client.Answered && (by == nil || by.Withdrawn == "") {
+			if e, ok := j.Last(it.ID); ok && answeredBy(e, by) {
+				return hereMsg(it.ID, e)
+			}
+		}
 		return winnerMsg{id: it.ID, standing: st[0]}
 	}
+}
+
+// answeredBy reports whether e, this machine's last decision on an
+// interrupt the server says is answered (by, when it says what with), is
+// that answer: it took effect, or it is on its way (an intent, no outcome
+// yet) with the value the server has.
+func answeredBy(e journal.Entry, by *client.Winner) bool {
+	switch {
+	case e.Outcome.Took():
+		return true
+	case e.Outcome != "" || e.DecisionID == "":
+		return false // not sent, or another decision took effect first
+	}
+	return by == nil || len(by.Value) == 0 || len(e.Resume) == 0 || diff.Equal(by.Value, e.Resume)
 }
 
 // lookUpHere reads in the journal how another hitl on this machine (a
@@ -72,14 +96,20 @@ func (m *Model) lookUpHere(id string) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		w := &client.Winner{Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
-		if len(w.Value) == 0 && len(e.Decisions) > 0 {
-			// No resume value (a reject that stops the thread ends it
-			// instead): the decisions say what was done.
-			w.Value, _ = json.Marshal(e.Decisions)
-		}
-		return winnerMsg{id: id, standing: client.Standing{ID: id, Presence: client.Answered, By: w}, here: true}
+		return hereMsg(id, e)
 	}
+}
+
+// hereMsg is what the journal's entry e says of id: answered by another
+// hitl on this machine, by whom, when, what.
+func hereMsg(id string, e journal.Entry) winnerMsg {
+	w := &client.Winner{Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
+	if len(w.Value) == 0 && len(e.Decisions) > 0 {
+		// No resume value (a reject that stops the thread ends it
+		// instead): the decisions say what was done.
+		w.Value, _ = json.Marshal(e.Decisions)
+	}
+	return winnerMsg{id: id, standing: client.Standing{ID: id, Presence: client.Answered, By: w}, here: true}
 }
 
 // goneKind is what became of an interrupt that left the list.

@@ -35,7 +35,7 @@ func (m *Model) draw() {
 // header, the body of the screen in front, the status line and the key bar.
 func (m *Model) render() string {
 	body := m.top().view(m.env(), m.lay.body)
-	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w), "\n") + "\n" + m.keyBar()
+	return m.headerLine() + "\n" + fit(body, m.lay.w, m.lay.body.h) + "\n" + strings.Join(m.statusLines(m.lay.w, m.lay.h), "\n") + "\n" + m.keyBar()
 }
 
 // fit cuts or pads text to exactly w x h cells, so nothing spills.
@@ -92,10 +92,10 @@ func (m *Model) headerLine() string {
 	return m.st.header.Render(ansi.Truncate(s, m.lay.w, "…"))
 }
 
-// statusLines is the status area at width w: the last message, wrapped
-// (three lines at most: past that it ends with …), and where hitl stands
-// with the server (four lines at most).
-func (m *Model) statusLines(w int) []string {
+// statusLines is the status area of a w x h window: the last message,
+// wrapped (statusRows(h) lines at most: past that it ends with …), and
+// where hitl stands with the server.
+func (m *Model) statusLines(w, h int) []string {
 	var conn string
 	switch {
 	case m.fetchErr != nil:
@@ -128,10 +128,10 @@ func (m *Model) statusLines(w int) []string {
 	if m.sending {
 		prefix = m.spin.View() + " "
 	}
-	lines := strings.Split(ansi.Wrap(prefix+safe(m.status), max(w, 10), " "), "\n")
-	if len(lines) > 3 {
-		lines = lines[:3]
-		lines[2] = ansi.Truncate(lines[2], w-2, "") + " …"
+	lines := strings.Split(wrapWords(prefix+safe(m.status), max(w, 10)), "\n")
+	if n := statusRows(h); len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(lines[n-1], w-2, "") + " …"
 	}
 	for i := range lines {
 		lines[i] = st.Render(lines[i])
@@ -149,6 +149,42 @@ func (m *Model) statusLines(w int) []string {
 		return lines
 	}
 	return append(lines, ansi.Truncate(conn, w, "…"))
+}
+
+// wrapWords wraps s to w cells at its spaces. A word that fits a line is
+// never broken: ansi.Wrap also breaks at every hyphen, so "A-1001" in a
+// status came out "A-" / "1001". A word wider than a line is broken after
+// punctuation where it can (ansi.Wrap), else where the line ends: folded,
+// never cut.
+func wrapWords(s string, w int) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line, lw := "", 0
+		for _, word := range strings.Split(para, " ") {
+			ww := ansi.StringWidth(word)
+			switch {
+			case line == "" && ww == 0:
+				// spaces at the start of a line: the fold stands for them
+			case line == "" && ww <= w:
+				line, lw = word, ww
+			case lw+1+ww <= w:
+				line, lw = line+" "+word, lw+1+ww
+			case ww <= w:
+				out = append(out, line)
+				line, lw = word, ww
+			default:
+				if line != "" {
+					out = append(out, line)
+				}
+				pieces := strings.Split(ansi.Wrap(word, w, ",;:/)]}"), "\n")
+				out = append(out, pieces[:len(pieces)-1]...)
+				line = pieces[len(pieces)-1]
+				lw = ansi.StringWidth(line)
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // keyBar is the footer of the screen in front (footer.go).

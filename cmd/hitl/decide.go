@@ -842,22 +842,10 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 // thread that also waits at other interrupts (fan-out branches): ending it
 // would drop them too. The backend refuses it as well; refusing here keeps
 // the note that says what an ending does from being printed for nothing.
+// The rule and its words are decide.EndsAlone's, as in the TUI.
 func (a *app) endsAlone(drafts []decide.Draft) error {
-	for _, d := range drafts {
-		if end, _ := client.Ends(d.Decisions); end == nil {
-			continue
-		}
-		var others []string
-		for _, it := range a.waiting {
-			if it.ThreadID == d.Interrupt.ThreadID && it.ID != d.Interrupt.ID {
-				others = append(others, present.ShortID(it.ID))
-			}
-		}
-		if len(others) > 0 {
-			end, _ := client.Ends(d.Decisions)
-			return nothingErr("refused, nothing sent: %s ends the whole work of thread %s, which also waits at %d other interrupt(s) (%s): that would drop them too; answer them first",
-				end.Words(), safe(present.ThreadName(d.Interrupt.ThreadID)), len(others), safe(strings.Join(others, ", ")))
-		}
+	if err := decide.EndsAlone(drafts, a.waiting); err != nil {
+		return nothingErr("refused, nothing sent: %s", err.Error())
 	}
 	return nil
 }
