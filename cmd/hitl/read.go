@@ -78,7 +78,7 @@ func showCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e.stdout, it, true)
 			}
-			printShow(e.stdout, it, e.again())
+			printShow(e.stdout, it, e.again(), a.journal.ID())
 			return nil
 		},
 	}

@@ -164,9 +164,10 @@ func termWidth(w io.Writer) int {
 }
 
 // printShow prints one interrupt in full; again is how this hitl was
-// called ("hitl --backend events"), for the commands it suggests. Fields
-// the interrupt leaves empty are left out.
-func printShow(w io.Writer, it client.Interrupt, again string) {
+// called ("hitl --backend events"), for the commands it suggests; me names
+// this state folder's claims (journal ID). Fields the interrupt leaves
+// empty are left out.
+func printShow(w io.Writer, it client.Interrupt, again, me string) {
 	fmt.Fprintf(w, "Interrupt  %s\n", safe(it.ID))
 	fmt.Fprintf(w, "Shape      %s\n", it.Schema)
 	if it.ThreadID != "" {
@@ -189,8 +190,14 @@ func printShow(w io.Writer, it client.Interrupt, again string) {
 	if warn := present.Warnings(it); warn != 0 {
 		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
 	}
-	if who := present.Editing(it.Others("", time.Now()), time.Now()); who != "" {
-		// Claims (from a reviewer's TUI, yours included) are advice.
+	// Claims (from a reviewer's TUI) are advice. This machine's own (the
+	// TUI with this state folder, me) are told apart by the same rule as
+	// the decide path's note: no race with another reviewer.
+	now := time.Now()
+	if mine := it.Mine(me, now); len(mine) > 0 {
+		fmt.Fprintf(w, "Editing    being edited in hitl on this machine (%s)\n", present.HeldFor(mine[0].Since, now))
+	}
+	if who := present.Editing(it.Others(me, now), now); who != "" {
 		fmt.Fprintf(w, "Editing    %s: a decision now may race theirs\n", safe(who))
 	}
 	if it.Approval != nil {
