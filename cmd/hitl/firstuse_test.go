@@ -3,6 +3,8 @@ package main
 // What a new user found trying the CLI with only the README.
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -43,4 +45,32 @@ func TestShowTellsOwnClaimFromAnothers(t *testing.T) {
 		must(t, r, 0, "Editing    carol is editing (3m): a decision now may race theirs\n")
 		must(t, r, 0, "Editing    being edited in hitl on this machine (3m)\n")
 	})
+}
+
+// The README's quickstart makes its own thread id and runs on it with
+// if_not_exists "create": the server makes the thread (the real ones do,
+// and so must the demo's), and hitl lists what the run asked.
+func TestRunOnANewThreadIDCreatesIt(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := newThreadUUID(t)
+		s.do("POST", "/threads/"+th+"/runs/wait", map[string]any{"assistant_id": s.graph("email"), "if_not_exists": "create",
+			"input": map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}}})
+		it := s.onlyPending(th)
+		if len(it.Actions) != 1 || it.Actions[0].Name != "send_email" {
+			t.Fatalf("the run on the new thread asked %+v", it)
+		}
+		must(t, s.hitl("", "list"), 0, it.ID[:8])
+	})
+}
+
+// newThreadUUID is a fresh random UUID (version 4), as a client makes one.
+func newThreadUUID(t *testing.T) string {
+	t.Helper()
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
