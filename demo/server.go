@@ -140,8 +140,14 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// newUUID is a random UUID, version 4 as the JS server's: one whose
+// version nibble came out 7 by chance would pass for the Python server's
+// UUIDv7 (a clock first), which lists name by its end.
 func newUUID() string {
-	id := newID()
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	id := hex.EncodeToString(b[:])
 	return id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
 }
 

@@ -5,6 +5,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,42 @@ func newThreadUUID(t *testing.T) string {
 		t.Fatal(err)
 	}
 	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// A result names a thread by the start of its id, which the commands that
+// take a thread accept: 4 characters of what dismiss printed show the
+// conversation, for a UUIDv4 and for a UUIDv7 (the Python server's) alike.
+func TestResultNamesThreadByAPrefixCommandsTake(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		for _, th := range []string{newThreadUUID(t), newThreadUUIDv7(t)} {
+			s.do("POST", "/threads/"+th+"/runs/wait", map[string]any{"assistant_id": s.graph("email"), "if_not_exists": "create",
+				"input": map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}}})
+			id := s.onlyPending(th).ID
+			r := s.hitl("", "dismiss", id[:8], "-m", "handled by phone")
+			m := regexp.MustCompile(`\(thread ([^)]+)\)`).FindStringSubmatch(r.stdout)
+			if r.code != 0 || m == nil || !strings.HasPrefix(th, m[1]) {
+				t.Fatalf("dismiss on thread %s: exit %d, printed no start of it:\n%s%s", th, r.code, r.stdout, r.stderr)
+			}
+			must(t, s.hitl("", "conversation", m[1][:4]), 0, "handled by phone")
+			must(t, s.hitl("", "conversation", m[1]), 0, "handled by phone")
+		}
+	})
+}
+
+// newThreadUUIDv7 is a UUIDv7 made now: the Python server's thread ids.
+func newThreadUUIDv7(t *testing.T) string {
+	t.Helper()
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	ms := uint64(time.Now().UnixMilli())
+	for i := 0; i < 6; i++ {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	b[6], b[8] = b[6]&0x0f|0x70, b[8]&0x3f|0x80
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
