@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -29,6 +31,10 @@ func (b *Backend) Conversation(ctx context.Context, threadID string) ([]client.M
 	}
 	resp, err := b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/state")
 	if err := b.Check(resp, err, "read the conversation of thread "+threadID, &st); err != nil {
+		if resp != nil && (resp.StatusCode() == http.StatusNotFound || resp.StatusCode() == http.StatusUnprocessableEntity) {
+			// No thread has this id (422: none could, not a UUID).
+			return nil, fmt.Errorf("%w: %w", err, client.ErrNoThread)
+		}
 		return nil, err
 	}
 	var out []client.Message
