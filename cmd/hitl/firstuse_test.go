@@ -5,6 +5,8 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -110,4 +112,30 @@ func newThreadUUIDv7(t *testing.T) string {
 	b[6], b[8] = b[6]&0x0f|0x70, b[8]&0x3f|0x80
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// look_every and poll_interval are told apart the same way in hitl help
+// config, the starter config file and docs/config.md: one asks a LangGraph
+// server whether anything changed, the other re-reads the listing when no
+// change signal came.
+func TestLookEveryAndPollIntervalSaidApartAlike(t *testing.T) {
+	help := hitl(t, "", "help", "config")
+	must(t, help, 0, "look_every")
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"hitl help config": help.stdout, "the starter config": config.Starter, "docs/config.md": string(doc)} {
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(text, "#", "")), " ")
+		for _, want := range []string{
+			"how often a watching reviewer (TUI, watch, serve) asks a LangGraph server whether anything changed: one small request, at least 50ms",
+			"new interrupts show about this long after they happen",
+			"how often it re-reads the listing when no change signal came",
+			"costs a LangGraph server nothing while nothing changed",
+		} {
+			if !strings.Contains(strings.ReplaceAll(flat, "`", ""), want) {
+				t.Errorf("%s does not say %q:\n%s", name, want, flat)
+			}
+		}
+	}
 }
