@@ -3,17 +3,23 @@ package main
 // What a new user found trying the CLI with only the README.
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/demo"
 )
 
 // A claim this state folder's hitl (the TUI) left is this machine's own:
@@ -138,4 +144,99 @@ func TestLookEveryAndPollIntervalSaidApartAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Every field a watch --json line can carry (client.Interrupt as JSON,
+// nested members included) is in docs/commands.md's --json section; and
+// a watched question with a deadline carries expires_at, default_decision
+// and server, as documented.
+func TestWatchJSONFieldsAreDocumented(t *testing.T) {
+	t.Parallel()
+	isolate(t)
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "commands.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	if i := strings.Index(section, "## `--json` output"); i >= 0 {
+		section = section[i:]
+	}
+	if i := strings.Index(section[1:], "\n## "); i >= 0 {
+		section = section[:i+1]
+	}
+	for _, key := range jsonKeys(reflect.TypeOf(client.Interrupt{}), map[reflect.Type]bool{}) {
+		if !strings.Contains(section, `"`+key+`"`) {
+			t.Errorf("docs/commands.md's --json output does not document %q", key)
+		}
+	}
+
+	srv := demo.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	th, err := srv.Spawn("waiter", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"--url", srv.URL(), "watch", "--json"}, strings.NewReader(""), out, io.Discard, envOf(t).getenv)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), th) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	var line map[string]json.RawMessage
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(l, th) {
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+		}
+	}
+	if line == nil {
+		t.Fatalf("watch never printed thread %s:\n%s", th, out.String())
+	}
+	for _, key := range []string{"expires_at", "default_decision", "server"} {
+		if _, ok := line[key]; !ok {
+			t.Errorf("the line of a question with a deadline has no %q: %v", key, line)
+		}
+	}
+	for key := range line {
+		if !strings.Contains(section, `"`+key+`"`) {
+			t.Errorf("watch --json printed %q, which docs/commands.md does not document", key)
+		}
+	}
+}
+
+// jsonKeys are the JSON member names of t's fields, embedded structs'
+// flattened, and of the structs its fields hold.
+func jsonKeys(t reflect.Type, seen map[reflect.Type]bool) []string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] || t == reflect.TypeOf(time.Time{}) {
+		return nil
+	}
+	seen[t] = true
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			out = append(out, jsonKeys(f.Type, seen)...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		out = append(out, name)
+		out = append(out, jsonKeys(f.Type, seen)...)
+	}
+	return out
 }
