@@ -240,3 +240,56 @@ func jsonKeys(t reflect.Type, seen map[reflect.Type]bool) []string {
 	}
 	return out
 }
+
+// Plain hitl watch prints the rows hitl list prints (the same badge for
+// the shape, piped or not), and every summary starts in one column, after
+// the widest badge ([questions] included).
+func TestWatchAndListRowsAlike(t *testing.T) {
+	t.Parallel()
+	isolate(t)
+	srv := demo.New()
+	srv.Seed(0)
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	list := hitl(t, "", "--url", srv.URL(), "list")
+	must(t, list, 0, "[questions]")
+	rows := strings.Split(strings.TrimSpace(list.stdout), "\n")
+	if !strings.HasPrefix(rows[0], "ID ") || len(rows) < 10 {
+		t.Fatalf("list:\n%s", list.stdout)
+	}
+	header, rows := rows[0], rows[1:]
+
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"--url", srv.URL(), "watch"}, strings.NewReader(""), out, io.Discard, envOf(t).getenv)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(out.String(), "\n") < len(rows) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	watched := map[string]string{}
+	for _, r := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		watched[strings.Fields(r)[0]] = r
+	}
+	// The age column may have ticked between the two.
+	noAge := func(r string) string { return r[:8] + r[14:] }
+	summaryAt := strings.Index(header, "SUMMARY")
+	for _, r := range rows {
+		id := strings.Fields(r)[0]
+		if w, ok := watched[id]; !ok || noAge(w) != noAge(r) {
+			t.Errorf("list and watch print %s differently:\nlist:  %s\nwatch: %s", id, r, w)
+		}
+		if strings.Contains(r, "hitl-middleware") {
+			t.Errorf("list names the shape, not its badge: %s", r)
+		}
+		if len(r) <= summaryAt || r[summaryAt-2:summaryAt] != "  " || r[summaryAt] == ' ' {
+			t.Errorf("the summary does not start under SUMMARY (column %d):\n%s\n%s", summaryAt, header, r)
+		}
+	}
+}
