@@ -85,8 +85,9 @@ func newThreadUUID(t *testing.T) string {
 }
 
 // A result names a thread by the start of its id, which the commands that
-// take a thread accept: 4 characters of what dismiss printed show the
-// conversation, for a UUIDv4 and for a UUIDv7 (the Python server's) alike.
+// take a thread accept: what dismiss printed shows the conversation, for a
+// UUIDv4 (also its first 4 characters) and for a UUIDv7 (the Python
+// server's, whose first characters are a clock many threads share).
 func TestResultNamesThreadByAPrefixCommandsTake(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
 		for _, th := range []string{newThreadUUID(t), newThreadUUIDv7(t)} {
@@ -98,7 +99,9 @@ func TestResultNamesThreadByAPrefixCommandsTake(t *testing.T) {
 			if r.code != 0 || m == nil || !strings.HasPrefix(th, m[1]) {
 				t.Fatalf("dismiss on thread %s: exit %d, printed no start of it:\n%s%s", th, r.code, r.stdout, r.stderr)
 			}
-			must(t, s.hitl("", "conversation", m[1][:4]), 0, "handled by phone")
+			if th[14] == '4' {
+				must(t, s.hitl("", "conversation", m[1][:4]), 0, "handled by phone")
+			}
 			must(t, s.hitl("", "conversation", m[1]), 0, "handled by phone")
 		}
 	})
