@@ -193,6 +193,9 @@ var (
 	// answered for the server, the answer was cut). Never retry blindly:
 	// verify first.
 	ErrMaybeSent = errors.New("the decision may have reached the server")
+	// ErrNoThread: the server has no thread of that id (or refuses the id
+	// as none of its threads could have it).
+	ErrNoThread = errors.New("no such thread")
 )
 
 // SendError is a resume that failed. MaybeSent is set when the request may

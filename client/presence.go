@@ -51,9 +51,27 @@ type Claimer interface {
 // Others are the claims on it that count at now and are not client's
 // own, longest held first.
 func (it *Interrupt) Others(client string, now time.Time) []Claim {
+	return it.claims(now, func(c Claim) bool { return !c.By(client) })
+}
+
+// Mine are the claims on it that count at now and are client's own (the
+// reviewer's hitl with this state directory, on this machine), longest
+// held first.
+func (it *Interrupt) Mine(client string, now time.Time) []Claim {
+	return it.claims(now, func(c Claim) bool { return c.By(client) })
+}
+
+// By reports whether the claim is client's own: the one rule that tells a
+// reviewer's own claims from others'. A claim that names no client is
+// nobody's own.
+func (c Claim) By(client string) bool {
+	return c.Client != "" && c.Client == client
+}
+
+func (it *Interrupt) claims(now time.Time, keep func(Claim) bool) []Claim {
 	var out []Claim
 	for _, c := range it.Claims {
-		if c.Active(now) && (c.Client == "" || c.Client != client) {
+		if c.Active(now) && keep(c) {
 			out = append(out, c)
 		}
 	}

@@ -29,13 +29,17 @@ profiles:
     notify: desktop
     # Your terminal's background: auto (asked of the terminal), light or dark.
     theme: auto
-    # How often the reviewer and watch look for new work; how long a request may take.
-    # poll_interval: 2s
-    # timeout: 30s
-    # How often the reviewer looks at a LangGraph server for changes (at
-    # least 50ms): an arrival shows about this plus two round trips later,
-    # and an idle reviewer's CPU grows with the looks a second.
+    # look_every: how often a watching reviewer (TUI, watch, serve) asks a
+    # LangGraph server whether anything changed: one small request, at
+    # least 50ms; new interrupts show about this long after they happen;
+    # idle CPU grows with it.
     # look_every: 200ms
+    # poll_interval: how often it re-reads the listing when no change
+    # signal came (also to see what other hitl of this machine handled);
+    # costs a LangGraph server nothing while nothing changed.
+    # poll_interval: 2s
+    # How long one request may take.
+    # timeout: 30s
 
 # Rebind keys: action name -> keys (docs/config.md lists the actions).
 # keys:

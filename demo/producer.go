@@ -31,7 +31,7 @@ func (s *Server) Spawn(graph string, input map[string]any) (string, error) {
 	if g == nil {
 		return "", fmt.Errorf("no graph %q; the demo has: %s", graph, graphIDs(s.graphs))
 	}
-	t := s.newThread(nil)
+	t := s.newThread(newUUID(), nil)
 	t.graph = graph
 	t.Metadata["graph_id"] = graph
 	t.Metadata["assistant_id"] = assistantID(graph)

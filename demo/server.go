@@ -140,8 +140,14 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// newUUID is a random UUID, version 4 as the JS server's: one whose
+// version nibble came out 7 by chance would pass for the Python server's
+// UUIDv7 (a clock first), which lists name by its end.
 func newUUID() string {
-	id := newID()
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	id := hex.EncodeToString(b[:])
 	return id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
 }
 
@@ -228,18 +234,19 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	t := s.newThread(body.Metadata)
+	t := s.newThread(newUUID(), body.Metadata)
 	out := t.json(true)
 	s.mu.Unlock()
 	writeJSON(w, 200, out)
 }
 
-func (s *Server) newThread(meta map[string]any) *thread {
+// newThread makes a thread of that id; the lock is held.
+func (s *Server) newThread(id string, meta map[string]any) *thread {
 	now := time.Now()
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	t := &thread{ID: newUUID(), CreatedAt: now, UpdatedAt: now, StateAt: now, Metadata: meta, Status: "idle", Values: map[string]any{}, Checkpoint: newUUID()}
+	t := &thread{ID: id, CreatedAt: now, UpdatedAt: now, StateAt: now, Metadata: meta, Status: "idle", Values: map[string]any{}, Checkpoint: newUUID()}
 	s.threads[t.ID] = t
 	return t
 }
@@ -528,6 +535,7 @@ type runRequest struct {
 	MultitaskStrategy string         `json:"multitask_strategy"`
 	Metadata          map[string]any `json:"metadata"`
 	StreamResumable   bool           `json:"stream_resumable"`
+	IfNotExists       string         `json:"if_not_exists"`
 }
 
 // startRun validates and starts a run; the graph step runs after RunDelay.
@@ -539,8 +547,13 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.thread(w, r)
-	if t == nil {
+	// if_not_exists "create" makes the thread of the path's id when there
+	// is none, as the real servers do (a client's own thread id, the
+	// README's curl); otherwise a thread nobody made is a 404.
+	var t *thread
+	if req.IfNotExists == "create" && s.threads[r.PathValue("id")] == nil && s.graphFor(req.AssistantID) != nil {
+		t = s.newThread(r.PathValue("id"), nil)
+	} else if t = s.thread(w, r); t == nil {
 		return nil
 	}
 	graph := s.graphFor(req.AssistantID)

@@ -217,14 +217,19 @@ func ShortThreadID(id string) string {
 }
 
 // ThreadName is a thread id as messages name it ("Sent approve for …
-// (thread …)"). A UUID (the Agent Servers' thread ids) is shortened as
-// ShortThreadID does; any other id (a session name, "session-2") is shown
-// whole up to 16 characters, and past that cut to 15 with the cut marked
-// (…): cutting "session-2" to "session-" would hide which session it is.
+// (thread …)"): its start, which every command that takes a thread
+// accepts (hitl conversation 3f0c2a9e). A UUID is cut to its first 8
+// characters; a UUIDv7 (the Python Agent Server's) to its first 13, the
+// millisecond it was made, as threads made within a minute share the
+// first 8. Any other id (a session name, "session-2") is shown whole up to
+// 16 characters, and past that cut to 15 with the cut marked (…): cutting
+// "session-2" to "session-" would hide which session it is.
 func ThreadName(id string) string {
 	switch {
+	case uuidV7(id):
+		return id[:13]
 	case uuidLike(id):
-		return ShortThreadID(id)
+		return ShortID(id)
 	case utf8.RuneCountInString(id) <= 16:
 		return id
 	}

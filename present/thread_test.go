@@ -3,13 +3,14 @@ package present
 import "testing"
 
 // The Python server's thread ids are UUIDv7: their first 8 characters are
-// a clock that threads made within a minute share, so they are shown, and
-// named, by their random end.
+// a clock that threads made within a minute share, so lists show their
+// random end. Messages name a thread by its start, which commands take as
+// a prefix: for a UUIDv7 down to the millisecond.
 func TestShortThreadID(t *testing.T) {
 	v7a, v7b := "01a20d11-7695-732d-a709-22ab104192a4", "01a20d11-c25b-70e7-bd46-1051554b774f"
 	v4 := "3f0c2a9e-1b7d-4c8e-9a2b-5d6e7f8a9b0c"
 	if ShortThreadID(v7a) != "104192a4" || ShortThreadID(v7b) != "554b774f" || ShortThreadID(v4) != "3f0c2a9e" || ShortThreadID("thread-1") != "thread-1" ||
-		ThreadName(v7a) != "104192a4" || ThreadName(v4) != "3f0c2a9e" ||
+		ThreadName(v7a) != "01a20d11-7695" || ThreadName(v4) != "3f0c2a9e" ||
 		ThreadName("session-2") != "session-2" || ThreadName("session-for-the-nightly-run") != "session-for-the…" {
 		t.Fatalf("short: %s %s %s", ShortThreadID(v7a), ShortThreadID(v7b), ShortThreadID(v4))
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -29,6 +31,9 @@ func (b *Backend) Conversation(ctx context.Context, threadID string) ([]client.M
 	}
 	resp, err := b.Reads.R().SetContext(ctx).Get("/threads/" + url.PathEscape(threadID) + "/state")
 	if err := b.Check(resp, err, "read the conversation of thread "+threadID, &st); err != nil {
+		if resp != nil && noThreadStatus(resp.StatusCode()) {
+			return nil, fmt.Errorf("%w: %w", err, client.ErrNoThread)
+		}
 		return nil, err
 	}
 	var out []client.Message
@@ -94,4 +99,11 @@ func lastAIMessage(raw json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// noThreadStatus reports whether an answer to a read of a thread's state
+// says there is no thread of that id: 404, or the id refused (400 on the
+// JS server, 422 on the Python one: not a UUID, which every thread id is).
+func noThreadStatus(code int) bool {
+	return code == http.StatusNotFound || code == http.StatusBadRequest || code == http.StatusUnprocessableEntity
 }

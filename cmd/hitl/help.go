@@ -127,8 +127,9 @@ A script can tell "someone else already decided" (3) from "it broke" (1):
   HITL_REVIEWER     your name in the audit log (default $USER)
   HITL_THEME        auto (default), light or dark
   HITL_NOTIFY       desktop (default), bell or off
-  HITL_LOOK_EVERY   how often a watching reviewer looks at a LangGraph
-                    server (default 200ms, at least 50ms; look_every)
+  HITL_LOOK_EVERY   how often a watching reviewer asks a LangGraph server
+                    whether anything changed (default 200ms, at least 50ms;
+                    look_every)
 
 Credentials (never printed; hitl config show says "(set, hidden)"):
 
@@ -166,8 +167,8 @@ file is fine; a broken one is an error with its line number.
       url: http://127.0.0.1:2024
       api_key_env: LANGSMITH_API_KEY   # or api_key: … (prefer the variable)
       graph: agent                # only this graph's interrupts
-      poll_interval: 2s
-      look_every: 200ms           # how often a watching reviewer looks (CPU vs arrival)
+      look_every: 200ms           # ask a LangGraph server whether anything changed (≥ 50ms)
+      poll_interval: 2s           # re-read the listing when no change signal came
       reviewer: alice
       notify: desktop             # off | bell | desktop
       theme: auto                 # auto | light | dark
@@ -182,6 +183,13 @@ file is fine; a broken one is an error with its line number.
   keys:                           # the reviewer's keys, action: [keys]
     approve: [a, Y]
     confirm: [ctrl+y]
+
+look_every is how often a watching reviewer (TUI, watch, serve) asks a
+LangGraph server whether anything changed: one small request, at least 50ms;
+new interrupts show about this long after they happen; idle CPU grows with it.
+poll_interval is how often it re-reads the listing when no change signal came
+(also to see what other hitl of this machine handled); it costs a LangGraph
+server nothing while nothing changed.
 
 Precedence: flag > environment (hitl help environment) > file > default.
 A file others can read that holds a secret draws a warning: chmod 600 it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -78,7 +79,7 @@ func showCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e.stdout, it, true)
 			}
-			printShow(e.stdout, it, e.again())
+			printShow(e.stdout, it, e.again(), a.journal.ID())
 			return nil
 		},
 	}
@@ -291,7 +292,14 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 				return err
 			}
 			msgs, err := c.Conversation(cmd.Context(), thread)
-			if err != nil && !known {
+			switch {
+			case errors.Is(err, client.ErrNoThread) && !known:
+				// Neither this machine nor the server knows it: not found (3).
+				return nothingErr("no thread or interrupt %q on %s\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl list shows the waiting interrupts' ids, hitl history the decided ones; hitl show ID prints an interrupt's thread",
+					safe(args[0]), safe(a.backend.Server()), safe(args[0]))
+			case errors.Is(err, client.ErrNoThread):
+				return nothingErr("thread %s no longer exists on %s (deleted): it has no conversation left to show", safe(thread), safe(a.backend.Server()))
+			case err != nil && !known:
 				// A thread this machine never saw: maybe not a thread's id.
 				return fmt.Errorf("%w\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl show ID prints an interrupt's thread, hitl list --json each one's thread_id", err, safe(args[0]))
 			}

@@ -111,23 +111,34 @@ func oneLine(s string, width int) string {
 }
 
 // printList prints the inbox as a table. On a terminal the rows fit its
-// width (the summary gives way, marked …); piped, they are whole.
+// width (the summary gives way, marked …); piped, they are whole. watch
+// prints the same rows (printLine), without the header.
 func printList(w io.Writer, its []client.Interrupt, now time.Time) {
 	if len(its) == 0 {
 		fmt.Fprintln(w, "No pending interrupts.")
 		return
 	}
-	width := termWidth(w)
-	if width > 0 && width < 110 {
-		fmt.Fprintf(w, "%-8s  %4s  %-14s  %-10s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
-	} else {
-		fmt.Fprintf(w, "%-8s  %4s  %-14s  %-18s  %s\n", "ID", "AGE", "GRAPH", "SHAPE", "SUMMARY")
-	}
+	fmt.Fprintf(w, "%-8s  %4s  %-14s  %-*s  %s\n", "ID", "AGE", "GRAPH", shapeColumn, "SHAPE", "SUMMARY")
 	for _, it := range its {
 		printLine(w, it, now)
 	}
 }
 
+// shapeColumn is the width of the SHAPE column: the widest badge
+// ("[unreadable]"), so that every summary starts in one column.
+var shapeColumn = func() int {
+	n := 0
+	for _, s := range []client.Schema{client.SchemaMiddleware, client.SchemaAgentInbox, client.SchemaQuestions,
+		client.SchemaPrompt, client.SchemaBreakpoint, client.SchemaForm, client.SchemaInformationReview,
+		client.SchemaPayloadReview, client.SchemaResponseReview, client.SchemaUnreadable, client.SchemaRaw} {
+		n = max(n, len(present.Badge(s))+2)
+	}
+	return n
+}()
+
+// printLine is one interrupt's row of the list (and of watch): the shape
+// as the reviewer's badge ([tool], [questions]), the same on a terminal of
+// any width and in a pipe (show and --json give the schema's full name).
 func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	badge := ""
 	if present.Warnings(it) != 0 {
@@ -139,16 +150,9 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 	if a := present.ApprovalText(&it, false); a != "" {
 		badge += "[" + a + "] "
 	}
-	width := termWidth(w)
-	var row string
-	if width > 0 && width < 110 {
-		row = fmt.Sprintf("%-8s  %4s  %-14s  %-10s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
-			oneLine(it.GraphID, 14), "["+present.BadgeOf(it)+"]", badge, safe(present.Summary(it)))
-	} else {
-		row = fmt.Sprintf("%-8s  %4s  %-14s  %-18s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
-			oneLine(it.GraphID, 14), it.Schema, badge, safe(present.Summary(it)))
-	}
-	if width > 0 {
+	row := fmt.Sprintf("%-8s  %4s  %-14s  %-*s  %s%s", present.ShortID(safe(it.ID)), present.Age(it.UpdatedAt, now),
+		oneLine(it.GraphID, 14), shapeColumn, "["+oneLine(present.BadgeOf(it), shapeColumn-2)+"]", badge, safe(present.Summary(it)))
+	if width := termWidth(w); width > 0 {
 		row = ansi.Truncate(row, width, "…")
 	}
 	fmt.Fprintln(w, row)
@@ -164,9 +168,10 @@ func termWidth(w io.Writer) int {
 }
 
 // printShow prints one interrupt in full; again is how this hitl was
-// called ("hitl --backend events"), for the commands it suggests. Fields
-// the interrupt leaves empty are left out.
-func printShow(w io.Writer, it client.Interrupt, again string) {
+// called ("hitl --backend events"), for the commands it suggests; me names
+// this state folder's claims (journal ID). Fields the interrupt leaves
+// empty are left out.
+func printShow(w io.Writer, it client.Interrupt, again, me string) {
 	fmt.Fprintf(w, "Interrupt  %s\n", safe(it.ID))
 	fmt.Fprintf(w, "Shape      %s\n", it.Schema)
 	if it.ThreadID != "" {
@@ -189,8 +194,14 @@ func printShow(w io.Writer, it client.Interrupt, again string) {
 	if warn := present.Warnings(it); warn != 0 {
 		fmt.Fprintf(w, "WARNING    this interrupt contains %s, shown below as visible escapes\n", warn)
 	}
-	if who := present.Editing(it.Others("", time.Now()), time.Now()); who != "" {
-		// Claims (from a reviewer's TUI, yours included) are advice.
+	// Claims (from a reviewer's TUI) are advice. This machine's own (the
+	// TUI with this state folder, me) are told apart by the same rule as
+	// the decide path's note: no race with another reviewer.
+	now := time.Now()
+	if mine := it.Mine(me, now); len(mine) > 0 {
+		fmt.Fprintf(w, "Editing    being edited in hitl on this machine (%s)\n", present.HeldFor(mine[0].Since, now))
+	}
+	if who := present.Editing(it.Others(me, now), now); who != "" {
 		fmt.Fprintf(w, "Editing    %s: a decision now may race theirs\n", safe(who))
 	}
 	if it.Approval != nil {
