@@ -3,7 +3,8 @@ package main
 // The idle cost of the team's inbox: the CPU of `hitl serve --ssh` (its
 // process only) with nothing arriving, alone, with one and with ten real
 // OpenSSH sessions (tmux, 80x24, colours on), each a reviewer of its own,
-// read from /proc over a window once every session shows its inbox.
+// read from /proc over a window once every session shows its inbox; and
+// its resident memory at the end of each window.
 
 import (
 	"bufio"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -40,49 +42,58 @@ func (b *bench) idleHub(ctx context.Context) (table, error) {
 	}
 	defer b.stopAll()
 	settle(ctx)
-	labels := []string{"hub alone", "1 idle session", fmt.Sprintf("%d idle sessions (target ≤ %.0f)", hubSessions, targetHub)}
+	labels := []string{"hub alone", "1 idle session", fmt.Sprintf("%d idle sessions", hubSessions)}
 	cells := make([][]string, len(labels))
+	mem := make([][]string, len(labels))
 	for _, bin := range b.binaries() {
-		vs, err := b.hubCPU(ctx, s.url, bin)
+		vs, rss, err := b.hubCPU(ctx, s.url, bin)
 		if err != nil {
 			return t, err
 		}
 		for i, v := range vs {
 			cells[i] = append(cells[i], fmt.Sprintf("%.1f", v))
+			mem[i] = append(mem[i], fmt.Sprintf("%.1f MB", float64(rss[i])/(1<<20)))
 		}
 	}
 	for i, l := range labels {
+		if i == len(labels)-1 {
+			l += fmt.Sprintf(" (target ≤ %.0f)", targetHub)
+		}
 		t.rows = append(t.rows, row{"hub CPU, s an hour: " + l, b.pad(cells[i])})
+	}
+	for i, l := range labels {
+		t.rows = append(t.rows, row{"hub RSS at the end of the window: " + l, b.pad(mem[i])})
 	}
 	return t, nil
 }
 
-// hubCPU runs bin's hub against u and returns its CPU in seconds an hour:
-// alone, with one session, and with hubSessions.
-func (b *bench) hubCPU(ctx context.Context, u, bin string) ([]float64, error) {
+// hubCPU runs bin's hub against u and returns its CPU in seconds an hour
+// and its resident set in bytes: alone, with one session, and with
+// hubSessions.
+func (b *bench) hubCPU(ctx context.Context, u, bin string) (cpu []float64, rss []int64, err error) {
 	dir, err := os.MkdirTemp(b.tmp, "hub-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cfg strings.Builder
 	cfg.WriteString("team:\n  reviewers:\n")
 	for i := range hubSessions {
 		key := filepath.Join(dir, fmt.Sprintf("r%d", i))
 		if out, err := exec.CommandContext(ctx, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", key).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("ssh-keygen: %v: %s", err, out)
+			return nil, nil, fmt.Errorf("ssh-keygen: %v: %s", err, out)
 		}
 		pub, err := os.ReadFile(key + ".pub")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fmt.Fprintf(&cfg, "    r%d: {keys: [%q], role: approver}\n", i, strings.TrimSpace(string(pub)))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg.String()), 0o600); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, bin, "serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", port), "--url", u)
 	var env []string
@@ -94,10 +105,10 @@ func (b *bench) hubCPU(ctx context.Context, u, bin string) ([]float64, error) {
 	cmd.Env = append(env, "HITL_CONFIG="+filepath.Join(dir, "config.yaml"))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := b.spawn(cmd); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	listening := make(chan struct{})
 	go func() {
@@ -113,9 +124,9 @@ func (b *bench) hubCPU(ctx context.Context, u, bin string) ([]float64, error) {
 	select {
 	case <-listening:
 	case <-time.After(time.Minute):
-		return nil, fmt.Errorf("hitl serve did not listen in a minute")
+		return nil, nil, fmt.Errorf("hitl serve did not listen in a minute")
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	pid := cmd.Process.Pid
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM) }()
@@ -147,38 +158,56 @@ func (b *bench) hubCPU(ctx context.Context, u, bin string) ([]float64, error) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	window := func() (float64, error) {
+	window := func() (float64, int64, error) {
 		time.Sleep(5 * time.Second) // the sessions' first screens' after-effects
 		cpu0, at := procCPU(pid), time.Now()
 		select {
 		case <-time.After(b.tuiIdle):
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return 0, 0, ctx.Err()
 		}
 		cpu1 := procCPU(pid)
 		if cpu0 < 0 || cpu1 < 0 {
-			return 0, fmt.Errorf("hitl serve exited")
+			return 0, 0, fmt.Errorf("hitl serve exited")
 		}
-		return perHour(cpu1-cpu0, time.Since(at)), nil
+		return perHour(cpu1-cpu0, time.Since(at)), procRSS(pid), nil
 	}
-	var out []float64
 	logf("hub (%s): alone", bin)
-	v, err := window()
+	v, m, err := window()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out = append(out, v)
+	cpu, rss = append(cpu, v), append(rss, m)
 	for n, i := 1, 0; n <= hubSessions; n *= hubSessions {
 		for ; i < n; i++ {
 			if err := open(i); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		logf("hub (%s): %d idle session(s)", bin, n)
-		if v, err = window(); err != nil {
-			return nil, err
+		if v, m, err = window(); err != nil {
+			return nil, nil, err
 		}
-		out = append(out, v)
+		cpu, rss = append(cpu, v), append(rss, m)
 	}
-	return out, nil
+	return cpu, rss, nil
+}
+
+// procRSS is a process's resident set in bytes (VmRSS; 0: unknown).
+func procRSS(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v)
+			if len(f) == 2 && f[1] == "kB" {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
 }

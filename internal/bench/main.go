@@ -60,7 +60,7 @@ func main() {
 	flag.StringVar(&c.hitl, "hitl", "", "the hitl binary to measure")
 	flag.StringVar(&c.compare, "compare", "", "another hitl binary (an older build) to measure beside it")
 	flag.StringVar(&c.realDir, "real", "", "the testserver directory: start `langgraphjs dev` there and measure it too")
-	flag.BoolVar(&c.smoke, "smoke", false, "small and quick: checks that every measurement works (CI)")
+	flag.BoolVar(&c.smoke, "smoke", false, "small and quick: checks that every measurement works")
 	flag.IntVar(&c.pending, "pending", 0, "pending interrupts (default 1000; smoke 100)")
 	flag.IntVar(&c.big, "big", 0, "pending interrupts behind the slow link (default 10000; smoke 1000)")
 	flag.DurationVar(&c.delay, "delay", 40*time.Millisecond, "round trip added by the slow link")
