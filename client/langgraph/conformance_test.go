@@ -720,7 +720,9 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 		select {
 		case <-ch:
 		case <-time.After(45 * time.Second):
-			t.Fatal("no signal when the run paused again")
+			_, th := call(t, "GET", tg.url+"/threads/"+thread, nil)
+			_, runs := call(t, "GET", tg.url+"/threads/"+thread+"/runs", nil)
+			t.Fatalf("no signal when the run paused again; the thread now: %.300s; its runs: %.600s", th, runs)
 		}
 		left := pendingOf(t, w)
 		if len(left) != 2 || left[0].Busy {

@@ -129,11 +129,13 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 		case <-timer.C:
 		case <-j.wake:
 			// A joined run paused or ended: its thread's status follows,
-			// within milliseconds on a quiet server, later on a loaded
-			// one. Look now, and again at doubling waits (about 1.3 s in
-			// all) until a look sees the change.
+			// within milliseconds on a quiet server, seconds later on a
+			// loaded one (the Python server, starved of CPU, was seen to
+			// take more than a second). Look now, and again at doubling
+			// waits (about 5 s in all, never slower than the usual pace)
+			// until a look sees the change.
 			quick = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond,
-				160 * time.Millisecond, 320 * time.Millisecond, 640 * time.Millisecond}
+				160 * time.Millisecond, 320 * time.Millisecond, 640 * time.Millisecond, 1280 * time.Millisecond, 2560 * time.Millisecond}
 		}
 		at := time.Now()
 		changed, busy, err := b.look(ctx)
@@ -159,7 +161,7 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			j.sync(ctx, busy)
 		}
 		if len(quick) > 0 && err == nil {
-			wait, quick = quick[0], quick[1:]
+			wait, quick = min(wait, quick[0]), quick[1:]
 		}
 		if err == nil {
 			b.lookEvery.Store(int64(wait))
