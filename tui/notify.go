@@ -133,8 +133,8 @@ func (m *Model) notify(fresh []client.Interrupt) tea.Cmd {
 		return nil
 	}
 	if m.notifyMode == NotifyBell {
-		return tea.Raw("\a")
+		return m.pace.written(tea.Raw("\a"))
 	}
 	title, body := notifyText(fresh)
-	return tea.Raw(notification(m.termKind, m.inTmux, title, body))
+	return m.pace.written(tea.Raw(notification(m.termKind, m.inTmux, title, body)))
 }

@@ -102,3 +102,42 @@ func TestNotifiesOnlyWhenNotLooking(t *testing.T) {
 		t.Fatalf("notify: off notified: %q", got)
 	}
 }
+
+// Bubble Tea writes a notification's bytes at its frame ticker's next tick,
+// and a resting screen's ticker ticks every five seconds: the bytes are
+// followed by a message that brings the full rate back, so they are written
+// at once, and the frame stays as it was.
+func TestNotificationIsWrittenAtOnce(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.m.termKind, h.m.notifyMode = termOSC9, NotifyDesktop
+	ticker := time.NewTicker(time.Hour)
+	defer ticker.Stop()
+	h.m.pace = pacer{ticker: ticker}
+	h.msg(tea.BlurMsg{})
+	h.b.Add(toolCall(idEmail, "t-mail", "send_email", `{}`))
+	_, cmd := h.m.Update(collect(h.m.fetch(false))[0])
+	h.m.Update(restMsg{drawn: h.m.pace.drawn}) // the screen rests before the bytes go
+	if h.m.pace.active {
+		t.Fatal("the pacer did not rest")
+	}
+	var order []string
+	for _, msg := range collect(cmd) {
+		switch msg.(type) {
+		case tea.RawMsg:
+			order = append(order, "bytes")
+		case wroteMsg:
+			order = append(order, "wrote")
+			frame := h.m.frame
+			h.m.Update(msg)
+			if !h.m.pace.active {
+				t.Fatal("after the notification's bytes the renderer still rests")
+			}
+			if h.m.frame != frame {
+				t.Fatal("the notification redrew the frame")
+			}
+		}
+	}
+	if got := strings.Join(order, ", "); got != "bytes, wrote" {
+		t.Fatalf("messages after an arrival while away: %s, want bytes, wrote", got)
+	}
+}

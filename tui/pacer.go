@@ -14,12 +14,14 @@ import (
 // charmbracelet/bubbletea#1776, #1796). Left alone, an idle reviewer wakes
 // 60 times a second to find nothing to write, which was most of its CPU.
 //
-// The pacer slows that ticker down to once a second while nothing is drawn,
-// and brings it back to the full rate as soon as Update draws a frame: a
-// key's effect is on screen within one frame (16 ms), and an idle reviewer
-// wakes once a second for the renderer. Slowed, not stopped: a frame whose
-// write was missed (the ticker drops a tick it could not deliver) is
-// written within a second anyway.
+// The pacer slows that ticker down to once every five seconds while nothing
+// is drawn, and brings it back to the full rate as soon as Update draws a
+// frame: a key's effect is on screen within one frame (16 ms), and an idle
+// reviewer wakes once every five seconds for the renderer. The ticker also
+// writes what the program sends the terminal outside frames (tea.Raw: the
+// notifications); those go through written, which brings the full rate
+// back as a frame does. Slowed, not stopped: should anything else reach the
+// terminal that way, it is written within five seconds anyway.
 //
 // The ticker is a private field of tea.Program, reached by reflection. When
 // a version of Bubble Tea has no such field, the pacer does nothing and the
@@ -33,8 +35,8 @@ const (
 	// compromise between a key's latency (50 ms) and wake-ups.
 	fallbackFPS = 20
 	// restEvery is how often the renderer looks for a frame while none is
-	// drawn.
-	restEvery = time.Second
+	// drawn (each look is a wake-up of an idle process).
+	restEvery = 5 * time.Second
 	// restAfter is how long after the last frame drawn the renderer rests:
 	// long enough for the ticker to have written it several times over.
 	restAfter = 100 * time.Millisecond
@@ -68,6 +70,19 @@ type pacer struct {
 
 // restMsg checks whether frames stopped coming.
 type restMsg struct{ drawn int }
+
+// wroteMsg follows bytes sent to the terminal outside a frame.
+type wroteMsg struct{}
+
+// written sends c's bytes to the terminal (a tea.Raw) and then has them
+// written at once, as a frame would be: Bubble Tea writes them at its
+// ticker's next tick, and a resting ticker ticks seldom.
+func (p *pacer) written(c tea.Cmd) tea.Cmd {
+	if c == nil {
+		return nil
+	}
+	return tea.Sequence(c, func() tea.Msg { return wroteMsg{} })
+}
 
 // reach finds the program's ticker (Update runs on the goroutine that
 // started the renderer, after it did).

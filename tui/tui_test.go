@@ -124,6 +124,20 @@ func (h *harness) run(cmd tea.Cmd) {
 	}
 }
 
+// sequenceOf is the commands of a tea.Sequence's message (a private type
+// of Bubble Tea's: a slice of commands), or nil.
+func sequenceOf(msg tea.Msg) []tea.Cmd {
+	v := reflect.ValueOf(msg)
+	if !v.IsValid() || v.Kind() != reflect.Slice || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() || v.Type() == reflect.TypeFor[tea.BatchMsg]() {
+		return nil
+	}
+	out := make([]tea.Cmd, v.Len())
+	for i := range out {
+		out[i] = v.Index(i).Interface().(tea.Cmd)
+	}
+	return out
+}
+
 // collect runs cmd and returns its messages, however long it takes; timers
 // and waits (see waits) are not run: their messages would come later.
 func collect(cmd tea.Cmd) []tea.Msg {
@@ -134,6 +148,14 @@ func collect(cmd tea.Cmd) []tea.Msg {
 	go func() { ch <- cmd() }()
 	select {
 	case msg := <-ch:
+		if seq := sequenceOf(msg); seq != nil {
+			// The commands of a sequence run one after another, in order.
+			var out []tea.Msg
+			for _, c := range seq {
+				out = append(out, collect(c)...)
+			}
+			return out
+		}
 		batch, ok := msg.(tea.BatchMsg)
 		if !ok {
 			return []tea.Msg{msg}

@@ -86,6 +86,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case restMsg:
 		m.quiet = true
 		return m.pace.onRest(msg)
+	case wroteMsg:
+		m.quiet = true // the frame stands: only the ticker runs again
+		return m.pace.drew()
 	case claimMsg:
 		return m.onClaim(msg)
 	case winnerMsg:
