@@ -9,6 +9,8 @@ package main
 //   - look: asks the watcher's look, the first page of a watermark poll, on
 //     one kept-alive connection, written and read on the asking goroutine
 //     (as hitl's look does: client/langgraph/lookconn.go), decoding nothing;
+//   - look, one processor: the same, with GOMAXPROCS=1 (as hitl runs while
+//     its screen rests, or between `hitl watch`'s listings: internal/procs);
 //   - nethttp: the same look through net/http (as hitl's look did before),
 //     whose connection hands each request between goroutines.
 //
@@ -42,8 +44,24 @@ func (b *bench) looks() string {
 	return "five times a second"
 }
 
-// floorModes are the bare programs, in the order the bench shows them.
+// floorModes are the bare programs' modes.
 var floorModes = []string{"wake", "look", "nethttp"}
+
+// floorProgram is one bare program the bench runs: a mode, on one
+// processor or on Go's default number, and its row's words.
+type floorProgram struct {
+	mode string
+	one  bool
+	what string
+}
+
+// floorPrograms are the bare programs, in the order the bench shows them.
+var floorPrograms = []floorProgram{
+	{"wake", false, "a Go program that only wakes"},
+	{"look", false, "a bare Go poller, the same look on one goroutine (as hitl now), no decoding"},
+	{"look", true, "the same bare poller on one processor (GOMAXPROCS=1, as hitl at rest)"},
+	{"nethttp", false, "a bare Go poller, the same look through net/http, no decoding"},
+}
 
 // runFloor is a bare program (bench -floor URL -floor-mode MODE): it wakes
 // every every until killed.
@@ -112,7 +130,7 @@ func runFloor(mode, u string, every time.Duration) {
 }
 
 // floorCPU runs the bare programs against u side by side for b.idle and
-// returns each one's CPU (floorModes' order), in seconds an hour.
+// returns each one's CPU (floorPrograms' order), in seconds an hour.
 func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -125,8 +143,12 @@ func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
 			_ = cmd.Wait()
 		}
 	}()
-	for _, mode := range floorModes {
-		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", mode, "-look-every", cmp.Or(b.lookEvery, floorEvery).String())
+	for _, fp := range floorPrograms {
+		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", fp.mode, "-look-every", cmp.Or(b.lookEvery, floorEvery).String())
+		cmd.Env = os.Environ()
+		if fp.one {
+			cmd.Env = append(cmd.Env, "GOMAXPROCS=1")
+		}
 		if err := b.spawn(cmd); err != nil {
 			return nil, err
 		}

@@ -355,11 +355,8 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 	if err != nil {
 		return t, err
 	}
-	for i, what := range []string{
-		"a Go program that only wakes",
-		"a bare Go poller, the same look on one goroutine (as hitl now), no decoding",
-		"a bare Go poller, the same look through net/http, no decoding",
-	} {
+	for i, fp := range floorPrograms {
+		what := fp.what
 		t.rows = append(t.rows, row{"idle: " + what + ", " + b.looks() + ": CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
 	}
 	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
