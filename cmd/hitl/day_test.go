@@ -302,7 +302,7 @@ func TestApproveAllByTool(t *testing.T) {
 		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
 		must(t, r, 0, "--dry-run: nothing sent.")
 		for _, it := range []listed{e1, e2} {
-			if !strings.Contains(r.stdout, it.ID[:8]+"  thread "+s.threadRef(it.ThreadID)+"  send_email(to=") {
+			if !strings.Contains(r.stdout, it.ID[:8]+"  thread "+present.ThreadName(it.ThreadID)+"  send_email(to=") {
 				t.Fatalf("the list does not name %s:\n%s", it.ID[:8], r.stdout)
 			}
 			// As a single --dry-run, it prints what would be sent.
