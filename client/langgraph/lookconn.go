@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/internal/rawconn"
 )
 
 // The look's own connection.
@@ -167,6 +168,7 @@ func (c *lookConn) dial(ctx context.Context, tr *http.Transport, u *url.URL) err
 	if err != nil {
 		return err
 	}
+	conn = rawconn.Wrap(conn) // fewer wake-ups of an idle process (internal/rawconn)
 	if u.Scheme == "https" {
 		cfg := &tls.Config{}
 		if tr.TLSClientConfig != nil {

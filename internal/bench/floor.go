@@ -8,7 +8,8 @@ package main
 //     timer, the runtime's monitor thread);
 //   - look: asks the watcher's look, the first page of a watermark poll, on
 //     one kept-alive connection, written and read on the asking goroutine
-//     (as hitl's look does: client/langgraph/lookconn.go), decoding nothing;
+//     with raw system calls (as hitl's look does: client/langgraph/lookconn.go,
+//     internal/rawconn), decoding nothing;
 //   - look, one processor: the same, with GOMAXPROCS=1 (as hitl runs while
 //     its screen rests, or between `hitl watch`'s listings: internal/procs);
 //   - nethttp: the same look through net/http (as hitl's look did before),
@@ -31,6 +32,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/rawconn"
 )
 
 // floorEvery is the look interval of the bare pollers: hitl's default.
@@ -101,6 +104,7 @@ func runFloor(mode, u string, every time.Duration) {
 					conn = nil
 					continue
 				}
+				conn = rawconn.Wrap(conn)
 				br, bw = bufio.NewReader(conn), bufio.NewWriter(conn)
 			}
 			req, _ := http.NewRequest(http.MethodPost, u+"/threads/search", bytes.NewReader(body))
