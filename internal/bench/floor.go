@@ -149,9 +149,8 @@ func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
 	}()
 	for _, fp := range floorPrograms {
 		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", fp.mode, "-look-every", cmp.Or(b.lookEvery, floorEvery).String())
-		cmd.Env = os.Environ()
 		if fp.one {
-			cmd.Env = append(cmd.Env, "GOMAXPROCS=1")
+			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 		}
 		if err := b.spawn(cmd); err != nil {
 			return nil, err

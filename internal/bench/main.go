@@ -356,8 +356,7 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 		return t, err
 	}
 	for i, fp := range floorPrograms {
-		what := fp.what
-		t.rows = append(t.rows, row{"idle: " + what + ", " + b.looks() + ": CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
+		t.rows = append(t.rows, row{"idle: " + fp.what + ", " + b.looks() + ": CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
 	}
 	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
 	t.rows = append(t.rows, tui...)
