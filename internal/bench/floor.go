@@ -134,8 +134,8 @@ func runFloor(mode, u string, every time.Duration) {
 }
 
 // floorCPU runs the bare programs against u side by side for b.idle and
-// returns each one's CPU (floorPrograms' order), in seconds an hour.
-func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
+// returns each one's cost (floorPrograms' order).
+func (b *bench) floorCPU(ctx context.Context, u string) ([]cost, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -159,18 +159,22 @@ func (b *bench) floorCPU(ctx context.Context, u string) ([]float64, error) {
 	}
 	time.Sleep(3 * time.Second) // started, connected
 	at := time.Now()
-	cpu0 := make([]time.Duration, len(cmds))
+	u0 := make([]usage, len(cmds))
 	for i, cmd := range cmds {
-		cpu0[i] = procCPU(cmd.Process.Pid)
+		u0[i] = procUsage(cmd.Process.Pid)
 	}
 	select {
 	case <-time.After(b.idle):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	out := make([]float64, len(cmds))
+	out := make([]cost, len(cmds))
 	for i, cmd := range cmds {
-		out[i] = perHour(procCPU(cmd.Process.Pid)-cpu0[i], time.Since(at))
+		c, ok := spent(u0[i], procUsage(cmd.Process.Pid), time.Since(at))
+		if !ok {
+			return nil, fmt.Errorf("the bare program %q exited", floorPrograms[i].what)
+		}
+		out[i] = c
 	}
 	return out, nil
 }

@@ -51,7 +51,7 @@ func (b *bench) idleHub(ctx context.Context) (table, error) {
 			return t, err
 		}
 		for i, v := range vs {
-			cells[i] = append(cells[i], fmt.Sprintf("%.1f", v))
+			cells[i] = append(cells[i], v.String())
 			mem[i] = append(mem[i], fmt.Sprintf("%.1f MB", float64(rss[i])/(1<<20)))
 		}
 	}
@@ -59,7 +59,7 @@ func (b *bench) idleHub(ctx context.Context) (table, error) {
 		if i == len(labels)-1 {
 			l += fmt.Sprintf(" (target ≤ %.0f)", targetHub)
 		}
-		t.rows = append(t.rows, row{"hub CPU, s an hour: " + l, b.pad(cells[i])})
+		t.rows = append(t.rows, row{"hub CPU, s an hour (wake-ups a second): " + l, b.pad(cells[i])})
 	}
 	for i, l := range labels {
 		t.rows = append(t.rows, row{"hub RSS at the end of the window: " + l, b.pad(mem[i])})
@@ -67,10 +67,9 @@ func (b *bench) idleHub(ctx context.Context) (table, error) {
 	return t, nil
 }
 
-// hubCPU runs bin's hub against u and returns its CPU in seconds an hour
-// and its resident set in bytes: alone, with one session, and with
-// hubSessions.
-func (b *bench) hubCPU(ctx context.Context, u, bin string) (cpu []float64, rss []int64, err error) {
+// hubCPU runs bin's hub against u and returns its cost and its resident
+// set in bytes: alone, with one session, and with hubSessions.
+func (b *bench) hubCPU(ctx context.Context, u, bin string) (cpu []cost, rss []int64, err error) {
 	dir, err := os.MkdirTemp(b.tmp, "hub-")
 	if err != nil {
 		return nil, nil, err
@@ -158,19 +157,19 @@ func (b *bench) hubCPU(ctx context.Context, u, bin string) (cpu []float64, rss [
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	window := func() (float64, int64, error) {
+	window := func() (cost, int64, error) {
 		time.Sleep(5 * time.Second) // the sessions' first screens' after-effects
-		cpu0, at := procCPU(pid), time.Now()
+		u0, at := procUsage(pid), time.Now()
 		select {
 		case <-time.After(b.tuiIdle):
 		case <-ctx.Done():
-			return 0, 0, ctx.Err()
+			return cost{}, 0, ctx.Err()
 		}
-		cpu1 := procCPU(pid)
-		if cpu0 < 0 || cpu1 < 0 {
-			return 0, 0, fmt.Errorf("hitl serve exited")
+		c, ok := spent(u0, procUsage(pid), time.Since(at))
+		if !ok {
+			return cost{}, 0, fmt.Errorf("hitl serve exited")
 		}
-		return perHour(cpu1-cpu0, time.Since(at)), procRSS(pid), nil
+		return c, procRSS(pid), nil
 	}
 	logf("hub (%s): alone", bin)
 	v, m, err := window()

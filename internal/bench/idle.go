@@ -30,9 +30,9 @@ func perHour(cpu time.Duration, window time.Duration) float64 {
 	return cpu.Seconds() / window.Seconds() * 3600
 }
 
-// idleTUI runs bin's TUI against u in a private tmux and returns its CPU
-// over b.tuiIdle, in seconds an hour.
-func (b *bench) idleTUI(ctx context.Context, u, bin string) (float64, error) {
+// idleTUI runs bin's TUI against u in a private tmux and returns its cost
+// over b.tuiIdle.
+func (b *bench) idleTUI(ctx context.Context, u, bin string) (cost, error) {
 	sock := fmt.Sprintf("hitl-bench-%d", rand.Int())
 	env := []string{}
 	for _, kv := range b.env() {
@@ -49,12 +49,12 @@ func (b *bench) idleTUI(ctx context.Context, u, bin string) (float64, error) {
 	}
 	out, err := tmux("new-session", "-d", "-P", "-F", "#{pane_pid}", "-x", "80", "-y", "24", "exec "+bin+" --url "+u)
 	if err != nil {
-		return 0, fmt.Errorf("tmux: %v (is tmux installed?)", err)
+		return cost{}, fmt.Errorf("tmux: %v (is tmux installed?)", err)
 	}
 	defer func() { _, _ = tmux("kill-server") }()
 	pid, err := strconv.Atoi(strings.TrimSpace(out))
 	if err != nil {
-		return 0, fmt.Errorf("tmux pane pid %q", out)
+		return cost{}, fmt.Errorf("tmux pane pid %q", out)
 	}
 	// The first screen: the inbox has listed what waits.
 	deadline := time.Now().Add(2 * time.Minute)
@@ -64,52 +64,84 @@ func (b *bench) idleTUI(ctx context.Context, u, bin string) (float64, error) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("the TUI showed no listing in 2 minutes:\n%s", screen)
+			return cost{}, fmt.Errorf("the TUI showed no listing in 2 minutes:\n%s", screen)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(3 * time.Second) // the first screen's after-effects (details rendered)
-	cpu0, at := procCPU(pid), time.Now()
+	u0, at := procUsage(pid), time.Now()
 	select {
 	case <-time.After(b.tuiIdle):
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return cost{}, ctx.Err()
 	}
-	cpu1 := procCPU(pid)
-	if cpu1 < 0 || cpu0 < 0 {
-		return 0, fmt.Errorf("the TUI exited")
+	c, ok := spent(u0, procUsage(pid), time.Since(at))
+	if !ok {
+		return cost{}, fmt.Errorf("the TUI exited")
 	}
-	return perHour(cpu1-cpu0, time.Since(at)), nil
+	return c, nil
 }
 
-// procCPU is the CPU time of one process (-1: gone): the sum of its
-// threads' run time as the scheduler counts it (/proc/PID/task/*/schedstat,
-// in nanoseconds), or where that is missing its user and system time
-// (/proc/PID/stat, in ticks of 10 ms: too coarse for a few seconds of an
-// idle process).
-func procCPU(pid int) time.Duration {
-	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err == nil {
-		var sum time.Duration
-		ok := true
+// usage is what the scheduler counted for one process's threads so far:
+// their run time and how many times one of them was put on a processor
+// (/proc/PID/task/*/schedstat, fields 1 and 3). An idle process is put on a
+// processor only when something wakes it, so over a window the second is its
+// wake-ups (with the rare preemption). A thread that exits in the window
+// takes its counts with it.
+type usage struct {
+	cpu    time.Duration // -1: the process is gone
+	slices int64         // -1: unknown (no schedstat)
+}
+
+// procUsage reads one process's usage, or where schedstat is missing its
+// user and system time (/proc/PID/stat, in ticks of 10 ms: too coarse for a
+// few seconds of an idle process) with no count of wake-ups.
+func procUsage(pid int) usage {
+	if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err == nil && len(tasks) > 0 {
+		var u usage
 		for _, t := range tasks {
 			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
 			f := strings.Fields(string(data))
-			if err != nil || len(f) == 0 {
-				ok = false
-				break
+			if err != nil || len(f) < 3 {
+				return usage{statCPU(pid), -1}
 			}
-			ns, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil {
-				ok = false
-				break
+			ns, err1 := strconv.ParseInt(f[0], 10, 64)
+			n, err2 := strconv.ParseInt(f[2], 10, 64)
+			if err1 != nil || err2 != nil {
+				return usage{statCPU(pid), -1}
 			}
-			sum += time.Duration(ns)
+			u.cpu += time.Duration(ns)
+			u.slices += n
 		}
-		if ok && len(tasks) > 0 {
-			return sum
-		}
+		return u
 	}
-	return statCPU(pid)
+	return usage{statCPU(pid), -1}
+}
+
+// cost is what an idle process spent over a window: CPU in seconds an hour
+// and wake-ups a second (negative: unknown).
+type cost struct{ perHour, wakes float64 }
+
+// spent is the cost of the window from u0 to u1, which lasted d; ok is
+// false if the process was gone at either end.
+func spent(u0, u1 usage, d time.Duration) (c cost, ok bool) {
+	if u0.cpu < 0 || u1.cpu < 0 {
+		return cost{}, false
+	}
+	c = cost{perHour(u1.cpu-u0.cpu, d), -1}
+	if u0.slices >= 0 && u1.slices >= 0 {
+		c.wakes = float64(u1.slices-u0.slices) / d.Seconds()
+	}
+	return c, true
+}
+
+// String is the cost as the tables show it: "8.5 (15/s)", seconds of CPU
+// an hour and wake-ups a second.
+func (c cost) String() string {
+	if c.wakes < 0 {
+		return fmt.Sprintf("%.1f", c.perHour)
+	}
+	return fmt.Sprintf("%.1f (%.0f/s)", c.perHour, c.wakes)
 }
 
 // statCPU is the user and system time of one process (-1: gone).
@@ -164,18 +196,18 @@ func (b *bench) idleRows(ctx context.Context, s *server, what string) ([]row, er
 			if err != nil {
 				return err
 			}
-			cells = append(cells, fmt.Sprintf("%.1f", v))
+			cells = append(cells, v.String())
 		}
 		rows = append(rows, row{label + fmt.Sprintf(" (target ≤ %.0f)", targetTUI), b.pad(cells)})
 		return nil
 	}
-	if err := measure("idle TUI, " + what + ": CPU, s an hour"); err != nil {
+	if err := measure("idle TUI, " + what + ": CPU, s an hour (wake-ups a second)"); err != nil {
 		return rows, err
 	}
 	if err := raiseBig(ctx, s.url); err != nil {
 		return rows, err
 	}
-	if err := measure("idle TUI, " + what + " and a 1 MB payload: CPU, s an hour"); err != nil {
+	if err := measure("idle TUI, " + what + " and a 1 MB payload: CPU, s an hour (wake-ups a second)"); err != nil {
 		return rows, err
 	}
 	return rows, nil

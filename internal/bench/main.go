@@ -348,15 +348,15 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 	t.rows = append(t.rows, row{"idle `watch`: request rate", cells(idle(hitl), idle,
 		fmt.Sprintf("%.1f req/s, %s/s", naiveRate, size(naive.bytes/2)),
 		ratio(float64(naive.bytes)/2, hitl.rate.bytes)+" (bytes)")})
-	hcpu := func(w watchStats) string { return fmt.Sprintf("%.1f", w.clientCPU) }
-	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
+	hcpu := func(w watchStats) string { return w.clientCPU.String() }
+	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (wake-ups a second; target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
 	logf("%s: bare Go programs waking %s", name, b.looks())
 	floors, err := b.floorCPU(ctx, s.url)
 	if err != nil {
 		return t, err
 	}
 	for i, fp := range floorPrograms {
-		t.rows = append(t.rows, row{"idle: " + fp.what + ", " + b.looks() + ": CPU, s an hour", cells(fmt.Sprintf("%.1f", floors[i]), func(watchStats) string { return "" }, "", "")})
+		t.rows = append(t.rows, row{"idle: " + fp.what + ", " + b.looks() + ": CPU, s an hour (wake-ups a second)", cells(floors[i].String(), func(watchStats) string { return "" }, "", "")})
 	}
 	tui, err := b.idleRows(ctx, s, fmt.Sprintf("%d pending", b.pending))
 	t.rows = append(t.rows, tui...)
@@ -931,7 +931,7 @@ type rate struct{ requests, bytes, state float64 }
 type watchStats struct {
 	rate      rate // per second, idle
 	serverCPU float64
-	clientCPU float64 // the watch's own, s an hour
+	clientCPU cost // the watch's own
 	arrivals  []time.Duration
 }
 
@@ -1026,7 +1026,7 @@ func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, e
 	// Idle.
 	p.reset()
 	cpu0 := cpuTime(s.pgid)
-	own0 := procCPU(cmd.Process.Pid)
+	own0 := procUsage(cmd.Process.Pid)
 	at := time.Now()
 	select {
 	case <-time.After(b.idle):
@@ -1034,7 +1034,11 @@ func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, e
 		return w, ctx.Err()
 	}
 	el := time.Since(at).Seconds()
-	w.clientCPU = perHour(procCPU(cmd.Process.Pid)-own0, time.Since(at))
+	own, ok := spent(own0, procUsage(cmd.Process.Pid), time.Since(at))
+	if !ok {
+		return w, fmt.Errorf("watch exited")
+	}
+	w.clientCPU = own
 	w.rate = rate{float64(p.requests.Load()) / el, float64(p.bytes.Load()) / el, float64(p.state.Load()) / el}
 	if s.pgid != 0 {
 		w.serverCPU = (cpuTime(s.pgid) - cpu0).Seconds() / el * 100
