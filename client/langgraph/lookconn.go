@@ -102,6 +102,11 @@ func (c *lookConn) do(ctx context.Context, hc *http.Client, req *http.Request, o
 	}
 	if resp.Close || !resp.ProtoAtLeast(1, 1) {
 		c.closeLocked() // the server closes it
+	} else {
+		// No deadline between looks: a deadline is a Go timer, and the
+		// runtime's monitor thread wakes for the next Go timer
+		// (internal/ktimer).
+		_ = c.conn.SetDeadline(time.Time{})
 	}
 	if hc.Jar != nil {
 		if rc := resp.Cookies(); len(rc) > 0 {

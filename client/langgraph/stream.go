@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/ktimer"
 )
 
 // Saying when something changed (client.Notifier).
@@ -120,8 +122,10 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 	wait := time.Duration(0)
 	var took time.Duration // how long a look takes, smoothed
 	var quick []time.Duration
-	timer := time.NewTimer(0)
-	defer timer.Stop()
+	// The kernel keeps the time between looks (internal/ktimer): a Go
+	// timer woke the idle process three to five times for each look.
+	timer := ktimer.New(0)
+	defer timer.Close()
 	for {
 		select {
 		case <-ctx.Done():
@@ -167,12 +171,6 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			b.lookEvery.Store(int64(wait))
 		} else {
 			b.lookEvery.Store(0) // a failing watcher answers no one
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
 		}
 		timer.Reset(wait)
 	}

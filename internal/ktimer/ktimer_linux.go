@@ -1,0 +1,172 @@
+package ktimer
+
+import (
+	"os"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Timer is a one-shot timer; its value is the time it fired.
+type Timer struct {
+	C <-chan time.Time
+	c chan time.Time
+
+	mu     sync.Mutex
+	f      *os.File // the timerfd; nil: a fallback is in use
+	rc     syscall.RawConn
+	armed  bool // armed by the last Reset, and its expiry not yet sent
+	closed bool
+
+	fallback *time.Timer // where no timerfd could be made
+}
+
+// New returns a timer that fires once after d.
+func New(d time.Duration) *Timer {
+	c := make(chan time.Time, 1)
+	t := &Timer{C: c, c: c}
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err == nil {
+		t.f = os.NewFile(uintptr(fd), "timerfd")
+		if t.rc, err = t.f.SyscallConn(); err != nil {
+			t.f.Close()
+			t.f = nil
+		}
+	}
+	if t.f == nil {
+		t.fallback = time.NewTimer(d)
+		t.C = t.fallback.C
+		return t
+	}
+	t.Reset(d)
+	go t.wait(t.f, t.rc)
+	return t
+}
+
+// Reset arms the timer to fire after d (at once when d ≤ 0), dropping an
+// earlier arming, fired and unread or not.
+func (t *Timer) Reset(d time.Duration) {
+	if t.fallback != nil {
+		t.fallback.Reset(d)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.drain()
+	t.armed = true
+	t.set(max(d, 1)) // 0 would disarm
+}
+
+// Stop disarms the timer, dropping a fired and unread value.
+func (t *Timer) Stop() {
+	if t.fallback != nil {
+		t.fallback.Stop()
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.drain()
+	t.armed = false
+	t.set(0)
+}
+
+// Close stops the timer and releases what it holds; C is not closed.
+func (t *Timer) Close() {
+	if t.fallback != nil {
+		t.fallback.Stop()
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.closed, t.armed = true, false
+	t.drain()
+	t.f.Close() // ends wait's read
+}
+
+// drain drops a fired and unread value. With t.mu held.
+func (t *Timer) drain() {
+	select {
+	case <-t.c:
+	default:
+	}
+}
+
+// set arms the timerfd to expire after d, or disarms it (d = 0), with a raw
+// system call (an ordinary one would wake sysmon). With t.mu held.
+func (t *Timer) set(d time.Duration) {
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	_ = t.rc.Control(func(fd uintptr) {
+		_, _, _ = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
+	})
+}
+
+// due says whether the timerfd is disarmed: its one expiry has passed.
+// With t.mu held.
+func (t *Timer) due() bool {
+	var cur unix.ItimerSpec
+	var e syscall.Errno
+	_ = t.rc.Control(func(fd uintptr) {
+		_, _, e = unix.RawSyscall(unix.SYS_TIMERFD_GETTIME, fd, uintptr(unsafe.Pointer(&cur)), 0)
+	})
+	return e == 0 && cur.Value.Sec == 0 && cur.Value.Nsec == 0
+}
+
+// afterRead, when set (by a test), runs after each expiry is read.
+var afterRead func()
+
+// wait reads the timerfd's expiries until it is closed, and sends each
+// that belongs to the current arming: an expiry read after a Reset has
+// armed the timer again (the timerfd not yet due) or after a Stop is an
+// earlier arming's, and dropped.
+func (t *Timer) wait(f *os.File, rc syscall.RawConn) {
+	var buf [8]byte
+	for {
+		var e syscall.Errno
+		err := rc.Read(func(fd uintptr) bool {
+			for {
+				_, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+				switch e {
+				case syscall.EINTR:
+					continue
+				case syscall.EAGAIN:
+					return false // wait until it expires
+				}
+				return true
+			}
+		})
+		if err != nil {
+			return // closed
+		}
+		if e != 0 {
+			if e == syscall.ECANCELED {
+				continue
+			}
+			return
+		}
+		now := time.Now()
+		if afterRead != nil {
+			afterRead()
+		}
+		t.mu.Lock()
+		if t.armed && !t.closed && t.due() {
+			t.armed = false
+			select {
+			case t.c <- now:
+			default:
+			}
+		}
+		t.mu.Unlock()
+	}
+}
