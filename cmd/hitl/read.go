@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/internal/ktimer"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -196,6 +197,10 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
 	settled, _ := a.backend.(client.Settled)
 	var read uint64 // the version of the last listing, when settled says
+	// The kernel keeps the time between periodic reads (internal/ktimer):
+	// a Go timer woke the idle process several times for each.
+	timer := ktimer.New(time.Hour)
+	defer timer.Close()
 	for {
 		shown = nil
 		if settled != nil {
@@ -226,14 +231,16 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			hook.reportSkipped()
 		}
 		e.restProcs(true)
+		timer.Reset(wait)
 	wait:
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(wait):
+		case <-timer.C:
 			// Nothing changed since the last listing (the watcher would
 			// have said): no need to read it again.
 			if v, ok := settledAt(settled, changes); ok && !failing && v == read {
+				timer.Reset(wait)
 				goto wait
 			}
 		case _, open := <-changes:
