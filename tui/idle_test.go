@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
 )
@@ -103,5 +105,51 @@ func TestRestingScreenRunsOnOneProcessor(t *testing.T) {
 	pc.drew()
 	if want := []bool{false, true, false}; !slices.Equal(asked, want) {
 		t.Fatalf("drawing, resting, drawing asked %v, want %v", asked, want)
+	}
+}
+
+// An age that changes on a resting screen is written by one tick of the
+// ticker soon, and the process stays on one processor: the clock's frames
+// (with a thousand interrupts raised at different seconds, one every few
+// seconds) do not bring the full rate and the default processors back. A
+// key's frame does; a message that leaves the frame as it was does
+// neither.
+func TestTheClocksFrameLeavesTheScreenResting(t *testing.T) {
+	it := fixture(t, "middleware-js-email", strings.Repeat("a", 32), 2*time.Minute+30*time.Second)
+	h := newHarness(t, 80, 24, it)
+	h.now = h.now.Add(activeFor + time.Second)
+	h.msg(pollMsg{})
+	h.m.lastUpdate = time.Time{} // "updated just now" is not what is asked here
+	h.msg(unchangedMsg{})        // drawn so
+	ticker := time.NewTicker(time.Hour)
+	defer ticker.Stop()
+	var asked []bool
+	h.m.pace = pacer{ticker: ticker, rest: func(one bool) { asked = append(asked, one) }}
+
+	drawn := h.m.pace.drawn
+	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24}) // the same size: the same frame
+	if h.m.pace.drawn != drawn || h.m.pace.active || h.m.pace.flushing || len(asked) > 0 {
+		t.Fatalf("a message that left the frame as it was woke the renderer (drawn %d→%d, active %v, asked %v)",
+			drawn, h.m.pace.drawn, h.m.pace.active, asked)
+	}
+
+	before := h.screen()
+	h.now = t0.Add(30*time.Second + 10*time.Millisecond) // it turns 3m
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
+	if h.screen() == before || !strings.Contains(h.screen(), " 3m ") {
+		t.Fatalf("the tick did not redraw the age:\n%s", h.screen())
+	}
+	if !h.m.pace.flushing || h.m.pace.active || len(asked) > 0 {
+		t.Fatalf("the clock's frame: flushing %v, active %v, asked %v; want a flush, resting, nothing asked",
+			h.m.pace.flushing, h.m.pace.active, asked)
+	}
+	h.m.pace.onRest(restMsg{drawn: h.m.pace.drawn})
+	if h.m.pace.flushing || h.m.pace.active || len(asked) > 0 {
+		t.Fatalf("after the rest check: flushing %v, active %v, asked %v", h.m.pace.flushing, h.m.pace.active, asked)
+	}
+
+	h.keys("?") // a key's frame (the help)
+	if !h.m.pace.active || !slices.Equal(asked, []bool{false}) {
+		t.Fatalf("a key's frame: active %v, asked %v; want the full rate and the default processors", h.m.pace.active, asked)
 	}
 }

@@ -40,6 +40,9 @@ const (
 	// restAfter is how long after the last frame drawn the renderer rests:
 	// long enough for the ticker to have written it several times over.
 	restAfter = 100 * time.Millisecond
+	// flushEvery is how soon a frame the clock changed is written while
+	// the screen rests: one tick of the ticker, within the rest check.
+	flushEvery = restAfter / 2
 )
 
 // tickerField is tea.Program's ticker, if it has one of the expected type.
@@ -63,6 +66,9 @@ type pacer struct {
 	active  bool // ticking at the full rate
 	drawn   int  // frames drawn
 	resting bool // a rest check is in flight
+	// flushing: resting, the ticker runs at flushEvery until the clock's
+	// frame is written (drewByClock).
+	flushing bool
 	// rest, when set, asks for one processor while the screen rests and
 	// for the default when it draws (procs.Rest; the standalone TUI only).
 	rest func(bool)
@@ -103,12 +109,38 @@ func (p *pacer) drew() tea.Cmd {
 		return nil
 	}
 	p.drawn++
+	p.flushing = false
 	if !p.active {
 		t.Reset(time.Second / activeFPS)
 		p.active = true
 		if p.rest != nil {
 			p.rest(false)
 		}
+	}
+	return p.checkRest()
+}
+
+// drewByClock: a resting screen's frame changed by itself (an age, a
+// deadline, "updated just now" ending). Nobody is typing, so it is
+// written by one tick of the ticker soon (flushEvery) rather than at the
+// full rate, and the process stays on one processor: with a thousand
+// interrupts raised at different seconds an age changes on screen every
+// few seconds, and bringing the full rate and the default processors
+// back for each (changing GOMAXPROCS stops the world, and then the
+// runtime rereads the cgroup's CPU limit every second) was a quarter of
+// an idle reviewer's CPU against the dev server.
+func (p *pacer) drewByClock() tea.Cmd {
+	if p.active {
+		return p.drew() // frames are coming anyway
+	}
+	t := p.reach()
+	if t == nil {
+		return nil
+	}
+	p.drawn++
+	if !p.flushing {
+		t.Reset(flushEvery)
+		p.flushing = true
 	}
 	return p.checkRest()
 }
@@ -128,6 +160,10 @@ func (p *pacer) onRest(msg restMsg) tea.Cmd {
 	p.resting = false
 	if p.drawn != msg.drawn {
 		return p.checkRest()
+	}
+	if t := p.reach(); t != nil && p.flushing {
+		t.Reset(restEvery) // the clock's frame is written
+		p.flushing = false
 	}
 	if t := p.reach(); t != nil && p.active {
 		t.Reset(restEvery)

@@ -46,8 +46,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c := m.detail.sync(m); c != nil {
 			cmd = tea.Batch(cmd, c)
 		}
+		prev := m.frame
 		m.draw()
-		if c := m.pace.drew(); c != nil {
+		// An unchanged frame gives the renderer nothing to write.
+		var c tea.Cmd
+		if _, byClock := msg.(tickMsg); byClock && m.frame != prev {
+			c = m.pace.drewByClock()
+		} else if m.frame != prev {
+			c = m.pace.drew()
+		}
+		if c != nil {
 			cmd = tea.Batch(cmd, c)
 		}
 	}
