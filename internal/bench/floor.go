@@ -1,19 +1,21 @@
 package main
 
-// What a look costs at the least. Three bare Go programs, run side by side
+// What a look costs at the least. Four bare Go programs, run side by side
 // in one window (the same load on the machine for each), wake five times a
 // second, hitl's default look rate:
 //
-//   - wake: does nothing else (what waking costs any Go program here: the
-//     timer, the runtime's monitor thread);
+//   - wake: sleeps on a Go timer and does nothing else (what waking costs
+//     any Go program here: the timer, the runtime's monitor thread);
 //   - look: asks the watcher's look, the first page of a watermark poll, on
 //     one kept-alive connection, written and read on the asking goroutine
-//     with raw system calls (as hitl's look does: client/langgraph/lookconn.go,
-//     internal/rawconn), decoding nothing;
+//     with raw system calls, waiting between looks on a timer the kernel
+//     keeps (as hitl's look does: client/langgraph/lookconn.go,
+//     internal/rawconn, internal/ktimer), decoding nothing;
 //   - look, one processor: the same, with GOMAXPROCS=1 (as hitl runs while
 //     its screen rests, or between `hitl watch`'s listings: internal/procs);
-//   - nethttp: the same look through net/http (as hitl's look did before),
-//     whose connection hands each request between goroutines.
+//   - nethttp: the same look through net/http, waiting on a Go timer (as
+//     hitl's look did before), whose connection hands each request between
+//     goroutines.
 //
 // Their CPU is the floor under `hitl watch`'s at five looks a second (or at
 // the bench's -look-every).
@@ -33,6 +35,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/ktimer"
 	"github.com/hitl-sh/hitl/internal/rawconn"
 )
 
@@ -60,8 +63,8 @@ type floorProgram struct {
 
 // floorPrograms are the bare programs, in the order the bench shows them.
 var floorPrograms = []floorProgram{
-	{"wake", false, "a Go program that only wakes"},
-	{"look", false, "a bare Go poller, the same look on one goroutine (as hitl now), no decoding"},
+	{"wake", false, "a Go program that only wakes, on a Go timer"},
+	{"look", false, "a bare Go poller, the same look on one goroutine, raw system calls, a kernel timer (as hitl now), no decoding"},
 	{"look", true, "the same bare poller on one processor (GOMAXPROCS=1, as hitl at rest)"},
 	{"nethttp", false, "a bare Go poller, the same look through net/http, no decoding"},
 }
@@ -97,8 +100,10 @@ func runFloor(mode, u string, every time.Duration) {
 		var conn net.Conn
 		var br *bufio.Reader
 		var bw *bufio.Writer
+		timer := ktimer.New(every)
 		for {
-			time.Sleep(every)
+			<-timer.C
+			timer.Reset(every)
 			if conn == nil {
 				if conn, err = net.Dial("tcp", pu.Host); err != nil {
 					conn = nil
