@@ -125,10 +125,10 @@ func (p *pacer) drew() tea.Cmd {
 // written by one tick of the ticker soon (flushEvery) rather than at the
 // full rate, and the process stays on one processor: with a thousand
 // interrupts raised at different seconds an age changes on screen every
-// few seconds, and bringing the full rate and the default processors
-// back for each (changing GOMAXPROCS stops the world, and then the
-// runtime rereads the cgroup's CPU limit every second) was a quarter of
-// an idle reviewer's CPU against the dev server.
+// few seconds, and each such frame brought the full rate and the default
+// processors back (seen in strace of an idle TUI against the dev server:
+// changing GOMAXPROCS stops the world, and with the default the runtime
+// rereads the cgroup's CPU limit every second).
 func (p *pacer) drewByClock() tea.Cmd {
 	if p.active {
 		return p.drew() // frames are coming anyway
