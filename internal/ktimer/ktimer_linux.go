@@ -48,25 +48,20 @@ func New(d time.Duration) *Timer {
 
 // Reset arms the timer to fire after d (at once when d ≤ 0), dropping an
 // earlier arming, fired and unread or not.
-func (t *Timer) Reset(d time.Duration) {
-	if t.fallback != nil {
-		t.fallback.Reset(d)
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return
-	}
-	t.drain()
-	t.armed = true
-	t.set(max(d, 1)) // 0 would disarm
-}
+func (t *Timer) Reset(d time.Duration) { t.arm(max(d, 1)) } // 0 would disarm
 
 // Stop disarms the timer, dropping a fired and unread value.
-func (t *Timer) Stop() {
+func (t *Timer) Stop() { t.arm(0) }
+
+// arm arms the timer to fire after d, or disarms it (d = 0), dropping a
+// fired and unread value.
+func (t *Timer) arm(d time.Duration) {
 	if t.fallback != nil {
-		t.fallback.Stop()
+		if d > 0 {
+			t.fallback.Reset(d)
+		} else {
+			t.fallback.Stop()
+		}
 		return
 	}
 	t.mu.Lock()
@@ -75,8 +70,8 @@ func (t *Timer) Stop() {
 		return
 	}
 	t.drain()
-	t.armed = false
-	t.set(0)
+	t.armed = d > 0
+	t.set(d)
 }
 
 // Close stops the timer and releases what it holds; C is not closed.
