@@ -465,3 +465,25 @@ func TestNoExternalEditorInAHubSession(t *testing.T) {
 	}
 	h2.wantScreen("no external editor here")
 }
+
+// The detail on a screen of its own (under 100 columns) counts a deadline
+// down each second in its last two minutes, as the list does: its text
+// asks for the next tick (a reviewer saw it stand at "39s" for a minute).
+func TestDetailScreenDeadlineCountsDown(t *testing.T) {
+	raw := []byte(`{"question":"Ship 1842?","expires_at":"2026-11-22T03:04:00Z","default":"reject"}`)
+	due := client.Interrupt{ID: idQ, ThreadID: "thread-due", GraphID: "wait", CreatedAt: t0.Add(-time.Hour), UpdatedAt: t0.Add(-time.Hour),
+		Payload: client.Parse(raw), Raw: raw}
+	h := newHarness(t, 80, 24, due)
+	h.keys("enter")
+	h.now = time.Date(2026, 11, 22, 3, 3, 15, 0, time.UTC)
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
+	h.wantScreen("⏳ expires in 45s, then: reject")
+	if next := h.m.due(); next.IsZero() || next.After(h.now.Add(time.Second)) {
+		t.Fatalf("the detail's deadline asks for no tick within a second (next %v, now %v)", next, h.now)
+	}
+	h.now = h.now.Add(time.Second)
+	h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
+	if frame := ansi.Strip(h.m.frame); !strings.Contains(frame, "⏳ expires in 44s, then: reject") {
+		t.Fatalf("a second later the frame drawn does not count down:\n%s", frame)
+	}
+}

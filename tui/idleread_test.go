@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
@@ -436,6 +437,29 @@ func TestIdleReadShowsAnotherReviewersClaim(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("alice's claim is not shown after 3 s:\n%s", h.screen())
+		}
+	}
+}
+
+// While the server cannot be read, the status line counts down to the
+// next try each second (a reviewer read "retrying in 16s" for a minute).
+func TestRetryCountsDown(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.now = h.now.Add(time.Minute + 10*time.Second) // nothing else on screen changes by the second
+	h.b.SetListErr(errors.New("connection refused"))
+	h.run(h.m.fetch(false))
+	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.wantScreen("cannot list interrupts · retrying in 2s")
+	if next := h.m.due(); next.IsZero() || next.After(h.now.Add(time.Second)) {
+		t.Fatalf("no tick within a second while the retry counts down (next %v, now %v)", next, h.now)
+	}
+	// What the reviewer sees is the frame drawn (a tick that changes
+	// nothing draws none), not what rendering now would give.
+	for _, want := range []string{"retrying in 1s", "retrying now"} {
+		h.now = h.now.Add(time.Second)
+		h.msg(tickMsg{gen: h.m.clock.gen, at: h.now})
+		if frame := ansi.Strip(h.m.frame); !strings.Contains(frame, "cannot list interrupts · "+want) {
+			t.Fatalf("a second later the frame does not say %q:\n%s", want, frame)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (m *Model) fetchErrText() string {
 	text := "✗ " + safe(m.fetchErr.Error())
 	if !m.items.loaded {
 		text = "Cannot list the pending interrupts of " + safe(m.opts.Backend.Server()) + ":\n\n" + text +
-			fmt.Sprintf("\n\nhitl tries again in %s (%s tries now). Check that the server is running and that --url (HITL_URL, or the profile's url) points at it.", m.backoff, name(m.keys.Refresh))
+			fmt.Sprintf("\n\nhitl tries again %s (%s tries now). Check that the server is running and that --url (HITL_URL, or the profile's url) points at it.", m.retryIn(), name(m.keys.Refresh))
 	} else {
 		text += fmt.Sprintf(" (showing what was listed %s ago)", m.age(m.lastUpdate))
 	}

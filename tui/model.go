@@ -105,6 +105,7 @@ type Model struct {
 	fetchErr     error
 	lastUpdate   time.Time
 	backoff      time.Duration
+	retryAt      time.Time // when the listing is tried again, after a failure
 	graceUntil   time.Time
 	// graceOn is the row the grace does not hold: the one that stayed under
 	// the cursor while rows arrived or left around it ("": it holds all).

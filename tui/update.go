@@ -41,13 +41,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.quiet = false // the status line changed
 	}
 	if !m.quiet || m.frame == "" {
+		// When the frame goes stale by itself is what it now shows says:
+		// the detail's deadline (its text is worked out here) and the rest
+		// (paint).
+		m.clock.staleAt = time.Time{}
 		m.relayout() // the list's width follows its content
 		// The detail renders again only when what it shows changed.
 		if c := m.detail.sync(m); c != nil {
 			cmd = tea.Batch(cmd, c)
 		}
 		prev := m.frame
-		m.draw()
+		m.paint()
 		// An unchanged frame gives the renderer nothing to write.
 		var c tea.Cmd
 		if _, byClock := msg.(tickMsg); byClock && m.frame != prev {
@@ -221,6 +225,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 			m.backoff = m.opts.PollInterval
 		}
 		m.backoff = min(m.backoff*2, 30*time.Second)
+		m.retryAt = m.opts.Now().Add(m.backoff)
 		return pollAfter(m.backoff)
 	}
 	if m.fetchErr == nil && (msg.failed == nil || m.failed.same(msg.failed)) && !m.refetchAfter && m.clock.drawnFresh &&

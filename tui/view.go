@@ -27,6 +27,25 @@ func (m *Model) View() tea.View {
 // draw draws the frame, and notes when it goes stale by itself.
 func (m *Model) draw() {
 	m.clock.staleAt = time.Time{}
+	m.paint()
+}
+
+// retryIn says when the failed listing is tried again, counting down each
+// second ("in 16s", "in 15s"… "now"), and notes when that text changes.
+func (m *Model) retryIn() string {
+	left := m.retryAt.Sub(m.opts.Now())
+	if left <= 0 {
+		return "now"
+	}
+	secs := (left + time.Second - 1) / time.Second // rounded up: "in 1s" until it is due
+	m.staleAt(m.retryAt.Add(-(secs - 1) * time.Second))
+	return fmt.Sprintf("in %ds", secs)
+}
+
+// paint draws the frame, adding what it shows to when the frame goes stale
+// (Update starts that before the detail's text is worked out: its deadline
+// counts too).
+func (m *Model) paint() {
 	m.clock.drawnFresh = m.fresh()
 	m.frame = m.render()
 }
@@ -99,7 +118,7 @@ func (m *Model) statusLines(w, h int) []string {
 	var conn string
 	switch {
 	case m.fetchErr != nil:
-		conn = m.st.err.Render(fmt.Sprintf("✗ cannot list interrupts · retrying in %s (%s: now)", m.backoff, name(m.keys.Refresh)))
+		conn = m.st.err.Render(fmt.Sprintf("✗ cannot list interrupts · retrying %s (%s: now)", m.retryIn(), name(m.keys.Refresh)))
 	case !m.items.loaded:
 		conn = "connecting to " + safe(m.opts.Backend.Server()) + "…"
 	case m.opts.Host != "" && m.opts.Now().Sub(m.lastUpdate) < time.Minute:
