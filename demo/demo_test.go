@@ -109,3 +109,25 @@ func TestDisallowedDecisionFailsTheRun(t *testing.T) {
 		t.Fatalf("thread: %s", body)
 	}
 }
+
+// The README's curl with an assistant the demo does not have, on a thread
+// it is asked to create, is refused for the assistant, as the docs say
+// (it said "Thread … not found").
+func TestUnknownAssistantOnANewThreadSaysSo(t *testing.T) {
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	body := `{"assistant_id":"agent","if_not_exists":"create","input":{"messages":[{"role":"user","content":"hi"}]}}`
+	resp, err := http.Post(srv.URL()+"/threads/0b9e3c1a-0000-4000-8000-000000000001/runs/wait", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(got), `No assistant found for "agent"`) {
+		t.Fatalf("%d %s; want 404 No assistant found", resp.StatusCode, got)
+	}
+}

@@ -550,13 +550,17 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) *run {
 	// if_not_exists "create" makes the thread of the path's id when there
 	// is none, as the real servers do (a client's own thread id, the
 	// README's curl); otherwise a thread nobody made is a 404.
-	var t *thread
-	if req.IfNotExists == "create" && s.threads[r.PathValue("id")] == nil && s.graphFor(req.AssistantID) != nil {
-		t = s.newThread(r.PathValue("id"), nil)
-	} else if t = s.thread(w, r); t == nil {
-		return nil
-	}
+	// A thread to be created for an assistant that does not exist is
+	// refused for the assistant, not for the thread.
 	graph := s.graphFor(req.AssistantID)
+	var t *thread
+	if req.IfNotExists == "create" && s.threads[r.PathValue("id")] == nil && graph != nil {
+		t = s.newThread(r.PathValue("id"), nil)
+	} else if req.IfNotExists != "create" || s.threads[r.PathValue("id")] != nil {
+		if t = s.thread(w, r); t == nil {
+			return nil
+		}
+	}
 	if graph == nil {
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(404)
