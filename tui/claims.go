@@ -3,6 +3,7 @@ package tui
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -136,6 +137,13 @@ func (m *Model) onClaim(msg claimMsg) tea.Cmd {
 		h.busy = false
 	}
 	if msg.err == nil || p.claimer == nil {
+		return nil
+	}
+	if errors.Is(msg.err, client.ErrNoThread) {
+		// That thread is gone (a server restarted with nothing kept): the
+		// next listing drops its interrupt, and with it the claim; the
+		// other claims stand. (Held as written: not asked again each
+		// second meanwhile.)
 		return nil
 	}
 	if m.fetchErr == nil && m.items.loaded {

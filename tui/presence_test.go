@@ -7,12 +7,14 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/journal"
 )
@@ -149,4 +151,24 @@ func TestRefusedClaimsAreSaidOnceAndStop(t *testing.T) {
 	alice.typeText("no")
 	alice.keys("ctrl+s", "y")
 	alice.wantScreen("Sent reject for aaaa1111")
+}
+
+// A claim on a thread that is gone (a server restarted with nothing kept)
+// is not a server refusing claims: nothing is said, and the reviewer's
+// other claims go on.
+func TestAClaimOnAThreadThatIsGoneStopsNoOtherClaim(t *testing.T) {
+	fb := fake.New(fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	fb.SetClaimErr(fmt.Errorf("record a claim on thread t: not found on http://fake (HTTP 404): Thread not found: %w", client.ErrNoThread))
+	alice := reviewerOn(t, 80, 24, fb, "alice")
+	alice.keys("enter", "r")
+	alice.tick(time.Second)
+	if strings.Contains(alice.statusText(), "Other reviewers will not see") {
+		t.Fatalf("a gone thread turned claims off: %s", alice.statusText())
+	}
+	fb.SetClaimErr(nil)
+	alice.keys("esc", "esc", "j", "enter", "r")
+	alice.tick(time.Second)
+	if len(fb.Claims(idOps)) == 0 && len(fb.Claims(idEmail)) == 0 {
+		t.Fatal("after one claim met a gone thread, no other claim was made")
+	}
 }

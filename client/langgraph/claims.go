@@ -3,6 +3,8 @@ package langgraph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,7 +74,13 @@ func (b *Backend) Release(ctx context.Context, it client.Interrupt, c client.Cla
 func (b *Backend) patchMeta(ctx context.Context, threadID string, meta map[string]any, what string) error {
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(map[string]any{"metadata": meta}).
 		Patch("/threads/" + url.PathEscape(threadID))
-	return b.Check(resp, err, what, nil)
+	if err := b.Check(resp, err, what, nil); err != nil {
+		if resp != nil && resp.StatusCode() == http.StatusNotFound {
+			return fmt.Errorf("%w: %w", err, client.ErrNoThread) // the thread is gone (both servers: 404)
+		}
+		return err
+	}
+	return nil
 }
 
 // claimsOf reads the claims on interrupt id from the thread's metadata,

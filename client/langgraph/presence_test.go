@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -152,11 +153,13 @@ func TestConformClaims(t *testing.T) {
 				t.Fatalf("after bob's release: %+v", it.Claims)
 			}
 		}
-		// A claim on a thread that is gone is an error, not a panic.
+		// A claim on a thread that is gone (a server restarted with nothing
+		// kept) is an error that says so (ErrNoThread), not a panic: the
+		// TUI then drops that one claim and keeps the others.
 		gone := its[0]
 		gone.ThreadID = "00000000-0000-4000-8000-000000000000"
-		if err := b.Claim(ctx, gone, alice); err == nil || !strings.Contains(err.Error(), "404") {
-			t.Fatalf("claim on a missing thread: %v", err)
+		if err := b.Claim(ctx, gone, alice); err == nil || !strings.Contains(err.Error(), "404") || !errors.Is(err, client.ErrNoThread) {
+			t.Fatalf("claim on a missing thread: %v, want a 404 that is ErrNoThread", err)
 		}
 	})
 }
