@@ -1,6 +1,7 @@
 package ktimer
 
 import (
+	"errors"
 	"os"
 	"sync"
 	"syscall"
@@ -8,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hitl-sh/hitl/internal/rawconn"
 )
 
 // Timer is a one-shot timer; its value is the time it fired.
@@ -42,7 +45,7 @@ func New(d time.Duration) *Timer {
 		return t
 	}
 	t.Reset(d)
-	go t.wait(t.f, t.rc)
+	go t.wait(t.rc)
 	return t
 }
 
@@ -64,14 +67,10 @@ func (t *Timer) arm(d time.Duration) {
 		}
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return
-	}
-	t.drain()
-	t.armed = d > 0
-	t.set(d)
+	t.open(func() {
+		t.armed = d > 0
+		t.set(d)
+	})
 }
 
 // Close stops the timer and releases what it holds; C is not closed.
@@ -80,14 +79,22 @@ func (t *Timer) Close() {
 		t.fallback.Stop()
 		return
 	}
+	t.open(func() {
+		t.closed, t.armed = true, false
+		t.f.Close() // ends wait's read
+	})
+}
+
+// open runs f with t.mu held, a fired and unread value dropped, unless the
+// timer is closed.
+func (t *Timer) open(f func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return
 	}
-	t.closed, t.armed = true, false
 	t.drain()
-	t.f.Close() // ends wait's read
+	f()
 }
 
 // drain drops a fired and unread value. With t.mu held.
@@ -125,30 +132,14 @@ var afterRead func()
 // that belongs to the current arming: an expiry read after a Reset has
 // armed the timer again (the timerfd not yet due) or after a Stop is an
 // earlier arming's, and dropped.
-func (t *Timer) wait(f *os.File, rc syscall.RawConn) {
+func (t *Timer) wait(rc syscall.RawConn) {
 	var buf [8]byte
 	for {
-		var e syscall.Errno
-		err := rc.Read(func(fd uintptr) bool {
-			for {
-				_, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-				switch e {
-				case syscall.EINTR:
-					continue
-				case syscall.EAGAIN:
-					return false // wait until it expires
-				}
-				return true
+		if _, err := rawconn.Read(rc, buf[:]); err != nil {
+			if errors.Is(err, syscall.ECANCELED) {
+				continue // the clock was set (not for CLOCK_MONOTONIC)
 			}
-		})
-		if err != nil {
 			return // closed
-		}
-		if e != 0 {
-			if e == syscall.ECANCELED {
-				continue
-			}
-			return
 		}
 		now := time.Now()
 		if afterRead != nil {

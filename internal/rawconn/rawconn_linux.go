@@ -27,20 +27,26 @@ func Wrap(c net.Conn) net.Conn {
 	return &conn{Conn: c, rc: rc}
 }
 
-func (c *conn) Read(p []byte) (int, error) {
+func (c *conn) Read(p []byte) (int, error)  { return Read(c.rc, p) }
+func (c *conn) Write(p []byte) (int, error) { return Write(c.rc, p) }
+
+// Read reads into p from a non-blocking descriptor with a raw system call,
+// waiting for it in Go's poller when it has nothing yet (EOF at its end).
+// internal/ktimer reads its timerfd with it.
+func Read(rc syscall.RawConn, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	var n int
 	var err error
-	werr := c.rc.Read(func(fd uintptr) bool {
+	werr := rc.Read(func(fd uintptr) bool {
 		for {
 			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 			switch {
 			case e == syscall.EINTR:
 				continue
 			case e == syscall.EAGAIN:
-				return false // wait until the socket can be read
+				return false // wait until it can be read
 			case e != 0:
 				err = e
 			case r == 0:
@@ -57,17 +63,19 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *conn) Write(p []byte) (int, error) {
+// Write writes all of p to a non-blocking descriptor with raw system
+// calls, waiting in Go's poller while it is full.
+func Write(rc syscall.RawConn, p []byte) (int, error) {
 	written := 0
 	var err error
-	werr := c.rc.Write(func(fd uintptr) bool {
+	werr := rc.Write(func(fd uintptr) bool {
 		for written < len(p) {
 			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[written])), uintptr(len(p)-written))
 			switch {
 			case e == syscall.EINTR:
 				continue
 			case e == syscall.EAGAIN:
-				return false // wait until the socket can be written
+				return false // wait until it can be written
 			case e != 0:
 				err = e
 				return true
