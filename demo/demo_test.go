@@ -19,12 +19,7 @@ import (
 // The demo agents react to decisions like real ones: what the reviewer
 // decided shows in the thread's conversation.
 func TestAgentsReactToDecisions(t *testing.T) {
-	srv := demo.New()
-	srv.RunDelay = 0
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startDemo(t)
 	srv.Seed(0)
 	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
 	if err != nil {
@@ -84,12 +79,7 @@ func TestAgentsReactToDecisions(t *testing.T) {
 
 // A decision the tool does not allow fails the run, as on the real server.
 func TestDisallowedDecisionFailsTheRun(t *testing.T) {
-	srv := demo.New()
-	srv.RunDelay = 0
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startDemo(t)
 	thread, _ := srv.Spawn("ops", nil)
 	b, _ := langgraph.New(langgraph.Options{Options: transport.Options{URL: srv.URL()}})
 	its, _ := b.Pending(context.Background())
@@ -114,12 +104,7 @@ func TestDisallowedDecisionFailsTheRun(t *testing.T) {
 // it is asked to create, is refused for the assistant, as the docs say
 // (it said "Thread … not found").
 func TestUnknownAssistantOnANewThreadSaysSo(t *testing.T) {
-	srv := demo.New()
-	srv.RunDelay = 0
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startDemo(t)
 	body := `{"assistant_id":"agent","if_not_exists":"create","input":{"messages":[{"role":"user","content":"hi"}]}}`
 	resp, err := http.Post(srv.URL()+"/threads/0b9e3c1a-0000-4000-8000-000000000001/runs/wait", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -130,4 +115,17 @@ func TestUnknownAssistantOnANewThreadSaysSo(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(got), `No assistant found for "agent"`) {
 		t.Fatalf("%d %s; want 404 No assistant found", resp.StatusCode, got)
 	}
+}
+
+// startDemo is a demo server on a free loopback port, with no run delay,
+// closed when the test ends.
+func startDemo(t *testing.T) *demo.Server {
+	t.Helper()
+	srv := demo.New()
+	srv.RunDelay = 0
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
 }
