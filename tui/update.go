@@ -53,14 +53,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		prev := m.frame
 		m.paint()
 		// An unchanged frame gives the renderer nothing to write.
-		var c tea.Cmd
-		if _, byClock := msg.(tickMsg); byClock && m.frame != prev {
-			c = m.pace.drewByClock()
-		} else if m.frame != prev {
-			c = m.pace.drew()
-		}
-		if c != nil {
-			cmd = tea.Batch(cmd, c)
+		if m.frame != prev {
+			drew := m.pace.drew
+			if _, byClock := msg.(tickMsg); byClock {
+				drew = m.pace.drewByClock
+			}
+			cmd = tea.Batch(cmd, drew())
 		}
 	}
 	if c := m.schedule(); c != nil {

@@ -75,8 +75,11 @@ func (b *Backend) patchMeta(ctx context.Context, threadID string, meta map[strin
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(map[string]any{"metadata": meta}).
 		Patch("/threads/" + url.PathEscape(threadID))
 	if err := b.Check(resp, err, what, nil); err != nil {
+		// The thread is gone (both servers: 404). Not noThreadStatus's 400
+		// and 422 too: on a PATCH those also answer a body the server
+		// refused, which must not pass for a thread that is gone.
 		if resp != nil && resp.StatusCode() == http.StatusNotFound {
-			return fmt.Errorf("%w: %w", err, client.ErrNoThread) // the thread is gone (both servers: 404)
+			return fmt.Errorf("%w: %w", err, client.ErrNoThread)
 		}
 		return err
 	}
