@@ -323,8 +323,9 @@ func TestRealHubIdentityRolesAndRefusals(t *testing.T) {
 	carol := h.session("carol")
 	carol.waitFor("hitl · carol@hub · view only")
 	carol.open(th, "Review tool call send_email")
-	carol.keys("a")
-	carol.waitFor("View only: carol is a viewer here and decides nothing")
+	// press, not keys: other tests' threads arrive on the same server, and
+	// a key pressed right after the rows changed is ignored (ignored).
+	carol.press("a", "View only: carol is a viewer here and decides nothing")
 	carol.keys("r")
 	time.Sleep(time.Second)
 	if got := s.decisionMeta(th); len(got) != 0 || strings.Contains(carol.screen(), "Send this?") || strings.Contains(carol.screen(), "Reason for") {
@@ -335,10 +336,8 @@ func TestRealHubIdentityRolesAndRefusals(t *testing.T) {
 	alice := h.session("alice")
 	alice.waitFor("hitl · alice@hub")
 	alice.open(th, "Review tool call send_email")
-	alice.keys("a")
-	alice.waitFor("Send this?")
-	alice.keys("y")
-	alice.waitFor("Sent approve")
+	alice.press("a", "Send this?")
+	alice.press("y", "Sent approve")
 	runs := s.decisionMeta(th)
 	if len(runs) != 1 || runs[0]["hitl_reviewer"] != "alice" {
 		t.Fatalf("decision runs: %v", runs)
@@ -489,9 +488,8 @@ func TestRealHubShutdownRecordsTheSendInFlight(t *testing.T) {
 	th := s.agent("email")
 	alice := h.session("alice")
 	alice.open(th, "Review tool call send_email")
-	alice.keys("a")
-	alice.waitFor("Send this?")
-	alice.keys("y")
+	alice.press("a", "Send this?")
+	alice.press("y", "Sending…")
 	deadline := time.Now().Add(20 * time.Second)
 	for !joined(p) {
 		if time.Now().After(deadline) {
