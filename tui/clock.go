@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/ktimer"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -184,7 +185,7 @@ func (m *Model) schedule() tea.Cmd {
 	m.clock.gen++
 	m.clock.at = want
 	gen := m.clock.gen
-	return tea.Tick(want.Sub(m.opts.Now()), func(t time.Time) tea.Msg { return tickMsg{gen: gen, at: t} })
+	return after(want.Sub(m.opts.Now()), func(t time.Time) tea.Msg { return tickMsg{gen: gen, at: t} })
 }
 
 // onTick: a tick of the current schedule saves drafts and syncs claims;
@@ -219,4 +220,13 @@ func (m *Model) deadline(it *client.Interrupt) string {
 		}
 	}
 	return dl
+}
+
+// after is tea.Tick on the kernel's timer (internal/ktimer's After): the
+// periodic read, the clock and the renderer's rest wake an idle process
+// once each when due, where a Go timer woke it three to five times, and
+// the sessions of a hub share one timer.
+func after(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	c := ktimer.After(d)
+	return func() tea.Msg { return fn(<-c) }
 }

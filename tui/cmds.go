@@ -203,7 +203,7 @@ func waitFetch(ch <-chan tea.Msg) tea.Cmd {
 // read, skipped while nothing changed (idleRead); one at once (after a
 // send) lists.
 func pollAfter(d time.Duration) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{idle: d > 0} })
+	return after(d, func(time.Time) tea.Msg { return pollMsg{idle: d > 0} })
 }
 
 // send hands one submission to the decision pipeline; it is the only path

@@ -151,7 +151,7 @@ func (p *pacer) checkRest() tea.Cmd {
 	}
 	p.resting = true
 	drawn := p.drawn
-	return tea.Tick(restAfter, func(time.Time) tea.Msg { return restMsg{drawn: drawn} })
+	return after(restAfter, func(time.Time) tea.Msg { return restMsg{drawn: drawn} })
 }
 
 // onRest slows the ticker down when no frame was drawn since the check

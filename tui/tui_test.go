@@ -182,13 +182,13 @@ func collect(cmd tea.Cmd) []tea.Msg {
 }
 
 // waits reports whether cmd is a timer or a wait for a signal: Bubble Tea's
-// Tick and Every (the app's poll, clock and spinner) and the app's
+// Tick and Every (the spinner), the app's after (its poll, clock and rest) and its
 // waitChange. A command is a function, so it is told by the function that
 // made it; inlining prefixes the name (tui.Model.Update.waitChange.func3),
 // so only the maker's segment is matched.
 func waits(cmd tea.Cmd) bool {
 	name := maker(cmd)
-	for _, m := range []string{".Tick.func", ".Every.func", ".waitChange.func"} {
+	for _, m := range []string{".Tick.func", ".Every.func", ".after.func", ".waitChange.func"} {
 		if strings.Contains(name, m) {
 			return true
 		}
