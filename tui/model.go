@@ -186,7 +186,7 @@ func New(opts Options) (*Model, error) {
 		detail:    newDetailPane(),
 		convs:     conversations{},
 		spin:      spinner.New(spinner.WithSpinner(spinner.Line)),
-		help:      help.New(),
+		help:      newHelp(),
 		inbox:     &inboxScreen{},
 		pipe: &decide.Pipeline{Backend: opts.Backend, Journal: opts.Journal, Reviewer: opts.Reviewer,
 			Encoding: client.EncodeOptions{Dialect: opts.EditDialect}},
@@ -209,6 +209,7 @@ func New(opts Options) (*Model, error) {
 	}
 	m.presence = newPresence(opts.Backend, me)
 	m.failed.lister, _ = opts.Backend.(client.FailureLister)
+	m.failed.activity, _ = opts.Backend.(client.Activity)
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
 	}

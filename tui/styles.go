@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 )
 
@@ -39,4 +40,18 @@ func newStyles() styles {
 		jsonLiteral: lipgloss.NewStyle().Foreground(c("3")),
 		jsonPunct:   lipgloss.NewStyle(),
 	}
+}
+
+// newHelp is the help bubble in the app's palette. Its own default styles
+// draw keys and descriptions in dark greys (256-colour #626262, #4A4A4A)
+// that barely read on a dark background: keys are bold here, descriptions
+// in the terminal's colour, separators faint.
+func newHelp() help.Model {
+	h := help.New()
+	key := lipgloss.NewStyle().Bold(true)
+	desc := lipgloss.NewStyle()
+	sep := lipgloss.NewStyle().Faint(true)
+	h.Styles = help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep,
+		FullKey: key, FullDesc: desc, FullSeparator: sep}
+	return h
 }

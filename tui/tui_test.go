@@ -978,3 +978,17 @@ func onTop[T screen](m *Model) bool {
 	_, ok := m.top().(T)
 	return ok
 }
+
+// The help's keys and descriptions are drawn in the terminal's own colour
+// (keys bold), not in the help bubble's default dark greys, which barely
+// read on a dark background.
+func TestHelpReadsOnADarkBackground(t *testing.T) {
+	h := newHarness(t, 200, 50)
+	text := helpText(h.m.help, h.m.helpGroups(), 200)
+	if strings.Contains(text, "\x1b[38;") {
+		t.Fatalf("the help sets a foreground colour: %q", text[:min(len(text), 300)])
+	}
+	if !strings.Contains(text, "\x1b[1m") {
+		t.Fatalf("the help's keys are not bold: %q", text[:min(len(text), 300)])
+	}
+}
