@@ -1,5 +1,7 @@
 package client
 
+import "time"
+
 // Settled is a Notifier that can tell, without a request and without
 // copying its listing, that a listing the watcher's reading answers
 // (WatchedWillDo) would be the same as one taken earlier. A reader woken
@@ -14,4 +16,16 @@ type Settled interface {
 	// false (the watcher is failing, slow, or looking at this instant),
 	// read as usual: the listing says what is wrong, or waits for the look.
 	Settled() (version uint64, ok bool)
+}
+
+// Activity is a Notifier whose watcher can tell, without a request, when
+// any thread it watches last changed: the newest updated_at it saw among
+// all of them, whatever their status, and how many there are. A thread's
+// run fails, ends or is deleted only by moving one of the two, so a
+// reader of something besides the pending set (the TUI's failed threads)
+// reads it again only when they moved. ok is false when the watcher cannot
+// tell (failing, slow, looking at this instant, or a server it must list
+// in full).
+type Activity interface {
+	Activity() (newest time.Time, threads int, ok bool)
 }

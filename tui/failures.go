@@ -26,8 +26,11 @@ import (
 
 const (
 	// failuresEvery is how often the failed threads are read (they change
-	// rarely; a send reads them at once).
+	// rarely; a send reads them at once), and failuresQuiet how often
+	// while the watcher saw no thread change (client.Activity): a run
+	// fails only by changing its thread.
 	failuresEvery = 10 * time.Second
+	failuresQuiet = 2 * time.Minute
 	// failuresRead is how many of the newest failed threads are read in
 	// full.
 	failuresRead = 50
@@ -49,7 +52,19 @@ type failedState struct {
 	lister client.FailureLister // nil: the backend cannot tell
 	at     time.Time            // when they were last asked for
 	now    bool                 // ask at the next fetch
+	// activity is the watcher's (nil: none), and seen what it said when
+	// the failed threads were last asked for (zero: it could not tell,
+	// or that reading failed).
+	activity client.Activity
+	seen     activitySeen
 	failedList
+}
+
+// activitySeen is one answer of client.Activity.
+type activitySeen struct {
+	newest  time.Time
+	threads int
+	ok      bool
 }
 
 // failuresDue is the lister when the failed threads are to be read with
@@ -60,10 +75,20 @@ func (m *Model) failuresDue() client.FailureLister {
 		return nil
 	}
 	now := m.opts.Now()
-	if !f.now && !f.at.IsZero() && now.Sub(f.at) < failuresEvery {
-		return nil
+	var seen activitySeen
+	if f.activity != nil && m.changes != nil { // its watcher runs
+		seen.newest, seen.threads, seen.ok = f.activity.Activity()
 	}
-	f.at, f.now = now, false
+	if !f.now && !f.at.IsZero() {
+		since := now.Sub(f.at)
+		if since < failuresEvery {
+			return nil
+		}
+		if seen.ok && f.seen.ok && seen.newest.Equal(f.seen.newest) && seen.threads == f.seen.threads && since < failuresQuiet {
+			return nil // no thread changed since the last reading
+		}
+	}
+	f.at, f.now, f.seen = now, false, seen
 	return f.lister
 }
 
@@ -92,6 +117,7 @@ func (m *Model) onFailures(fl *failedList) {
 	}
 	if fl.err != nil {
 		m.failed.err = fl.err
+		m.failed.seen = activitySeen{} // asked again at the usual pace
 		return
 	}
 	m.failed.failedList = *fl

@@ -32,6 +32,29 @@ type settledBackend struct {
 	ok      bool
 	lists   int
 	changes chan struct{}
+	// act is what Activity says (not ok: it cannot tell); failures counts
+	// the readings of the failed threads.
+	act      activitySeen
+	failures int
+}
+
+func (s *settledBackend) Activity() (time.Time, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.act.newest, s.act.threads, s.act.ok
+}
+
+func (s *settledBackend) Failures(ctx context.Context, limit int) ([]client.Failure, int, error) {
+	s.mu.Lock()
+	s.failures++
+	s.mu.Unlock()
+	return s.Backend.Failures(ctx, limit)
+}
+
+func (s *settledBackend) failuresRead() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failures
 }
 
 func newSettled(items ...client.Interrupt) *settledBackend {
@@ -461,5 +484,48 @@ func TestRetryCountsDown(t *testing.T) {
 		if frame := ansi.Strip(h.m.frame); !strings.Contains(frame, "cannot list interrupts · "+want) {
 			t.Fatalf("a second later the frame does not say %q:\n%s", want, frame)
 		}
+	}
+}
+
+// While the watcher sees no thread change (client.Activity), the failed
+// threads are read every failuresQuiet, not every failuresEvery: a run
+// fails only by changing its thread. The first read after a change reads
+// them, and so does one where the watcher cannot tell.
+func TestFailedThreadsReadWhenAThreadChanged(t *testing.T) {
+	h, sb := idleHarness(t, t.TempDir(), fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.now = h.now.Add(activeFor)
+	sb.mu.Lock()
+	sb.act = activitySeen{newest: t0, threads: 5, ok: true}
+	sb.mu.Unlock()
+	h.m.failed.now = true // the next read records what the watcher says
+	idlePoll(h)
+	read := sb.failuresRead()
+	for range int(time.Minute / h.m.opts.PollInterval) {
+		idlePoll(h)
+	}
+	if n := sb.failuresRead() - read; n != 0 {
+		t.Fatalf("a minute of idle reads, nothing changed: the failed threads read %d times", n)
+	}
+	sb.mu.Lock()
+	sb.act.newest = t0.Add(time.Second) // a thread changed: its run may have failed
+	sb.mu.Unlock()
+	idlePoll(h)
+	if n := sb.failuresRead() - read; n != 1 {
+		t.Fatalf("after a thread changed: the failed threads read %d times, want 1", n)
+	}
+	for range int(failuresQuiet/h.m.opts.PollInterval) + 1 {
+		idlePoll(h)
+	}
+	if n := sb.failuresRead() - read; n != 2 {
+		t.Fatalf("over %s with nothing changed: read %d times, want once more", failuresQuiet, n-1)
+	}
+	sb.mu.Lock()
+	sb.act.ok = false // the watcher cannot tell: every failuresEvery, as before
+	sb.mu.Unlock()
+	for range int(failuresEvery/h.m.opts.PollInterval) + 1 {
+		idlePoll(h)
+	}
+	if n := sb.failuresRead() - read; n != 3 {
+		t.Fatalf("the watcher could not tell: read %d times in %s, want once more", n-2, failuresEvery)
 	}
 }

@@ -113,8 +113,27 @@ func (b *Backend) Settled() (uint64, bool) {
 		return 0, false // a look (or a listing) is under way
 	}
 	defer b.unlock()
+	return b.listing.view.version, b.current()
+}
+
+// current: the watcher's last look is recent and whole. With the turn.
+func (b *Backend) current() bool {
 	v := &b.listing.view
-	ok := !v.done.Before(v.started) && b.watching.Load() > 0 && b.lookEvery.Load() > 0 &&
+	return !v.done.Before(v.started) && b.watching.Load() > 0 && b.lookEvery.Load() > 0 &&
 		time.Since(v.done) < time.Duration(b.lookEvery.Load())+b.opts.Live/2
-	return v.version, ok
+}
+
+// Activity is client.Activity: the watermark of the watcher's looks (the
+// newest updated_at of every thread in the filters) and the server's count
+// of them (-1: not counted), while no refresh holds the turn. A server
+// listed in full has no watermark.
+func (b *Backend) Activity() (time.Time, int, bool) {
+	select {
+	case b.turn <- struct{}{}:
+	default:
+		return time.Time{}, 0, false
+	}
+	defer b.unlock()
+	v := &b.listing.view
+	return v.mark, v.total, b.current() && !v.full && !v.mark.IsZero()
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/backendtest"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/internal/realserver"
 	"github.com/hitl-sh/hitl/present"
@@ -217,6 +219,58 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 		}
 		if fs, _, _ := b.Failures(context.Background(), 10); len(fs) != 0 {
 			t.Fatalf("still failed: %+v", fs)
+		}
+	})
+}
+
+// A run fails only by changing its thread: the watcher's Activity (its
+// watermark) moves when one does, and stands while nothing happens. The
+// TUI reads the failed threads again only when it moved.
+func TestConformActivityMovesWhenARunFails(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		meta := tag(t)
+		g, bad, _ := failing(tg)
+		thread := start(t, tg, g, anyMap(meta))
+		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch := w.Changes(ctx)
+		<-ch // the first listing
+		// activity is what Activity says once the watcher has looked again.
+		activity := func() (time.Time, int) {
+			t.Helper()
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if newest, n, ok := w.Activity(); ok {
+					return newest, n
+				}
+			}
+			t.Fatal("Activity never ok in 10 s")
+			return time.Time{}, 0
+		}
+		before, n := activity()
+		time.Sleep(500 * time.Millisecond) // ten looks
+		if again, m := activity(); !again.Equal(before) || m != n {
+			t.Fatalf("idle: the watermark moved from %s (%d threads) to %s (%d)", before, n, again, m)
+		}
+		it := pendingOf(t, w)[0]
+		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
+			"command": map[string]any{"resume": map[string]json.RawMessage{it.ID: json.RawMessage(bad)}}})
+		if code != 200 || !strings.Contains(string(body), "__error__") {
+			t.Fatalf("bad answer: %d %s", code, body)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if after, _ := activity(); after.After(before) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the run failed and the watermark stands at %s", before)
+			}
+		}
+		if fs, _, err := w.Failures(context.Background(), 10); err != nil || len(fs) != 1 || fs[0].ThreadID != thread {
+			t.Fatalf("failures: %v %+v", err, fs)
 		}
 	})
 }
