@@ -706,13 +706,7 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 			}
 		}
 		// Looks an hour apart: the signal can only come from the joined run.
-		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		ch := w.Changes(ctx)
+		w, ch := watchedWith(t, tg.url, meta, time.Hour)
 		<-ch // the first listing
 		// The agent's client reads the run's stream too.
 		done := make(chan []byte, 1)
@@ -737,7 +731,7 @@ func TestConformChangesJoinResumableRuns(t *testing.T) {
 					signals, left, th, runs)
 			}
 		}
-		if caps := w.Capabilities(ctx); !caps.JoinRuns || !caps.Watermark {
+		if caps := w.Capabilities(context.Background()); !caps.JoinRuns || !caps.Watermark {
 			t.Errorf("capabilities: %+v", caps)
 		}
 		select {

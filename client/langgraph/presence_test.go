@@ -19,8 +19,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/backendtest"
-	"github.com/hitl-sh/hitl/client/langgraph"
-	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/internal/realserver"
 	"github.com/hitl-sh/hitl/present"
@@ -231,13 +229,7 @@ func TestConformActivityMovesWhenARunFails(t *testing.T) {
 		meta := tag(t)
 		g, bad, _ := failing(tg)
 		thread := start(t, tg, g, anyMap(meta))
-		w, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, Live: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		ch := w.Changes(ctx)
+		w, ch := watchedWith(t, tg.url, meta, 50*time.Millisecond)
 		<-ch // the first listing
 		// activity is what Activity says once the watcher has looked again.
 		activity := func() (time.Time, int) {

@@ -16,9 +16,17 @@ import (
 	"github.com/hitl-sh/hitl/demo"
 )
 
+// watched is a backend whose watcher looks every live, and its change
+// signals; the watcher stops with the test.
 func watched(t *testing.T, url string, live time.Duration) (*langgraph.Backend, <-chan struct{}) {
 	t.Helper()
-	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url}, Live: live})
+	return watchedWith(t, url, nil, live)
+}
+
+// watchedWith is watched, listing only the threads whose metadata has meta.
+func watchedWith(t *testing.T, url string, meta map[string]string, live time.Duration) (*langgraph.Backend, <-chan struct{}) {
+	t.Helper()
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url}, Metadata: meta, Live: live})
 	if err != nil {
 		t.Fatal(err)
 	}
