@@ -74,7 +74,35 @@ func hereText(v *env, hs []hint, w int) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return v.st.bold.Render("Keys here") + "\n" + ansi.Wrap(strings.Join(parts, footerGap), max(w, 20), " ") + "\n\n" + v.st.bold.Render("Every key") + "\n"
+	return v.st.bold.Render("Keys here") + "\n" + wrapParts(parts, max(w, 20)) + "\n\n" + v.st.bold.Render("Every key") + "\n"
+}
+
+// wrapParts joins parts (a key and what it does) with the key bar's gap,
+// w columns a line: a line breaks between two parts, never inside one
+// that fits a line ("/" at the end of one line, "filter" at the start of
+// the next), and one wider than a line is wrapped alone.
+func wrapParts(parts []string, w int) string {
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = p
+		case ansi.StringWidth(line)+ansi.StringWidth(footerGap)+ansi.StringWidth(p) <= w:
+			line += footerGap + p
+		default:
+			lines = append(lines, line)
+			line = p
+		}
+		if ansi.StringWidth(line) > w {
+			lines = append(lines, ansi.Wrap(line, w, " "))
+			line = ""
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func helpText(h help.Model, groups [][]key.Binding, w int) string {

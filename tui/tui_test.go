@@ -992,3 +992,23 @@ func TestHelpReadsOnADarkBackground(t *testing.T) {
 		t.Fatalf("the help's keys are not bold: %q", text[:min(len(text), 300)])
 	}
 }
+
+// Help's "Keys here" breaks its lines between keys, never between a key
+// and what it does, at any width.
+func TestHelpKeysHereKeepKeyAndText(t *testing.T) {
+	for w := 30; w <= 120; w++ {
+		h := newHarness(t, w, 60, fixture(t, "middleware-js-email", idEmail, time.Minute))
+		h.keys("?")
+		screen := h.screen()
+		_, here, _ := strings.Cut(screen, "Keys here")
+		here, _, ok := strings.Cut(here, "Every key") // the table below lists them too
+		if !ok {
+			t.Fatalf("at %d columns, no \"Keys here\" then \"Every key\":\n%s", w, screen)
+		}
+		for _, part := range []string{"/ filter", "H history", "c conversation", "q quit"} {
+			if !strings.Contains(here, part) {
+				t.Fatalf("at %d columns, help's keys here do not show %q on one line:\n%s", w, part, here)
+			}
+		}
+	}
+}
