@@ -165,7 +165,15 @@ func (s *EventsServer) askNext() {
 	time.Sleep(time.Millisecond)
 }
 
-// Produce asks a new request every `every` until ctx ends.
-func (s *EventsServer) Produce(ctx context.Context, every time.Duration) {
-	everyTick(ctx, every, s.askNext)
+// Produce asks a new request every `every` until ctx ends, while fewer
+// than upTo are open.
+func (s *EventsServer) Produce(ctx context.Context, every time.Duration, upTo int) {
+	produce(ctx, every, upTo, s.Waiting, s.askNext)
+}
+
+// Waiting is how many requests are open.
+func (s *EventsServer) Waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
 }

@@ -19,8 +19,11 @@ type Fake interface {
 	Close() error
 	// Seed makes one request of every demo scenario, then burst more.
 	Seed(burst int)
-	// Produce makes a new request every `every` until ctx ends (0: never).
-	Produce(ctx context.Context, every time.Duration)
+	// Produce makes a new request every `every` until ctx ends (0: never),
+	// while fewer than upTo wait (0: however many wait).
+	Produce(ctx context.Context, every time.Duration, upTo int)
+	// Waiting is how many requests wait for a decision.
+	Waiting() int
 }
 
 var (

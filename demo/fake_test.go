@@ -66,10 +66,26 @@ func TestFakesSeedAndProduce(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			go tt.fake.Produce(ctx, 10*time.Millisecond)
-			for deadline := time.Now().Add(5 * time.Second); threads() <= 2*scenarios+2; time.Sleep(20 * time.Millisecond) {
+			// Capped: new work arrives until three more wait, then no more.
+			upTo := tt.fake.Waiting() + 3
+			go tt.fake.Produce(ctx, 10*time.Millisecond, upTo)
+			for deadline := time.Now().Add(5 * time.Second); threads() <= 2*scenarios+2 || tt.fake.Waiting() < upTo; time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Fatal("Produce made nothing")
+					t.Fatalf("Produce made %d threads, %d waiting, want %d waiting", threads()-2*scenarios-2, tt.fake.Waiting(), upTo)
+				}
+			}
+			time.Sleep(200 * time.Millisecond) // twenty ticks
+			if n := tt.fake.Waiting(); n != upTo {
+				t.Fatalf("Produce up to %d waiting made %d", upTo, n)
+			}
+			cancel()
+			// Not capped: it keeps making them.
+			ctx, cancel = context.WithCancel(context.Background())
+			defer cancel()
+			go tt.fake.Produce(ctx, 10*time.Millisecond, 0)
+			for deadline := time.Now().Add(5 * time.Second); tt.fake.Waiting() <= upTo+3; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("Produce with no cap made nothing more")
 				}
 			}
 		})

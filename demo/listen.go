@@ -58,3 +58,16 @@ func everyTick(ctx context.Context, d time.Duration, f func()) {
 		}
 	}
 }
+
+// produce is every Fake's Produce: spawn every d while fewer than upTo
+// wait (0: however many wait). A demo left open grows by one every few
+// seconds, faster than anyone decides, and a list that moves under the
+// cursor invites a decision on the wrong row; capped, new work arrives as
+// the reviewer clears it.
+func produce(ctx context.Context, d time.Duration, upTo int, waiting func() int, spawn func()) {
+	everyTick(ctx, d, func() {
+		if upTo <= 0 || waiting() < upTo {
+			spawn()
+		}
+	})
+}

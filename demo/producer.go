@@ -63,7 +63,21 @@ func (s *Server) spawnNext() {
 	time.Sleep(time.Millisecond) // distinct updated_at: a stable newest-first order
 }
 
-// Produce spawns a new thread every `every` until ctx ends.
-func (s *Server) Produce(ctx context.Context, every time.Duration) {
-	everyTick(ctx, every, s.spawnNext)
+// Produce spawns a new thread every `every` until ctx ends, while fewer
+// than upTo threads wait.
+func (s *Server) Produce(ctx context.Context, every time.Duration, upTo int) {
+	produce(ctx, every, upTo, s.Waiting, s.spawnNext)
+}
+
+// Waiting is how many threads are interrupted.
+func (s *Server) Waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, t := range s.threads {
+		if t.Status == "interrupted" {
+			n++
+		}
+	}
+	return n
 }

@@ -365,7 +365,21 @@ func (s *RESTServer) Seed(burst int) {
 	}
 }
 
-// Produce starts a run for User every `every` until ctx ends.
-func (s *RESTServer) Produce(ctx context.Context, every time.Duration) {
-	everyTick(ctx, every, func() { s.Spawn(s.User) })
+// Produce starts a run for User every `every` until ctx ends, while
+// fewer than upTo runs await a human.
+func (s *RESTServer) Produce(ctx context.Context, every time.Duration, upTo int) {
+	produce(ctx, every, upTo, s.Waiting, func() { s.Spawn(s.User) })
+}
+
+// Waiting is how many runs await a human.
+func (s *RESTServer) Waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.runs {
+		if r.Status == "awaiting_human" {
+			n++
+		}
+	}
+	return n
 }

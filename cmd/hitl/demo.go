@@ -19,7 +19,7 @@ func demoCmd(e *env) *cobra.Command {
 	var serve bool
 	var listen string
 	var every time.Duration
-	var burst int
+	var burst, upTo int
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Try hitl with no setup: an embedded LangGraph-compatible server with demo agents",
@@ -49,7 +49,7 @@ your real ones (state in the "demo" folder of the state directory).`,
 			if kind == "" {
 				kind = "langgraph"
 			}
-			url, stop, err := startDemo(cmd.Context(), kind, listen, burst, every, s.Reviewer)
+			url, stop, err := startDemo(cmd.Context(), kind, listen, burst, every, upTo, s.Reviewer)
 			if err != nil {
 				return err
 			}
@@ -80,12 +80,13 @@ your real ones (state in the "demo" folder of the state directory).`,
 	cmd.Flags().BoolVar(&serve, "serve", false, "run only the server and print its URL")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (port 0: a free one)")
 	cmd.Flags().DurationVar(&every, "every", 8*time.Second, "a new interrupt arrives this often (0: never)")
+	cmd.Flags().IntVar(&upTo, "up-to", 20, "new interrupts arrive while fewer than this many wait (0: however many wait)")
 	cmd.Flags().IntVar(&burst, "burst", 0, "create this many extra interrupts at start, to try the inbox at scale")
 	return cmd
 }
 
 // startDemo starts the embedded server of one backend kind with its agents.
-func startDemo(ctx context.Context, kind, listen string, burst int, every time.Duration, user string) (string, func(), error) {
+func startDemo(ctx context.Context, kind, listen string, burst int, every time.Duration, upTo int, user string) (string, func(), error) {
 	var srv demo.Fake
 	switch kind {
 	case "langgraph":
@@ -103,6 +104,6 @@ func startDemo(ctx context.Context, kind, listen string, burst int, every time.D
 		return "", nil, err
 	}
 	srv.Seed(burst)
-	go srv.Produce(ctx, every)
+	go srv.Produce(ctx, every, upTo)
 	return srv.URL(), func() { srv.Close() }, nil
 }
