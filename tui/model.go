@@ -248,6 +248,11 @@ func (m *Model) resize(w, h int) {
 	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w, h)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
+	if m.lay.wide {
+		// The detail now sits beside the list: a detail opened on a
+		// screen of its own while the window was narrow gives way to it.
+		m.stack = slices.DeleteFunc(m.stack, func(s screen) bool { _, ok := s.(*detailScreen); return ok })
+	}
 	v := m.env()
 	for _, s := range m.stack {
 		if r, ok := s.(resizer); ok {

@@ -476,3 +476,28 @@ func TestRawBranchIsNamedByItsGist(t *testing.T) {
 	h.keys("ctrl+s")
 	h.wantScreen("Send this? " + ansi.Truncate(gist, 60, ""))
 }
+
+// A detail opened on a screen of its own in a narrow window gives way to
+// the split when the window widens: the list is beside it again and j moves
+// through the list, as when the detail was opened wide.
+func TestDetailOpenedNarrowJoinsTheListWhenWidened(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter")
+	if _, ok := h.m.top().(*detailScreen); !ok {
+		t.Fatalf("enter at 80 columns did not open the detail's screen:\n%s", h.screen())
+	}
+	h.msg(tea.WindowSizeMsg{Width: 160, Height: 40})
+	if _, ok := h.m.top().(*inboxScreen); !ok {
+		t.Fatalf("widened to 160 columns, %T is in front:\n%s", h.m.top(), h.screen())
+	}
+	h.wantScreen("▸ ", idEmail[:8], idOps[:8])
+	h.keys("j")
+	if c := h.m.items.current(); c == nil || c.ID != idOps {
+		t.Fatalf("j beside the detail did not move to the next row:\n%s", h.screen())
+	}
+	// Narrow again: the list alone, as at the start.
+	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if _, ok := h.m.top().(*inboxScreen); !ok {
+		t.Fatalf("narrowed to 80 columns, %T is in front", h.m.top())
+	}
+}
