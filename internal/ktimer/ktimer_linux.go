@@ -21,7 +21,8 @@ type Timer struct {
 	mu     sync.Mutex
 	f      *os.File // the timerfd; nil: a fallback is in use
 	rc     syscall.RawConn
-	armed  bool // armed by the last Reset, and its expiry not yet sent
+	armed  bool      // armed by the last Reset, and its expiry not yet sent
+	due    time.Time // when the last Reset's arming is due, at the latest
 	closed bool
 
 	fallback *time.Timer // where no timerfd could be made
@@ -69,6 +70,7 @@ func (t *Timer) arm(d time.Duration) {
 	}
 	t.open(func() {
 		t.armed = d > 0
+		t.due = time.Now().Add(d) // before the kernel's: its expiry is never earlier
 		t.set(d)
 	})
 }
@@ -114,24 +116,15 @@ func (t *Timer) set(d time.Duration) {
 	})
 }
 
-// due says whether the timerfd is disarmed: its one expiry has passed.
-// With t.mu held.
-func (t *Timer) due() bool {
-	var cur unix.ItimerSpec
-	var e syscall.Errno
-	_ = t.rc.Control(func(fd uintptr) {
-		_, _, e = unix.RawSyscall(unix.SYS_TIMERFD_GETTIME, fd, uintptr(unsafe.Pointer(&cur)), 0)
-	})
-	return e == 0 && cur.Value.Sec == 0 && cur.Value.Nsec == 0
-}
-
 // afterRead, when set (by a test), runs after each expiry is read.
 var afterRead func()
 
 // wait reads the timerfd's expiries until it is closed, and sends each
 // that belongs to the current arming: an expiry read after a Reset has
-// armed the timer again (the timerfd not yet due) or after a Stop is an
-// earlier arming's, and dropped.
+// armed the timer again (read before the new arming is due) or after a
+// Stop is an earlier arming's, and dropped. The time is the monotonic
+// clock the timerfd counts in (time.Now's, read without a system call),
+// so no expiry of the current arming is read before t.due.
 func (t *Timer) wait(rc syscall.RawConn) {
 	var buf [8]byte
 	for {
@@ -146,7 +139,7 @@ func (t *Timer) wait(rc syscall.RawConn) {
 			afterRead()
 		}
 		t.mu.Lock()
-		if t.armed && !t.closed && t.due() {
+		if t.armed && !t.closed && !now.Before(t.due) {
 			t.armed = false
 			select {
 			case t.c <- now:
