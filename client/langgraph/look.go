@@ -33,6 +33,7 @@ type looker struct {
 	page []thread // the last answer, decoded (given out as copies)
 	read bytes.Buffer
 	conn lookConn // the look's own connection (lookconn.go)
+	said said     // what the last answer's headers said (answered)
 }
 
 // isLook: q is the first page of a watermark poll.
@@ -70,7 +71,7 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 	b.Header(req.Header)                // and the bearer token, which it keeps apart
 	req.Header.Set("Content-Type", "application/json")
 	hc := b.Reads.GetClient()
-	resp, err := l.conn.do(ctx, hc, req, &l.read)
+	resp, err := l.conn.do(ctx, hc, req, l.req, &l.read)
 	if errors.Is(err, errNoDirect) {
 		resp, err = viaClient(hc, req, &l.read)
 	}
@@ -86,7 +87,24 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 		l.page = page
 		l.buf = append(l.buf[:0], l.read.Bytes()...)
 	}
-	return slices.Clone(l.page), answeredOf(resp.Header), true // a few threads: the caller may keep them
+	return slices.Clone(l.page), l.answered(resp.Header), true // a few threads: the caller may keep them
+}
+
+// answered is answeredOf(h), kept while h says the same: the Date of an
+// answer changes once a second, and a look comes five times a second.
+func (l *looker) answered(h http.Header) answered {
+	date, total := h.Get("Date"), h.Get("X-Pagination-Total")
+	if !l.said.ok || date != l.said.date || total != l.said.total {
+		l.said = said{date, total, answeredOf(h), true}
+	}
+	return l.said.a
+}
+
+// said is what the last look's headers said, and how it was read.
+type said struct {
+	date, total string
+	a           answered
+	ok          bool
 }
 
 // viaClient makes the look through the read client's http.Client (a proxy,

@@ -50,7 +50,7 @@ func TestLookConnBoundsWhatItReads(t *testing.T) {
 	var c lookConn
 	var out bytes.Buffer
 	at := time.Now()
-	if _, err := c.do(context.Background(), hc, req, &out); err == nil {
+	if _, err := c.do(context.Background(), hc, req, []byte("{}"), &out); err == nil {
 		t.Fatal("an answer whose headers never end was read as an answer")
 	}
 	if d := time.Since(at); d > 15*time.Second {
