@@ -10,7 +10,9 @@ package main
 //     one kept-alive connection, written and read on the asking goroutine
 //     with raw system calls, waiting between looks on a timer the kernel
 //     keeps (as hitl's look does: client/langgraph/lookconn.go,
-//     internal/rawconn, internal/ktimer), decoding nothing;
+//     internal/rawconn, internal/ktimer): the request's bytes written once
+//     by net/http and sent as they are, the answer read up to its
+//     Content-Length with no parsing beyond it, nothing decoded;
 //   - look, one processor: the same, with GOMAXPROCS=1 (as hitl runs while
 //     its screen rests, or between `hitl watch`'s listings: internal/procs);
 //   - nethttp: the same look through net/http, waiting on a Go timer (as
@@ -18,10 +20,10 @@ package main
 //     goroutines.
 //
 // Their CPU is the floor under `hitl watch`'s at five looks a second (or at
-// the bench's -look-every).
+// the bench's -look-every). The bench runs each build's `hitl watch` in the
+// same window (idleWindow), so that the machine's load is the same for all.
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -33,6 +35,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"time"
 
 	"github.com/hitl-sh/hitl/internal/ktimer"
@@ -64,7 +67,7 @@ type floorProgram struct {
 // floorPrograms are the bare programs, in the order the bench shows them.
 var floorPrograms = []floorProgram{
 	{"wake", false, "a Go program that only wakes, on a Go timer"},
-	{"look", false, "a bare Go poller, the same look on one goroutine, raw system calls, a kernel timer (as hitl now), no decoding"},
+	{"look", false, "a bare Go poller, the same look on one goroutine, raw system calls, a kernel timer, the request's bytes kept (as hitl now), no parsing or decoding"},
 	{"look", true, "the same bare poller on one processor (GOMAXPROCS=1, as hitl at rest)"},
 	{"nethttp", false, "a bare Go poller, the same look through net/http, no decoding"},
 }
@@ -97,9 +100,12 @@ func runFloor(mode, u string, every time.Duration) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		req, _ := http.NewRequest(http.MethodPost, u+"/threads/search", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		var wire bytes.Buffer
+		_ = req.Write(&wire)
 		var conn net.Conn
-		var br *bufio.Reader
-		var bw *bufio.Writer
+		answer := make([]byte, 64<<10)
 		timer := ktimer.New(every)
 		for {
 			<-timer.C
@@ -110,27 +116,11 @@ func runFloor(mode, u string, every time.Duration) {
 					continue
 				}
 				conn = rawconn.Wrap(conn)
-				br, bw = bufio.NewReader(conn), bufio.NewWriter(conn)
 			}
-			req, _ := http.NewRequest(http.MethodPost, u+"/threads/search", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := func() (*http.Response, error) {
-				if err := req.Write(bw); err != nil {
-					return nil, err
-				}
-				if err := bw.Flush(); err != nil {
-					return nil, err
-				}
-				return http.ReadResponse(br, req)
-			}()
-			if err != nil {
+			if _, err := conn.Write(wire.Bytes()); err != nil || !readAnswer(conn, answer) {
 				conn.Close()
 				conn = nil
-				continue
 			}
-			buf.Reset()
-			_, _ = io.Copy(&buf, resp.Body)
-			resp.Body.Close()
 		}
 	default:
 		fmt.Fprintf(os.Stderr, "-floor-mode: %q is not one of %v\n", mode, floorModes)
@@ -138,12 +128,43 @@ func runFloor(mode, u string, every time.Duration) {
 	}
 }
 
-// floorCPU runs the bare programs against u side by side for b.idle and
-// returns each one's cost (floorPrograms' order).
-func (b *bench) floorCPU(ctx context.Context, u string) ([]cost, error) {
+// readAnswer reads one answer into buf: its headers, then its body up to
+// its Content-Length (false: the connection is to be dropped).
+func readAnswer(conn net.Conn, buf []byte) bool {
+	n := 0
+	for {
+		m, err := conn.Read(buf[n:])
+		if err != nil {
+			return false
+		}
+		n += m
+		head := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+		if head < 0 {
+			continue
+		}
+		i := bytes.Index(bytes.ToLower(buf[:head]), []byte("\r\ncontent-length:"))
+		if i < 0 {
+			return false
+		}
+		v, _, _ := bytes.Cut(buf[i+17:head+2], []byte("\r\n"))
+		length, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+		if err != nil || head+4+length > len(buf) {
+			return false
+		}
+		if n >= head+4+length {
+			return n == head+4+length
+		}
+	}
+}
+
+// idleWindow runs, side by side for b.idle, the bare programs and each
+// build's `hitl watch --json` (directly on u, once its first listing is
+// printed), and returns their costs: the bare programs' in floorPrograms'
+// order, then the watches' in b.binaries' order.
+func (b *bench) idleWindow(ctx context.Context, u string) ([]cost, []cost, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cmds []*exec.Cmd
 	defer func() {
@@ -158,11 +179,26 @@ func (b *bench) floorCPU(ctx context.Context, u string) ([]cost, error) {
 			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 		}
 		if err := b.spawn(cmd); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cmds = append(cmds, cmd)
 	}
-	time.Sleep(3 * time.Second) // started, connected
+	for _, bin := range b.binaries() {
+		lines := make(chan printed, 1<<16)
+		cmd, err := b.startWatch(ctx, bin, u, lines)
+		if err != nil {
+			return nil, nil, err
+		}
+		cmds = append(cmds, cmd)
+		if err := firstListing(ctx, lines); err != nil {
+			return nil, nil, err
+		}
+		go func() { // what it prints later is not read
+			for range lines {
+			}
+		}()
+	}
+	time.Sleep(3 * time.Second) // started, connected, listed
 	at := time.Now()
 	u0 := make([]usage, len(cmds))
 	for i, cmd := range cmds {
@@ -171,15 +207,15 @@ func (b *bench) floorCPU(ctx context.Context, u string) ([]cost, error) {
 	select {
 	case <-time.After(b.idle):
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	out := make([]cost, len(cmds))
 	for i, cmd := range cmds {
 		c, ok := spent(u0[i], procUsage(cmd.Process.Pid), time.Since(at))
 		if !ok {
-			return nil, fmt.Errorf("the bare program %q exited", floorPrograms[i].what)
+			return nil, nil, fmt.Errorf("%s exited", cmd.Args)
 		}
 		out[i] = c
 	}
-	return out, nil
+	return out[:len(floorPrograms)], out[len(floorPrograms):], nil
 }

@@ -30,10 +30,9 @@ func perHour(cpu time.Duration, window time.Duration) float64 {
 	return cpu.Seconds() / window.Seconds() * 3600
 }
 
-// idleTUI runs bin's TUI against u in a private tmux and returns its cost
-// over b.tuiIdle.
-func (b *bench) idleTUI(ctx context.Context, u, bin string) (cost, error) {
-	sock := fmt.Sprintf("hitl-bench-%d", rand.Int())
+// idleTUIs runs each of bins' TUI against u in a private tmux, side by
+// side, and returns their costs over the same window of b.tuiIdle.
+func (b *bench) idleTUIs(ctx context.Context, u string, bins []string) ([]cost, error) {
 	env := []string{}
 	for _, kv := range b.env() {
 		if !strings.HasPrefix(kv, "NO_COLOR=") && !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TERM=") {
@@ -41,45 +40,58 @@ func (b *bench) idleTUI(ctx context.Context, u, bin string) (cost, error) {
 		}
 	}
 	env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
-	tmux := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		return string(out), err
-	}
-	out, err := tmux("new-session", "-d", "-P", "-F", "#{pane_pid}", "-x", "80", "-y", "24", "exec "+bin+" --url "+u)
-	if err != nil {
-		return cost{}, fmt.Errorf("tmux: %v (is tmux installed?)", err)
-	}
-	defer func() { _, _ = tmux("kill-server") }()
-	pid, err := strconv.Atoi(strings.TrimSpace(out))
-	if err != nil {
-		return cost{}, fmt.Errorf("tmux pane pid %q", out)
-	}
-	// The first screen: the inbox has listed what waits.
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		screen, _ := tmux("capture-pane", "-p")
-		if strings.Contains(screen, " pending") && !strings.Contains(screen, "loading") && !strings.Contains(screen, "not known yet") {
-			break
+	var pids []int
+	for _, bin := range bins {
+		sock := fmt.Sprintf("hitl-bench-%d", rand.Int())
+		tmux := func(args ...string) (string, error) {
+			cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
+			cmd.Env = env
+			out, err := cmd.Output()
+			return string(out), err
 		}
-		if time.Now().After(deadline) {
-			return cost{}, fmt.Errorf("the TUI showed no listing in 2 minutes:\n%s", screen)
+		out, err := tmux("new-session", "-d", "-P", "-F", "#{pane_pid}", "-x", "80", "-y", "24", "exec "+bin+" --url "+u)
+		if err != nil {
+			return nil, fmt.Errorf("tmux: %v (is tmux installed?)", err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		defer func() { _, _ = tmux("kill-server") }()
+		pid, err := strconv.Atoi(strings.TrimSpace(out))
+		if err != nil {
+			return nil, fmt.Errorf("tmux pane pid %q", out)
+		}
+		pids = append(pids, pid)
+		// The first screen: the inbox has listed what waits.
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			screen, _ := tmux("capture-pane", "-p")
+			if strings.Contains(screen, " pending") && !strings.Contains(screen, "loading") && !strings.Contains(screen, "not known yet") {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("the TUI showed no listing in 2 minutes:\n%s", screen)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 	time.Sleep(3 * time.Second) // the first screen's after-effects (details rendered)
-	u0, at := procUsage(pid), time.Now()
+	u0 := make([]usage, len(pids))
+	for i, pid := range pids {
+		u0[i] = procUsage(pid)
+	}
+	at := time.Now()
 	select {
 	case <-time.After(b.tuiIdle):
 	case <-ctx.Done():
-		return cost{}, ctx.Err()
+		return nil, ctx.Err()
 	}
-	c, ok := spent(u0, procUsage(pid), time.Since(at))
-	if !ok {
-		return cost{}, fmt.Errorf("the TUI exited")
+	out := make([]cost, len(pids))
+	for i, pid := range pids {
+		c, ok := spent(u0[i], procUsage(pid), time.Since(at))
+		if !ok {
+			return nil, fmt.Errorf("the TUI of %s exited", bins[i])
+		}
+		out[i] = c
 	}
-	return c, nil
+	return out, nil
 }
 
 // usage is what the scheduler counted for one process's threads so far:
@@ -189,14 +201,14 @@ func (b *bench) idleRows(ctx context.Context, s *server, what string) ([]row, er
 	var rows []row
 	measure := func(label string) error {
 		settle(ctx)
+		logf("%s: idle TUI (%s), side by side", label, strings.Join(b.binaries(), ", "))
+		costs, err := b.idleTUIs(ctx, s.url, b.binaries())
+		if err != nil {
+			return err
+		}
 		var cells []string
-		for _, bin := range b.binaries() {
-			logf("%s: idle TUI (%s)", label, bin)
-			v, err := b.idleTUI(ctx, s.url, bin)
-			if err != nil {
-				return err
-			}
-			cells = append(cells, v.String())
+		for _, c := range costs {
+			cells = append(cells, c.String())
 		}
 		rows = append(rows, row{label + fmt.Sprintf(" (target ≤ %.0f)", targetTUI), b.pad(cells)})
 		return nil

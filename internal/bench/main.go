@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -71,6 +72,7 @@ func main() {
 	flag.DurationVar(&c.lookEvery, "look-every", 0, "the look interval of every hitl run (HITL_LOOK_EVERY; a build older than the setting keeps 200ms) and of the bare programs (default: hitl's, 200ms)")
 	floor := flag.String("floor", "", "run a bare program against this URL (the bench runs them to measure a look's least cost)")
 	floorMode := flag.String("floor-mode", "look", "with -floor: wake (only wake), look (one goroutine, as hitl) or nethttp")
+	hold := flag.String("hold", "", "start one server the bench measures (real: langgraphjs dev, needs -real; demo), raise -pending interrupts on it, print its URL and keep it until interrupted, to measure by hand")
 	flag.Parse()
 	if *floor != "" {
 		runFloor(*floorMode, *floor, cmp.Or(c.lookEvery, floorEvery))
@@ -105,12 +107,50 @@ func main() {
 	}
 	b := &bench{config: c}
 	defer b.stopAll()
+	if *hold != "" {
+		if err := b.hold(*hold); err != nil {
+			b.stopAll()
+			fail(err.Error())
+		}
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	if err := b.run(ctx); err != nil {
 		b.stopAll()
 		fail(err.Error())
 	}
+}
+
+// hold starts one server as the bench measures it, prints its URL and
+// keeps it until the bench is interrupted.
+func (b *bench) hold(kind string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if b.tmp, err = os.MkdirTemp("", "hitl-bench-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(b.tmp)
+	var s *server
+	switch {
+	case kind == "demo":
+		s, err = b.startDemo(b.pending)(ctx)
+	case kind == "real" && b.realDir != "":
+		s, err = b.startReal(ctx)
+	case kind == "real":
+		return fmt.Errorf("-hold real needs -real testserver (scripts/bench passes it where node is installed)")
+	default:
+		return fmt.Errorf("-hold: %q is not real or demo", kind)
+	}
+	if err != nil {
+		return err
+	}
+	logf("%s holds %d pending interrupts; ctrl+c stops it", s.url, b.pending)
+	fmt.Println(s.url)
+	<-ctx.Done()
+	b.stopAll()
+	return nil
 }
 
 func fail(msg string) {
@@ -348,13 +388,16 @@ func (b *bench) backend(ctx context.Context, name string, start func(context.Con
 	t.rows = append(t.rows, row{"idle `watch`: request rate", cells(idle(hitl), idle,
 		fmt.Sprintf("%.1f req/s, %s/s", naiveRate, size(naive.bytes/2)),
 		ratio(float64(naive.bytes)/2, hitl.rate.bytes)+" (bytes)")})
-	hcpu := func(w watchStats) string { return w.clientCPU.String() }
-	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (wake-ups a second; target ≤ %.0f)", targetWatch), cells(hcpu(hitl), hcpu, "", "")})
-	logf("%s: bare Go programs waking %s", name, b.looks())
-	floors, err := b.floorCPU(ctx, s.url)
+	logf("%s: hitl watch and bare Go programs waking %s, side by side", name, b.looks())
+	floors, watchCPU, err := b.idleWindow(ctx, s.url)
 	if err != nil {
 		return t, err
 	}
+	wcpu := []string{watchCPU[0].String()}
+	if b.compare != "" {
+		wcpu = append(wcpu, watchCPU[1].String())
+	}
+	t.rows = append(t.rows, row{fmt.Sprintf("idle `watch`: its CPU, s an hour (wake-ups a second; target ≤ %.0f)", targetWatch), b.pad(wcpu)})
 	for i, fp := range floorPrograms {
 		t.rows = append(t.rows, row{"idle: " + fp.what + ", " + b.looks() + ": CPU, s an hour (wake-ups a second)", cells(floors[i].String(), func(watchStats) string { return "" }, "", "")})
 	}
@@ -931,7 +974,6 @@ type rate struct{ requests, bytes, state float64 }
 type watchStats struct {
 	rate      rate // per second, idle
 	serverCPU float64
-	clientCPU cost // the watch's own
 	arrivals  []time.Duration
 }
 
@@ -995,6 +1037,26 @@ func (b *bench) stop(cmd *exec.Cmd) {
 	b.mu.Unlock()
 }
 
+// firstListing waits for a watch's first listing: everything pending
+// printed, then 3 s of quiet.
+func firstListing(ctx context.Context, lines <-chan printed) error {
+	quiet := time.NewTimer(3 * time.Second)
+	defer quiet.Stop()
+	for {
+		select {
+		case _, ok := <-lines:
+			if !ok {
+				return fmt.Errorf("watch exited")
+			}
+			quiet.Reset(3 * time.Second)
+		case <-quiet.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, error) {
 	var w watchStats
 	p, err := newProxy(s.url, 0)
@@ -1008,25 +1070,13 @@ func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, e
 		return w, err
 	}
 	defer b.stop(cmd)
-	// The first listing: everything pending, then quiet.
-	quiet := time.NewTimer(3 * time.Second)
-	for first := true; first; {
-		select {
-		case _, ok := <-lines:
-			if !ok {
-				return w, fmt.Errorf("watch exited")
-			}
-			quiet.Reset(3 * time.Second)
-		case <-quiet.C:
-			first = false
-		case <-ctx.Done():
-			return w, ctx.Err()
-		}
+	if err := firstListing(ctx, lines); err != nil {
+		return w, err
 	}
-	// Idle.
+	// Idle: what it asks (its CPU is read beside the bare programs, with no
+	// proxy in between: idleWindow).
 	p.reset()
 	cpu0 := cpuTime(s.pgid)
-	own0 := procUsage(cmd.Process.Pid)
 	at := time.Now()
 	select {
 	case <-time.After(b.idle):
@@ -1034,11 +1084,6 @@ func (b *bench) watch(ctx context.Context, s *server, bin string) (watchStats, e
 		return w, ctx.Err()
 	}
 	el := time.Since(at).Seconds()
-	own, ok := spent(own0, procUsage(cmd.Process.Pid), time.Since(at))
-	if !ok {
-		return w, fmt.Errorf("watch exited")
-	}
-	w.clientCPU = own
 	w.rate = rate{float64(p.requests.Load()) / el, float64(p.bytes.Load()) / el, float64(p.state.Load()) / el}
 	if s.pgid != 0 {
 		w.serverCPU = (cpuTime(s.pgid) - cpu0).Seconds() / el * 100
