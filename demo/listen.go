@@ -59,6 +59,17 @@ func everyTick(ctx context.Context, d time.Duration, f func()) {
 	}
 }
 
+// countOf is how many values of m are such that f says so.
+func countOf[K comparable, V any](m map[K]V, f func(V) bool) int {
+	n := 0
+	for _, v := range m {
+		if f(v) {
+			n++
+		}
+	}
+	return n
+}
+
 // produce is every Fake's Produce: spawn every d while fewer than upTo
 // wait (0: however many wait). A demo left open grows by one every few
 // seconds, faster than anyone decides, and a list that moves under the

@@ -73,11 +73,5 @@ func (s *Server) Produce(ctx context.Context, every time.Duration, upTo int) {
 func (s *Server) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, t := range s.threads {
-		if t.Status == "interrupted" {
-			n++
-		}
-	}
-	return n
+	return countOf(s.threads, func(t *thread) bool { return t.Status == "interrupted" })
 }

@@ -375,11 +375,5 @@ func (s *RESTServer) Produce(ctx context.Context, every time.Duration, upTo int)
 func (s *RESTServer) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.runs {
-		if r.Status == "awaiting_human" {
-			n++
-		}
-	}
-	return n
+	return countOf(s.runs, func(r *restRun) bool { return r.Status == "awaiting_human" })
 }
