@@ -181,6 +181,16 @@ func (m *Model) toggleConversation() tea.Cmd {
 		return nil
 	}
 	show := !m.detail.showConv[it.ThreadID]
+	if _, ok := m.top().(*inboxScreen); ok && !m.lay.wide {
+		// No detail on screen (a narrow window): c opens it, with the
+		// conversation shown, rather than changing what cannot be seen.
+		if m.held() {
+			return nil
+		}
+		show = true
+		m.items.newCount = 0
+		m.push(&detailScreen{})
+	}
 	m.detail.showConv[it.ThreadID] = show
 	if c := m.convs[it.ThreadID]; show && (c == nil || c.err != nil) {
 		m.convs[it.ThreadID] = &conversation{loading: true}

@@ -32,6 +32,21 @@ func (d *draft) touched() bool {
 	return false
 }
 
+// typed: the draft holds words the reviewer typed (arguments, feedback,
+// answers, a decision's message or value), not only keys pressed: what a
+// status may say is kept when its interrupt is gone.
+func (d *draft) typed() bool {
+	for i := range d.decisions {
+		if d.argsText[i] != "" || d.feedback[i] != "" || len(d.answers[i]) > 0 {
+			return true
+		}
+		if x := d.decisions[i]; x != nil && (x.Message != "" || x.Args != nil || x.Value != nil || len(x.Answers) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // complete is the draft's decisions when every slot has one.
 func (d *draft) complete() ([]client.Decision, error) {
 	ds := make([]client.Decision, len(d.decisions))

@@ -76,6 +76,9 @@ type Model struct {
 	keys keyMap
 	st   styles
 	lay  layout
+	// detailGaveWay: a detail open on a screen of its own gave way to the
+	// split when the window widened, and opens again if it narrows.
+	detailGaveWay bool
 
 	items  items
 	drafts drafts
@@ -250,8 +253,17 @@ func (m *Model) resize(w, h int) {
 	m.help.SetWidth(w)
 	if m.lay.wide {
 		// The detail now sits beside the list: a detail opened on a
-		// screen of its own while the window was narrow gives way to it.
+		// screen of its own while the window was narrow gives way to it,
+		// and comes back if the window narrows again (a tmux pane zoomed
+		// in and out).
+		n := len(m.stack)
 		m.stack = slices.DeleteFunc(m.stack, func(s screen) bool { _, ok := s.(*detailScreen); return ok })
+		m.detailGaveWay = m.detailGaveWay || len(m.stack) < n
+	} else if m.detailGaveWay {
+		m.detailGaveWay = false
+		if _, ok := m.top().(*inboxScreen); ok && m.items.current() != nil {
+			m.push(&detailScreen{})
+		}
 	}
 	v := m.env()
 	for _, s := range m.stack {

@@ -495,9 +495,38 @@ func TestDetailOpenedNarrowJoinsTheListWhenWidened(t *testing.T) {
 	if c := h.m.items.current(); c == nil || c.ID != idOps {
 		t.Fatalf("j beside the detail did not move to the next row:\n%s", h.screen())
 	}
-	// Narrow again: the list alone, as at the start.
+	// Narrow again (a tmux pane zoomed out): the detail that gave way is
+	// open again, on the row the cursor is on.
+	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if _, ok := h.m.top().(*detailScreen); !ok {
+		t.Fatalf("narrowed to 80 columns, %T is in front:\n%s", h.m.top(), h.screen())
+	}
+	h.wantScreen(idOps[:8])
+	// Once: esc goes back to the list, and another resize leaves it there.
+	h.keys("esc")
+	h.msg(tea.WindowSizeMsg{Width: 160, Height: 40})
 	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if _, ok := h.m.top().(*inboxScreen); !ok {
-		t.Fatalf("narrowed to 80 columns, %T is in front", h.m.top())
+		t.Fatalf("a list left with esc, widened and narrowed: %T is in front", h.m.top())
+	}
+}
+
+// In a narrow window the list has no detail beside it: c opens the detail
+// with the thread's conversation, rather than changing what cannot be seen
+// (and the next c hides it, as in the detail).
+func TestConversationKeyInTheNarrowListOpensIt(t *testing.T) {
+	a := toolCall(idEmail, "thread-a", "notify", `{"channel":"#ops"}`)
+	h := newHarness(t, 80, 24, a)
+	h.b.Messages = map[string][]client.Message{"thread-a": {{Role: "user", Content: "prune the old sessions please"}}}
+	h.keys("c")
+	if _, ok := h.m.top().(*detailScreen); !ok {
+		t.Fatalf("c in the narrow list: %T in front:\n%s", h.m.top(), h.screen())
+	}
+	h.m.detail.vp.GotoBottom()
+	h.wantScreen("prune the old sessions please")
+	h.keys("c")
+	h.m.detail.vp.GotoBottom()
+	if strings.Contains(h.screen(), "prune the old sessions please") {
+		t.Fatalf("a second c left the conversation on screen:\n%s", h.screen())
 	}
 }

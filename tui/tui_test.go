@@ -1012,3 +1012,17 @@ func TestHelpKeysHereKeepKeyAndText(t *testing.T) {
 		}
 	}
 }
+
+// A send that finds its interrupt answered elsewhere says the typed work
+// is kept only when something was typed: a plain approve typed nothing.
+func TestLostRaceSaysKeptOnlyForTypedWork(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.keys("enter", "a")
+	h.wantScreen("Send this?")
+	h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"approve"}]}`)})
+	h.keys("y")
+	h.wantScreen("aaaa1111", "by bob")
+	if s := h.screen(); strings.Contains(s, "What you typed is kept") || h.b.Resumes != 0 {
+		t.Fatalf("a plain approve lost to bob (%d resumes sent):\n%s", h.b.Resumes, s)
+	}
+}

@@ -328,7 +328,7 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 			}
 			if ir.Kind == decide.Sent {
 				delete(m.drafts, ir.ID)
-			} else if ir.Kind == decide.HandledElsewhere && m.drafts[ir.ID] != nil && m.drafts[ir.ID].touched() {
+			} else if ir.Kind == decide.HandledElsewhere && m.drafts[ir.ID] != nil && m.drafts[ir.ID].typed() {
 				text += keptGone
 			}
 		}
