@@ -74,9 +74,12 @@ func TestFakesSeedAndProduce(t *testing.T) {
 					t.Fatalf("Produce made %d threads, %d waiting, want %d waiting", threads()-2*scenarios-2, tt.fake.Waiting(), upTo)
 				}
 			}
+			// A thread can bring several interrupts (a fan-out), so the cap
+			// may be passed by the last one made; then nothing more comes.
+			reached := tt.fake.Waiting()
 			time.Sleep(200 * time.Millisecond) // twenty ticks
-			if n := tt.fake.Waiting(); n != upTo {
-				t.Fatalf("Produce up to %d waiting made %d", upTo, n)
+			if n := tt.fake.Waiting(); n != reached {
+				t.Fatalf("Produce up to %d waiting went on from %d to %d", upTo, reached, n)
 			}
 			cancel()
 			// Not capped: it keeps making them.

@@ -59,13 +59,11 @@ func everyTick(ctx context.Context, d time.Duration, f func()) {
 	}
 }
 
-// countOf is how many values of m are such that f says so.
-func countOf[K comparable, V any](m map[K]V, f func(V) bool) int {
+// sumOf is the sum of f over the values of m.
+func sumOf[K comparable, V any](m map[K]V, f func(V) int) int {
 	n := 0
 	for _, v := range m {
-		if f(v) {
-			n++
-		}
+		n += f(v)
 	}
 	return n
 }

@@ -64,14 +64,21 @@ func (s *Server) spawnNext() {
 }
 
 // Produce spawns a new thread every `every` until ctx ends, while fewer
-// than upTo threads wait.
+// than upTo interrupts wait.
 func (s *Server) Produce(ctx context.Context, every time.Duration, upTo int) {
 	produce(ctx, every, upTo, s.Waiting, s.spawnNext)
 }
 
-// Waiting is how many threads are interrupted.
+// Waiting is how many interrupts wait, as a reviewer counts them: each of
+// an interrupted thread's (several in a fan-out or parallel thread), one
+// for a thread paused at a breakpoint.
 func (s *Server) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return countOf(s.threads, func(t *thread) bool { return t.Status == "interrupted" })
+	return sumOf(s.threads, func(t *thread) int {
+		if t.Status != "interrupted" {
+			return 0
+		}
+		return max(len(t.Interrupts), 1)
+	})
 }

@@ -375,5 +375,10 @@ func (s *RESTServer) Produce(ctx context.Context, every time.Duration, upTo int)
 func (s *RESTServer) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return countOf(s.runs, func(r *restRun) bool { return r.Status == "awaiting_human" })
+	return sumOf(s.runs, func(r *restRun) int {
+		if r.Status == "awaiting_human" {
+			return 1
+		}
+		return 0
+	})
 }
