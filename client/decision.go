@@ -65,6 +65,8 @@ type Resume struct {
 type RefusedError struct {
 	Slot   int // 0-based action index, or -1 for the whole interrupt
 	Reason string
+	// NoMessage: refused because the decision needs a message it lacks.
+	NoMessage bool
 }
 
 func (e *RefusedError) Error() string {
@@ -169,7 +171,7 @@ func check(p *Payload, i int, d *Decision) error {
 		return &NotAllowedError{RefusedError{Slot: slot, Reason: reason}}
 	}
 	if p.RequiresMessage(d.Type) && strings.TrimSpace(d.Message) == "" && d.Value == nil {
-		return &RefusedError{Slot: slot, Reason: fmt.Sprintf("%q needs a message (feedback) for this interrupt", d.Type)}
+		return &RefusedError{Slot: slot, Reason: fmt.Sprintf("%q needs a message (feedback) for this interrupt", d.Type), NoMessage: true}
 	}
 	if d.Value != nil && !json.Valid(d.Value) {
 		return &RefusedError{Slot: slot, Reason: "the value is not valid JSON"}

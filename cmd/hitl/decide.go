@@ -730,10 +730,26 @@ func (e *env) send(ctx context.Context, ids []string, f *sendFlags, build func(*
 		}
 		ds, err := decide.Decisions(&it, in)
 		if err != nil {
-			return decide.Draft{}, refusal(err)
+			return decide.Draft{}, refusalOf(err, &it)
 		}
 		return decide.Draft{Interrupt: it, Decisions: ds}, nil
 	})
+}
+
+// refusalOf is refusal for a decision on it made by a command's flags: it
+// says what to type next (the message's -m, or where the allowed
+// decisions are described).
+func refusalOf(err error, it *client.Interrupt) error {
+	var na *client.NotAllowedError
+	var refused *client.RefusedError
+	id := safe(present.ShortID(it.ID))
+	switch {
+	case errors.As(err, &na):
+		return nothingErr("refused, nothing sent: %v (hitl show %s says how to answer it)", err, id)
+	case errors.As(err, &refused) && refused.NoMessage:
+		return usageErr("refused, nothing sent: %v: give it with -m TEXT", err)
+	}
+	return refusal(err)
 }
 
 // refusal gives a decision refused before sending its exit code: 3 for one

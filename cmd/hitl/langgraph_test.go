@@ -361,7 +361,7 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 		}
 		// delete_records allows no edit: refused before anything is sent.
 		before := s.runs(th)
-		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject`)
+		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject (hitl show `+it.ID[:8]+` says how to answer it)`)
 		if s.runs(th) != before || len(s.pending(th)) != 1 {
 			t.Fatal("a refused decision reached the server")
 		}
@@ -436,7 +436,7 @@ func TestRealQuestions(t *testing.T) {
 		if it.Schema != "questions" || len(it.Questions) != 2 {
 			t.Fatalf("listed %+v", it)
 		}
-		must(t, s.hitl("", "respond", it.ID), 2, "needs a message")
+		must(t, s.hitl("", "respond", it.ID), 2, "needs a message (feedback) for this interrupt: give it with -m TEXT")
 		r := s.hitl("", "respond", it.ID, "-m", "Use React and include tests", "--answer", "React", "--answer", "Yes")
 		must(t, r, 0, "paused again")
 		if got := s.got(th); !strings.Contains(got, `:{"decision":"edit","feedback":"Use React and include tests","answers":["React","Yes"]}`) {
