@@ -33,7 +33,11 @@ type looker struct {
 	page []thread // the last answer, decoded (given out as copies)
 	read bytes.Buffer
 	conn lookConn // the look's own connection (lookconn.go)
-	said said     // what the last answer's headers said (answered)
+
+	httpReq     *http.Request // the look's request (request)
+	base        string        // the read client's URL it was made with
+	readsHeader http.Header   // and its headers
+	said        said          // what the last answer's headers said (answered)
 }
 
 // isLook: q is the first page of a watermark poll.
@@ -63,17 +67,14 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 		}
 		l.req = req
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.Reads.BaseURL+"/threads/search", bytes.NewReader(l.req))
-	if err != nil {
+	req := l.request(b)
+	if req == nil {
 		return nil, answered{}, false
 	}
-	req.Header = b.Reads.Header.Clone() // what the read client sends, extra headers and key included
-	b.Header(req.Header)                // and the bearer token, which it keeps apart
-	req.Header.Set("Content-Type", "application/json")
 	hc := b.Reads.GetClient()
 	resp, err := l.conn.do(ctx, hc, req, l.req, &l.read)
 	if errors.Is(err, errNoDirect) {
-		resp, err = viaClient(hc, req, &l.read)
+		resp, err = viaClient(ctx, hc, req, &l.read)
 	}
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil, answered{}, false
@@ -88,6 +89,26 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 		l.buf = append(l.buf[:0], l.read.Bytes()...)
 	}
 	return slices.Clone(l.page), l.answered(resp.Header), true // a few threads: the caller may keep them
+}
+
+// request is the look's request, without its context: made again only
+// when the read client's URL or headers changed (a look asks the same five
+// times a second), with what the read client sends (its extra headers and
+// key) and the bearer token, which it keeps apart; nil if it cannot be made.
+func (l *looker) request(b *Backend) *http.Request {
+	if l.httpReq != nil && l.base == b.Reads.BaseURL && sameHeader(l.readsHeader, b.Reads.Header) {
+		return l.httpReq
+	}
+	req, err := http.NewRequest(http.MethodPost, b.Reads.BaseURL+"/threads/search", bytes.NewReader(l.req))
+	if err != nil {
+		l.httpReq = nil
+		return nil
+	}
+	req.Header = b.Reads.Header.Clone()
+	b.Header(req.Header)
+	req.Header.Set("Content-Type", "application/json")
+	l.httpReq, l.base, l.readsHeader = req, b.Reads.BaseURL, b.Reads.Header.Clone()
+	return req
 }
 
 // answered is answeredOf(h), kept while h says the same: the Date of an
@@ -110,7 +131,13 @@ type said struct {
 // viaClient makes the look through the read client's http.Client (a proxy,
 // or a transport the look's own connection does not copy), reading the
 // answer's body into out as lookConn.do does.
-func viaClient(hc *http.Client, req *http.Request, out *bytes.Buffer) (*http.Response, error) {
+func viaClient(ctx context.Context, hc *http.Client, req *http.Request, out *bytes.Buffer) (*http.Response, error) {
+	req = req.Clone(ctx)
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	req.Body = body
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -92,7 +93,8 @@ func New(opts Options) (*Conn, error) {
 	}
 	// Cookies (an auth proxy's session) go back only to the configured
 	// origin, since no request leaves it: no public suffix list is needed.
-	jar, _ := cookiejar.New(nil)
+	inner, _ := cookiejar.New(nil)
+	jar := &givenJar{Jar: inner}
 	stream := base.Clone()
 	// A stream has no overall timeout (it lasts), but its answer must start
 	// in time.
@@ -115,6 +117,28 @@ func New(opts Options) (*Conn, error) {
 	c.Writes = newClient()
 	c.Long = newClient().SetTimeout(opts.Long)
 	return c, nil
+}
+
+// givenJar is a cookie jar that knows whether it was ever given a cookie:
+// until then it answers that it has none without looking (a watcher asks
+// it five times a second, and most servers set no cookie).
+type givenJar struct {
+	*cookiejar.Jar
+	given atomic.Bool
+}
+
+func (j *givenJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	if len(cookies) > 0 {
+		j.given.Store(true)
+	}
+	j.Jar.SetCookies(u, cookies)
+}
+
+func (j *givenJar) Cookies(u *url.URL) []*http.Cookie {
+	if !j.given.Load() {
+		return nil
+	}
+	return j.Jar.Cookies(u)
 }
 
 // secrets are the values of opts that must never be shown: the API key, the

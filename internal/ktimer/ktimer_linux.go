@@ -127,8 +127,9 @@ var afterRead func()
 // so no expiry of the current arming is read before t.due.
 func (t *Timer) wait(rc syscall.RawConn) {
 	var buf [8]byte
+	r := rawconn.NewReader(rc)
 	for {
-		if _, err := rawconn.Read(rc, buf[:]); err != nil {
+		if _, err := r.Read(buf[:]); err != nil {
 			if errors.Is(err, syscall.ECANCELED) {
 				continue // the clock was set (not for CLOCK_MONOTONIC)
 			}

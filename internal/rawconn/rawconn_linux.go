@@ -3,6 +3,7 @@ package rawconn
 import (
 	"io"
 	"net"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -10,7 +11,8 @@ import (
 // conn is a TCP connection read and written with raw system calls.
 type conn struct {
 	net.Conn
-	rc syscall.RawConn
+	r *Reader
+	w *writer
 }
 
 // Wrap returns c read and written with raw system calls when it is a TCP
@@ -24,68 +26,111 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &conn{Conn: c, rc: rc}
+	w := &writer{rc: rc}
+	w.fn = w.write
+	return &conn{Conn: c, r: NewReader(rc), w: w}
 }
 
-func (c *conn) Read(p []byte) (int, error)  { return Read(c.rc, p) }
-func (c *conn) Write(p []byte) (int, error) { return Write(c.rc, p) }
+func (c *conn) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c *conn) Write(p []byte) (int, error) { return c.w.Write(p) }
 
-// Read reads into p from a non-blocking descriptor with a raw system call,
-// waiting for it in Go's poller when it has nothing yet (EOF at its end).
-// internal/ktimer reads its timerfd with it.
-func Read(rc syscall.RawConn, p []byte) (int, error) {
+// Reader reads a non-blocking descriptor with a raw system call, waiting
+// for it in Go's poller when it has nothing yet (EOF at its end).
+// internal/ktimer reads its timerfd with one.
+//
+// Its function for syscall.RawConn is made once, with the state it reads
+// and writes: a read allocates nothing (a watcher reads five times a
+// second). Reads are one at a time (the lock), as the descriptor's are.
+type Reader struct {
+	mu  sync.Mutex
+	rc  syscall.RawConn
+	p   []byte
+	n   int
+	err error
+	fn  func(uintptr) bool
+}
+
+// NewReader is a Reader of rc.
+func NewReader(rc syscall.RawConn) *Reader {
+	r := &Reader{rc: rc}
+	r.fn = r.read
+	return r
+}
+
+// Read reads into p.
+func (r *Reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var err error
-	werr := rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false // wait until it can be read
-			case e != 0:
-				err = e
-			case r == 0:
-				err = io.EOF
-			default:
-				n = int(r)
-			}
-			return true
-		}
-	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p, r.n, r.err = p, 0, nil
+	werr := r.rc.Read(r.fn)
+	n, err := r.n, r.err
+	r.p, r.err = nil, nil
 	if werr != nil {
 		return 0, werr
 	}
 	return n, err
 }
 
-// Write writes all of p to a non-blocking descriptor with raw system
-// calls, waiting in Go's poller while it is full.
-func Write(rc syscall.RawConn, p []byte) (int, error) {
-	written := 0
-	var err error
-	werr := rc.Write(func(fd uintptr) bool {
-		for written < len(p) {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[written])), uintptr(len(p)-written))
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false // wait until it can be written
-			case e != 0:
-				err = e
-				return true
-			}
-			written += int(r)
+func (r *Reader) read(fd uintptr) bool {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return false // wait until it can be read
+		case e != 0:
+			r.err = e
+		case n == 0:
+			r.err = io.EOF
+		default:
+			r.n = int(n)
 		}
 		return true
-	})
+	}
+}
+
+// writer writes all of p to a non-blocking descriptor with raw system
+// calls, waiting in Go's poller while it is full; like Reader, it
+// allocates nothing.
+type writer struct {
+	mu      sync.Mutex
+	rc      syscall.RawConn
+	p       []byte
+	written int
+	err     error
+	fn      func(uintptr) bool
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.p, w.written, w.err = p, 0, nil
+	werr := w.rc.Write(w.fn)
+	written, err := w.written, w.err
+	w.p, w.err = nil, nil
 	if werr != nil {
 		return written, werr
 	}
 	return written, err
+}
+
+func (w *writer) write(fd uintptr) bool {
+	for w.written < len(w.p) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w.p[w.written])), uintptr(len(w.p)-w.written))
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return false // wait until it can be written
+		case e != 0:
+			w.err = e
+			return true
+		}
+		w.written += int(n)
+	}
+	return true
 }
