@@ -66,7 +66,7 @@ func main() {
 	flag.IntVar(&c.big, "big", 0, "pending interrupts behind the slow link (default 10000; smoke 1000)")
 	flag.DurationVar(&c.delay, "delay", 40*time.Millisecond, "round trip added by the slow link")
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
-	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests and CPU (default 30s; smoke 2s)")
+	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests and CPU (default 60s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
 	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, hub, cold")
 	flag.DurationVar(&c.lookEvery, "look-every", 0, "the look interval of every hitl run (HITL_LOOK_EVERY; a build older than the setting keeps 200ms) and of the bare programs (default: hitl's, 200ms)")
@@ -91,7 +91,7 @@ func main() {
 	def(&c.arrivals, 40, 8)
 	def(&c.coldRuns, 15, 5)
 	if c.idle == 0 {
-		c.idle = 30 * time.Second
+		c.idle = 60 * time.Second
 		if c.smoke {
 			c.idle = 2 * time.Second
 		}
