@@ -107,6 +107,12 @@ func (l *looker) request(b *Backend) *http.Request {
 	req.Header = b.Reads.Header.Clone()
 	b.Header(req.Header)
 	req.Header.Set("Content-Type", "application/json")
+	if u := req.URL.User; u != nil && req.Header.Get("Authorization") == "" {
+		// Credentials in the URL, sent as http.Client sends them (it does,
+		// (*http.Request).Write, which writes the look, does not).
+		password, _ := u.Password()
+		req.SetBasicAuth(u.Username(), password)
+	}
 	l.httpReq, l.base, l.readsHeader = req, b.Reads.BaseURL, b.Reads.Header.Clone()
 	return req
 }

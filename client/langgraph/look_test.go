@@ -185,3 +185,100 @@ func TestSettledFollowsTheWatcher(t *testing.T) {
 		t.Fatal("settled after the watcher stopped")
 	}
 }
+
+// Credentials in the server's URL (user:password@host) go with every look
+// as with every read: a look written by hand carries them too.
+func TestLookSendsTheURLsCredentials(t *testing.T) {
+	t.Parallel()
+	srv := demo.New()
+	srv.Seed(3)
+	h := srv.Handler()
+	var refused, searches atomic.Int64
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != "s3cret" {
+			refused.Add(1)
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		if r.URL.Path == "/threads/search" {
+			searches.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	var conns atomic.Int64
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hs.Start()
+	t.Cleanup(hs.Close)
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: strings.Replace(hs.URL, "http://", "http://ann:s3cret@", 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := pendingOf(t, b)
+	pendingOf(t, b)
+	before, opened := searches.Load(), conns.Load()
+	for range 20 {
+		if got := pendingOf(t, b); len(got) != len(first) {
+			t.Fatalf("an idle poll listed %d interrupts, then %d", len(first), len(got))
+		}
+	}
+	if n := refused.Load(); n != 0 {
+		t.Errorf("%d requests went without the URL's credentials", n)
+	}
+	if n := searches.Load() - before; n != 20 {
+		t.Errorf("20 idle polls made %d searches (want 20: one look each)", n)
+	}
+	if n := conns.Load() - opened; n != 0 {
+		t.Errorf("20 idle polls opened %d connections (want 0)", n)
+	}
+}
+
+// A poll made with a context that ends when it returns (a command's, a
+// TUI read's) leaves the next look alone: the end of the earlier context
+// does not cut it, whatever the moment it comes.
+func TestLookNotCutByAnEarlierContext(t *testing.T) {
+	t.Parallel()
+	srv := demo.New()
+	srv.Seed(3)
+	h := srv.Handler()
+	var searches atomic.Int64
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/search" {
+			searches.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	var conns atomic.Int64
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hs.Start()
+	t.Cleanup(hs.Close)
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingOf(t, b)
+	pendingOf(t, b)
+	before, opened := searches.Load(), conns.Load()
+	const rounds = 200
+	for range rounds {
+		ctx, cancel := context.WithCancel(context.Background())
+		if _, err := b.Pending(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel() // its end runs while the next look starts
+		pendingOf(t, b)
+	}
+	if n := searches.Load() - before; n != 2*rounds {
+		t.Errorf("%d idle polls made %d searches (want one look each: a look cut short is asked again)", 2*rounds, n)
+	}
+	if n := conns.Load() - opened; n != 0 {
+		t.Errorf("%d idle polls opened %d connections (want 0)", 2*rounds, n)
+	}
+}

@@ -66,9 +66,11 @@ type lookConn struct {
 	tr *http.Transport // the transport whose settings it was dialled with
 	to url.URL         // and the URL
 
-	watched     context.Context // the context whose end stops a look (watchContext)
+	watchedDone <-chan struct{} // the end of the context that stops a look (watchContext)
 	watchedConn net.Conn        // on this connection
 	stopWatch   func() bool
+	cutMu       sync.Mutex // watchGen, and a watch's cut
+	watchGen    uint64     // the current watch's number
 
 	sent   sentRequest   // the last request written, and its bytes
 	header http.Header   // the headers of a plain answer that a look reads (reused)
@@ -124,6 +126,13 @@ func (c *lookConn) do(ctx context.Context, hc *http.Client, req *http.Request, b
 	if c.conn != nil && (c.tr != tr || c.to != *req.URL) {
 		c.closeLocked() // another transport or address: asked again below
 	}
+	deadline := time.Now().Add(hc.Timeout)
+	if hc.Timeout <= 0 {
+		deadline = time.Now().Add(30 * time.Second)
+	}
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
 	if c.conn == nil {
 		// Whether a proxy is to be used is asked when dialling: the
 		// environment's proxy settings are read once in a process.
@@ -132,21 +141,20 @@ func (c *lookConn) do(ctx context.Context, hc *http.Client, req *http.Request, b
 				return nil, errNoDirect
 			}
 		}
-		if err := c.dial(ctx, tr, req.URL); err != nil {
+		// The dial and the TLS handshake have the look's deadline: a
+		// server that accepts and then says nothing does not hold the
+		// watcher.
+		dctx, cancel := context.WithDeadline(ctx, deadline)
+		err := c.dial(dctx, tr, req.URL)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
 		c.tr, c.to = tr, *req.URL
 	}
-	deadline := time.Now().Add(hc.Timeout)
-	if hc.Timeout <= 0 {
-		deadline = time.Now().Add(30 * time.Second)
-	}
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	c.watchContext(ctx) // before the deadline: an earlier context's end may not cut this look
 	_ = c.conn.SetDeadline(deadline)
 	c.lr.N = lookMaxHeader
-	c.watchContext(ctx)
 	resp, err := c.roundTrip(req, body, out)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // cancelled while it was asked: the connection may be cut
@@ -155,9 +163,15 @@ func (c *lookConn) do(ctx context.Context, hc *http.Client, req *http.Request, b
 		c.closeLocked()
 		return nil, err
 	}
-	if resp.Close || !resp.ProtoAtLeast(1, 1) {
+	switch {
+	case resp.Close || !resp.ProtoAtLeast(1, 1):
 		c.closeLocked() // the server closes it
-	} else {
+	case resp.StatusCode != http.StatusOK || c.br.Buffered() > 0:
+		// Another status (a 1xx is followed by the answer itself), or
+		// bytes past the answer's end: what comes next on this
+		// connection may not be the next look's answer.
+		c.closeLocked()
+	default:
 		// No deadline between looks: a deadline is a Go timer, and the
 		// runtime's monitor thread wakes for the next Go timer
 		// (internal/ktimer).
@@ -174,16 +188,40 @@ func (c *lookConn) do(ctx context.Context, hc *http.Client, req *http.Request, b
 // watchContext makes ctx's end stop a look on the connection at once (its
 // deadline set in the past). A watcher's looks share one context, so the
 // watch is set once for it and the connection, not at every look.
+//
+// The watch of an earlier context may have begun to run when it is
+// replaced (its context ended, and context.AfterFunc's stop then cannot
+// stop it): each watch cuts the connection only while it is the current
+// one (watchGen, under cutMu), so an earlier context's end cannot cut a
+// later look.
 func (c *lookConn) watchContext(ctx context.Context) {
-	if c.watched == ctx && c.watchedConn == c.conn {
+	done := ctx.Done() // contexts compared by their end (a context may not be comparable)
+	if c.stopWatch != nil && c.watchedDone == done && c.watchedConn == c.conn {
 		return
 	}
+	gen := c.unwatch()
+	conn := c.conn
+	c.watchedDone, c.watchedConn = done, conn
+	c.stopWatch = context.AfterFunc(ctx, func() {
+		c.cutMu.Lock()
+		defer c.cutMu.Unlock()
+		if c.watchGen == gen {
+			_ = conn.SetDeadline(time.Unix(1, 0))
+		}
+	})
+}
+
+// unwatch ends the current watch, and returns the next watch's number.
+func (c *lookConn) unwatch() uint64 {
+	c.cutMu.Lock()
+	c.watchGen++
+	gen := c.watchGen
+	c.cutMu.Unlock()
 	if c.stopWatch != nil {
 		c.stopWatch()
 	}
-	conn := c.conn
-	c.watched, c.watchedConn = ctx, conn
-	c.stopWatch = context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	c.stopWatch, c.watchedDone, c.watchedConn = nil, nil, nil
+	return gen
 }
 
 // roundTrip writes req and reads its answer, the body whole (to its end,
@@ -485,10 +523,7 @@ func (c *lookConn) close() {
 }
 
 func (c *lookConn) closeLocked() {
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch, c.watched, c.watchedConn = nil, nil, nil
-	}
+	c.unwatch()
 	if c.conn != nil {
 		_ = c.conn.Close()
 		c.conn, c.lr.R, c.br = nil, nil, nil
