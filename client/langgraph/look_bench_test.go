@@ -1,11 +1,7 @@
 package langgraph
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
-	"net/http"
 	"strconv"
 	"testing"
 
@@ -16,36 +12,10 @@ import (
 // server that answers every request with the same bytes at once: the
 // client's share of a look (scripts/bench measures the whole process).
 func BenchmarkLook(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
 	body := `[{"thread_id":"t1","status":"interrupted","updated_at":"2026-11-28T00:00:00Z"}]`
-	answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Sat, 28 Nov 2026 07:00:00 GMT\r\nX-Pagination-Total: 1\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				br := bufio.NewReader(conn)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					if _, err := conn.Write(answer); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	bk, err := New(Options{Options: transport.Options{URL: "http://" + ln.Addr().String(), APIKey: "k"}})
+	answer := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Sat, 28 Nov 2026 07:00:00 GMT\r\nX-Pagination-Total: 1\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	u := rawServer(b, func(int64) string { return answer })
+	bk, err := New(Options{Options: transport.Options{URL: u, APIKey: "k"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -186,18 +186,17 @@ func TestSettledFollowsTheWatcher(t *testing.T) {
 	}
 }
 
-// Credentials in the server's URL (user:password@host) go with every look
-// as with every read: a look written by hand carries them too.
-func TestLookSendsTheURLsCredentials(t *testing.T) {
-	t.Parallel()
+// lookServer is the demo with 3 threads behind a test server that counts
+// its searches and connections; gate, when it returns false, has answered
+// the request itself.
+func lookServer(t *testing.T, gate func(http.ResponseWriter, *http.Request) bool) (*httptest.Server, *atomic.Int64, *connCounter) {
+	t.Helper()
 	srv := demo.New()
 	srv.Seed(3)
 	h := srv.Handler()
-	var refused, searches atomic.Int64
+	var searches atomic.Int64
 	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != "s3cret" {
-			refused.Add(1)
-			http.Error(w, "who are you", http.StatusUnauthorized)
+		if gate != nil && !gate(w, r) {
 			return
 		}
 		if r.URL.Path == "/threads/search" {
@@ -205,21 +204,33 @@ func TestLookSendsTheURLsCredentials(t *testing.T) {
 		}
 		h.ServeHTTP(w, r)
 	}))
-	var conns atomic.Int64
-	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
+	var cc connCounter
+	cc.watch(hs)
 	hs.Start()
 	t.Cleanup(hs.Close)
+	return hs, &searches, &cc
+}
+
+// Credentials in the server's URL (user:password@host) go with every look
+// as with every read: a look written by hand carries them too.
+func TestLookSendsTheURLsCredentials(t *testing.T) {
+	t.Parallel()
+	var refused atomic.Int64
+	hs, searches, cc := lookServer(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != "s3cret" {
+			refused.Add(1)
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return false
+		}
+		return true
+	})
 	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: strings.Replace(hs.URL, "http://", "http://ann:s3cret@", 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := pendingOf(t, b)
 	pendingOf(t, b)
-	before, opened := searches.Load(), conns.Load()
+	before, opened := searches.Load(), cc.opened.Load()
 	for range 20 {
 		if got := pendingOf(t, b); len(got) != len(first) {
 			t.Fatalf("an idle poll listed %d interrupts, then %d", len(first), len(got))
@@ -231,7 +242,7 @@ func TestLookSendsTheURLsCredentials(t *testing.T) {
 	if n := searches.Load() - before; n != 20 {
 		t.Errorf("20 idle polls made %d searches (want 20: one look each)", n)
 	}
-	if n := conns.Load() - opened; n != 0 {
+	if n := cc.opened.Load() - opened; n != 0 {
 		t.Errorf("20 idle polls opened %d connections (want 0)", n)
 	}
 }
@@ -241,31 +252,14 @@ func TestLookSendsTheURLsCredentials(t *testing.T) {
 // does not cut it, whatever the moment it comes.
 func TestLookNotCutByAnEarlierContext(t *testing.T) {
 	t.Parallel()
-	srv := demo.New()
-	srv.Seed(3)
-	h := srv.Handler()
-	var searches atomic.Int64
-	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/threads/search" {
-			searches.Add(1)
-		}
-		h.ServeHTTP(w, r)
-	}))
-	var conns atomic.Int64
-	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	hs.Start()
-	t.Cleanup(hs.Close)
+	hs, searches, cc := lookServer(t, nil)
 	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pendingOf(t, b)
 	pendingOf(t, b)
-	before, opened := searches.Load(), conns.Load()
+	before, opened := searches.Load(), cc.opened.Load()
 	const rounds = 200
 	for range rounds {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -278,7 +272,7 @@ func TestLookNotCutByAnEarlierContext(t *testing.T) {
 	if n := searches.Load() - before; n != 2*rounds {
 		t.Errorf("%d idle polls made %d searches (want one look each: a look cut short is asked again)", 2*rounds, n)
 	}
-	if n := conns.Load() - opened; n != 0 {
+	if n := cc.opened.Load() - opened; n != 0 {
 		t.Errorf("%d idle polls opened %d connections (want 0)", 2*rounds, n)
 	}
 }

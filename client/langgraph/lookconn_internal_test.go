@@ -69,7 +69,7 @@ func TestLookConnBoundsWhatItReads(t *testing.T) {
 
 // rawServer answers each request it reads with answer(n), n counting the
 // requests of every connection from 1.
-func rawServer(t *testing.T, answer func(n int64) string) string {
+func rawServer(t testing.TB, answer func(n int64) string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

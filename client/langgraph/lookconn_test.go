@@ -37,20 +37,7 @@ func (c *connCounter) watch(hs *httptest.Server) {
 // it stops (a connection left to the read client's pool would stay open).
 func TestLookConnectionGoesWithTheWatcher(t *testing.T) {
 	t.Parallel()
-	srv := demo.New()
-	srv.Seed(3)
-	var searches atomic.Int64
-	h := srv.Handler()
-	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/threads/search" {
-			searches.Add(1)
-		}
-		h.ServeHTTP(w, r)
-	}))
-	var cc connCounter
-	cc.watch(hs)
-	hs.Start()
-	t.Cleanup(hs.Close)
+	hs, searches, cc := lookServer(t, nil)
 	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: hs.URL}, Live: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
