@@ -277,7 +277,7 @@ before anything is sent; a mismatch names the field and exits 2.`,
 				return usageErr("give the answer as --field flags or as --value, not both")
 			}
 			return e.decide(cmd.Context(), args, f, func(it *client.Interrupt) (decide.Input, error) {
-				if err := formWantsFields(it, f.message, fields, v); err != nil {
+				if err := formWantsFields(it, f.message, fields, v, e.again()); err != nil {
 					return decide.Input{}, err
 				}
 				return decide.Input{Type: client.Respond, Text: f.message, Answers: f.answers, Fields: fields, Value: v}, nil
@@ -292,10 +292,11 @@ before anything is sent; a mismatch names the field and exits 2.`,
 	return cmd
 }
 
-// formWantsFields refuses -m text as the answer to an interrupt whose
-// schema asks for an object, and says how to give it: text cannot match.
-func formWantsFields(it *client.Interrupt, text string, fields map[string][]string, v json.RawMessage) error {
-	if it.Schema != client.SchemaForm || text == "" || fields != nil || v != nil {
+// formWantsFields refuses -m text, or no answer at all, as the answer to an
+// interrupt whose schema asks for an object, and says how to give it: text
+// cannot match.
+func formWantsFields(it *client.Interrupt, text string, fields map[string][]string, v json.RawMessage, again string) error {
+	if it.Schema != client.SchemaForm || fields != nil || v != nil {
 		return nil
 	}
 	form, err := client.FormOf(it.ResponseSchema)
@@ -306,8 +307,12 @@ func formWantsFields(it *client.Interrupt, text string, fields map[string][]stri
 	for i, fl := range form.Fields {
 		names[i] = safe(fl.Name)
 	}
-	return usageErr("%s asks for a typed answer with the fields %s, not text: give --field NAME=VALUE for each (or the whole answer as --value JSON); hitl show %s describes them",
-		safe(present.ShortID(it.ID)), strings.Join(names, ", "), safe(present.ShortID(it.ID)))
+	notText := ""
+	if text != "" {
+		notText = ", not text"
+	}
+	return usageErr("%s asks for a typed answer with the fields %s%s: give --field NAME=VALUE for each (or the whole answer as --value JSON); %s show %s describes them",
+		safe(present.ShortID(it.ID)), strings.Join(names, ", "), notText, again, safe(present.ShortID(it.ID)))
 }
 
 // readFields reads --field NAME=VALUE flags (NAME=@FILE: the file's text,
@@ -730,7 +735,7 @@ func (e *env) send(ctx context.Context, ids []string, f *sendFlags, build func(*
 		}
 		ds, err := decide.Decisions(&it, in)
 		if err != nil {
-			return decide.Draft{}, refusalOf(err, &it)
+			return decide.Draft{}, refusalOf(err, &it, e.again())
 		}
 		return decide.Draft{Interrupt: it, Decisions: ds}, nil
 	})
@@ -738,14 +743,14 @@ func (e *env) send(ctx context.Context, ids []string, f *sendFlags, build func(*
 
 // refusalOf is refusal for a decision on it made by a command's flags: it
 // says what to type next (the message's -m, or where the allowed
-// decisions are described).
-func refusalOf(err error, it *client.Interrupt) error {
+// decisions are described, as hitl was called: again).
+func refusalOf(err error, it *client.Interrupt, again string) error {
 	var na *client.NotAllowedError
 	var refused *client.RefusedError
 	id := safe(present.ShortID(it.ID))
 	switch {
 	case errors.As(err, &na):
-		return nothingErr("refused, nothing sent: %v (hitl show %s says how to answer it)", err, id)
+		return nothingErr("refused, nothing sent: %v (%s show %s says how to answer it)", err, again, id)
 	case errors.As(err, &refused) && refused.NoMessage:
 		return usageErr("refused, nothing sent: %v: give it with -m TEXT", err)
 	}
@@ -803,7 +808,7 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 		// alone is the one.
 		for i := range drafts {
 			if _, one := p.Prepare(drafts[i : i+1]); one != nil {
-				return refusalOf(one, &drafts[i].Interrupt)
+				return refusalOf(one, &drafts[i].Interrupt, e.again())
 			}
 		}
 		return refusal(err)

@@ -52,6 +52,7 @@ func TestRealFormFields(t *testing.T) {
 		must(t, s.hitl("", "respond", it.ID, "--value", `{"framework":"angular","tests":true,"budget":5}`), 2, "framework")
 		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=maybe", "--field", "budget=5"), 2, `tests: "maybe" is not true or false`)
 		must(t, s.hitl("", "respond", it.ID, "-m", "react"), 2, "asks for a typed answer with the fields framework, tests, budget")
+		must(t, s.hitl("", "respond", it.ID), 2, ": give --field NAME=VALUE for each (or the whole answer as --value JSON); hitl --url "+s.url+" show "+it.ID[:8]+" describes them")
 		if s.runs(th) != before || len(s.pending(th)) != 1 {
 			t.Fatal("a refused answer reached the server")
 		}

@@ -72,3 +72,27 @@ func TestMissingArgsFileIsSaidPlainly(t *testing.T) {
 		t.Fatalf("Go's words leak: %s", r.stderr)
 	}
 }
+
+// A URL with credentials: show's answer line repeats the URL without them,
+// and says where to put them back (a pasted [redacted] is no URL).
+func TestShowHintWithCredentialsInTheURL(t *testing.T) {
+	t.Parallel()
+	isolate(t)
+	srv := demo.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	s := &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes,
+		graphs: map[string]string{"email": "support"}}}
+	email := s.onlyPending(s.agent("email"))
+	u := strings.Replace(srv.URL(), "http://", "http://ann:s3cret@", 1)
+	r := hitl(t, "", "--url", u, "show", email.ID)
+	must(t, r, 0, "put yours back where it says [redacted]")
+	if strings.Contains(r.stdout+r.stderr, "s3cret") {
+		t.Fatalf("show printed the URL's password:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "Answer: hitl --url 'http://[redacted]@") {
+		t.Fatalf("the answer line does not repeat the URL:\n%s", r.stdout)
+	}
+}

@@ -361,7 +361,7 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 		}
 		// delete_records allows no edit: refused before anything is sent.
 		before := s.runs(th)
-		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject (hitl show `+it.ID[:8]+` says how to answer it)`)
+		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject (hitl --url `+s.url+` show `+it.ID[:8]+` says how to answer it)`)
 		if s.runs(th) != before || len(s.pending(th)) != 1 {
 			t.Fatal("a refused decision reached the server")
 		}

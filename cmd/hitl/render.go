@@ -255,6 +255,9 @@ func printShow(w io.Writer, it client.Interrupt, again, me string) {
 	}
 	printAnswerSchema(w, it)
 	fmt.Fprintf(w, "\n%s\n", hitlCommand.ReplaceAllString(hint(it), again+" $1 "))
+	if strings.Contains(again, redact.Mark) {
+		fmt.Fprintf(w, "(hitl never prints the URL's credentials: put yours back where it says %s)\n", redact.Mark)
+	}
 }
 
 // hitlCommand is a command hint suggests.
