@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hitl-sh/hitl/demo"
 )
 
 // A decision whose run does not end (as langgraphjs dev keeps one it was
@@ -14,13 +12,7 @@ import (
 func TestCheckNamesADecisionStillRunning(t *testing.T) {
 	t.Parallel()
 	isolate(t)
-	srv := demo.New()
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	s := &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes,
-		graphs: map[string]string{"email": "support"}}}
+	srv, s := embedded(t, map[string]string{"email": "support"})
 	email := s.onlyPending(s.agent("email"))
 	srv.RunDelay = time.Hour // every run from now on stays in progress
 	r := s.hitl("", "approve", email.ID, "--wait", "300ms")

@@ -16,13 +16,7 @@ import (
 func TestInputEdges(t *testing.T) {
 	t.Parallel()
 	isolate(t)
-	srv := demo.New()
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	s := &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes,
-		graphs: map[string]string{"email": "support", "questions": "planner"}}}
+	_, s := embedded(t, map[string]string{"email": "support", "questions": "planner"})
 
 	email := s.onlyPending(s.agent("email"))
 	// 16 MiB and one byte on standard input, and in a file: refused, the
@@ -78,15 +72,9 @@ func TestMissingArgsFileIsSaidPlainly(t *testing.T) {
 func TestShowHintWithCredentialsInTheURL(t *testing.T) {
 	t.Parallel()
 	isolate(t)
-	srv := demo.New()
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	s := &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes,
-		graphs: map[string]string{"email": "support"}}}
+	_, s := embedded(t, map[string]string{"email": "support"})
 	email := s.onlyPending(s.agent("email"))
-	u := strings.Replace(srv.URL(), "http://", "http://ann:s3cret@", 1)
+	u := strings.Replace(s.url, "http://", "http://ann:s3cret@", 1)
 	r := hitl(t, "", "--url", u, "show", email.ID)
 	must(t, r, 0, "put yours back where it says [redacted]")
 	if strings.Contains(r.stdout+r.stderr, "s3cret") {
@@ -95,4 +83,16 @@ func TestShowHintWithCredentialsInTheURL(t *testing.T) {
 	if !strings.Contains(r.stdout, "Answer: hitl --url 'http://[redacted]@") {
 		t.Fatalf("the answer line does not repeat the URL:\n%s", r.stdout)
 	}
+}
+
+// embedded starts the embedded demo server for one test, its agents named
+// by graphs (as a real server's target names them).
+func embedded(t *testing.T, graphs map[string]string) (*demo.Server, *server) {
+	t.Helper()
+	srv := demo.New()
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes, graphs: graphs}}
 }
