@@ -34,9 +34,20 @@ type Pipeline struct {
 	Now func() time.Time
 }
 
+// DraftError is Prepare's refusal of one draft: Draft is its index, Err
+// what was refused (errors.As reaches it: the refusal's own type).
+type DraftError struct {
+	Draft int
+	Err   error
+}
+
+func (e *DraftError) Error() string { return e.Err.Error() }
+func (e *DraftError) Unwrap() error { return e.Err }
+
 // Prepare encodes drafts into submissions: one per thread (one per
 // interrupt where the backend takes one answer at a time), each with a new
-// decision id. It refuses, sending nothing, what Encode refuses.
+// decision id. It refuses, sending nothing, what Encode refuses, with the
+// draft refused (DraftError).
 func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
 	batches := false
 	if b, ok := p.Backend.(client.Batcher); ok {
@@ -44,17 +55,17 @@ func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
 	}
 	var out []*client.Submission
 	byThread := map[string]*client.Submission{}
-	for _, d := range drafts {
+	for i, d := range drafts {
 		item := client.Item{Interrupt: d.Interrupt, Decisions: d.Decisions}
 		end, err := client.Ends(d.Decisions)
 		if err != nil {
-			return nil, err
+			return nil, &DraftError{i, err}
 		}
 		if end != nil {
 			// Ended, not resumed: nothing is encoded, the backend ends the
 			// thread's work; alone in its submission.
 			if e, ok := p.Backend.(client.Ender); !ok || !e.EndsThreads() {
-				return nil, &client.RefusedError{Slot: -1, Reason: end.Words() + ": this backend cannot end a thread's work (the LangGraph backend can); reject or answer it instead"}
+				return nil, &DraftError{i, &client.RefusedError{Slot: -1, Reason: end.Words() + ": this backend cannot end a thread's work (the LangGraph backend can); reject or answer it instead"}}
 			}
 			item.Resume = client.Resume{End: end}
 			out = append(out, &client.Submission{DecisionID: NewID(), Reviewer: p.Reviewer, ThreadID: d.Interrupt.ThreadID, Items: []client.Item{item}})
@@ -67,7 +78,7 @@ func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
 			opts.Reviewer = p.Reviewer
 			r, err := client.Encode(&d.Interrupt.Payload, d.Decisions, opts)
 			if err != nil {
-				return nil, err
+				return nil, &DraftError{i, err}
 			}
 			item.Resume = r
 		}

@@ -803,13 +803,9 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 	p := a.pipeline()
 	subs, err := p.Prepare(drafts)
 	if err != nil {
-		// Say which interrupt refused, and how to answer it: the
-		// pipeline checks each draft on its own, so the first that fails
-		// alone is the one.
-		for i := range drafts {
-			if _, one := p.Prepare(drafts[i : i+1]); one != nil {
-				return refusalOf(one, &drafts[i].Interrupt, e.again())
-			}
+		var de *decide.DraftError
+		if errors.As(err, &de) {
+			return refusalOf(de.Err, &drafts[de.Draft].Interrupt, e.again()) // which, and how to answer it
 		}
 		return refusal(err)
 	}
