@@ -99,7 +99,7 @@ func TestCLIOnEventsBackend(t *testing.T) {
 	if got := string(fake.Answers[p.ID]); got != `"trust the audited 4.1M"` {
 		t.Fatalf("the agent got %s", got)
 	}
-	must(t, hitl(t, "", append(args, "run", "pause", shapes["hitl-middleware"].ID, "--yes")...), 3, "has no run controls")
+	must(t, hitl(t, "", append(args, "run", "pause", shapes["hitl-middleware"].ID, "--yes")...), 4, "has no run controls")
 }
 
 func writeFile(t *testing.T, path, text string) {

@@ -83,7 +83,7 @@ func forgetCmd(e *env) *cobra.Command {
 			}
 			switch len(found) {
 			case 0:
-				return nothingErr("no handled interrupt %q on this machine (hitl history lists what was decided)", safe(id))
+				return refusedErr("no handled interrupt %q on this machine (hitl history lists what was decided)", safe(id))
 			case 1:
 			default:
 				return usageErr("%q matches %d handled interrupts; give more characters", safe(id), len(found))

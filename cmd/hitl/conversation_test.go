@@ -21,13 +21,13 @@ func TestConversationOfAnInterruptID(t *testing.T) {
 				t.Fatalf("conversation %s printed\n%s\nwant the thread's\n%s", ref, r.stdout, want.stdout)
 			}
 		}
-		// Not found is 3 (hitl help exit-codes), and says where ids are.
+		// Not found is 4 (hitl help exit-codes), and says where ids are.
 		for _, ref := range []string{"zzzz", "0000ffff"} {
-			must(t, s.hitl("", "conversation", ref), 3, `no thread or interrupt "`+ref+`" on `+s.url+"\nhitl conversation takes a thread id")
-			must(t, s.hitl("", "conversation", ref), 3, "hitl list shows the waiting interrupts' ids")
+			must(t, s.hitl("", "conversation", ref), 4, `no thread or interrupt "`+ref+`" on `+s.url+"\nhitl conversation takes a thread id")
+			must(t, s.hitl("", "conversation", ref), 4, "hitl list shows the waiting interrupts' ids")
 		}
 		r := s.hitl("", "conversation", "0000ffff-0000-4000-8000-00000000ffff")
-		if r.code != 3 || !strings.Contains(r.stderr, "hitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as \"0000ffff-0000-4000-8000-00000000ffff\"") || !strings.Contains(r.stderr, "hitl show ID prints an interrupt's thread") {
+		if r.code != 4 || !strings.Contains(r.stderr, "hitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as \"0000ffff-0000-4000-8000-00000000ffff\"") || !strings.Contains(r.stderr, "hitl show ID prints an interrupt's thread") {
 			t.Fatalf("an unknown id: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}
 	})

@@ -317,8 +317,8 @@ func TestApproveAllByTool(t *testing.T) {
 			t.Fatal("--dry-run sent")
 		}
 		r = s.hitl("", "approve", "--all", "--tool", "notify", "--dry-run")
-		must(t, r, 3, ops.ID[:8])
-		must(t, r, 3, "not approved: it also calls delete_records")
+		must(t, r, 4, ops.ID[:8])
+		must(t, r, 4, "not approved: it also calls delete_records")
 		if s.real {
 			return // a real server is shared by every test: nothing sent in bulk there
 		}
@@ -438,6 +438,24 @@ func TestShowOfADecidedInterruptSaysWhatBecameOfIt(t *testing.T) {
 	})
 }
 
+// A script's `hitl approve ID || [ $? -eq 3 ]` takes 3 as "someone else
+// already decided": an id that never waited here (a typo) is not that.
+func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		it := s.onlyPending(s.agent("email")) // listed: seen pending here
+		typo := "0000" + strings.Repeat("f", 28)
+		for _, cmd := range [][]string{{"approve", typo}, {"show", typo}, {"reject", typo, "-m", "no"}} {
+			must(t, s.hitl("", cmd...), 4, `no waiting interrupt "`+typo+`" on `+s.url+": hitl list shows what waits (this machine never saw that id listed: mistyped?)")
+		}
+		mine := envOf(t).getenv("XDG_STATE_HOME")
+		envOf(t).set("XDG_STATE_HOME", t.TempDir()) // another machine
+		must(t, s.hitl("", "--reviewer", "bob", "approve", it.ID), 0, "Sent approve")
+		envOf(t).set("XDG_STATE_HOME", mine)
+		must(t, s.hitl("", "approve", it.ID), 3, "already handled elsewhere; nothing sent (by bob")
+		must(t, s.hitl("", "approve", it.ID), 3, "already handled from this machine")
+	})
+}
+
 // Ending the work of a fan-out thread is refused while its other branches
 // wait, and refused first: no note about what the ending would do.
 func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
@@ -449,7 +467,7 @@ func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
 		}
 		for _, args := range [][]string{{"reject", its[0].ID, "-m", "no", "--stop"}, {"dismiss", its[0].ID}} {
 			r := s.hitl("", args...)
-			must(t, r, 3, "which also waits at 1 other interrupt(s)")
+			must(t, r, 4, "which also waits at 1 other interrupt(s)")
 			if strings.Contains(r.stderr, "note:") {
 				t.Fatalf("%s: a note before the refusal:\n%s", args[0], r.stderr)
 			}
@@ -458,4 +476,25 @@ func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An edit of an interrupt of several actions, none of which allows one, is
+// refused (4) before --action and --others are asked for; where one does,
+// the usage error names it.
+func TestEditWithoutActionSaysWhichAllowIt(t *testing.T) {
+	mk := func(second string) *client.Interrupt {
+		raw := `{"action_requests":[{"name":"delete_records","args":{}},{"name":"notify","args":{}}],` +
+			`"review_configs":[{"action_name":"delete_records","allowed_decisions":["approve","reject"]},` +
+			`{"action_name":"notify","allowed_decisions":` + second + `}]}`
+		return &client.Interrupt{ID: "abcd1234ef", Payload: client.Parse([]byte(raw))}
+	}
+	err := whichAction(mk(`["approve","reject"]`), client.Edit, "hitl")
+	var ee *exitErr
+	if !errors.As(err, &ee) || ee.code != exitRefused || err.Error() != `refused, nothing sent: "edit" is not allowed for any of this interrupt's 2 actions (hitl show abcd1234 says how to answer it)` {
+		t.Fatalf("no action allows an edit: %v", err)
+	}
+	err = whichAction(mk(`["approve","edit","reject"]`), client.Edit, "hitl")
+	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "say which one with --action N (edit is allowed for action 2)") {
+		t.Fatalf("action 2 allows an edit: %v", err)
+	}
 }

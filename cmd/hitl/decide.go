@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -172,7 +173,7 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 		}
 	}
 	if len(drafts) == 0 {
-		return nothingErr("nothing approved")
+		return refusedErr("nothing approved")
 	}
 	err = e.sendPrepared(ctx, a, drafts, f)
 	if f.dryRun {
@@ -183,7 +184,7 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 		return err
 	}
 	if err == nil && len(refused) > 0 {
-		return &exitErr{exitNothing, errAlreadyPrinted}
+		return &exitErr{exitRefused, errAlreadyPrinted}
 	}
 	return err
 }
@@ -397,7 +398,7 @@ of the proposed and the sent arguments.`,
 			}
 			return e.decide(cmd.Context(), args, f, func(it *client.Interrupt) (decide.Input, error) {
 				if len(it.Actions) > 1 && f.action == 0 {
-					return decide.Input{}, usageErr("this interrupt has %d actions: say which one with --action N, and what to do with the others with --others", len(it.Actions))
+					return decide.Input{}, whichAction(it, client.Edit, e.again())
 				}
 				text := string(raw)
 				sets, fields := sets, fields
@@ -699,6 +700,11 @@ func (e *env) decide(ctx context.Context, ids []string, f *sendFlags, one func(*
 		}
 		var other decide.Input
 		if n > 1 {
+			if f.others == "" && in.Type != "" && !it.Allows(f.action-1, in.Type) {
+				// Refused whatever --others says: said before asking for it.
+				return nil, refusedErr("refused, nothing sent: action %d: %q is not allowed here; allowed: %s (%s show %s says how to answer it)",
+					f.action, in.Type, present.Types(it.AllowedAt(f.action-1)), e.again(), safe(present.ShortID(it.ID)))
+			}
 			if f.others == "" {
 				return nil, usageErr("--action %d: say what to do with the other %d action(s) with --others approve|reject[:MESSAGE]|respond:MESSAGE|ignore", f.action, n-1)
 			}
@@ -712,6 +718,25 @@ func (e *env) decide(ctx context.Context, ids []string, f *sendFlags, one func(*
 		out[f.action-1] = in
 		return out, nil
 	})
+}
+
+// whichAction is what a decision of type t on an interrupt of several
+// actions needs, when no --action said which: refused when no action
+// allows t (before any flag is asked for), else --action and --others,
+// with the actions that allow it named.
+func whichAction(it *client.Interrupt, t client.DecisionType, again string) error {
+	var can []string
+	for i := range it.Actions {
+		if it.Allows(i, t) {
+			can = append(can, strconv.Itoa(i+1))
+		}
+	}
+	if len(can) == 0 {
+		return refusedErr("refused, nothing sent: %q is not allowed for any of this interrupt's %d actions (%s show %s says how to answer it)",
+			t, len(it.Actions), again, safe(present.ShortID(it.ID)))
+	}
+	return usageErr("this interrupt has %d actions: say which one with --action N (%s is allowed for action %s), and what to do with the others with --others",
+		len(it.Actions), t, strings.Join(can, ", "))
 }
 
 func parseOthers(s string) (decide.Input, error) {
@@ -750,21 +775,21 @@ func refusalOf(err error, it *client.Interrupt, again string) error {
 	id := safe(present.ShortID(it.ID))
 	switch {
 	case errors.As(err, &na):
-		return nothingErr("refused, nothing sent: %v (%s show %s says how to answer it)", err, again, id)
+		return refusedErr("refused, nothing sent: %v (%s show %s says how to answer it)", err, again, id)
 	case errors.As(err, &refused) && refused.NoMessage:
 		return usageErr("refused, nothing sent: %v: give it with -m TEXT", err)
 	}
 	return refusal(err)
 }
 
-// refusal gives a decision refused before sending its exit code: 3 for one
+// refusal gives a decision refused before sending its exit code: 4 for one
 // the interrupt does not allow, 2 for one that is incomplete or malformed.
 func refusal(err error) error {
 	var na *client.NotAllowedError
 	var refused *client.RefusedError
 	switch {
 	case errors.As(err, &na):
-		return nothingErr("refused, nothing sent: %v", err)
+		return refusedErr("refused, nothing sent: %v", err)
 	case errors.As(err, &refused):
 		return usageErr("refused, nothing sent: %v", err)
 	}
@@ -870,7 +895,7 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 // The rule and its words are decide.EndsAlone's, as in the TUI.
 func (a *app) endsAlone(drafts []decide.Draft) error {
 	if err := decide.EndsAlone(drafts, a.waiting); err != nil {
-		return nothingErr("refused, nothing sent: %s", err.Error())
+		return refusedErr("refused, nothing sent: %s", err.Error())
 	}
 	return nil
 }
@@ -886,8 +911,10 @@ func resultExit(r *decide.Result) (int, error) {
 			return exitError, &exitErr{exitError, fmt.Errorf("the decision was sent, but the run failed: %s", safe(r.Run.Error))}
 		}
 		return exitOK, nil
-	case decide.HandledElsewhere, decide.Busy:
+	case decide.HandledElsewhere:
 		return exitNothing, &exitErr{exitNothing, r.Err()}
+	case decide.Busy: // not handled: it still waits
+		return exitRefused, &exitErr{exitRefused, r.Err()}
 	}
 	return exitError, &exitErr{exitError, r.Err()}
 }

@@ -118,7 +118,7 @@ func TestRealPerCallApproval(t *testing.T) {
 		}
 		for _, x := range p {
 			if x.Actions[0].Name == "delete_records" {
-				must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", x.ID, "--args", "-"), 3, "allowed: approve, reject")
+				must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", x.ID, "--args", "-"), 4, "allowed: approve, reject")
 				must(t, s.hitl("", "reject", x.ID, "-m", "not today"), 0, "")
 			}
 		}

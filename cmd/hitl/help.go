@@ -111,10 +111,15 @@ var topics = []struct{ name, short, text string }{
      check looks again), the run failed after the decision was sent
   2  usage: bad flags, bad JSON, edited args that break the schema, a missing
      message, too many answers, an ambiguous id, input over 16 MiB
-  3  nothing to do: not found, already handled (here or elsewhere), decision
-     not allowed, another run in progress on the thread
+  3  nothing left to do: it no longer waits (decided from this machine,
+     answered elsewhere, its thread deleted), or a filter (--tool) matched
+     nothing
+  4  refused, nothing sent, and it still waits or never did: no such
+     interrupt (a mistyped id), a decision it does not allow, another run in
+     progress on its thread, ending a thread whose other branches wait
 
-A script can tell "someone else already decided" (3) from "it broke" (1):
+A script can tell "someone else already decided" (3) from "it broke" (1)
+and from "that was a mistake" (4):
 
   hitl approve 3d96 || [ $? -eq 3 ]`},
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):

@@ -258,7 +258,7 @@ func TestHostileServerCLI(t *testing.T) {
 	}
 	must(t, hitl(t, "", "show", "dee9"), 0, "nested 100,000 levels deep")
 	must(t, hitl(t, "", "show", "dee9"), 0, "hitl show dee90000 --raw")
-	must(t, hitl(t, "", "approve", "dee9"), 3, "not allowed")
+	must(t, hitl(t, "", "approve", "dee9"), 4, "not allowed")
 
 	// The hostile interrupt in full, by a prefix of its own.
 	for _, id := range []string{hostile.IDHostile[:8], hostile.IDHostile2[:9]} {

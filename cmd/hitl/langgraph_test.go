@@ -361,7 +361,11 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 		}
 		// delete_records allows no edit: refused before anything is sent.
 		before := s.runs(th)
-		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 3, `"edit" is not allowed here; allowed: approve, reject (hitl --url `+s.url+` show `+it.ID[:8]+` says how to answer it)`)
+		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1", "--others", "approve"), 4, `"edit" is not allowed here; allowed: approve, reject (hitl --url `+s.url+` show `+it.ID[:8]+` says how to answer it)`)
+		// Said before --others is asked for: no flag would make it allowed.
+		must(t, s.hitl(`{"table":"x","where":"1=1"}`, "edit", it.ID, "--args", "-", "--action", "1"), 4, `action 1: "edit" is not allowed here; allowed: approve, reject`)
+		// Without --action, the actions that allow an edit are named.
+		must(t, s.hitl(`{"text":"x"}`, "edit", it.ID, "--args", "-"), 2, "say which one with --action N (edit is allowed for action 2)")
 		if s.runs(th) != before || len(s.pending(th)) != 1 {
 			t.Fatal("a refused decision reached the server")
 		}
@@ -462,7 +466,7 @@ func TestRealPrompts(t *testing.T) {
 			if it.Schema != "prompt" {
 				t.Fatalf("%s: listed %+v", topic, it)
 			}
-			must(t, s.hitl("", "approve", it.ID), 3, "allowed: respond")
+			must(t, s.hitl("", "approve", it.ID), 4, "allowed: respond")
 			must(t, s.hitl("", "respond", it.ID, "-m", "use the second address"), 0, "finished")
 			if got := s.got(th); !strings.Contains(got, `:"use the second address"`) {
 				t.Fatalf("%s: got %s", topic, got)
@@ -478,7 +482,7 @@ func TestRealAgentInbox(t *testing.T) {
 		if it.Schema != "agent-inbox" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,respond,ignore" {
 			t.Fatalf("listed %+v", it)
 		}
-		must(t, s.hitl("", "reject", it.ID), 3, "not allowed")
+		must(t, s.hitl("", "reject", it.ID), 4, "not allowed")
 		must(t, s.hitl(`{"text":"v2.0 is out"}`, "edit", it.ID, "--args", "-"), 0, "finished")
 		// A request sent as a list is answered with a list, a bare one with one.
 		if got := s.got(th); !strings.Contains(got, `:[{"type":"edit","args":{"action":"post_tweet","args":{"text":"v2.0 is out"}}}]`) {

@@ -27,7 +27,8 @@ const (
 	exitOK      = 0
 	exitError   = 1
 	exitUsage   = 2
-	exitNothing = 3
+	exitNothing = 3 // it no longer waits: nothing left to do
+	exitRefused = 4 // nothing sent, and nothing says it was handled
 )
 
 func main() {
@@ -70,8 +71,18 @@ func usageErr(format string, a ...any) error {
 	return &exitErr{exitUsage, fmt.Errorf(format, a...)}
 }
 
+// nothingErr is for what no longer waits (decided here, answered
+// elsewhere, its thread deleted) or a filter that matched nothing: a
+// script may take it as done.
 func nothingErr(format string, a ...any) error {
 	return &exitErr{exitNothing, fmt.Errorf(format, a...)}
+}
+
+// refusedErr is for what hitl would not do and cannot call done: no such
+// interrupt (a typo, or one this machine never saw), a decision it does
+// not allow, another run on its thread, a backend without the feature.
+func refusedErr(format string, a ...any) error {
+	return &exitErr{exitRefused, fmt.Errorf(format, a...)}
 }
 
 // run is the whole program, callable from tests.

@@ -214,7 +214,7 @@ func runCmd(e *env) *cobra.Command {
 				}
 				rc, ok := ap.backend.(client.RunController)
 				if !ok {
-					return nothingErr("the %s backend has no run controls", ap.settings.Backend)
+					return refusedErr("the %s backend has no run controls", ap.settings.Backend)
 				}
 				it, err := ap.find(cmd.Context(), args[0])
 				if err != nil {

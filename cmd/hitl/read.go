@@ -292,7 +292,7 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			}
 			c, ok := a.backend.(client.Conversational)
 			if !ok {
-				return nothingErr("this backend keeps no conversation")
+				return refusedErr("this backend keeps no conversation")
 			}
 			thread, known, err := a.threadOf(cmd.Context(), args[0])
 			if err != nil {
@@ -301,8 +301,8 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			msgs, err := c.Conversation(cmd.Context(), thread)
 			switch {
 			case errors.Is(err, client.ErrNoThread) && !known:
-				// Neither this machine nor the server knows it: not found (3).
-				return nothingErr("no thread or interrupt %q on %s\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl list shows the waiting interrupts' ids, hitl history the decided ones; hitl show ID prints an interrupt's thread",
+				// Neither this machine nor the server knows it: not found (4).
+				return refusedErr("no thread or interrupt %q on %s\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl list shows the waiting interrupts' ids, hitl history the decided ones; hitl show ID prints an interrupt's thread",
 					safe(args[0]), safe(a.backend.Server()), safe(args[0]))
 			case errors.Is(err, client.ErrNoThread):
 				return nothingErr("thread %s no longer exists on %s (deleted): it has no conversation left to show", safe(thread), safe(a.backend.Server()))

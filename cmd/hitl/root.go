@@ -312,7 +312,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		case len(threads) > 1:
 			return nil, usageErr("thread %q matches %d threads; give more characters", safe(thread), len(threads))
 		case len(threads) == 0:
-			return nil, nothingErr("no waiting interrupt in thread %q on %s (see hitl list)", safe(thread), safe(a.backend.Server()))
+			return nil, refusedErr("no waiting interrupt in thread %q on %s (see hitl list)", safe(thread), safe(a.backend.Server()))
 		}
 	}
 	for _, id := range ids {
@@ -374,9 +374,14 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 	}
 	// Not listed: if it was seen pending before, its thread tells whether it
 	// was answered (and by whom) or is gone.
-	if seen := a.journal.Sightings(id); len(seen) == 1 {
+	seen := a.journal.Sightings(id)
+	if len(seen) == 1 {
 		it := seen[0].Interrupt()
-		if st, err := a.backend.Standing(ctx, []client.Interrupt{it}); err == nil && len(st) == 1 {
+		st, err := a.backend.Standing(ctx, []client.Interrupt{it})
+		if err != nil {
+			return client.Interrupt{}, fmt.Errorf("interrupt %s is no longer listed, and its thread could not be read to say why: %w", safe(present.ShortID(it.ID)), err)
+		}
+		if len(st) == 1 {
 			switch st[0].Presence {
 			case client.Answered:
 				_ = a.journal.MarkHandled(it.ID)
@@ -392,7 +397,10 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 			}
 		}
 	}
-	return client.Interrupt{}, nothingErr("no waiting interrupt %q on %s: it was answered, or never existed (see hitl list)", safe(id), safe(a.backend.Server()))
+	if len(seen) > 0 {
+		return client.Interrupt{}, refusedErr("no waiting interrupt %q among those hitl lists on %s; nothing sent (hitl list shows what waits)", safe(id), safe(a.backend.Server()))
+	}
+	return client.Interrupt{}, refusedErr("no waiting interrupt %q on %s: hitl list shows what waits (this machine never saw that id listed: mistyped?)", safe(id), safe(a.backend.Server()))
 }
 
 // retryIn finds id (or a prefix) among the interrupts that threads whose
