@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -207,11 +208,15 @@ func prepareFor(x *items, ds drafts, pipe *decide.Pipeline, gs map[string]gone, 
 		}
 	}
 	subs, err := pipe.Prepare(drafts)
-	if err != nil {
-		// A sibling's draft may be what does not encode: send this one alone.
-		if subs, err = pipe.Prepare(drafts[:1]); err != nil {
+	for err != nil {
+		// A sibling's draft that does not encode stays a draft: the others
+		// go without it. This one's own refusal is said.
+		var de *decide.DraftError
+		if !errors.As(err, &de) || de.Draft <= 0 || de.Draft >= len(drafts) {
 			return prepared{it: it, err: err}
 		}
+		drafts = slices.Delete(drafts, de.Draft, de.Draft+1)
+		subs, err = pipe.Prepare(drafts)
 	}
 	for _, s := range subs {
 		for _, x := range s.Items {

@@ -235,3 +235,36 @@ func TestPromptScreenAlone(t *testing.T) {
 		t.Fatalf("q with quitToo answers yes: %#v", as)
 	}
 }
+
+// What answers an interrupt carries every other complete draft of its
+// thread; a sibling's draft that the pipeline refuses stays behind, and
+// the rest still go together (one resume for the thread).
+func TestPrepareLeavesOnlyTheRefusedSiblingBehind(t *testing.T) {
+	const idThird = "cccc3333cccc3333cccc3333cccc3333"
+	a := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	b := fixture(t, "middleware-js-ops", idOps, time.Minute)
+	c := fixture(t, "middleware-js-email", idThird, time.Minute)
+	b.ThreadID, c.ThreadID = a.ThreadID, a.ThreadID
+	v, _ := bareEnv(t, 80, 24, a, b, c)
+	v.drafts.of(&a).decisions[0] = &client.Decision{Type: client.Approve}
+	db := v.drafts.of(&b) // an edit of delete_records, which allows none
+	db.decisions[0] = &client.Decision{Type: client.Edit, Args: json.RawMessage(`{"table":"x"}`)}
+	db.decisions[1] = &client.Decision{Type: client.Approve}
+	v.drafts.of(&c).decisions[0] = &client.Decision{Type: client.Reject, Message: "no"}
+
+	p := v.prepare(idEmail)
+	if p.err != nil || p.sub == nil {
+		t.Fatalf("prepared: %v", p.err)
+	}
+	var ids []string
+	for _, x := range p.sub.Items {
+		ids = append(ids, x.Interrupt.ID)
+	}
+	if strings.Join(ids, ",") != idEmail+","+idThird {
+		t.Fatalf("sends %v, want this one and the third (the refused sibling left behind)", ids)
+	}
+	// The refused draft's own preparation says why.
+	if p := v.prepare(idOps); p.err == nil || !strings.Contains(p.err.Error(), `"edit" is not allowed here`) {
+		t.Fatalf("the refused draft prepared: %v", p.err)
+	}
+}
