@@ -172,7 +172,7 @@ func TestEncodeRefuses(t *testing.T) {
 		{"too few decisions", "middleware-js-ops", []Decision{{Type: Approve}}, false, "takes 2 decision(s)"},
 		{"args not JSON", "middleware-js-email", []Decision{{Type: Edit, Args: json.RawMessage("{\n \"to\": }")}}, false, "not valid JSON at line 2, column 8"},
 		{"args not an object", "middleware-js-email", []Decision{{Type: Edit, Args: json.RawMessage(`[1]`)}}, false, "must be a JSON object"},
-		{"args break the schema", "middleware-js-refund", []Decision{{Type: Edit, Args: json.RawMessage(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`)}}, false, "at $.amount: maximum: got 150, want 100"},
+		{"args break the schema", "middleware-js-refund", []Decision{{Type: Edit, Args: json.RawMessage(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`)}}, false, "at $.amount: must be at most 100 (got 150)"},
 		{"args miss a required key", "middleware-py-prerelease", []Decision{{Type: Edit, Args: json.RawMessage(`{}`)}}, false, "missing property 'query'"},
 		{"questions reject needs a reason", "questions", []Decision{{Type: Reject}}, false, "needs a message"},
 		{"questions feedback needs text", "questions", []Decision{{Type: Respond, Message: "  "}}, false, "needs a message"},

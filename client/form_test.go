@@ -79,7 +79,7 @@ func TestParseWithResponseSchema(t *testing.T) {
 func TestAnswersAreCheckedAgainstTheResponseSchema(t *testing.T) {
 	p := interruptFixture(t, "form-zod")
 	if _, err := Encode(&p, []Decision{{Type: Respond, Value: json.RawMessage(`{"framework":"react","tests":true,"budget":150}`)}}, EncodeOptions{}); err == nil ||
-		!strings.Contains(err.Error(), "at $.budget: maximum: got 150, want 100") {
+		!strings.Contains(err.Error(), "at $.budget: must be at most 100 (got 150)") {
 		t.Fatalf("err = %v", err)
 	}
 	r, err := Encode(&p, []Decision{{Type: Respond, Value: json.RawMessage(`{"framework":"react","tests":true,"budget":50}`)}}, EncodeOptions{})

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -56,7 +59,7 @@ type Problem struct {
 	// Path is where, from the root of the value: ["owner", "email"];
 	// empty for the value itself.
 	Path []string
-	// Message says what is wrong there: "maximum: got 150, want 100".
+	// Message says what is wrong there: "must be at most 100 (got 150)".
 	Message string
 }
 
@@ -71,7 +74,7 @@ func pathSuffix(path []string) string {
 	return b.String()
 }
 
-// Error lists every problem: "at $.amount: maximum: got 150, want 100".
+// Error lists every problem: "at $.amount: must be at most 100 (got 150)".
 func (e *SchemaError) Error() string { return e.text }
 
 // SchemaUnusableError is a schema hitl cannot check values against.
@@ -108,7 +111,7 @@ func checkValue(value, schema json.RawMessage, formats bool) error {
 }
 
 // schemaError flattens a validation error into its leaves: "at $.amount:
-// maximum: got 150, want 100; at $: missing property 'to'".
+// must be at most 100 (got 150); at $: missing property 'to'".
 func schemaError(ve *jsonschema.ValidationError) *SchemaError {
 	out := &SchemaError{}
 	var msgs []string
@@ -121,7 +124,7 @@ func schemaError(ve *jsonschema.ValidationError) *SchemaError {
 			return
 		}
 		loc := append([]string(nil), e.InstanceLocation...)
-		msg := e.ErrorKind.LocalizedString(printer)
+		msg := problemText(e.ErrorKind)
 		msgs = append(msgs, fmt.Sprintf("at $%s: %s", pathSuffix(loc), msg))
 		if req, ok := e.ErrorKind.(*kind.Required); ok {
 			for _, name := range req.Missing {
@@ -140,4 +143,70 @@ func schemaError(ve *jsonschema.ValidationError) *SchemaError {
 	walk(ve)
 	out.text = strings.Join(msgs, "; ")
 	return out
+}
+
+// problemText says what a value must be, in words a reviewer reads at a
+// glance ("must be at most 100 (got 150)"), where the library's own words
+// are the keyword's ("maximum: got 150, want 100"); other kinds keep the
+// library's.
+func problemText(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("must be at least %s (got %s)", ratText(k.Want), ratText(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("must be at most %s (got %s)", ratText(k.Want), ratText(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be more than %s (got %s)", ratText(k.Want), ratText(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be less than %s (got %s)", ratText(k.Want), ratText(k.Got))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s (got %s)", ratText(k.Want), ratText(k.Got))
+	case *kind.MinLength:
+		return fmt.Sprintf("must be at least %d %s long (got %d)", k.Want, plural(k.Want, "character", "characters"), k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d %s long (got %d)", k.Want, plural(k.Want, "character", "characters"), k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("needs at least %d %s (got %d)", k.Want, plural(k.Want, "item", "items"), k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("takes at most %d %s (got %d)", k.Want, plural(k.Want, "item", "items"), k.Got)
+	case *kind.Type:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = aType(w)
+		}
+		return fmt.Sprintf("must be %s (got %s)", strings.Join(want, " or "), aType(k.Got))
+	}
+	return k.LocalizedString(printer)
+}
+
+// ratText is a schema's number as written: 100, 0.5, 1e-7 as 0.0000001.
+func ratText(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	if f, exact := r.Float64(); exact || math.Abs(f) >= 1e-6 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return r.RatString()
+}
+
+// aType is a JSON type's name with its article: "an integer", "a string".
+func aType(t string) string {
+	switch t {
+	case "null":
+		return t
+	case "integer", "object", "array":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -40,14 +40,14 @@ func TestCheckValueSaysWhere(t *testing.T) {
 	for _, p := range se.Problems {
 		got[p.At()] = p.Message
 	}
-	want := map[string]string{"$.budget": "maximum: got 150, want 100", "$.framework": "required", "$.owner.name": "required",
+	want := map[string]string{"$.budget": "must be at most 100 (got 150)", "$.framework": "required", "$.owner.name": "required",
 		"$.extra": "not a field of this schema", "$.owner.email": "'nope' is not valid email: missing @"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], v, got)
 		}
 	}
-	if !strings.Contains(se.Error(), "at $.budget: maximum: got 150, want 100") {
+	if !strings.Contains(se.Error(), "at $.budget: must be at most 100 (got 150)") {
 		t.Errorf("text: %s", se.Error())
 	}
 }
@@ -73,6 +73,35 @@ func TestArgsSyntaxInWords(t *testing.T) {
 		_, err := CheckArgs(json.RawMessage(in), nil)
 		if err == nil || !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("%s: %v, want …%s", in, err, want)
+		}
+	}
+}
+
+// A schema's refusal says what the value must be, in words, with the
+// schema's numbers as written.
+func TestSchemaProblemsInWords(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"n":{"type":"integer"},"rate":{"exclusiveMinimum":0.5},"step":{"multipleOf":0.25},
+		"name":{"type":"string","minLength":3},"tags":{"type":"array","maxItems":1}}}`)
+	err := CheckValue(json.RawMessage(`{"n":"x","rate":0.5,"step":0.3,"name":"ab","tags":[1,2]}`), schema)
+	var se *SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v", err)
+	}
+	got := map[string]string{}
+	for _, p := range se.Problems {
+		got[p.At()] = p.Message
+	}
+	want := map[string]string{
+		"$.n":    "must be an integer (got a string)",
+		"$.rate": "must be more than 0.5 (got 0.5)",
+		"$.step": "must be a multiple of 0.25 (got 0.3)",
+		"$.name": "must be at least 3 characters long (got 2)",
+		"$.tags": "takes at most 1 item (got 2)",
+	}
+	for at, w := range want {
+		if got[at] != w {
+			t.Errorf("%s: %q, want %q", at, got[at], w)
 		}
 	}
 }

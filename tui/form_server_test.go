@@ -90,7 +90,7 @@ func TestFormOnLangGraphServers(t *testing.T) {
 			h.keys("tab")
 			h.typeText("150")
 			h.keys("ctrl+s")
-			h.wantScreen("(•) 3 svelte", "[x] true", "✗ maximum: got 150, want 100")
+			h.wantScreen("(•) 3 svelte", "[x] true", "✗ must be at most 100 (got 150)")
 			before := runs()
 			for range 3 {
 				h.msg(backspace())
@@ -211,7 +211,7 @@ func TestArgsFormOnLangGraphServers(t *testing.T) {
 			h.keys("ctrl+u")
 			h.typeText("150")
 			h.keys("ctrl+s")
-			h.wantScreen("✗ maximum: got 150, want 100")
+			h.wantScreen("✗ must be at most 100 (got 150)")
 			h.keys("ctrl+u")
 			h.typeText("42")
 			h.keys("ctrl+s")

@@ -49,7 +49,7 @@ func TestFormAnswersTheSchema(t *testing.T) {
 	h.keys("tab")
 	h.typeText("150")
 	h.keys("ctrl+s")
-	h.wantScreen("(•) 2 vue", "[x] true", "✗ maximum: got 150, want 100")
+	h.wantScreen("(•) 2 vue", "[x] true", "✗ must be at most 100 (got 150)")
 	if !onTop[*formScreen](h.m) {
 		t.Fatal("a refused answer left the form")
 	}

@@ -197,7 +197,7 @@ func TestFormScreenAlone(t *testing.T) {
 	if e := only[saveDraft](t, as).e; e.feedback == nil || !strings.Contains(*e.feedback, `"budget": 150`) {
 		t.Fatalf("the draft keeps %+v", e)
 	}
-	if got := draw(v, s); !strings.Contains(got, "✗ maximum: got 150, want 100") {
+	if got := draw(v, s); !strings.Contains(got, "✗ must be at most 100 (got 150)") {
 		t.Fatalf("after ctrl+s:\n%s", got)
 	}
 

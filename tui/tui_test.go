@@ -329,7 +329,7 @@ func TestEditErrorsKeepTheDraft(t *testing.T) {
 	h.wantScreen("Arguments of issue_refund (JSON)")
 	h.msg(externalEditMsg{text: `{"order_id": "A-1001", "amount": 150, "currency": "EUR"}`})
 	h.keys("ctrl+s")
-	h.wantScreen("at $.amount: maximum: got 150, want 100", "Your text is kept")
+	h.wantScreen("at $.amount: must be at most 100 (got 150)", "Your text is kept")
 	h.keys("esc") // back to the form: the draft is there
 	h.wantScreen("amount *  number at most 100", "│ 150")
 	h.keys("esc", "e") // leave and come back: still there
@@ -353,7 +353,7 @@ func TestEditArgumentsInTheirForm(t *testing.T) {
 	h.keys("tab", "ctrl+u")
 	h.typeText("150")
 	h.keys("ctrl+s")
-	h.wantScreen("✗ maximum: got 150, want 100")
+	h.wantScreen("✗ must be at most 100 (got 150)")
 	h.keys("ctrl+u")
 	h.typeText("20")
 	h.keys("ctrl+s")

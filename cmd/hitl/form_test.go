@@ -48,7 +48,7 @@ func TestRealFormFields(t *testing.T) {
 		must(t, s.hitl("", "show", it.ID), 0, "budget *    number from 0 to 100")
 		// A wrong value is refused before sending, the field named.
 		before := s.runs(th)
-		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=true", "--field", "budget=150"), 2, "budget: maximum: got 150, want 100")
+		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=true", "--field", "budget=150"), 2, "budget: must be at most 100 (got 150)")
 		must(t, s.hitl("", "respond", it.ID, "--value", `{"framework":"angular","tests":true,"budget":5}`), 2, "framework")
 		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=maybe", "--field", "budget=5"), 2, `tests: "maybe" is not true or false`)
 		must(t, s.hitl("", "respond", it.ID, "-m", "react"), 2, "asks for a typed answer with the fields framework, tests, budget")

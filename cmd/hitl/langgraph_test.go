@@ -425,7 +425,7 @@ func TestRealMiddlewareArgsSchema(t *testing.T) {
 			}
 			return
 		}
-		must(t, s.hitl(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 2, "at $.amount: maximum: got 150, want 100")
+		must(t, s.hitl(`{"order_id":"A-1001","amount":150,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 2, "at $.amount: must be at most 100 (got 150)")
 		must(t, s.hitl(`{"order_id":"A-1001","amount":99.99,"currency":"EUR"}`, "edit", it.ID, "--args", "-"), 0, "finished")
 		if got := s.toolMessages(th)["issue_refund"]; got != `ran issue_refund {"order_id":"A-1001","amount":99.99,"currency":"EUR"}` {
 			t.Fatalf("tool ran with %q", got)
