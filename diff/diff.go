@@ -335,11 +335,28 @@ func pairRun(dels, inss []Line) {
 }
 
 // mark sets the spans of a pair whose common prefix is p bytes long and
-// common suffix (after it) s bytes.
+// common suffix (after it) s bytes. A number the prefix or suffix would cut
+// is marked whole: 12.5 against 120 marks "12.5" and "120", not ".5" and
+// "0", which read as numbers of their own.
 func mark(x, y *Line, p, s int) {
-	x.Span = [2]int{p, len(x.Text) - s}
-	y.Span = [2]int{p, len(y.Text) - s}
+	a, b := x.Text, y.Text
+	if p > 0 && numeric(a[p-1]) && (p < len(a)-s && numeric(a[p]) || p < len(b)-s && numeric(b[p]) ||
+		s > 0 && numeric(a[len(a)-s])) {
+		for p > 0 && numeric(a[p-1]) {
+			p--
+		}
+	}
+	if s > 0 && numeric(a[len(a)-s]) && (len(a)-s > p && numeric(a[len(a)-s-1]) || len(b)-s > p && numeric(b[len(b)-s-1])) {
+		for s > 0 && numeric(a[len(a)-s]) {
+			s--
+		}
+	}
+	x.Span = [2]int{p, len(a) - s}
+	y.Span = [2]int{p, len(b) - s}
 }
+
+// numeric: a digit, or a number's decimal point.
+func numeric(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
 
 // alike: keyless lines whose common prefix and suffix, p and s bytes, make
 // up at least half of the shorter.

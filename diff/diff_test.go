@@ -81,10 +81,36 @@ func TestSpansPairLinesByKey(t *testing.T) {
 		prefix := map[Op]string{Delete: "-", Insert: "+"}[l.Op]
 		marked[prefix+jsonKey(l.Text)] = l.Text[l.Span[0]:l.Span[1]]
 	}
-	want := map[string]string{`-"aspect_ratio"`: ":1", `+"aspect_ratio"`: "6:9", `-"num_outputs"`: "1", `+"num_outputs"`: "4", `+"image_file"`: ""}
+	// 1:1 to 16:9: the 1 became 16, so no number is cut in two.
+	want := map[string]string{`-"aspect_ratio"`: "1:1", `+"aspect_ratio"`: "16:9", `-"num_outputs"`: "1", `+"num_outputs"`: "4", `+"image_file"`: ""}
 	for k, v := range want {
 		if marked[k] != v {
 			t.Errorf("%s: span %q, want %q (all: %q)", k, marked[k], v, marked)
+		}
+	}
+}
+
+// A changed number is marked whole, in a value or inside a string; text
+// around it that did not change is not marked.
+func TestSpansDoNotCutNumbers(t *testing.T) {
+	for _, tc := range []struct{ a, b, da, db string }{
+		{`{"amount":12.5}`, `{"amount":120}`, "12.5", "120"},
+		{`{"amount":150}`, `{"amount":100}`, "150", "100"},
+		{`{"amount":12.5}`, `{"amount":12.75}`, "12.5", "12.75"},
+		{`{"note":"order 1001 shipped"}`, `{"note":"order 1002 shipped"}`, "1001", "1002"},
+		{`{"note":"v1.2.3"}`, `{"note":"v1.2.4"}`, "1.2.3", "1.2.4"},
+		{`{"to":"ann@x.org"}`, `{"to":"bob@x.org"}`, "ann", "bob"},
+	} {
+		a, _ := Canonical([]byte(tc.a))
+		b, _ := Canonical([]byte(tc.b))
+		var got []string
+		for _, l := range Lines(a, b) {
+			if l.Op != Same {
+				got = append(got, l.Text[l.Span[0]:l.Span[1]])
+			}
+		}
+		if len(got) != 2 || got[0] != tc.da || got[1] != tc.db {
+			t.Errorf("%s -> %s: marked %q, want %q, %q", tc.a, tc.b, got, tc.da, tc.db)
 		}
 	}
 }

@@ -311,8 +311,7 @@ func referenceSpans(lines []Line) {
 					continue
 				}
 				used[b] = true
-				x.Span = [2]int{p, len(x.Text) - s}
-				y.Span = [2]int{p, len(y.Text) - s}
+				mark(x, y, p, s) // the spans' own rule, tested on its own
 				break
 			}
 		}
