@@ -407,7 +407,7 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	for _, c := range v.Changes {
 		out(st.faint.Render(c.Label + ":"))
 		for _, l := range diff.Lines(safeBlock(fold(c.Before, see)), safeBlock(fold(c.After, see))) {
-			out(ansi.Wrap(lo.diffLine(l), w, ""))
+			out(lo.diffRows(l, w))
 		}
 	}
 	if v.Rest != "" {

@@ -118,20 +118,58 @@ func (lo look) diffView(before, after json.RawMessage, w int) string {
 		out.WriteString(lo.sideBySideDiff(lines, w))
 	} else {
 		for _, l := range lines {
-			out.WriteString(ansi.Wrap(lo.diffLine(l), w, "") + "\n")
+			out.WriteString(lo.diffRows(l, w) + "\n")
 		}
 	}
 	return strings.TrimRight(out.String(), "\n")
 }
 
-func (lo look) diffLine(l diff.Line) string {
+// diffRows is a line of the unified diff wrapped to w, each row with its
+// line's sign: a long changed line read without colour still says, row by
+// row, which side it is on. Each row is styled on its own, so that no
+// style runs from one row into the next.
+func (lo look) diffRows(l diff.Line, w int) string {
+	var sign string
+	var base, word lipgloss.Style
 	switch l.Op {
 	case diff.Delete:
-		return lo.st.removed.Render("- ") + lo.marked(l, lo.st.removed, lo.st.removedWord)
+		sign, base, word = "- ", lo.st.removed, lo.st.removedWord
 	case diff.Insert:
-		return lo.st.added.Render("+ ") + lo.marked(l, lo.st.added, lo.st.addedWord)
+		sign, base, word = "+ ", lo.st.added, lo.st.addedWord
+	default:
+		return indentBlock(ansi.Wrap(l.Text, max(w-2, 1), ""), "  ")
 	}
-	return "  " + l.Text
+	text, from, to := l.Text, 0, 0
+	if s, e := l.Span[0], l.Span[1]; l.Op != diff.Same && e > s && e <= len(l.Text) {
+		text, from, to = l.Text[:s]+"["+l.Text[s:e]+"]"+l.Text[e:], s, e+2
+	}
+	var b strings.Builder
+	at := 0
+	for i, row := range strings.Split(ansi.Wrap(text, max(w-2, 1), ""), "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(base.Render(sign))
+		// The row's place in text: wrapping only breaks lines and drops
+		// the spaces it breaks at.
+		off := at
+		if k := strings.Index(text[at:], row); k >= 0 && row != "" {
+			off = at + k
+		}
+		end := min(off+len(row), len(text))
+		at = end
+		for _, seg := range [][2]int{{off, min(max(from, off), end)}, {max(from, off), min(to, end)}, {max(to, off), end}} {
+			if seg[1] <= seg[0] {
+				continue
+			}
+			st := base
+			if seg[0] >= from && seg[1] <= to && to > from {
+				st = word
+			}
+			b.WriteString(st.Render(text[seg[0]:seg[1]]))
+		}
+	}
+	return b.String()
 }
 
 // marked styles a changed line, with its changed span stood out and, for

@@ -268,3 +268,40 @@ func TestPrepareLeavesOnlyTheRefusedSiblingBehind(t *testing.T) {
 		t.Fatalf("the refused draft prepared: %v", p.err)
 	}
 }
+
+// A changed line longer than the window wraps with its sign on every row,
+// and each row's style ends on that row: without colour, the rows of the
+// proposed and the edited text still say which is which.
+func TestDiffRowsKeepTheirSign(t *testing.T) {
+	lo := look{st: newStyles(), keys: defaultKeys(), theme: "dark"}
+	tweet := "We shipped v2.0 today! Faster sync, offline mode, and 40 bug fixes. Thanks to everyone who helped."
+	before := json.RawMessage(`{"text":"` + tweet + `"}`)
+	after := json.RawMessage(`{"text":"` + strings.Replace(tweet, "40", "10", 1) + `"}`)
+	out := lo.diffView(before, after, 60)
+	var rows []string
+	for _, row := range strings.Split(out, "\n") {
+		if strings.Count(row, "\x1b[") != 0 && !strings.HasSuffix(row, "m") {
+			t.Errorf("row ends inside a style: %q", row)
+		}
+		rows = append(rows, ansi.Strip(row))
+	}
+	var minus, plus int
+	for _, r := range rows[1:] { // after "Changed: …"
+		if ansi.StringWidth(r) > 60 {
+			t.Errorf("row wider than 60: %q", r)
+		}
+		switch {
+		case strings.HasPrefix(r, "- "):
+			minus++
+		case strings.HasPrefix(r, "+ "):
+			plus++
+		case strings.HasPrefix(r, "  "):
+		default:
+			t.Errorf("row without a sign: %q", r)
+		}
+	}
+	flat := strings.Join(rows, "\n")
+	if minus < 2 || plus < 2 || !strings.Contains(flat, "[40]") || !strings.Contains(flat, "[10]") {
+		t.Fatalf("diff:\n%s", flat)
+	}
+}
