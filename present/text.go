@@ -79,10 +79,31 @@ func EditableJSON(raw json.RawMessage) string {
 
 // Outcome is an audit entry's outcome in words.
 func Outcome(e journal.Entry) string {
+	if w, ok := outcomeWords[e.Outcome]; ok {
+		return w
+	}
+	return string(e.Outcome)
+}
+
+// OutcomeCode is an entry's outcome as the audit log spells it
+// ("already-handled"), "unknown" while it has none: what --json prints.
+func OutcomeCode(e journal.Entry) string {
 	if e.Outcome == "" {
 		return "unknown"
 	}
 	return string(e.Outcome)
+}
+
+// outcomeWords are the audit log's outcomes as hitl history and the TUI
+// say them, in the words a decision's result uses ("the run paused again");
+// --json and audit.jsonl keep the log's own.
+var outcomeWords = map[journal.Outcome]string{
+	"":                       "unknown",
+	journal.Interrupted:      "paused again",
+	journal.HandledElsewhere: "already handled",
+	journal.Busy:             "thread busy",
+	journal.NotSent:          "not sent",
+	journal.ApprovalRecorded: "approval recorded",
 }
 
 // Decided lists an entry's decisions: "approve", "reject, approve",

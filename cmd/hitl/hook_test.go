@@ -606,7 +606,7 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 		t.Fatalf("responded_by %v", st["responded_by"])
 	}
 	// alice's history: her first approval was recorded, not a failure.
-	if code, out, errs := h.cliIn(aliceDir, aliceToken, "history"); code != 0 || !strings.Contains(out, "approval-recorded") || strings.Contains(out, "not-sent") {
+	if code, out, errs := h.cliIn(aliceDir, aliceToken, "history"); code != 0 || !strings.Contains(out, "approval recorded") || strings.Contains(out, "not sent") {
 		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
 	}
 }
