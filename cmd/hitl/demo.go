@@ -32,9 +32,13 @@ a payload hiding escape sequences), and opens the reviewer on it.
 information, payload and response review); --backend events serves the
 event-stream coordinator protocol (docs/backends.md in the repository).
 
+Decisions made in the demo's own reviewer are kept apart from your real ones
+(state in the "demo" folder of the state directory).
+
 With --serve it runs only the server and prints its URL, for hitl list, hitl
-watch or any LangGraph client. Decisions made in the demo are kept apart from
-your real ones (state in the "demo" folder of the state directory).`,
+watch or any LangGraph client. hitl commands pointed at that URL (--url) treat
+it as any other server: what they decide goes into your usual audit log (hitl
+history), as for a real one; give them XDG_STATE_HOME=DIR to keep it apart.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := config.Load(config.Path(e.getenv))
