@@ -386,6 +386,13 @@ func Consequences(p *Payload, ds []Decision) []string {
 	if note := EndingNote(p, ds); note != "" {
 		notes = append(notes, note)
 	}
+	// The middleware's default reject message names the call, not a
+	// reason: the agent cannot tell what to do differently.
+	for i, d := range ds {
+		if p.Schema == SchemaMiddleware && d.Type == Reject && !d.Stop && i < len(p.Actions) && strings.TrimSpace(d.Message) == "" {
+			notes = append(notes, fmt.Sprintf("reject of %s without a message: the agent is told only that the call was rejected, not why", p.Actions[i].Name))
+		}
+	}
 	// LangChain: "Do not use respond to deny side-effecting tools, because
 	// its message is treated as a successful tool result."
 	for i, d := range ds {
