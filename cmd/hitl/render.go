@@ -221,8 +221,10 @@ func printShow(w io.Writer, it client.Interrupt, again, me string) {
 	}
 	for i, a := range it.Actions {
 		fmt.Fprintf(w, "\nAction %d of %d: %s   allowed: %s\n", i+1, len(it.Actions), safe(a.Name), joinTypes(a.Allowed))
-		if a.Description != "" && it.Description != a.Description {
-			fmt.Fprintf(w, "%s\n", indent(safeBlock(a.Description), "  "))
+		// As the TUI: without the middleware's "Tool: NAME / Args: {…}",
+		// which the args right below say again (hitl show --raw has all).
+		if desc := present.ActionDescription(a); desc != "" && it.Description != a.Description {
+			fmt.Fprintf(w, "%s\n", indent(safeBlock(desc), "  "))
 		}
 		printTool(w, it, a)
 		fmt.Fprintf(w, "  args:\n%s\n", indent(prettyJSON(a.Args), "    "))
