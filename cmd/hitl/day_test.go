@@ -35,6 +35,28 @@ func TestRespondOnAToolCallWarnsFirst(t *testing.T) {
 	})
 }
 
+// A reject without -m sends no reason: said on stderr, and what the agent
+// reads is the middleware's own words, which give none.
+func TestRejectWithoutAMessageSaysTheAgentGetsNoReason(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		r := s.hitl("", "reject", it.ID)
+		must(t, r, 0, "Sent reject")
+		if !strings.Contains(r.stderr, "note: reject of send_email without a message: the agent is told only that the call was rejected, not why") {
+			t.Fatalf("no note on stderr:\n%s", r.stderr)
+		}
+		if got := s.rawToolMessages(th)["send_email"]; !strings.Contains(got, "rejected") {
+			t.Fatalf("the agent read %q", got)
+		}
+		r = s.hitl("", "reject", s.onlyPending(s.agent("email")).ID, "-m", "wrong customer")
+		must(t, r, 0, "Sent reject")
+		if strings.Contains(r.stderr, "without a message") {
+			t.Fatalf("a reject with a message noted as without:\n%s", r.stderr)
+		}
+	})
+}
+
 // --set changes one argument and keeps the others; --field does the same
 // on a tool with no args_schema (the test agent's own); the change is
 // printed before it is sent; --args says what it drops.
@@ -445,7 +467,7 @@ func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
 		it := s.onlyPending(s.agent("email")) // listed: seen pending here
 		typo := "0000" + strings.Repeat("f", 28)
 		for _, cmd := range [][]string{{"approve", typo}, {"show", typo}, {"reject", typo, "-m", "no"}} {
-			must(t, s.hitl("", cmd...), 4, `no waiting interrupt "`+typo+`" on `+s.url+": hitl list shows what waits (this machine never saw that id listed: mistyped?)")
+			must(t, s.hitl("", cmd...), 4, `no waiting interrupt "`+typo+`" on `+s.url+": it was answered, or never existed (this machine never saw it listed, so cannot tell which; hitl list shows what waits)")
 		}
 		mine := envOf(t).getenv("XDG_STATE_HOME")
 		envOf(t).set("XDG_STATE_HOME", t.TempDir()) // another machine
@@ -497,4 +519,20 @@ func TestEditWithoutActionSaysWhichAllowIt(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "say which one with --action N (edit is allowed for action 2)") {
 		t.Fatalf("action 2 allows an edit: %v", err)
 	}
+}
+
+// show gives a tool call's arguments once: the middleware's default
+// description ("…\n\nTool: NAME\nArgs: {…}") says them again, and is shown
+// without that part, as in the TUI.
+func TestShowGivesTheArgumentsOnce(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		it := s.onlyPending(s.agent("email"))
+		r := s.hitl("", "show", it.ID)
+		must(t, r, 0, "Action 1 of 1: send_email")
+		if strings.Count(r.stdout, "dana@customer.example") != 1 || strings.Contains(r.stdout, "Args: {") {
+			t.Fatalf("the arguments are not shown once:\n%s", r.stdout)
+		}
+		// What was left out is the server's, kept in full by --raw.
+		must(t, s.hitl("", "show", it.ID, "--raw"), 0, `Tool: send_email\nArgs: {`)
+	})
 }

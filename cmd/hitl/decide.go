@@ -777,7 +777,7 @@ func refusalOf(err error, it *client.Interrupt, again string) error {
 	case errors.As(err, &na):
 		return refusedErr("refused, nothing sent: %v (%s show %s says how to answer it)", err, again, id)
 	case errors.As(err, &refused) && refused.NoMessage:
-		return usageErr("refused, nothing sent: %v: give it with -m TEXT", err)
+		return usageErr("nothing sent: %v: give it with -m TEXT", err)
 	}
 	return refusal(err)
 }
@@ -791,7 +791,7 @@ func refusal(err error) error {
 	case errors.As(err, &na):
 		return refusedErr("refused, nothing sent: %v", err)
 	case errors.As(err, &refused):
-		return usageErr("refused, nothing sent: %v", err)
+		return usageErr("nothing sent: %v", err) // incomplete or malformed: 2, not a refusal (4)
 	}
 	return err
 }

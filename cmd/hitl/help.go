@@ -114,9 +114,10 @@ var topics = []struct{ name, short, text string }{
   3  nothing left to do: it no longer waits (decided from this machine,
      answered elsewhere, its thread deleted), or a filter (--tool) matched
      nothing
-  4  refused, nothing sent, and it still waits or never did: no such
-     interrupt (a mistyped id), a decision it does not allow, another run in
-     progress on its thread, ending a thread whose other branches wait
+  4  refused, nothing sent, and nothing says it was handled: an id that no
+     interrupt listed here has (mistyped, or answered before this machine
+     saw it), a decision it does not allow, another run in progress on its
+     thread, ending a thread whose other branches wait
 
 A script can tell "someone else already decided" (3) from "it broke" (1)
 and from "that was a mistake" (4):

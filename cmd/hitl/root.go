@@ -400,7 +400,7 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 	if len(seen) > 0 {
 		return client.Interrupt{}, refusedErr("no waiting interrupt %q among those hitl lists on %s; nothing sent (hitl list shows what waits)", safe(id), safe(a.backend.Server()))
 	}
-	return client.Interrupt{}, refusedErr("no waiting interrupt %q on %s: hitl list shows what waits (this machine never saw that id listed: mistyped?)", safe(id), safe(a.backend.Server()))
+	return client.Interrupt{}, refusedErr("no waiting interrupt %q on %s: it was answered, or never existed (this machine never saw it listed, so cannot tell which; hitl list shows what waits)", safe(id), safe(a.backend.Server()))
 }
 
 // retryIn finds id (or a prefix) among the interrupts that threads whose

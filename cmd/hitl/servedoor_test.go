@@ -137,7 +137,7 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 			}
 			// Sent again: nothing is sent.
 			code, out, errs = d.cli(aliceToken, "approve", id)
-			if code == 0 || !strings.Contains(out+errs, "it was answered") {
+			if code != 4 || !strings.Contains(out+errs, "it was answered") {
 				t.Fatalf("approve after the answer: exit %d\n%s%s", code, out, errs)
 			}
 			if got := s.decisionMeta(th); len(got) != 1 {
