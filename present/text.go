@@ -199,7 +199,8 @@ func pad(s string, n int) string {
 
 // ActionDescription is an action's description without what repeats the
 // action itself: LangChain's middleware writes "…\n\nTool: NAME\nArgs:
-// {…}" by default, right above the same arguments shown as JSON. Any
+// {…}" by default (the JavaScript one the args as JSON, the Python one as
+// Python writes a dict), right above the same arguments shown as JSON. Any
 // other description is kept whole.
 func ActionDescription(a client.Action) string {
 	d := a.Description
@@ -210,9 +211,18 @@ func ActionDescription(a client.Action) string {
 	rest := strings.TrimPrefix(d[i+2:], "Tool: "+a.Name)
 	switch {
 	case strings.TrimSpace(rest) == "":
-	case strings.HasPrefix(rest, "\nArgs: ") && diff.Equal([]byte(strings.TrimPrefix(rest, "\nArgs: ")), a.Args):
+	case strings.HasPrefix(rest, "\nArgs: ") && sameArgs(strings.TrimPrefix(rest, "\nArgs: "), a.Args):
 	default:
 		return d
 	}
 	return strings.TrimRight(d[:i], "\n ")
+}
+
+// sameArgs: text says exactly args, as JSON or as Python's str() of them.
+func sameArgs(text string, args json.RawMessage) bool {
+	if diff.Equal([]byte(text), args) {
+		return true
+	}
+	py, ok := pyRepr(args)
+	return ok && py == text
 }
