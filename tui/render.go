@@ -129,26 +129,30 @@ func (lo look) diffView(before, after json.RawMessage, w int) string {
 // row, which side it is on. Each row is styled on its own, so that no
 // style runs from one row into the next.
 func (lo look) diffRows(l diff.Line, w int) string {
-	var sign string
+	return strings.Join(lo.signedRows(l, w, map[diff.Op]string{diff.Delete: "- ", diff.Insert: "+ ", diff.Same: "  "}[l.Op]), "\n")
+}
+
+// signedRows is l wrapped to w cells, sign included, each row starting
+// with sign and styled on its own (what diffRows and the side-by-side
+// columns are made of).
+func (lo look) signedRows(l diff.Line, w int, sign string) []string {
 	var base, word lipgloss.Style
 	switch l.Op {
 	case diff.Delete:
-		sign, base, word = "- ", lo.st.removed, lo.st.removedWord
+		base, word = lo.st.removed, lo.st.removedWord
 	case diff.Insert:
-		sign, base, word = "+ ", lo.st.added, lo.st.addedWord
+		base, word = lo.st.added, lo.st.addedWord
 	default:
-		return indentBlock(ansi.Wrap(l.Text, max(w-2, 1), ""), "  ")
+		return strings.Split(indentBlock(ansi.Wrap(l.Text, max(w-len(sign), 1), ""), sign), "\n")
 	}
 	text, from, to := l.Text, 0, 0
 	if s, e := l.Span[0], l.Span[1]; l.Op != diff.Same && e > s && e <= len(l.Text) {
 		text, from, to = l.Text[:s]+"["+l.Text[s:e]+"]"+l.Text[e:], s, e+2
 	}
-	var b strings.Builder
+	var rows []string
 	at := 0
-	for i, row := range strings.Split(ansi.Wrap(text, max(w-2, 1), ""), "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
+	for _, row := range strings.Split(ansi.Wrap(text, max(w-len(sign), 1), ""), "\n") {
+		var b strings.Builder
 		b.WriteString(base.Render(sign))
 		// The row's place in text: wrapping only breaks lines and drops
 		// the spaces it breaks at.
@@ -168,18 +172,9 @@ func (lo look) diffRows(l diff.Line, w int) string {
 			}
 			b.WriteString(st.Render(text[seg[0]:seg[1]]))
 		}
+		rows = append(rows, b.String())
 	}
-	return b.String()
-}
-
-// marked styles a changed line, with its changed span stood out and, for
-// terminals without colour, bracketed.
-func (lo look) marked(l diff.Line, base, word lipgloss.Style) string {
-	s, e := l.Span[0], l.Span[1]
-	if e <= s || e > len(l.Text) {
-		return base.Render(l.Text)
-	}
-	return base.Render(l.Text[:s]) + word.Render("["+l.Text[s:e]+"]") + base.Render(l.Text[e:])
+	return rows
 }
 
 // sideBySideFrom is the narrowest diff laid out side by side; below, the
@@ -189,14 +184,18 @@ const sideBySideFrom = 60
 func (lo look) sideBySideDiff(lines []diff.Line, w int) string {
 	col := (w - 3) / 2
 	var left, right []string
+	// Each side wraps within its column, every row with its sign and
+	// styled on its own: the changed value itself must be read whole, and
+	// no colour runs across the separator into the other side.
+	rows := func(l diff.Line, sign string) string { return strings.Join(lo.signedRows(l, col, sign), "\n") }
 	flush := func(dels, ins []diff.Line) {
 		for i := 0; i < max(len(dels), len(ins)); i++ {
 			l, r := "", ""
 			if i < len(dels) {
-				l = lo.st.removed.Render("-") + lo.marked(dels[i], lo.st.removed, lo.st.removedWord)
+				l = rows(dels[i], "-")
 			}
 			if i < len(ins) {
-				r = lo.st.added.Render("+") + lo.marked(ins[i], lo.st.added, lo.st.addedWord)
+				r = rows(ins[i], "+")
 			}
 			left, right = append(left, l), append(right, r)
 		}
@@ -211,16 +210,15 @@ func (lo look) sideBySideDiff(lines []diff.Line, w int) string {
 		default:
 			flush(dels, ins)
 			dels, ins = nil, nil
-			left, right = append(left, " "+l.Text), append(right, " "+l.Text)
+			same := rows(l, " ")
+			left, right = append(left, same), append(right, same)
 		}
 	}
 	flush(dels, ins)
 	var b strings.Builder
 	b.WriteString(lo.st.faint.Render(pad("proposed", col)+" │ "+"edited") + "\n")
-	// Each side wraps within its column: the changed value itself must be
-	// read whole.
 	for i := range left {
-		b.WriteString(columns(ansi.Wrap(left[i], col, ""), ansi.Wrap(right[i], col, ""), col) + "\n")
+		b.WriteString(columns(left[i], right[i], col) + "\n")
 	}
 	return b.String()
 }

@@ -305,3 +305,37 @@ func TestDiffRowsKeepTheirSign(t *testing.T) {
 		t.Fatalf("diff:\n%s", flat)
 	}
 }
+
+// Side by side, each column's rows carry their side's sign and each row's
+// style ends before the separator: no colour of one side runs into the
+// other, and without colour a wrapped row still says which side it is.
+func TestSideBySideRowsKeepTheirSide(t *testing.T) {
+	lo := look{st: newStyles(), keys: defaultKeys(), theme: "dark", sideBySide: true}
+	tweet := "We shipped v2.0 today! Faster sync, offline mode, and 40 bug fixes. Thanks to everyone who helped."
+	before := json.RawMessage(`{"text":"` + tweet + `"}`)
+	after := json.RawMessage(`{"text":"` + strings.Replace(tweet, "40", "10", 1) + `"}`)
+	for _, w := range []int{80, 200} {
+		out := lo.diffView(before, after, w)
+		changed := 0
+		for _, row := range strings.Split(out, "\n")[2:] { // after "Changed" and the header
+			left, right, ok := strings.Cut(row, " │ ")
+			if !ok {
+				t.Fatalf("%d: row without the separator: %q", w, row)
+			}
+			if k := strings.LastIndex(left, "\x1b["); k >= 0 && !strings.HasPrefix(left[k:], "\x1b[m") {
+				t.Errorf("%d: a style runs over the separator: %q", w, row)
+			}
+			l, r := ansi.Strip(left), ansi.Strip(right)
+			if strings.TrimSpace(l) == "{" || strings.TrimSpace(l) == "}" {
+				continue
+			}
+			if !strings.HasPrefix(l, "-") || !strings.HasPrefix(r, "+") {
+				t.Errorf("%d: a row without its sides' signs: %q | %q", w, l, r)
+			}
+			changed++
+		}
+		if min := map[int]int{80: 3, 200: 1}[w]; changed < min || !strings.Contains(ansi.Strip(out), "[40]") || !strings.Contains(ansi.Strip(out), "[10]") {
+			t.Fatalf("%d: %d changed rows:\n%s", w, changed, ansi.Strip(out))
+		}
+	}
+}
