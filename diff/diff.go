@@ -337,17 +337,19 @@ func pairRun(dels, inss []Line) {
 // mark sets the spans of a pair whose common prefix is p bytes long and
 // common suffix (after it) s bytes. A number the prefix or suffix would cut
 // is marked whole: 12.5 against 120 marks "12.5" and "120", not ".5" and
-// "0", which read as numbers of their own.
+// "0", which read as numbers of their own; 1,000 against 1,500 marks both
+// whole, and -40 against 40 the sign with the number.
 func mark(x, y *Line, p, s int) {
 	a, b := x.Text, y.Text
-	if p > 0 && numeric(a[p-1]) && (p < len(a)-s && numeric(a[p]) || p < len(b)-s && numeric(b[p]) ||
-		s > 0 && numeric(a[len(a)-s])) {
-		for p > 0 && numeric(a[p-1]) {
+	if p > 0 && inNumber(a, p-1) && (p < len(a)-s && inNumber(a, p) || p < len(b)-s && inNumber(b, p) ||
+		s > 0 && inNumber(a, len(a)-s)) {
+		for p > 0 && inNumber(a, p-1) {
 			p--
 		}
 	}
-	if s > 0 && numeric(a[len(a)-s]) && (len(a)-s > p && numeric(a[len(a)-s-1]) || len(b)-s > p && numeric(b[len(b)-s-1])) {
-		for s > 0 && numeric(a[len(a)-s]) {
+	if ea, eb := len(a)-s, len(b)-s; s > 0 && inNumber(a, ea) &&
+		(ea > p && (inNumber(a, ea-1) || a[ea-1] == '-') || eb > p && (inNumber(b, eb-1) || b[eb-1] == '-')) {
+		for s > 0 && inNumber(a, len(a)-s) {
 			s--
 		}
 	}
@@ -355,8 +357,19 @@ func mark(x, y *Line, p, s int) {
 	y.Span = [2]int{p, len(b) - s}
 }
 
-// numeric: a digit, or a number's decimal point.
-func numeric(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+// inNumber: t[i] is a digit, or the point or thousands comma between two
+// digits (a full stop after a number is not part of it).
+func inNumber(t string, i int) bool {
+	switch c := t[i]; {
+	case c >= '0' && c <= '9':
+		return true
+	case c == '.' || c == ',':
+		return i > 0 && i+1 < len(t) && isDigit(t[i-1]) && isDigit(t[i+1])
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // alike: keyless lines whose common prefix and suffix, p and s bytes, make
 // up at least half of the shorter.

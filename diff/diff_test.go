@@ -100,6 +100,11 @@ func TestSpansDoNotCutNumbers(t *testing.T) {
 		{`{"note":"order 1001 shipped"}`, `{"note":"order 1002 shipped"}`, "1001", "1002"},
 		{`{"note":"v1.2.3"}`, `{"note":"v1.2.4"}`, "1.2.3", "1.2.4"},
 		{`{"to":"ann@x.org"}`, `{"to":"bob@x.org"}`, "ann", "bob"},
+		{`{"n":"1,000 rows"}`, `{"n":"1,500 rows"}`, "1,000", "1,500"},
+		{`{"n":"costs 12.50."}`, `{"n":"costs 12.80."}`, "12.50", "12.80"},
+		{`{"n":-40}`, `{"n":40}`, "-40", "40"},
+		{`{"n":40}`, `{"n":-40}`, "40", "-40"},
+		{`{"n":"a, b"}`, `{"n":"a, c"}`, "b", "c"},
 	} {
 		a, _ := Canonical([]byte(tc.a))
 		b, _ := Canonical([]byte(tc.b))
