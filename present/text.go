@@ -95,11 +95,12 @@ func OutcomeCode(e journal.Entry) string {
 }
 
 // outcomeWords are the audit log's outcomes as hitl history and the TUI
-// say them, in the words a decision's result uses ("the run paused again");
+// say them, in words ("paused": the run stopped at an interrupt, a new one
+// or its thread's others that still wait, as the result said);
 // --json and audit.jsonl keep the log's own.
 var outcomeWords = map[journal.Outcome]string{
 	"":                       "unknown",
-	journal.Interrupted:      "paused again",
+	journal.Interrupted:      "paused",
 	journal.HandledElsewhere: "already handled",
 	journal.Busy:             "thread busy",
 	journal.NotSent:          "not sent",

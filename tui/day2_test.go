@@ -53,7 +53,7 @@ func TestHistoryColumnsLineUpAtEverySize(t *testing.T) {
 				t.Fatalf("%dx%d: no row says %q:\n%s", sz[0], sz[1], decided, h.screen())
 			}
 			outcome := strings.Index(row, "finished")
-			for _, o := range []string{"already handled", "paused again"} {
+			for _, o := range []string{"already handled", "paused"} {
 				if i := strings.Index(row, o); i >= 0 {
 					outcome = i
 				}
