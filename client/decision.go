@@ -153,22 +153,35 @@ func CheckAnswer(p *Payload, value json.RawMessage) error {
 	return nil
 }
 
+// CheckAllowed is nil when slot i accepts a decision of type t, else the
+// *NotAllowedError that names what it accepts (as Encode refuses it).
+func (p *Payload) CheckAllowed(i int, t DecisionType) error {
+	if p.Allows(i, t) {
+		return nil
+	}
+	slot := i
+	if len(p.Actions) == 0 {
+		slot = -1
+	}
+	allowed := p.AllowedAt(i)
+	names := make([]string, len(allowed))
+	for j, a := range allowed {
+		names[j] = string(a)
+	}
+	reason := fmt.Sprintf("%q is not allowed here; allowed: %s", t, strings.Join(names, ", "))
+	if len(names) == 0 {
+		reason = fmt.Sprintf("%q is not allowed here; the interrupt allows no decision for this action", t)
+	}
+	return &NotAllowedError{RefusedError{Slot: slot, Reason: reason}}
+}
+
 func check(p *Payload, i int, d *Decision) error {
 	slot := i
 	if len(p.Actions) == 0 {
 		slot = -1
 	}
-	if !p.Allows(i, d.Type) {
-		allowed := p.AllowedAt(i)
-		names := make([]string, len(allowed))
-		for j, a := range allowed {
-			names[j] = string(a)
-		}
-		reason := fmt.Sprintf("%q is not allowed here; allowed: %s", d.Type, strings.Join(names, ", "))
-		if len(names) == 0 {
-			reason = fmt.Sprintf("%q is not allowed here; the interrupt allows no decision for this action", d.Type)
-		}
-		return &NotAllowedError{RefusedError{Slot: slot, Reason: reason}}
+	if err := p.CheckAllowed(i, d.Type); err != nil {
+		return err
 	}
 	if p.RequiresMessage(d.Type) && strings.TrimSpace(d.Message) == "" && d.Value == nil {
 		return &RefusedError{Slot: slot, Reason: fmt.Sprintf("%q needs a message (feedback) for this interrupt", d.Type), NoMessage: true}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -179,7 +178,7 @@ func problemText(k jsonschema.ErrorKind) string {
 	return k.LocalizedString(printer)
 }
 
-// ratText is a schema's number as written: 100, 0.5, 1e-7 as 0.0000001.
+// ratText is a schema's number in decimals: 100, 0.5, 0.0000001.
 func ratText(r *big.Rat) string {
 	if r == nil {
 		return "?"
@@ -187,10 +186,8 @@ func ratText(r *big.Rat) string {
 	if r.IsInt() {
 		return r.Num().String()
 	}
-	if f, exact := r.Float64(); exact || math.Abs(f) >= 1e-6 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return r.RatString()
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // aType is a JSON type's name with its article: "an integer", "a string".

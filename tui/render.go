@@ -129,7 +129,14 @@ func (lo look) diffView(before, after json.RawMessage, w int) string {
 // row, which side it is on. Each row is styled on its own, so that no
 // style runs from one row into the next.
 func (lo look) diffRows(l diff.Line, w int) string {
-	return strings.Join(lo.signedRows(l, w, map[diff.Op]string{diff.Delete: "- ", diff.Insert: "+ ", diff.Same: "  "}[l.Op]), "\n")
+	sign := "  "
+	switch l.Op {
+	case diff.Delete:
+		sign = "- "
+	case diff.Insert:
+		sign = "+ "
+	}
+	return strings.Join(lo.signedRows(l, w, sign), "\n")
 }
 
 // signedRows is l wrapped to w cells, sign included, each row starting
@@ -162,15 +169,15 @@ func (lo look) signedRows(l diff.Line, w int, sign string) []string {
 		}
 		end := min(off+len(row), len(text))
 		at = end
-		for _, seg := range [][2]int{{off, min(max(from, off), end)}, {max(from, off), min(to, end)}, {max(to, off), end}} {
-			if seg[1] <= seg[0] {
-				continue
-			}
+		// Before the changed span, in it (bracketed), after it.
+		for i, seg := range [][2]int{{off, min(max(from, off), end)}, {max(from, off), min(to, end)}, {max(to, off), end}} {
 			st := base
-			if seg[0] >= from && seg[1] <= to && to > from {
+			if i == 1 {
 				st = word
 			}
-			b.WriteString(st.Render(text[seg[0]:seg[1]]))
+			if seg[1] > seg[0] {
+				b.WriteString(st.Render(text[seg[0]:seg[1]]))
+			}
 		}
 		rows = append(rows, b.String())
 	}

@@ -700,10 +700,11 @@ func (e *env) decide(ctx context.Context, ids []string, f *sendFlags, one func(*
 		}
 		var other decide.Input
 		if n > 1 {
-			if f.others == "" && in.Type != "" && !it.Allows(f.action-1, in.Type) {
+			if f.others == "" && in.Type != "" {
 				// Refused whatever --others says: said before asking for it.
-				return nil, refusedErr("refused, nothing sent: action %d: %q is not allowed here; allowed: %s (%s show %s says how to answer it)",
-					f.action, in.Type, present.Types(it.AllowedAt(f.action-1)), e.again(), safe(present.ShortID(it.ID)))
+				if err := it.CheckAllowed(f.action-1, in.Type); err != nil {
+					return nil, refusalOf(err, it, e.again())
+				}
 			}
 			if f.others == "" {
 				return nil, usageErr("--action %d: say what to do with the other %d action(s) with --others approve|reject[:MESSAGE]|respond:MESSAGE|ignore", f.action, n-1)
