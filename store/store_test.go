@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/internal/pgtest"
+)
+
+// each runs f against SQLite and against PostgreSQL.
+func each(t *testing.T, f func(t *testing.T, spec string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, "sqlite:"+filepath.Join(t.TempDir(), "hub.db")) })
+	t.Run("postgres", func(t *testing.T) { f(t, pgtest.Database(t)) })
+}
+
+func open(t *testing.T, spec string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), spec, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// A request and its answer outlive the process that stored them.
+func TestRequestsSurviveReopening(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		s := open(t, spec)
+		now := time.Now().UTC()
+		if err := s.Publish(ctx, Request{ID: "req-1", Publisher: "ci", Agent: "claude", SessionID: "s", CreatedAt: now, Data: []byte(`{"a":1}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Publish(ctx, Request{ID: "req-2", Publisher: "ci", Agent: "claude\x00", SessionID: "s", CreatedAt: now.Add(time.Millisecond), Data: []byte(`{"b":2}`)}); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := s.Finish(ctx, "req-1", 0, Finish{Status: Answered, Response: []byte(`{"decisions":[]}`), RespondedBy: "alice", DecisionID: "d1", At: now})
+		if err != nil || !ok {
+			t.Fatalf("finish: %v %v", ok, err)
+		}
+		_ = s.Close()
+
+		s = open(t, spec)
+		r, found, err := s.Get(ctx, "req-1")
+		if err != nil || !found || r.Status != Answered || r.RespondedBy != "alice" || string(r.Response) != `{"decisions":[]}` || string(r.Data) != `{"a":1}` {
+			t.Fatalf("req-1 after reopening: %+v %v %v", r, found, err)
+		}
+		p, err := s.Pending(ctx)
+		if err != nil || len(p) != 1 || p[0].ID != "req-2" || p[0].Agent != "claude\uFFFD" {
+			t.Fatalf("pending after reopening: %+v %v", p, err)
+		}
+		evs, err := s.Events(ctx, 0, "h", 10)
+		if err != nil || len(evs) != 3 || evs[0].Type != "hitl_asked" || evs[2].Type != "hitl_answered" || evs[2].RequestID != "req-1" {
+			t.Fatalf("events: %+v %v", evs, err)
+		}
+		// A second finish changes nothing.
+		ok, err = s.Finish(ctx, "req-1", 0, Finish{Status: Withdrawn, Reason: "late", At: now})
+		if err != nil || ok {
+			t.Fatalf("second finish: %v %v", ok, err)
+		}
+	})
+}
+
+// Of many decisions on one request at once, exactly one takes it.
+func TestOneFinishWins(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		a, b := open(t, spec), (*Store)(nil)
+		if strings.HasPrefix(spec, "sqlite:") {
+			b = open(t, spec) // a second handle on the file
+		} else {
+			b = open(t, spec) // a second hub on the database
+		}
+		for round := range 10 {
+			id := fmt.Sprintf("req-%d", round)
+			if err := a.Publish(ctx, Request{ID: id, Publisher: "ci", CreatedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			var wins atomic.Int32
+			var wg sync.WaitGroup
+			for i := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s := a
+					if i%2 == 1 {
+						s = b
+					}
+					ok, err := s.Finish(ctx, id, 0, Finish{Status: Answered, RespondedBy: fmt.Sprint(i), At: time.Now()})
+					if err != nil {
+						t.Error(err)
+					}
+					if ok {
+						wins.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			if n := wins.Load(); n != 1 {
+				t.Fatalf("round %d: %d decisions took the request", round, n)
+			}
+		}
+	})
+}
+
+// An approval recorded on what was read is refused when the request
+// changed since.
+func TestApprovalOnAStaleReadIsRefused(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		s := open(t, spec)
+		_ = s.Publish(ctx, Request{ID: "r", Publisher: "ci", CreatedAt: time.Now()})
+		r, _, _ := s.Get(ctx, "r")
+		if ok, err := s.SetApproval(ctx, "r", r.Version, []byte(`{"approvers":["alice"]}`), time.Now()); !ok || err != nil {
+			t.Fatalf("first: %v %v", ok, err)
+		}
+		if ok, err := s.SetApproval(ctx, "r", r.Version, []byte(`{"approvers":["bob"]}`), time.Now()); ok || err != nil {
+			t.Fatalf("on a stale read: %v %v", ok, err)
+		}
+		r, _, _ = s.Get(ctx, "r")
+		if string(r.Approval) != `{"approvers":["alice"]}` {
+			t.Fatalf("approval: %s", r.Approval)
+		}
+	})
+}
+
+// A hub learns of another hub's change without asking: LISTEN/NOTIFY.
+func TestAnotherHubsChangeIsSignalled(t *testing.T) {
+	ctx := context.Background()
+	spec := pgtest.Database(t)
+	a, b := open(t, spec), open(t, spec)
+	changed := b.Changed()
+	if err := a.Publish(ctx, Request{ID: "r", Publisher: "ci", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("hub b was not told of hub a's request")
+	}
+	if ok, _ := b.Has(ctx, "r"); !ok {
+		t.Fatal("hub b does not see it")
+	}
+}
+
+// A store written by a newer hitl is refused, saying what to do.
+func TestNewerSchemaIsRefused(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		if _, err := s.db.Exec(s.q("UPDATE schema_version SET version = ?"), SchemaVersion()+1); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+		_, err := Open(context.Background(), spec, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("schema version %d, newer than this hitl knows (%d)", SchemaVersion()+1, SchemaVersion())) ||
+			!strings.Contains(err.Error(), "give this one another store") || strings.Contains(err.Error(), "xxxxx") && !strings.Contains(spec, "@") {
+			t.Fatalf("open: %v", err)
+		}
+	})
+}
+
+// The audit log links a completing decision to its first approval, and
+// filters.
+func TestAuditLinksTheFirstApproval(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		s := open(t, spec)
+		first, err := s.Audit(ctx, Entry{Reviewer: "alice", Source: "hook", Door: "http", RequestID: "r", Tools: []string{"Bash"}, Decision: "approve",
+			Value: []byte(`{"decisions":[{"type":"approve"}]}`), Approvers: []string{"alice"}, Outcome: OutcomeApproved})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = s.Audit(ctx, Entry{Reviewer: "carol", Source: "langgraph", Door: "ssh", RequestID: "x", Tools: []string{"Read"}, Outcome: OutcomeSent, Approvers: []string{"carol"}})
+		second, err := s.Audit(ctx, Entry{Reviewer: "bob", Source: "hook", Door: "ssh", RequestID: "r", Tools: []string{"Bash"}, Decision: "approve",
+			Approvers: []string{"alice", "bob"}, Outcome: OutcomeSent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := s.History(ctx, Filter{Tool: "Bash"})
+		if err != nil || len(h) != 2 || h[0].ID != second || h[0].First != first || h[1].Value == nil {
+			t.Fatalf("history: %+v %v", h, err)
+		}
+		h, _ = s.History(ctx, Filter{Reviewer: "carol"})
+		if len(h) != 1 || h[0].Source != "langgraph" {
+			t.Fatalf("by reviewer: %+v", h)
+		}
+	})
+}
