@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -63,6 +64,15 @@ func (s *Store) Get(ctx context.Context, id string) (Request, bool, error) {
 	return r, err == nil, err
 }
 
+// Standing reads request id without its data: where it stands.
+func (s *Store) Standing(ctx context.Context, id string) (Request, bool, error) {
+	r, err := scanRequest(s.db.QueryRowContext(ctx, s.q("SELECT "+strings.Replace(requestColumns, " data,", " NULL,", 1)+" FROM requests WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Request{}, false, nil
+	}
+	return r, err == nil, err
+}
+
 // Has says whether the store holds request id (cheaper than Get: no data).
 func (s *Store) Has(ctx context.Context, id string) (bool, error) {
 	var n int
@@ -102,11 +112,13 @@ type Finish struct {
 // Finish ends request id if it is still pending (and, when version is not
 // 0, unchanged since it was read at that version). ok false: it was not
 // pending (or had changed): someone else's change came first, and nothing
-// was written. Of two hubs finishing one request at once, one wins.
+// was written. Of two hubs finishing one request at once, one wins. The
+// request's data is forgotten: its standing and answer stay readable, its
+// body (up to coord.MaxBody) is not kept on disk or in memory.
 func (s *Store) Finish(ctx context.Context, id string, version int64, f Finish) (ok bool, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		q := `UPDATE requests SET status = ?, response = ?, responded_by = ?, decision_id = ?, reason = ?, answered_at = ?,
-			approval = NULL, version = version + 1 WHERE id = ? AND status = ?`
+			approval = NULL, data = NULL, version = version + 1 WHERE id = ? AND status = ?`
 		args := []any{f.Status, f.Response, text(f.RespondedBy), text(f.DecisionID), text(f.Reason), nanos(f.At), id, Pending}
 		if version != 0 {
 			q += " AND version = ?"

@@ -55,6 +55,9 @@ type Store struct {
 	listen sync.WaitGroup
 }
 
+// Memory is a store in memory that ends with the process (tests).
+const Memory = "memory:"
+
 // DefaultFile is the SQLite file's name in the hub's state directory.
 const DefaultFile = "hub.db"
 
@@ -75,6 +78,18 @@ func Open(ctx context.Context, spec, dir string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(16)
 		db.SetMaxIdleConns(4)
+		s.db = db
+	case spec == Memory:
+		// One connection: each of SQLite's in-memory databases is its
+		// connection's own.
+		s.kind, s.where = SQLite, "memory"
+		db, err := sql.Open("sqlite", "file::memory:")
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		db.SetConnMaxIdleTime(0)
+		db.SetConnMaxLifetime(0)
 		s.db = db
 	case spec == "", strings.HasPrefix(spec, "sqlite:"), strings.HasSuffix(spec, ".db"):
 		path := strings.TrimPrefix(spec, "sqlite:")
@@ -111,7 +126,7 @@ func Open(ctx context.Context, spec, dir string) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
-	if s.kind == SQLite {
+	if s.kind == SQLite && spec != Memory {
 		_ = os.Chmod(s.where, 0o600)
 	}
 	if s.kind == Postgres {

@@ -29,7 +29,8 @@ func open(t *testing.T, spec string) *Store {
 	return s
 }
 
-// A request and its answer outlive the process that stored them.
+// A request and its answer outlive the process that stored them; a
+// finished request's body is not kept (its answer is).
 func TestRequestsSurviveReopening(t *testing.T) {
 	each(t, func(t *testing.T, spec string) {
 		ctx := context.Background()
@@ -49,7 +50,7 @@ func TestRequestsSurviveReopening(t *testing.T) {
 
 		s = open(t, spec)
 		r, found, err := s.Get(ctx, "req-1")
-		if err != nil || !found || r.Status != Answered || r.RespondedBy != "alice" || string(r.Response) != `{"decisions":[]}` || string(r.Data) != `{"a":1}` {
+		if err != nil || !found || r.Status != Answered || r.RespondedBy != "alice" || string(r.Response) != `{"decisions":[]}` || r.Data != nil {
 			t.Fatalf("req-1 after reopening: %+v %v %v", r, found, err)
 		}
 		p, err := s.Pending(ctx)

@@ -23,7 +23,7 @@ import (
 )
 
 func serveCmd(e *env) *cobra.Command {
-	var sshAddr, httpAddr, hostKey string
+	var sshAddr, httpAddr, hostKey, storeFlag string
 	var idle time.Duration
 	var check bool
 	cmd := &cobra.Command{
@@ -77,28 +77,35 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 				}
 				return &exitErr{exitUsage, fmt.Errorf("fix the team config in %s first (hitl serve --check says the same)", config.Path(e.getenv))}
 			}
+			spec, retention, err := e.storeSpec(f, storeFlag)
+			if err != nil {
+				return usageErr("serve: %v", err)
+			}
+			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention}
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
 			case sshAddr == "" && !e.backendGiven(f):
 				// No LangGraph server named: the door serves the hooks' requests.
-				return e.serveHTTPOnly(cmd.Context(), t, loopback(httpAddr))
+				return e.serveHTTPOnly(cmd.Context(), t, loopback(httpAddr), o)
 			case sshAddr == "":
 				// A server named (--url, HITL_URL, a profile's url): its
 				// interrupts are in the door's inbox too.
-				return e.serve(cmd.Context(), t, serveOptions{http: loopback(httpAddr), hostKey: hostKey, idle: idle})
+				o.http = loopback(httpAddr)
+				return e.serve(cmd.Context(), t, o)
 			}
-			var http string
 			if httpAddr != "" {
-				http = loopback(httpAddr)
+				o.http = loopback(httpAddr)
 			}
-			return e.serve(cmd.Context(), t, serveOptions{ssh: loopback(sshAddr), http: http, hostKey: hostKey, idle: idle})
+			o.ssh = loopback(sshAddr)
+			return e.serve(cmd.Context(), t, o)
 		},
 	}
 	cmd.Flags().StringVar(&sshAddr, "ssh", "", "serve the reviewer over SSH on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the coordinator protocol (reviewers by token, agents' hooks) on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the SSH host key file (default: created on first start in the state directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hub.DefaultIdle, "close a session after this long without a key")
+	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")
 	cmd.Flags().BoolVar(&check, "check", false, "check the team config, say what is wrong, and exit")
 	return cmd
 }
@@ -142,6 +149,8 @@ func loopback(addr string) string {
 type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
+	store              string        // the store's spec (store.Open)
+	retention          time.Duration // of finished requests; 0: coord's default
 }
 
 // listener is one of the hub's front doors: SSH today; an HTTP endpoint
@@ -163,6 +172,11 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	}
 	// The hub's log goes through stderr's writer, which makes every byte inert.
 	logger := hub.NewLogger(e.stderr)
+	st, err := e.openStore(ctx, o.store, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	// Whatever the hub logs hides the team's tokens too.
 	e.hideSecrets(a.settings, t.Secrets()...)
 
@@ -195,7 +209,8 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		// server's interrupts are on the HTTP door, beside its requests
 		// (door), decided by the path a session's decision takes.
 		door = &hub.Door{Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}, Log: logger}
-		c = e.coordinator(liveTeam(current.Load), door)
+		c = e.coordinator(liveTeam(current.Load), door, st, o.retention, logger)
+		defer c.Close()
 		up = &oneInbox{Upstream: lg, c: c}
 		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}

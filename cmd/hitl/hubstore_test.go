@@ -1,0 +1,306 @@
+package main
+
+// The hub's store, for real: the built binary serves the hub (hitl serve
+// --http) on SQLite in its state directory or on a PostgreSQL database of
+// the test's own, is killed with SIGKILL while hooks wait and started
+// again on the same address, and two hubs share one PostgreSQL. What the
+// hooks print (what the agent reads) is asserted byte for byte.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/internal/pgtest"
+)
+
+// storedHub is a hub process that can be killed and started again on the
+// same address, state directory and store.
+type storedHub struct {
+	*hubProc
+	addr  string
+	store string // --store; "": SQLite in the state directory
+}
+
+func startStoredHub(t *testing.T, config, store string) *storedHub {
+	t.Helper()
+	h := &storedHub{hubProc: &hubProc{t: t, dir: t.TempDir()}, addr: "127.0.0.1:0", store: store}
+	if err := os.WriteFile(filepath.Join(h.dir, "config.yaml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	t.Cleanup(func() {
+		if h.cmd != nil {
+			_ = h.cmd.Process.Signal(syscall.SIGTERM)
+			_ = h.cmd.Wait()
+		}
+	})
+	return h
+}
+
+// start runs the hub and waits until it listens.
+func (h *storedHub) start() {
+	h.t.Helper()
+	args := []string{"serve", "--http", h.addr}
+	if h.store != "" {
+		args = append(args, "--store", h.store)
+	}
+	cmd := exec.Command(builtBinary(h.t), args...)
+	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(h.dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(h.dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.cmd, h.logs = cmd, &bytes.Buffer{}
+	urls := make(chan string, 1)
+	var mu sync.Mutex
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			h.logs.WriteString(line + "\n")
+			mu.Unlock()
+			if i := strings.Index(line, "listens on http://"); i >= 0 {
+				select {
+				case urls <- strings.Fields(line[i+len("listens on "):])[0]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case h.url = <-urls:
+		h.addr = strings.TrimPrefix(h.url, "http://")
+	case <-time.After(30 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		h.t.Fatalf("hitl serve --http never said where it listens:\n%s", h.logs)
+	}
+}
+
+// kill ends the hub with SIGKILL: nothing it holds in memory is saved.
+func (h *storedHub) kill() {
+	h.t.Helper()
+	_ = h.cmd.Process.Kill()
+	_ = h.cmd.Wait()
+	h.cmd = nil
+	// The address is free again: the hub starts on it.
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", h.addr); err != nil {
+			return
+		} else {
+			_ = c.Close()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (h *storedHub) respond(token, id string, resp string) (int, map[string]any) {
+	h.t.Helper()
+	code, b := h.do(token, "POST", "/hitl/respond", map[string]any{"request_id": id, "response": json.RawMessage(resp)})
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return code, out
+}
+
+const (
+	approveOne = `{"decisions":[{"type":"approve"}]}`
+	rejectOne  = `{"decisions":[{"type":"reject","message":"not now"}]}`
+	denyJSON   = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not now"}}}` + "\n"
+)
+
+func claudeBashIn(session string) string {
+	return strings.Replace(claudeBash, `"session_id":"sess-bash"`, `"session_id":"`+session+`"`, 1)
+}
+
+// eachStore runs f on SQLite (the default: nothing to set up) and on
+// PostgreSQL.
+func eachStore(t *testing.T, f func(t *testing.T, store string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, "") })
+	t.Run("postgres", func(t *testing.T) { f(t, pgtest.Database(t)) })
+}
+
+// The hub killed outright with hooks waiting loses nothing: started again,
+// it still has every request, the hooks (which kept asking) get the
+// decisions made after, and a request decided before the kill is still
+// readable with its answer.
+func TestHubKilledWithHooksWaiting(t *testing.T) {
+	eachStore(t, func(t *testing.T, store string) {
+		h := startStoredHub(t, teamYAML, store)
+		// One decided before the kill.
+		first := h.hook("claude", claudeBashIn("sess-before"))
+		before := h.waitRequest("sess-before")
+		if code, out := h.respond(aliceToken, before, approveOne); code != 200 {
+			t.Fatalf("respond: %d %v", code, out)
+		}
+		if code := first.finish(t, 20*time.Second); code != 0 || first.stdout.String() != allowJSON {
+			t.Fatalf("hook before the kill: exit %d, stdout %q, stderr %q", code, first.stdout.String(), first.stderr.String())
+		}
+		const n = 10
+		hooks := make([]*hookProc, n)
+		ids := make([]string, n)
+		for i := range n {
+			hooks[i] = h.hook("claude", claudeBashIn(fmt.Sprintf("sess-%d", i)))
+		}
+		for i := range n {
+			ids[i] = h.waitRequest(fmt.Sprintf("sess-%d", i))
+		}
+		h.kill()
+		h.start()
+		if got := h.pendingCount(); got != n {
+			t.Fatalf("after the restart %d requests wait, want %d:\n%s", got, n, h.logs)
+		}
+		if st := h.standing(before); st["status"] != "answered" || st["responded_by"] != "alice" || !strings.Contains(fmt.Sprint(st["response"]), "approve") {
+			t.Fatalf("the request decided before the kill: %v", st)
+		}
+		for i, id := range ids {
+			resp, who := approveOne, aliceToken
+			if i%2 == 1 {
+				resp, who = rejectOne, bobToken
+			}
+			if code, out := h.respond(who, id, resp); code != 200 {
+				t.Fatalf("respond to %s after the restart: %d %v", id, code, out)
+			}
+		}
+		for i, p := range hooks {
+			want := allowJSON
+			if i%2 == 1 {
+				want = denyJSON
+			}
+			if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() != want {
+				t.Fatalf("hook %d: exit %d, stdout %q, want %q; stderr %q", i, code, p.stdout.String(), want, p.stderr.String())
+			}
+		}
+	})
+}
+
+// Last-Event-ID works across a restart: a reader that reconnects to the
+// restarted hub with the last id it saw gets what happened since.
+func TestEventsResumeAcrossARestart(t *testing.T) {
+	h := startStoredHub(t, teamYAML, "")
+	p := h.hook("claude", claudeBashIn("sess-ev"))
+	id := h.waitRequest("sess-ev")
+	last := lastEventID(t, h, "")
+	if last == "" {
+		t.Fatal("the event stream gave no id")
+	}
+	h.kill()
+	h.start()
+	if code, out := h.respond(aliceToken, id, approveOne); code != 200 {
+		t.Fatalf("respond: %d %v", code, out)
+	}
+	if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q, stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	body := readEvents(t, h, last)
+	if !strings.Contains(body, "event: hitl_answered") || !strings.Contains(body, `"request_id":"`+id+`"`) || !strings.Contains(body, `"responded_by":"alice"`) {
+		t.Fatalf("after Last-Event-ID %s the restarted hub replayed:\n%s", last, body)
+	}
+}
+
+// readEvents reads the hub's event stream from after last for a moment.
+func readEvents(t *testing.T, h *storedHub, last string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.url+"/hitl/events", nil)
+	req.Header.Set("Authorization", "Bearer "+aliceToken)
+	req.Header.Set("Last-Event-ID", last)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body) // until the 2 s are up
+	return string(out)
+}
+
+func lastEventID(t *testing.T, h *storedHub, from string) string {
+	t.Helper()
+	id := ""
+	for _, line := range strings.Split(readEvents(t, h, orDefault(from, "0")), "\n") {
+		if v, ok := strings.CutPrefix(line, "id: "); ok {
+			id = v
+		}
+	}
+	return id
+}
+
+// Two hubs on one PostgreSQL serve one team: a request published to hub A
+// is listed and decided on hub B, and the hook waiting on A gets the
+// answer, at once (LISTEN/NOTIFY, not a poll).
+func TestTwoHubsOnePostgres(t *testing.T) {
+	db := pgtest.Database(t)
+	a := startStoredHub(t, teamYAML, db)
+	b := startStoredHub(t, teamYAML, db)
+	p := a.hook("claude", claudeBashIn("sess-two"))
+	id := b.waitRequest("sess-two")
+	start := time.Now()
+	if code, out := b.respond(bobToken, id, rejectOne); code != 200 {
+		t.Fatalf("respond on hub B: %d %v", code, out)
+	}
+	if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() != denyJSON {
+		t.Fatalf("hook on hub A: exit %d, stdout %q, want %q; stderr %q", code, p.stdout.String(), denyJSON, p.stderr.String())
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("the hook on A had B's answer after %s: A was not told", el)
+	}
+	if st := a.standing(id); st["responded_by"] != "bob" {
+		t.Fatalf("hub A says %v", st)
+	}
+}
+
+// Reviewers on two hubs deciding one request at once: exactly one
+// decision is taken, the other is told it was handled elsewhere, and the
+// hook prints the one taken.
+func TestTwoHubsDecideAtOnce(t *testing.T) {
+	db := pgtest.Database(t)
+	a := startStoredHub(t, teamYAML, db)
+	b := startStoredHub(t, teamYAML, db)
+	const n = 8
+	for i := range n {
+		session := fmt.Sprintf("sess-race-%d", i)
+		p := a.hook("claude", claudeBashIn(session))
+		id := a.waitRequest(session)
+		b.waitRequest(session)
+		type result struct {
+			code int
+			out  map[string]any
+		}
+		var ra, rb result
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); ra.code, ra.out = a.respond(aliceToken, id, approveOne) }()
+		go func() { defer wg.Done(); rb.code, rb.out = b.respond(bobToken, id, rejectOne) }()
+		wg.Wait()
+		var want string
+		switch {
+		case ra.code == 200 && rb.code == 409:
+			want = allowJSON
+		case rb.code == 200 && ra.code == 409:
+			want = denyJSON
+		default:
+			t.Fatalf("round %d: hub A answered %d %v, hub B %d %v: want one 200 and one 409", i, ra.code, ra.out, rb.code, rb.out)
+		}
+		if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() != want {
+			t.Fatalf("round %d: hook: exit %d, stdout %q, want %q (A %d, B %d)", i, code, p.stdout.String(), want, ra.code, rb.code)
+		}
+	}
+}
