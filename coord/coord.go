@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -53,9 +54,10 @@ type Options struct {
 	Team Team
 	// MaxWait caps a long poll (default 30 s).
 	MaxWait time.Duration
-	// Log, when set, gets one line per request put up, answered or
-	// withdrawn (server text in it is not made inert: the caller does).
-	Log func(string)
+	// Log, when set, gets one record per request put up, answered or
+	// withdrawn, and per refused token (server text in it is not made
+	// inert: the caller's handler does).
+	Log *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
 	// Inbox, when set, is more of the hub's inbox served beside the
@@ -237,9 +239,9 @@ func (s *Server) pruning() {
 	defer tick.Stop()
 	for {
 		if n, err := s.st.Prune(s.ctx, s.opts.Now().Add(-s.opts.Retention)); err != nil && s.ctx.Err() == nil {
-			s.log("pruning the store failed: %v", err)
+			s.log("pruning the store failed", "error", err)
 		} else if n > 0 {
-			s.log("pruned %d finished request(s) older than %s", n, s.opts.Retention)
+			s.log("pruned finished requests", "count", n, "older_than", s.opts.Retention)
 		}
 		select {
 		case <-s.ctx.Done():
@@ -249,9 +251,9 @@ func (s *Server) pruning() {
 	}
 }
 
-func (s *Server) log(format string, a ...any) {
+func (s *Server) log(msg string, args ...any) {
 	if s.opts.Log != nil {
-		s.opts.Log(fmt.Sprintf(format, a...))
+		s.opts.Log.Info(msg, args...)
 	}
 }
 
@@ -297,6 +299,7 @@ func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
 			p, ok = s.opts.Team.ByToken(strings.TrimSpace(token))
 		}
 		if !ok {
+			s.refused(r, 401, "", "no token of the team")
 			rw.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 			writeError(rw, 401, "a bearer token of the team is needed (Authorization: Bearer …; hitl reads it from HITL_BEARER_TOKEN)")
 			return
@@ -304,16 +307,26 @@ func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
 		switch {
 		case w == reviewers && p.Kind != team.KindReviewer,
 			w == approvers && p.Kind != team.KindReviewer:
+			s.refused(r, 403, p.Name, "a publisher's token")
 			writeError(rw, 403, "this token is a publisher's: it can put requests up and withdraw them, not read or decide them")
 			return
 		case w == approvers && !p.Role.CanDecide():
+			s.refused(r, 403, p.Name, "not an approver")
 			writeError(rw, 403, fmt.Sprintf("reviewer %s is a %s: only an approver decides", p.Name, orWord(string(p.Role), "reviewer without a role")))
 			return
 		case w == publishers && p.Kind != team.KindPublisher:
+			s.refused(r, 403, p.Name, "a reviewer's token")
 			writeError(rw, 403, "this token is a reviewer's: only a publisher's token puts requests up or withdraws them")
 			return
 		}
 		h(rw, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	}
+}
+
+// refused logs a call the door turned away, with where it came from.
+func (s *Server) refused(r *http.Request, code int, who, why string) {
+	if s.opts.Log != nil {
+		s.opts.Log.Warn("door refused a call", "status", code, "addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "principal", who, "why", why)
 	}
 }
 
@@ -365,7 +378,7 @@ func (s *Server) Announce(typ string, v any) {
 		return
 	}
 	if err := s.st.Append(s.ctx, store.Event{Type: typ, Hub: s.opts.Hub, Data: b, At: s.opts.Now().UTC()}); err != nil && s.ctx.Err() == nil {
-		s.log("the event log: %v", err)
+		s.log("the event log did not take an event", "error", err)
 	}
 }
 
@@ -399,7 +412,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 503, "the hub cannot keep the request in its store, so it is not up: "+err.Error())
 		return
 	}
-	s.log("%s: put up by %s (%s %s)", rq.ID, p.Name, rq.Agent, strings.Join(shapeOf(body.Data).tools, ", "))
+	s.log("request put up", "request", rq.ID, "publisher", p.Name, "agent", rq.Agent, "tools", strings.Join(shapeOf(body.Data).tools, ","))
 	writeJSON(w, 201, s.standingOf(requestOf(rq)))
 }
 
@@ -482,7 +495,7 @@ func (s *Server) expire(r store.Request) {
 	ok, err := s.finish(s.ctx, requestOf(r), store.Finish{Status: store.Withdrawn, Reason: reason},
 		map[string]any{"request_id": r.ID, "status": Withdrawn, "reason": reason})
 	if err == nil && ok {
-		s.log("%s: withdrawn (%s)", r.ID, reason)
+		s.log("request withdrawn", "request", r.ID, "reason", reason)
 	}
 }
 
@@ -525,7 +538,7 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 		if !done {
 			continue // it changed meanwhile: where does it stand now?
 		}
-		s.log("%s: withdrawn (%s)", id, reason)
+		s.log("request withdrawn", "request", id, "reason", reason, "publisher", p.Name)
 		req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
 		writeJSON(w, 200, s.standingOf(req))
 		return
@@ -632,7 +645,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 				if !done {
 					continue
 				}
-				s.log("%s: approved by %s (%s)", req.ID, p.Name, t.Recorded(sh.tools))
+				s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(t.Next.Approvers), need), "approvers", strings.Join(t.Next.Approvers, ","))
 				held(store.OutcomeApproved)
 				return
 			}
@@ -648,7 +661,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		if !done {
 			continue
 		}
-		s.log("%s: answered by %s", req.ID, by)
+		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
 		entry.Approvers = approvers
 		answer(200, map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}, store.OutcomeSent)
 		return
@@ -691,7 +704,7 @@ func (s *Server) audit(ctx context.Context, e store.Entry) {
 		e.At = s.opts.Now().UTC()
 	}
 	if _, err := s.st.Audit(context.WithoutCancel(ctx), e); err != nil {
-		s.log("%s: the audit log did not take %s's decision: %v", e.RequestID, e.Reviewer, err)
+		s.log("the audit log did not take a decision", "request", e.RequestID, "reviewer", e.Reviewer, "error", err)
 	}
 }
 
@@ -759,7 +772,7 @@ type Request struct {
 func (s *Server) Pending() []Request {
 	reqs, err := s.st.Pending(s.ctx)
 	if err != nil {
-		s.log("the store: %v", err)
+		s.log("the store cannot be read", "error", err)
 		return nil
 	}
 	out := make([]Request, 0, len(reqs))
@@ -836,7 +849,7 @@ func (s *Server) Resolve(id string, approvers []string, response json.RawMessage
 		}
 		return ErrHandled
 	}
-	s.log("%s: answered by %s", id, by)
+	s.log("request answered", "request", id, "approvers", strings.Join(approvers, ","), "decision_id", decisionID)
 	return nil
 }
 

@@ -32,7 +32,8 @@ import (
 type storedHub struct {
 	*hubProc
 	addr  string
-	store string // --store; "": SQLite in the state directory
+	store string        // --store; "": SQLite in the state directory
+	read  chan struct{} // closed when its stderr is read to the end
 }
 
 func startStoredHub(t *testing.T, config, store string) *storedHub {
@@ -45,6 +46,7 @@ func startStoredHub(t *testing.T, config, store string) *storedHub {
 	t.Cleanup(func() {
 		if h.cmd != nil {
 			_ = h.cmd.Process.Signal(syscall.SIGTERM)
+			<-h.read
 			_ = h.cmd.Wait()
 		}
 	})
@@ -67,10 +69,11 @@ func (h *storedHub) start() {
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
-	h.cmd, h.logs = cmd, &bytes.Buffer{}
+	h.cmd, h.logs, h.read = cmd, &bytes.Buffer{}, make(chan struct{})
 	urls := make(chan string, 1)
 	var mu sync.Mutex
 	go func() {
+		defer close(h.read)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
@@ -99,6 +102,7 @@ func (h *storedHub) start() {
 func (h *storedHub) kill() {
 	h.t.Helper()
 	_ = h.cmd.Process.Kill()
+	<-h.read
 	_ = h.cmd.Wait()
 	h.cmd = nil
 	// The address is free again: the hub starts on it.
@@ -302,5 +306,70 @@ func TestTwoHubsDecideAtOnce(t *testing.T) {
 		if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() != want {
 			t.Fatalf("round %d: hook: exit %d, stdout %q, want %q (A %d, B %d)", i, code, p.stdout.String(), want, ra.code, rb.code)
 		}
+	}
+}
+
+// Every decision through the door is in the team's audit log, read back
+// with hitl history --team: who, role, the exact value, approvers, the
+// source, the outcome; the confirmation names the first approval. A
+// refused token is logged with its address.
+func TestTeamAuditLogThroughTheDoor(t *testing.T) {
+	config := teamYAML + "  rules:\n    - {tools: [Bash], approvals: 2}\n"
+	h := startStoredHub(t, config, "")
+	p := h.hook("claude", claudeBashIn("sess-audit"))
+	id := h.waitRequest("sess-audit")
+	if code, out, errs := h.cli(aliceToken, "approve", id); !strings.Contains(out+errs, "1 of 2 approvals (alice)") {
+		t.Fatalf("alice's approval: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out := h.respond(bobToken, id, approveOne); code != 200 || out["responded_by"] != "alice + bob" {
+		t.Fatalf("bob's confirmation: %d %v", code, out)
+	}
+	if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if code, _ := h.respond(viewerToken, id, approveOne); code != 403 {
+		t.Fatalf("a viewer's decision: %d", code)
+	}
+
+	code, out, errs := h.cli(viewerToken, "history", "--team", "--json")
+	if code != 0 {
+		t.Fatalf("history --team --json: exit %d\n%s%s", code, out, errs)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON lines: %v\n%s", err, out)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("want 2 entries (an approval, its confirmation), got:\n%s", out)
+	}
+	confirm, first := lines[0], lines[1]
+	for _, c := range []struct {
+		m          map[string]any
+		key, value string
+	}{
+		{first, "reviewer", "alice"}, {first, "role", "approver"}, {first, "outcome", "approval recorded"}, {first, "source", "hook"},
+		{first, "door", "http"}, {first, "request_id", id}, {first, "decision", "approve"}, {first, "tools", "[Bash]"},
+		{confirm, "reviewer", "bob"}, {confirm, "outcome", "sent"}, {confirm, "approvers", "[alice bob]"}, {confirm, "value", "map[decisions:[map[type:approve]]]"},
+		{confirm, "first_approval", fmt.Sprint(first["id"])},
+	} {
+		if got := fmt.Sprint(c.m[c.key]); got != c.value {
+			t.Fatalf("%s = %q, want %q in %v", c.key, got, c.value, c.m)
+		}
+	}
+	_, out, _ = h.cli(aliceToken, "history", "--team", "--by", "bob")
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "bob (approver)") || !strings.Contains(out, "approvers alice + bob") ||
+		!strings.Contains(out, fmt.Sprintf("(completes the approval #%v)", first["id"])) || !strings.Contains(out, "(hook, http)  sent") {
+		t.Fatalf("history --team --by bob:\n%s", out)
+	}
+	if code, _, errs := h.cli(aliceToken, "history", "--by", "bob"); code != 2 || !strings.Contains(errs, "add --team") {
+		t.Fatalf("a filter without --team: exit %d %s", code, errs)
+	}
+	h.kill() // its log, read to the end
+	if !strings.Contains(h.logs.String(), `msg="door refused a call" status=403 addr=127.0.0.1:`) {
+		t.Fatalf("the refused viewer is not logged with its address:\n%s", h.logs)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/hub"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 	"github.com/hitl-sh/hitl/tui"
 )
@@ -217,6 +218,18 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	shared := hub.NewShared(up)
 	shared.Team = current.Load
 	shared.Log = logger
+	// Every decision, whatever the door and the source, in the team's
+	// audit log (the store).
+	shared.Audit = func(ctx context.Context, en store.Entry) {
+		if c != nil {
+			c.Audit(ctx, en) // names the source: a hook's, a publisher's or the server's
+			return
+		}
+		en.Source = "langgraph"
+		if _, err := st.Audit(ctx, en); err != nil {
+			logger.Error("the audit log did not take a decision", "reviewer", en.Reviewer, "request", en.RequestID, "error", err)
+		}
+	}
 	stateDir := filepath.Join(config.StateDir(e.getenv), "hub")
 	if o.hostKey == "" {
 		o.hostKey = filepath.Join(stateDir, "host_ed25519")

@@ -29,7 +29,7 @@ func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().Rule
 // its state in st. inbox, when not nil, is the rest of the hub's inbox
 // (hub.Door).
 func (e *env) coordinator(t coord.Team, inbox coord.Inbox, st *store.Store, retention time.Duration, logger *slog.Logger) *coord.Server {
-	return coord.New(coord.Options{Team: t, Inbox: inbox, Store: st, Retention: retention, Log: func(line string) { logger.Info(line) }})
+	return coord.New(coord.Options{Team: t, Inbox: inbox, Store: st, Retention: retention, Log: logger})
 }
 
 // storeSpec is the hub's store as the command gives it: --store, else the
@@ -100,17 +100,17 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string, o 
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
-			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded:", err)
+			logger.Error("team not reloaded", "error", err)
 			return
 		}
 		nt := teamOf(f, e.getenv)
 		if problems := nt.Check(); len(problems) > 0 {
-			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded: the config has problems; the team in force stays:", errors.Join(problems...))
+			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
 			return
 		}
 		current.Store(nt)
 		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
-		fmt.Fprintln(e.stderr, "hitl serve: team reloaded")
+		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
