@@ -452,7 +452,7 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
-		changed := s.st.Changed()
+		changed := s.st.RequestChanged(id)
 		rq, ok, err := s.st.Standing(r.Context(), id)
 		if err != nil {
 			writeError(w, 503, "the hub cannot read its store: "+err.Error())

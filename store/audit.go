@@ -56,7 +56,7 @@ func (s *Store) Audit(ctx context.Context, e Entry) (int64, error) {
 		e.At = time.Now().UTC()
 	}
 	var id int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.quietly(ctx, func(tx *sql.Tx) error {
 		if e.First == 0 && e.Outcome == OutcomeSent && len(e.Approvers) > 1 {
 			var first sql.NullInt64
 			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),

@@ -37,7 +37,7 @@ func (s *Store) event(ctx context.Context, tx *sql.Tx, ev Event) error {
 
 // Append adds an event of hub's own to the log.
 func (s *Store) Append(ctx context.Context, ev Event) error {
-	return s.write(ctx, func(tx *sql.Tx) error { return s.event(ctx, tx, ev) })
+	return s.write(ctx, nil, func(tx *sql.Tx) error { return s.event(ctx, tx, ev) })
 }
 
 // Events lists up to limit events after id after, that hub's stream

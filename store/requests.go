@@ -45,7 +45,7 @@ func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 
 // Publish stores a new pending request, and its hitl_asked event.
 func (s *Store) Publish(ctx context.Context, r Request) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, []string{r.ID}, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, publisher, agent, session_id, created_at, data, status, expires_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, text(r.Publisher), text(r.Agent), text(r.SessionID), nanos(r.CreatedAt), r.Data, Pending, nanos(r.ExpiresAt))
 		if err != nil {
@@ -116,7 +116,7 @@ type Finish struct {
 // request's data is forgotten: its standing and answer stay readable, its
 // body (up to coord.MaxBody) is not kept on disk or in memory.
 func (s *Store) Finish(ctx context.Context, id string, version int64, f Finish) (ok bool, err error) {
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, []string{id}, func(tx *sql.Tx) error {
 		q := `UPDATE requests SET status = ?, response = ?, responded_by = ?, decision_id = ?, reason = ?, answered_at = ?,
 			approval = NULL, data = NULL, version = version + 1 WHERE id = ? AND status = ?`
 		args := []any{f.Status, f.Response, text(f.RespondedBy), text(f.DecisionID), text(f.Reason), nanos(f.At), id, Pending}
@@ -145,7 +145,7 @@ var errNotPending = errors.New("not pending")
 // SetApproval records a pending request's approvals (nil: none) if it is
 // unchanged since read at version; ok false when it changed (read again).
 func (s *Store) SetApproval(ctx context.Context, id string, version int64, approval []byte, at time.Time) (ok bool, err error) {
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, []string{id}, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q("UPDATE requests SET approval = ?, version = version + 1 WHERE id = ? AND status = ? AND version = ?"),
 			approval, id, Pending, version)
 		if err != nil {
@@ -197,7 +197,7 @@ func (s *Store) Expired(ctx context.Context, now time.Time) ([]Request, error) {
 // it. The audit log is kept.
 func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, []string{everything}, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q("DELETE FROM requests WHERE status <> ? AND answered_at < ?"), Pending, nanos(before))
 		if err != nil {
 			return err

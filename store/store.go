@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
@@ -49,7 +50,8 @@ type Store struct {
 	dsn   string
 
 	mu      sync.Mutex
-	changed chan struct{} // closed at the next change, then replaced
+	changed chan struct{}            // closed at the next change, then replaced
+	waiting map[string]chan struct{} // by request id: closed at its next change
 
 	stop   context.CancelFunc
 	listen sync.WaitGroup
@@ -65,7 +67,7 @@ const DefaultFile = "hub.db"
 // is SQLite in dir (DefaultFile), "sqlite:PATH" (or a path ending in .db)
 // a SQLite file, "postgres://…" or "postgresql://…" a PostgreSQL database.
 func Open(ctx context.Context, spec, dir string) (*Store, error) {
-	s := &Store{changed: make(chan struct{})}
+	s := &Store{changed: make(chan struct{}), waiting: map[string]chan struct{}{}}
 	switch {
 	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
 		s.kind, s.dsn, s.where = Postgres, spec, Shown(spec)
@@ -181,11 +183,43 @@ func (s *Store) Changed() <-chan struct{} {
 	return s.changed
 }
 
-func (s *Store) signal() {
+// RequestChanged is closed at the next change of request id (or when this
+// hub may have missed changes): cheaper to wait on than Changed, which
+// every change closes. Take it before reading.
+func (s *Store) RequestChanged(id string) <-chan struct{} {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, ok := s.waiting[id]
+	if !ok {
+		ch = make(chan struct{})
+		s.waiting[id] = ch
+	}
+	return ch
+}
+
+// everything, among the ids of a change, is a change of any request.
+const everything = "*"
+
+// signal tells this hub's readers of a change (Changed), and the waiters
+// of requests ids (RequestChanged); everything among them: every waiter.
+func (s *Store) signal(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	close(s.changed)
 	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	if slices.Contains(ids, everything) {
+		for id, ch := range s.waiting {
+			close(ch)
+			delete(s.waiting, id)
+		}
+		return
+	}
+	for _, id := range ids {
+		if ch, ok := s.waiting[id]; ok {
+			close(ch)
+			delete(s.waiting, id)
+		}
+	}
 }
 
 // notifyChannel is the PostgreSQL channel hubs tell each other on.
@@ -214,12 +248,17 @@ func (s *Store) listenLoop(ctx context.Context, ready chan<- error) {
 		}
 		if err == nil {
 			// What changed while this hub was not listening: read again.
-			s.signal()
+			s.signal(everything)
 			for {
-				if _, err = conn.WaitForNotification(ctx); err != nil {
+				var n *pgconn.Notification
+				if n, err = conn.WaitForNotification(ctx); err != nil {
 					break
 				}
-				s.signal()
+				if n.Payload == "" {
+					s.signal()
+				} else {
+					s.signal(strings.Split(n.Payload, ",")...)
+				}
 			}
 		}
 		if conn != nil {
@@ -336,9 +375,20 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
-// write runs f in a transaction and tells every hub of the change when it
-// commits.
-func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) error) error {
+// write runs f in a transaction and, when it commits, tells every hub of
+// the change: of requests ids (everything: of any request; none: of no
+// request's standing, the event log's, say).
+func (s *Store) write(ctx context.Context, ids []string, f func(tx *sql.Tx) error) error {
+	return s.commit(ctx, ids, true, f)
+}
+
+// quietly runs f in a transaction and tells no one: what it writes
+// changes nothing a reader waits on (the audit log).
+func (s *Store) quietly(ctx context.Context, f func(tx *sql.Tx) error) error {
+	return s.commit(ctx, nil, false, f)
+}
+
+func (s *Store) commit(ctx context.Context, ids []string, tell bool, f func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.unreachable(err)
@@ -347,15 +397,27 @@ func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) error) error {
 	if err := f(tx); err != nil {
 		return err
 	}
-	if s.kind == Postgres {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_notify($1, '')", notifyChannel); err != nil {
+	if !tell {
+		if err := tx.Commit(); err != nil {
 			return err
 		}
+		return nil
+	}
+	payload := strings.Join(ids, ",")
+	if len(payload) > 7000 {
+		payload, ids = everything, []string{everything} // NOTIFY's limit is 8000 bytes
+	}
+	if s.kind == Postgres {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, payload); err != nil {
+			return err
+		}
+		// This hub hears it too, by LISTEN, as every hub does: told twice
+		// is harmless (a waiter reads again).
 	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	s.signal()
+	s.signal(ids...)
 	return nil
 }
 

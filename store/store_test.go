@@ -194,3 +194,36 @@ func TestAuditLinksTheFirstApproval(t *testing.T) {
 		}
 	})
 }
+
+// A waiter on one request is told of its change, not of another's; on
+// PostgreSQL, of another hub's change too.
+func TestRequestChangedIsPerRequest(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		a := open(t, spec)
+		b := a
+		if !strings.HasPrefix(spec, "sqlite:") {
+			b = open(t, spec)
+		}
+		for _, id := range []string{"r1", "r2"} {
+			if err := a.Publish(ctx, Request{ID: id, Publisher: "ci", CreatedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // b hears of the publishing first
+		w1, w2 := b.RequestChanged("r1"), b.RequestChanged("r2")
+		if ok, err := a.Finish(ctx, "r2", 0, Finish{Status: Withdrawn, At: time.Now()}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		select {
+		case <-w2:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the waiter on r2 was not told")
+		}
+		select {
+		case <-w1:
+			t.Fatal("the waiter on r1 was told of r2's change")
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
+}
