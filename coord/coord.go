@@ -399,7 +399,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rq := store.Request{ID: ReqPrefix + newID(), Agent: body.Agent, SessionID: body.SessionID, CreatedAt: s.opts.Now().UTC(),
-		Data: body.Data, Publisher: p.Name, Status: store.Pending, Version: 1}
+		Data: body.Data, Publisher: p.Name, Source: sourceOf(body.Data), Status: store.Pending, Version: 1}
 	if rq.Agent == "" {
 		rq.Agent = p.Name
 	}
@@ -589,7 +589,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		req := requestOf(rq)
 		sh := shapeOf(req.Data)
-		entry.Source, entry.Tools, entry.ThreadID = sourceOf(req.Data), sh.tools, req.SessionID
+		entry.Source, entry.Tools, entry.ThreadID = rq.Source, sh.tools, req.SessionID
 		switch req.status {
 		case Withdrawn:
 			answer(409, map[string]any{"error": "Conflict", "message": "already handled elsewhere: withdrawn (" + req.reason + ")",
@@ -719,8 +719,8 @@ func (s *Server) Audit(ctx context.Context, e store.Entry) {
 	if e.Source == "" {
 		e.Source = "langgraph"
 		if strings.HasPrefix(e.RequestID, ReqPrefix) {
-			if rq, ok, err := s.st.Get(ctx, e.RequestID); err == nil && ok {
-				e.Source = sourceOf(rq.Data)
+			if rq, ok, err := s.st.Standing(ctx, e.RequestID); err == nil && ok {
+				e.Source = rq.Source
 			}
 		}
 	}

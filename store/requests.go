@@ -11,6 +11,9 @@ import (
 // Request is a publisher's request and where it stands.
 type Request struct {
 	ID, Publisher, Agent, SessionID string
+	// Source is whose request it is: "hook" (a coding agent's), else
+	// "publisher"; it outlives the data it was read from.
+	Source string
 	CreatedAt                       time.Time
 	Data                            []byte // nil once pruned
 	Status                          string // Pending, Answered, Withdrawn
@@ -32,12 +35,12 @@ const (
 	Withdrawn = "withdrawn"
 )
 
-const requestColumns = "id, publisher, agent, session_id, created_at, data, status, response, responded_by, decision_id, answered_at, reason, approval, expires_at, version"
+const requestColumns = "id, publisher, source, agent, session_id, created_at, data, status, response, responded_by, decision_id, answered_at, reason, approval, expires_at, version"
 
 func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 	var r Request
 	var created, answered, expires int64
-	err := row.Scan(&r.ID, &r.Publisher, &r.Agent, &r.SessionID, &created, &r.Data, &r.Status, &r.Response, &r.RespondedBy,
+	err := row.Scan(&r.ID, &r.Publisher, &r.Source, &r.Agent, &r.SessionID, &created, &r.Data, &r.Status, &r.Response, &r.RespondedBy,
 		&r.DecisionID, &answered, &r.Reason, &r.Approval, &expires, &r.Version)
 	r.CreatedAt, r.AnsweredAt, r.ExpiresAt = timeOf(created), timeOf(answered), timeOf(expires)
 	return r, err
@@ -46,8 +49,8 @@ func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 // Publish stores a new pending request, and its hitl_asked event.
 func (s *Store) Publish(ctx context.Context, r Request) error {
 	return s.write(ctx, []string{r.ID}, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, publisher, agent, session_id, created_at, data, status, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, text(r.Publisher), text(r.Agent), text(r.SessionID), nanos(r.CreatedAt), r.Data, Pending, nanos(r.ExpiresAt))
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, publisher, source, agent, session_id, created_at, data, status, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, text(r.Publisher), text(r.Source), text(r.Agent), text(r.SessionID), nanos(r.CreatedAt), r.Data, Pending, nanos(r.ExpiresAt))
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,11 @@ permission requests up with a publisher's token. With a LangGraph server named
 server's interrupts too, decided under the same roles and rules; with none
 named it serves the hooks' requests only. See docs/hooks.md.
 
+The hub keeps its state (agents' requests, their approvals and answers, the
+event log, the team's audit log) in SQLite in the state directory, or in
+PostgreSQL with --store postgres://USER@HOST/DB (or hub.store in the config):
+hubs on one database serve one team. Nothing is lost on a restart.
+
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
 interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 		Example: `  hitl serve --check

@@ -3,6 +3,7 @@
 CREATE TABLE requests (
   id           TEXT PRIMARY KEY,
   publisher    TEXT NOT NULL,
+  source       TEXT NOT NULL DEFAULT '',  -- hook | publisher: whose request
   agent        TEXT NOT NULL,
   session_id   TEXT NOT NULL,
   created_at   INTEGER NOT NULL,  -- unix nanoseconds, UTC
