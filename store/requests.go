@@ -13,16 +13,16 @@ type Request struct {
 	ID, Publisher, Agent, SessionID string
 	// Source is whose request it is: "hook" (a coding agent's), else
 	// "publisher"; it outlives the data it was read from.
-	Source string
-	CreatedAt                       time.Time
-	Data                            []byte // nil once pruned
-	Status                          string // Pending, Answered, Withdrawn
-	Response                        []byte
-	RespondedBy, DecisionID         string
-	AnsweredAt                      time.Time
-	Reason                          string
-	Approval                        []byte // the pending approval (JSON), nil for none
-	ExpiresAt                       time.Time
+	Source                  string
+	CreatedAt               time.Time
+	Data                    []byte // nil once pruned
+	Status                  string // Pending, Answered, Withdrawn
+	Response                []byte
+	RespondedBy, DecisionID string
+	AnsweredAt              time.Time
+	Reason                  string
+	Approval                []byte // the pending approval (JSON), nil for none
+	ExpiresAt               time.Time
 	// Version grows with every change of the row: a change made on what
 	// was read takes effect only if nothing changed it since.
 	Version int64
