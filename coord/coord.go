@@ -95,13 +95,14 @@ type Inbox interface {
 
 // Server is the coordinator. Its zero value is not usable: see New.
 type Server struct {
-	opts   Options
-	st     *store.Store
-	closed chan struct{}
-	once   sync.Once
-	ctx    context.Context // the background work's: expiry, pruning
-	stop   context.CancelFunc
-	bg     sync.WaitGroup
+	opts     Options
+	st       *store.Store
+	ownStore bool // opened by New: closed by Close
+	closed   chan struct{}
+	once     sync.Once
+	ctx      context.Context // the background work's: expiry, pruning
+	stop     context.CancelFunc
+	bg       sync.WaitGroup
 }
 
 // MaxBody is the largest request body taken (a Write of a large file).
@@ -167,17 +168,18 @@ func New(opts Options) *Server {
 	if opts.Retention <= 0 {
 		opts.Retention = DefaultRetention
 	}
-	st := opts.Store
+	st, own := opts.Store, false
 	if st == nil {
 		var err error
 		if st, err = store.Open(context.Background(), store.Memory, ""); err != nil {
 			panic("coord: a store in memory: " + err.Error()) // SQLite in memory does not fail
 		}
+		own = true
 	}
 	if opts.Hub == "" {
 		opts.Hub = "hub-" + newID()[:8]
 	}
-	s := &Server{opts: opts, st: st, closed: make(chan struct{})}
+	s := &Server{opts: opts, st: st, ownStore: own, closed: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.bg.Add(2)
 	go s.expiring()
@@ -186,12 +188,15 @@ func New(opts Options) *Server {
 }
 
 // Close ends every event stream and the coordinator's background work
-// (the store stays open: its opener closes it).
+// (a store given in Options stays open: its opener closes it).
 func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closed)
 		s.stop()
 		s.bg.Wait()
+		if s.ownStore {
+			_ = s.st.Close()
+		}
 	})
 }
 
@@ -238,7 +243,8 @@ func (s *Server) pruning() {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		if n, err := s.st.Prune(s.ctx, s.opts.Now().Add(-s.opts.Retention)); err != nil && s.ctx.Err() == nil {
+		now := s.opts.Now()
+		if n, err := s.st.Prune(s.ctx, now.Add(-s.opts.Retention), now.Add(-min(time.Hour, s.opts.Retention))); err != nil && s.ctx.Err() == nil {
 			s.log("pruning the store failed", "error", err)
 		} else if n > 0 {
 			s.log("pruned finished requests", "count", n, "older_than", s.opts.Retention)

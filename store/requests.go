@@ -197,15 +197,20 @@ func (s *Store) Expired(ctx context.Context, now time.Time) ([]Request, error) {
 }
 
 // Prune forgets the requests finished before, and the events older than
-// it. The audit log is kept.
-func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
+// it; a hub's own events (what it saw of its LangGraph server: a reader
+// lists that again when it reconnects) older than hubBefore. The audit
+// log is kept.
+func (s *Store) Prune(ctx context.Context, before, hubBefore time.Time) (int64, error) {
 	var n int64
-	err := s.write(ctx, []string{everything}, func(tx *sql.Tx) error {
+	err := s.quietly(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q("DELETE FROM requests WHERE status <> ? AND answered_at < ?"), Pending, nanos(before))
 		if err != nil {
 			return err
 		}
 		n, _ = res.RowsAffected()
+		if _, err = tx.ExecContext(ctx, s.q("DELETE FROM events WHERE hub <> '' AND at < ?"), nanos(hubBefore)); err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, s.q("DELETE FROM events WHERE at < ?"), nanos(before))
 		return err
 	})

@@ -227,3 +227,37 @@ func TestRequestChangedIsPerRequest(t *testing.T) {
 		}
 	})
 }
+
+// Retention: a finished request is readable until pruned; a pending one
+// is never pruned; a hub's own events go sooner than the shared log.
+func TestPruneKeepsWhatWaits(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		s := open(t, spec)
+		t0 := time.Now().UTC()
+		_ = s.Publish(ctx, Request{ID: "done", Publisher: "ci", CreatedAt: t0})
+		_ = s.Publish(ctx, Request{ID: "waits", Publisher: "ci", CreatedAt: t0})
+		if ok, err := s.Finish(ctx, "done", 0, Finish{Status: Answered, RespondedBy: "alice", At: t0}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		_ = s.Append(ctx, Event{Type: "hitl_asked", Hub: "h1", Data: []byte(`{}`), At: t0})
+		if n, err := s.Prune(ctx, t0.Add(-time.Second), t0.Add(time.Second)); n != 0 || err != nil {
+			t.Fatalf("within retention: pruned %d, %v", n, err)
+		}
+		if _, ok, _ := s.Get(ctx, "done"); !ok {
+			t.Fatal("a finished request went within its retention")
+		}
+		if evs, _ := s.Events(ctx, 0, "h1", 10); len(evs) != 3 {
+			t.Fatalf("events: %+v (a hub's own event should be gone, the log's stay)", evs)
+		}
+		if n, err := s.Prune(ctx, t0.Add(time.Second), t0.Add(time.Second)); n != 1 || err != nil {
+			t.Fatalf("past retention: pruned %d, %v", n, err)
+		}
+		if _, ok, _ := s.Get(ctx, "done"); ok {
+			t.Fatal("a finished request outlived its retention")
+		}
+		if _, ok, _ := s.Get(ctx, "waits"); !ok {
+			t.Fatal("a pending request was pruned")
+		}
+	})
+}
