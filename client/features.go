@@ -1,5 +1,7 @@
 package client
 
+import "reflect"
+
 // Features are what a backend offers beyond Backend, stated in one value:
 // each field is the backend itself (or a wrapper's own method set) where it
 // offers that feature, nil where it does not. A front end asks this value
@@ -49,30 +51,15 @@ func (f Features) Ends() bool { return f.Ender != nil && f.Ender.EndsThreads() }
 // thread in one resume.
 func (f Features) Batches() bool { return f.Batcher != nil && f.Batcher.Batches() }
 
-// Names lists the features offered, by their field's name, in a fixed
-// order: what a conformance test compares between a backend and a wrapper
-// of it.
+// Names lists the features offered, by their field's name, in the order
+// of the fields: what a conformance test compares between a backend and a
+// wrapper of it (client/backendtest.SameFeatures).
 func (f Features) Names() []string {
 	var out []string
-	for _, x := range []struct {
-		name string
-		set  bool
-	}{
-		{"Batcher", f.Batcher != nil},
-		{"Claimer", f.Claimer != nil},
-		{"Conversational", f.Conversational != nil},
-		{"Ender", f.Ender != nil},
-		{"FailureLister", f.FailureLister != nil},
-		{"Notifier", f.Notifier != nil},
-		{"Progressive", f.Progressive != nil},
-		{"RunController", f.RunController != nil},
-		{"Settled", f.Settled != nil},
-		{"Activity", f.Activity != nil},
-		{"ApprovalKeeper", f.ApprovalKeeper != nil},
-		{"Redactor", f.Redactor != nil},
-	} {
-		if x.set {
-			out = append(out, x.name)
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		if !v.Field(i).IsNil() {
+			out = append(out, v.Type().Field(i).Name)
 		}
 	}
 	return out
