@@ -584,9 +584,13 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	// reviewer, another hub) makes the write fail, and the request is read
 	// again; of two decisions at once, one is taken.
 	for attempt := 0; ; attempt++ {
+		if attempt > 20 {
+			writeError(w, 503, "the request kept changing while it was decided (other decisions at once): nothing was decided; send it again")
+			return
+		}
 		rq, ok, err := s.st.Get(ctx, body.RequestID)
-		if err != nil || attempt > 20 {
-			writeError(w, 503, fmt.Sprintf("the hub cannot read its store, so nothing was decided: %v", err))
+		if err != nil {
+			writeError(w, 503, "the hub cannot read its store, so nothing was decided: "+err.Error())
 			return
 		}
 		if !ok {

@@ -302,7 +302,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store %s: cannot read its schema version: %v", s.where, err)
 	}
 	if version > known {
-		return fmt.Errorf("store %s has schema version %d, newer than this hitl knows (%d): a newer hitl wrote it. Run that hitl (or a newer one), or give this one another store (--store, or store: in the config)", s.where, version, known)
+		return fmt.Errorf("store %s has schema version %d, newer than this hitl knows (%d): a newer hitl wrote it. Run that hitl (or a newer one), or give this one another store (hitl serve --store, or hub.store in the config)", s.where, version, known)
 	}
 	for v := version + 1; v <= known; v++ {
 		if _, err := tx.ExecContext(ctx, steps[v-1]); err != nil {

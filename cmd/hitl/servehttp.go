@@ -118,7 +118,7 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string, o 
 	if err != nil {
 		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
 	}
-	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
+	logger.Info(fmt.Sprintf("the coordinator listens on http://%s (hitl --backend events --url http://%s)", ln.Addr(), ln.Addr()), "door", "http", "addr", ln.Addr().String())
 	c := e.coordinator(liveTeam(current.Load), nil, st, o.retention, logger)
 	defer c.Close()
 	return serveCoord(ctx, ln, c)
