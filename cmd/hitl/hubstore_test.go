@@ -373,3 +373,65 @@ func TestTeamAuditLogThroughTheDoor(t *testing.T) {
 		t.Fatalf("the refused viewer is not logged with its address:\n%s", h.logs)
 	}
 }
+
+// Where the store is: --store, else the variable hub.store_env names,
+// else hub.store, else SQLite in the state directory; a store_env that is
+// not set is refused, saying what to do.
+func TestServeStoreSettings(t *testing.T) {
+	dir := t.TempDir()
+	serve := func(cfg string, env []string, args ...string) (int, string) {
+		t.Helper()
+		path := filepath.Join(dir, "config.yaml")
+		if err := os.WriteFile(path, []byte(teamYAML+cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(builtBinary(t), append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+		cmd.Env = hermeticEnv(append(env, "HITL_CONFIG="+path, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)...)
+		var out syncBuffer
+		cmd.Stderr = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan int, 1)
+		go func() { _ = cmd.Wait(); done <- cmd.ProcessState.ExitCode() }()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			select {
+			case code := <-done:
+				return code, out.String()
+			default:
+			}
+			if strings.Contains(out.String(), "listens on http://") {
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				return <-done, out.String()
+			}
+		}
+		_ = cmd.Process.Kill()
+		t.Fatalf("hitl serve neither listened nor ended:\n%s", out.String())
+		return 0, ""
+	}
+	code, out := serve("", nil)
+	if code != 0 || !strings.Contains(out, `msg="store open" kind=sqlite where=`+filepath.Join(dir, "state", "hitl", "hub", "hub.db")+" schema=1") {
+		t.Fatalf("the default: exit %d\n%s", code, out)
+	}
+	other := filepath.Join(dir, "other.db")
+	code, out = serve("hub:\n  store: sqlite:"+other+"\n  retention: 1h\n", nil)
+	if code != 0 || !strings.Contains(out, "where="+other) {
+		t.Fatalf("hub.store: exit %d\n%s", code, out)
+	}
+	code, out = serve("hub:\n  store: sqlite:"+other+"\n  store_env: HITL_TEST_STORE_NOT_SET\n", nil)
+	if code != 2 || !strings.Contains(out, "hub.store_env names HITL_TEST_STORE_NOT_SET, which is not set: set it to the store's URL") {
+		t.Fatalf("an unset store_env: exit %d\n%s", code, out)
+	}
+	third := filepath.Join(dir, "third.db")
+	code, out = serve("hub:\n  store_env: HITL_TEST_STORE\n", []string{"HITL_TEST_STORE=sqlite:" + third})
+	if code != 0 || !strings.Contains(out, "where="+third) {
+		t.Fatalf("hub.store_env: exit %d\n%s", code, out)
+	}
+	code, out = serve("hub:\n  store_env: HITL_TEST_STORE\n", []string{"HITL_TEST_STORE=sqlite:" + third}, "--store", "sqlite:"+other)
+	if code != 0 || !strings.Contains(out, "where="+other) {
+		t.Fatalf("--store over the config: exit %d\n%s", code, out)
+	}
+	if code, out = serve("hub:\n  stor: x\n", nil); code == 0 || !strings.Contains(out, "stor") {
+		t.Fatalf("an unknown hub setting: exit %d\n%s", code, out)
+	}
+}
