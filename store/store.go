@@ -52,6 +52,9 @@ type Store struct {
 	mu      sync.Mutex
 	changed chan struct{}            // closed at the next change, then replaced
 	waiting map[string]chan struct{} // by request id: closed at its next change
+	// upstream is closed when the watcher of the LangGraph server tells
+	// of a change (lead.go), then replaced.
+	upstream chan struct{}
 
 	stop   context.CancelFunc
 	listen sync.WaitGroup
@@ -67,7 +70,7 @@ const DefaultFile = "hub.db"
 // is SQLite in dir (DefaultFile), "sqlite:PATH" (or a path ending in .db)
 // a SQLite file, "postgres://…" or "postgresql://…" a PostgreSQL database.
 func Open(ctx context.Context, spec, dir string) (*Store, error) {
-	s := &Store{changed: make(chan struct{}), waiting: map[string]chan struct{}{}}
+	s := &Store{changed: make(chan struct{}), waiting: map[string]chan struct{}{}, upstream: make(chan struct{})}
 	switch {
 	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
 		s.kind, s.dsn, s.where = Postgres, spec, Shown(spec)
@@ -249,14 +252,18 @@ func (s *Store) listenLoop(ctx context.Context, ready chan<- error) {
 		if err == nil {
 			// What changed while this hub was not listening: read again.
 			s.signal(everything)
+			s.signalUpstream()
 			for {
 				var n *pgconn.Notification
 				if n, err = conn.WaitForNotification(ctx); err != nil {
 					break
 				}
-				if n.Payload == "" {
+				switch {
+				case n.Payload == upstreamPayload:
+					s.signalUpstream()
+				case n.Payload == "":
 					s.signal()
-				} else {
+				default:
 					s.signal(strings.Split(n.Payload, ",")...)
 				}
 			}

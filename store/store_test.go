@@ -261,3 +261,42 @@ func TestPruneKeepsWhatWaits(t *testing.T) {
 		}
 	})
 }
+
+// Of two hubs on one PostgreSQL, one is elected to watch; when its
+// connection goes (the hub dies), the other is, without asking again in
+// a loop. The elected one's word of a change reaches the other.
+func TestOneHubIsElected(t *testing.T) {
+	spec := pgtest.Database(t)
+	a, b := open(t, spec), open(t, spec)
+	actx, stopA := context.WithCancel(context.Background())
+	defer stopA()
+	ea, _ := a.Lead(actx, 42)
+	select {
+	case <-ea:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first hub was not elected")
+	}
+	bctx, stopB := context.WithCancel(context.Background())
+	defer stopB()
+	eb, _ := b.Lead(bctx, 42)
+	select {
+	case <-eb:
+		t.Fatal("two hubs elected")
+	case <-time.After(500 * time.Millisecond):
+	}
+	heard := b.UpstreamChanged()
+	if err := a.TellUpstreamChanged(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other hub did not hear of the change")
+	}
+	stopA() // hub a's lock connection goes
+	select {
+	case <-eb:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second hub was not elected when the first went")
+	}
+}

@@ -435,3 +435,47 @@ func TestServeStoreSettings(t *testing.T) {
 		t.Fatalf("an unknown hub setting: exit %d\n%s", code, out)
 	}
 }
+
+// Two hubs on one PostgreSQL in front of one LangGraph server cost it one
+// watcher: the store elects the hub that watches, and it tells the other
+// of each change, which then lists; a new interrupt is on the other hub's
+// door at once. When the watching hub goes, the other is elected.
+func TestRealTwoHubsOneWatcher(t *testing.T) {
+	s := realDev(t)
+	isolate(t)
+	db := pgtest.Database(t)
+	c := newCounter(t, s.url)
+	a := newTeamHub(t, c.url, "--store", db)
+	time.Sleep(3 * time.Second) // the first listing's reads are done
+	const window = 10 * time.Second
+	r1, _ := c.rate(window)
+	port := freePort(t)
+	b := newTeamHub(t, c.url, "--store", db, "--http", fmt.Sprintf("127.0.0.1:%d", port))
+	waitLog := func(h *teamHub, want string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(h.log.String(), want); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the hub never said %q:\n%s", want, h.log.String())
+			}
+		}
+	}
+	waitLog(a, "this hub watches the LangGraph server for every hub on the store")
+	waitLog(b, "another hub on the store watches the LangGraph server")
+	time.Sleep(3 * time.Second)
+	r2, _ := c.rate(window)
+	t.Logf("upstream over %s: one hub %d requests, two hubs %d", window, r1, r2)
+	if r2 > r1*3/2+5 {
+		t.Fatalf("two hubs cost %d requests in %s, one hub %d: the second hub watches too", r2, window, r1)
+	}
+
+	door := &hubProc{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	start := time.Now()
+	th := s.agent("email")
+	door.waitRequest(th) // the LangGraph thread is the request's session
+	t.Logf("the interrupt was on hub b's door %s after it was raised", time.Since(start).Round(time.Millisecond))
+
+	a.stop()
+	waitLog(b, "this hub watches the LangGraph server for every hub on the store")
+	th = s.agent("email")
+	door.waitRequest(th)
+}

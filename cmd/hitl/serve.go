@@ -207,6 +207,10 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	defer onHangup.Store(nil)
 
 	var up hub.Upstream = lg
+	if st.Kind() == store.Postgres {
+		// Hubs on one store: one of them watches the server for all.
+		up = &electedWatch{Upstream: lg, st: st, log: logger}
+	}
 	var c *coord.Server
 	var door *hub.Door
 	if o.http != "" {
@@ -217,7 +221,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		door = &hub.Door{Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}, Log: logger}
 		c = e.coordinator(liveTeam(current.Load), door, st, o.retention, logger)
 		defer c.Close()
-		up = &oneInbox{Upstream: lg, c: c}
+		up = &oneInbox{Upstream: up, c: c}
 		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}
 	shared := hub.NewShared(up)
