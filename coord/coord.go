@@ -782,7 +782,9 @@ type Request struct {
 func (s *Server) Pending() []Request {
 	reqs, err := s.st.Pending(s.ctx)
 	if err != nil {
-		s.log("the store cannot be read", "error", err)
+		if s.ctx.Err() == nil { // not the hub stopping
+			s.log("the store cannot be read", "error", err)
+		}
 		return nil
 	}
 	out := make([]Request, 0, len(reqs))
