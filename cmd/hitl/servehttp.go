@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -28,7 +27,7 @@ func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().Rule
 // coordinator is the hub's HTTP door: the coordinator protocol for the team,
 // its state in st. inbox, when not nil, is the rest of the hub's inbox
 // (hub.Door).
-func (e *env) coordinator(t coord.Team, inbox coord.Inbox, st *store.Store, retention time.Duration, logger *slog.Logger) *coord.Server {
+func (e *env) coordinator(t coord.Team, inbox coord.Inbox, st *store.Store, retention time.Duration, logger *hub.Logger) *coord.Server {
 	return coord.New(coord.Options{Team: t, Inbox: inbox, Store: st, Retention: retention, Log: logger})
 }
 
@@ -54,7 +53,7 @@ func (e *env) storeSpec(f *config.File, flag string) (spec string, retention tim
 }
 
 // openStore opens the hub's store, saying which.
-func (e *env) openStore(ctx context.Context, spec string, logger *slog.Logger) (*store.Store, error) {
+func (e *env) openStore(ctx context.Context, spec string, logger *hub.Logger) (*store.Store, error) {
 	st, err := store.Open(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub"))
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/hitl-sh/hitl/hub"
 	"github.com/hitl-sh/hitl/store"
@@ -21,7 +20,7 @@ const watcherLock int64 = 7468697403
 type electedWatch struct {
 	hub.Upstream
 	st  *store.Store
-	log *slog.Logger
+	log *hub.Logger
 }
 
 func (w *electedWatch) Changes(ctx context.Context) <-chan struct{} {
