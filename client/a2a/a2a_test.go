@@ -1,0 +1,184 @@
+package a2a_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/a2a"
+	"github.com/hitl-sh/hitl/client/backendtest"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/internal/realserver"
+)
+
+// rpc posts one JSON-RPC request to the agent, as another client would.
+func rpc(t *testing.T, agent, version, method string, params any) json.RawMessage {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequest("POST", agent, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if version != "" {
+		req.Header.Set("A2A-Version", version)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(out, &env); err != nil || env.Error != nil {
+		t.Fatalf("%s: %v %s", method, err, out)
+	}
+	return env.Result
+}
+
+// start asks the scripted agent to start a task of a scenario (its first
+// word: text, strands, langgraph, form, again, unknown) and returns the
+// task's id once it waits in input-required.
+func start(t *testing.T, agent, scenario string) string {
+	t.Helper()
+	res := rpc(t, agent, "1.0", "SendMessage", map[string]any{"message": map[string]any{
+		"messageId": "start-" + time.Now().Format("150405.000000000"), "role": "ROLE_USER",
+		"parts": []any{map[string]any{"text": scenario}}}})
+	var r struct {
+		Task struct {
+			ID     string `json:"id"`
+			Status struct {
+				State string `json:"state"`
+			} `json:"status"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.Task.Status.State != "TASK_STATE_INPUT_REQUIRED" {
+		t.Fatalf("start %s: %v %s", scenario, err, res)
+	}
+	return r.Task.ID
+}
+
+// received is every message the agent received on a task after it
+// started, as it decoded them.
+func received(t *testing.T, agent, task string) []map[string]any {
+	t.Helper()
+	resp, err := http.Get(strings.TrimRight(agent, "/") + "/received/" + url.PathEscape(task))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// partsOf is the parts of the only message a task received, as JSON.
+func partsOf(t *testing.T, agent, task string) string {
+	t.Helper()
+	got := received(t, agent, task)
+	if len(got) != 1 {
+		t.Fatalf("the agent received %d messages on %s, want 1: %v", len(got), task, got)
+	}
+	b, _ := json.Marshal(got[0]["parts"])
+	return string(b)
+}
+
+// faulty is the agent behind backendtest's faults: JSON-RPC reads are
+// never lost or dropped (only the answer is, a POST like every read), and
+// "poison" puts backendtest.Poison's entries at the head of ListTasks'
+// tasks.
+func faulty(t *testing.T, agent string) (string, *backendtest.Faults) {
+	u, _ := url.Parse(agent)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	faults := &backendtest.Faults{}
+	wrapped := faults.Wrap(proxy)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Method string `json:"method"`
+		}
+		json.Unmarshal(body, &req)
+		m := faults.Mode()
+		read := req.Method != "SendMessage" && req.Method != "message/send"
+		switch {
+		case m == "poison" && req.Method == "ListTasks":
+			rec := httptest.NewRecorder()
+			proxy.ServeHTTP(rec, r)
+			out := rec.Body.Bytes()
+			i := bytes.Index(out, []byte(`"tasks":[`))
+			if i < 0 {
+				t.Errorf("no tasks in %s", out)
+			} else {
+				at := i + len(`"tasks":[`)
+				sep := ","
+				if bytes.HasPrefix(bytes.TrimSpace(out[at:]), []byte("]")) {
+					sep = ""
+				}
+				out = append(append(append([]byte{}, out[:at]...), []byte(strings.Join(backendtest.Poison(), ",")+sep)...), out[at:]...)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(out)
+		case read && (m == "lose-answer" || m == "drop-write" || m == "poison"):
+			proxy.ServeHTTP(w, r)
+		default:
+			wrapped.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, faults
+}
+
+func backend(t *testing.T, u string, opts ...func(*a2a.Options)) *a2a.Backend {
+	t.Helper()
+	o := a2a.Options{Options: transport.Options{URL: u, ReadRetries: -1}, Follow: 10 * time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	b, err := a2a.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestConformance runs the suite every backend passes on the real A2A
+// agent (a2a-sdk's server, testserver/a2a/), on a Strands tool approval,
+// with the faults between hitl and the agent.
+func TestConformance(t *testing.T) {
+	agent := realserver.A2A(t)
+	u, faults := faulty(t, agent)
+	b, other := backend(t, u), backend(t, u)
+	backendtest.Run(t, backendtest.Fixture{
+		Backend: b,
+		Other:   other,
+		Create:  func(t *testing.T) string { return start(t, agent, "strands") },
+		Decide:  func(client.Interrupt) []client.Decision { return []client.Decision{{Type: client.Approve}} },
+		Reject: func(client.Interrupt) []client.Decision {
+			return []client.Decision{{Type: client.Reject, Message: "wrong customer"}}
+		},
+		Verify: func(t *testing.T, it client.Interrupt) {
+			parts := partsOf(t, agent, it.ThreadID)
+			if !strings.Contains(parts, `"interruptResponse":{"interruptId":"v1:before_tool_call:tooluse_send_email_1:`) ||
+				!strings.Contains(parts, `"response":"y"`) {
+				t.Fatalf("the agent received %s", parts)
+			}
+		},
+		ResolveElsewhere: func(t *testing.T, it client.Interrupt) {
+			rpc(t, agent, "1.0", "SendMessage", map[string]any{"message": map[string]any{
+				"messageId": "elsewhere-" + it.ThreadID, "taskId": it.ThreadID, "role": "ROLE_USER",
+				"parts": []any{map[string]any{"data": map[string]any{"interruptResponse": map[string]any{"interruptId": "x", "response": "n"}}}}}})
+		},
+		Faults: faults,
+	})
+}
