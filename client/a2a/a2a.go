@@ -60,6 +60,9 @@ type Backend struct {
 
 	mu    sync.Mutex
 	named map[string]bool // tasks to read by id (Options.Tasks and those met)
+	// before is the length of a task's history when a decision's question
+	// was read, by decision id: Verify looks for other answers after it.
+	before map[string]int
 }
 
 // New returns a backend for the agent at opts.URL.
@@ -79,7 +82,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}}
+	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, before: map[string]int{}}
 	for _, t := range opts.Tasks {
 		if t = strings.TrimSpace(t); t != "" {
 			b.named[t] = true

@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/hitl-sh/hitl/client/a2a"
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
@@ -181,4 +183,60 @@ func TestConformance(t *testing.T) {
 		},
 		Faults: faults,
 	})
+}
+
+// TestProtocol03 speaks 0.3 to the same agent (message/send, tasks/get,
+// kind parts, "input-required"): it cannot list, so the task is named.
+func TestProtocol03(t *testing.T) {
+	agent := realserver.A2A(t)
+	named, other := start(t, agent, "text"), start(t, agent, "text")
+	b := backend(t, agent, func(o *a2a.Options) { o.Protocol = "0.3"; o.Tasks = []string{named} })
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(its) != 1 || its[0].ThreadID != named || its[0].Schema != client.SchemaPrompt || its[0].Title != "Which region should the replica go to?" {
+		t.Fatalf("listed %+v; want only the named task %s (not %s)", its, named, other)
+	}
+	res := backendtest.Send(t, b, "suite", its[0], client.Decision{Type: client.Respond, Message: "eu-west-1"})
+	if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+		t.Fatalf("%s: %s", res.Kind, res.Text())
+	}
+	if got := partsOf(t, agent, named); got != `[{"text":"eu-west-1"}]` {
+		t.Fatalf("the agent received %s", got)
+	}
+	// Answered: a second answer is refused before anything is sent.
+	res = backendtest.Send(t, b, "suite", its[0], client.Decision{Type: client.Respond, Message: "again"})
+	if res.Kind != decide.HandledElsewhere {
+		t.Fatalf("a second answer: %s: %s", res.Kind, res.Text())
+	}
+	if n := len(received(t, agent, named)); n != 1 {
+		t.Fatalf("the agent received %d messages", n)
+	}
+}
+
+// TestTerminalTask: a message to a finished task (-32004) is already
+// handled, never sent again.
+func TestTerminalTask(t *testing.T) {
+	agent := realserver.A2A(t)
+	task := start(t, agent, "strands")
+	b := backend(t, agent)
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it client.Interrupt
+	for _, i := range its {
+		if i.ThreadID == task {
+			it = i
+		}
+	}
+	rpc(t, agent, "1.0", "CancelTask", map[string]any{"id": task})
+	res := backendtest.Send(t, b, "suite", it, client.Decision{Type: client.Approve})
+	if res.Kind != decide.HandledElsewhere {
+		t.Fatalf("%s: %s", res.Kind, res.Text())
+	}
+	if n := len(received(t, agent, task)); n != 0 {
+		t.Fatalf("the agent received %d messages", n)
+	}
 }

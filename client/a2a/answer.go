@@ -82,6 +82,9 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		params["configuration"] = map[string]any{"blocking": false}
 	}
 	b.remember(s.ThreadID)
+	b.mu.Lock()
+	b.before[s.DecisionID] = len(t.History)
+	b.mu.Unlock()
 	_, maybe, err := b.call(ctx, b.Writes, "send the answer to task "+s.ThreadID, b.method(ctx, "send"), params)
 	switch {
 	case isRPC(err, errUnsupported):
@@ -168,7 +171,13 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	if err != nil {
 		return nil, err
 	}
-	if took, found := tookIn(t.History, MessageID(s)); found {
+	b.mu.Lock()
+	from, known := b.before[s.DecisionID]
+	b.mu.Unlock()
+	if !known {
+		from = -1
+	}
+	if took, found := tookIn(t.History, MessageID(s), from); found {
 		if !took {
 			v.Took = client.Theirs
 			v.Winner = winnerIn(t.History, MessageID(s))
@@ -190,15 +199,19 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 }
 
 // tookIn finds the message id in the history: found, and took when no
-// other user message came between the agent's last message before it and
-// it.
-func tookIn(h []message, id string) (took, found bool) {
+// other user message came before it since the question was read: from is
+// the history's length then (-1 when unknown: since the agent's last
+// message, the message that started the task not counted).
+func tookIn(h []message, id string, from int) (took, found bool) {
 	for i, m := range h {
 		if m.ID != id {
 			continue
 		}
-		for j := i - 1; j >= 0 && h[j].Role != "agent"; j-- {
-			if h[j].Role == "user" {
+		for j := i - 1; j >= 0 && j >= from; j-- {
+			if from < 0 && h[j].Role == "agent" {
+				break
+			}
+			if h[j].Role == "user" && (from >= 0 || j > 0) {
 				return false, true
 			}
 		}

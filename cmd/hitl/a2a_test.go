@@ -1,0 +1,231 @@
+package main
+
+// These tests run the CLI against the real A2A agent scripts/test starts
+// (testserver/a2a/: a2a-sdk's server with a scripted executor) and assert
+// what the agent received.
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/internal/realserver"
+)
+
+type a2aAgent struct {
+	t   *testing.T
+	url string
+}
+
+func newA2A(t *testing.T) *a2aAgent {
+	t.Helper()
+	u := realserver.A2A(t)
+	t.Parallel()
+	isolate(t)
+	return &a2aAgent{t: t, url: u}
+}
+
+func (a *a2aAgent) rpc(method string, params any) json.RawMessage {
+	a.t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequest("POST", a.url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(out, &env) != nil || env.Error != nil {
+		a.t.Fatalf("%s: %s", method, out)
+	}
+	return env.Result
+}
+
+// start starts a task of the scripted agent (text, strands, langgraph,
+// form, again, unknown) and returns its id.
+func (a *a2aAgent) start(scenario string) string {
+	a.t.Helper()
+	res := a.rpc("SendMessage", map[string]any{"message": map[string]any{
+		"messageId": "start-" + scenario + time.Now().Format("150405.000000000"), "role": "ROLE_USER",
+		"parts": []any{map[string]any{"text": scenario}}}})
+	var r struct {
+		Task struct {
+			ID string `json:"id"`
+		} `json:"task"`
+	}
+	json.Unmarshal(res, &r)
+	if r.Task.ID == "" {
+		a.t.Fatalf("start %s: %s", scenario, res)
+	}
+	return r.Task.ID
+}
+
+func (a *a2aAgent) hitl(stdin string, args ...string) result {
+	a.t.Helper()
+	return hitl(a.t, stdin, append([]string{"--backend", "a2a", "--url", a.url}, args...)...)
+}
+
+// one is the only interrupt hitl lists for the task.
+func (a *a2aAgent) one(task string) listed {
+	a.t.Helper()
+	r := a.hitl("", "list", "--json")
+	if r.code != 0 {
+		a.t.Fatalf("list: %d %s", r.code, r.stderr)
+	}
+	var all []listed
+	if err := json.Unmarshal([]byte(r.stdout), &all); err != nil {
+		a.t.Fatalf("list --json: %v\n%s", err, r.stdout)
+	}
+	var out []listed
+	for _, it := range all {
+		if it.ThreadID == task {
+			for i := range it.Actions {
+				it.Actions[i].Args = compact(it.Actions[i].Args)
+			}
+			it.Raw = compact(it.Raw)
+			out = append(out, it)
+		}
+	}
+	if len(out) != 1 {
+		a.t.Fatalf("%d interrupts listed for task %s, want 1: %s", len(out), task, r.stdout)
+	}
+	return out[0]
+}
+
+// received is the parts of every message the task received, as JSON.
+func (a *a2aAgent) received(task string) string {
+	a.t.Helper()
+	resp, err := http.Get(strings.TrimRight(a.url, "/") + "/received/" + url.PathEscape(task))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msgs []struct {
+		Parts json.RawMessage `json:"parts"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&msgs); err != nil {
+		a.t.Fatal(err)
+	}
+	var out []string
+	for _, m := range msgs {
+		out = append(out, string(m.Parts))
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestA2AListAndShow(t *testing.T) {
+	a := newA2A(t)
+	text, tool, lg, unknown := a.start("text"), a.start("strands"), a.start("langgraph"), a.start("unknown")
+	if it := a.one(text); it.Schema != "prompt" || it.Title != "Which region should the replica go to?" {
+		t.Errorf("text question: %+v", it)
+	}
+	if it := a.one(tool); it.Schema != "hitl-middleware" || len(it.Actions) != 1 || it.Actions[0].Name != "send_email" ||
+		!strings.Contains(string(it.Actions[0].Args), `"to":"dana@customer.example"`) || strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
+		t.Errorf("Strands tool approval: %+v", it)
+	}
+	if it := a.one(lg); it.Schema != "hitl-middleware" || len(it.Actions) != 1 || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,reject" {
+		t.Errorf("LangGraph interrupt: %+v", it)
+	}
+	it := a.one(unknown)
+	if it.Schema != "raw" || !strings.Contains(string(it.Raw), `"kind_of_thing":"mystery"`) {
+		t.Errorf("an unknown data part is not shown raw: %+v", it)
+	}
+	r := a.hitl("", "show", it.ID)
+	if r.code != 0 || !strings.Contains(r.stdout, "mystery") {
+		t.Errorf("show: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = a.hitl("", "show", a.one(tool).ID)
+	if r.code != 0 || !strings.Contains(r.stdout, "send_email") || !strings.Contains(r.stdout, "dana@customer.example") {
+		t.Errorf("show: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestA2AApproveAndReject(t *testing.T) {
+	a := newA2A(t)
+	yes, no := a.start("strands"), a.start("strands")
+	if r := a.hitl("", "approve", a.one(yes).ID); r.code != 0 || !strings.Contains(r.stdout, "Sent approve") {
+		t.Fatalf("approve: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(yes); !strings.Contains(got, `"interruptResponse":{"interruptId":"v1:before_tool_call:tooluse_send_email_1:`) || !strings.Contains(got, `"response":"y"`) {
+		t.Errorf("the agent received %s", got)
+	}
+	if r := a.hitl("", "reject", a.one(no).ID, "-m", "wrong customer"); r.code != 0 {
+		t.Fatalf("reject: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(no); !strings.Contains(got, `"response":"n: wrong customer"`) {
+		t.Errorf("the agent received %s", got)
+	}
+	// The task is answered: a second decision is refused, nothing sent.
+	r := a.hitl("", "approve", "--thread", yes)
+	if r.code == 0 {
+		t.Errorf("a second decision on an answered task: %d %s", r.code, r.stdout)
+	}
+	if got := a.received(yes); strings.Count(got, "interruptResponse") != 1 {
+		t.Errorf("sent twice: %s", got)
+	}
+}
+
+func TestA2ARespondAndAgain(t *testing.T) {
+	a := newA2A(t)
+	task := a.start("again")
+	first := a.one(task)
+	r := a.hitl("", "respond", first.ID, "-m", "eu-west-1")
+	if r.code != 0 || !strings.Contains(r.stdout, "Sent respond") {
+		t.Fatalf("respond: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(task); got != `[{"text":"eu-west-1"}]` {
+		t.Errorf("the agent received %s", got)
+	}
+	second := a.one(task)
+	if second.ID == first.ID || second.Title != "And which day should it ship?" {
+		t.Fatalf("the new question is not listed as new: %+v (first %s)", second, first.ID)
+	}
+}
+
+func TestA2AEditLangGraph(t *testing.T) {
+	a := newA2A(t)
+	task := a.start("langgraph")
+	it := a.one(task)
+	r := a.hitl(`{"to":"jane@example.com","subject":"Refund","body":"Hi Jane"}`, "edit", it.ID, "--args", "-")
+	if r.code != 0 {
+		t.Fatalf("edit: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	got := a.received(task)
+	if !strings.Contains(got, `{"data":{"resume":{"decisions":[{`) || !strings.Contains(got, `"type":"edit"`) || !strings.Contains(got, `"to":"jane@example.com"`) {
+		t.Errorf("the agent received %s", got)
+	}
+}
+
+func TestA2AHandledElsewhere(t *testing.T) {
+	a := newA2A(t)
+	task := a.start("strands")
+	it := a.one(task)
+	a.rpc("SendMessage", map[string]any{"message": map[string]any{"messageId": "elsewhere-" + task, "taskId": task, "role": "ROLE_USER",
+		"parts": []any{map[string]any{"data": map[string]any{"interruptResponse": map[string]any{"interruptId": "x", "response": "n"}}}}}})
+	r := a.hitl("", "approve", it.ID)
+	if r.code != 3 {
+		t.Fatalf("approve on a task answered elsewhere: exit %d, want 3: %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(task); strings.Contains(got, `"response":"y"`) {
+		t.Errorf("sent anyway: %s", got)
+	}
+}
+
+func compact(b json.RawMessage) json.RawMessage {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}
