@@ -90,7 +90,7 @@ func unseenWhy(langgraph bool) string {
 	if langgraph {
 		return "The task is in input-required with no status message and no interrupt artifact, and its LangGraph thread holds no interrupt. A respond is sent as a text part."
 	}
-	return "The task is in input-required with no status message and no interrupt artifact (LangGraph's /a2a endpoint lists its tasks so: give hitl the LangGraph server with --langgraph-url to read the question from the thread). A respond is sent as a text part."
+	return "The task is in input-required with no status message and no interrupt artifact (LangGraph's /a2a endpoint lists its tasks so: give hitl the LangGraph server, langgraph_url in the profile or HITL_LANGGRAPH_URL, to read the question from the thread). A respond is sent as a text part."
 }
 
 func (b *Backend) graphName() string {
