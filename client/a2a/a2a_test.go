@@ -171,8 +171,17 @@ func TestConformance(t *testing.T) {
 		},
 		Verify: func(t *testing.T, it client.Interrupt) {
 			parts := partsOf(t, agent, it.ThreadID)
-			if !strings.Contains(parts, `"interruptResponse":{"interruptId":"v1:before_tool_call:tooluse_send_email_1:`) ||
-				!strings.Contains(parts, `"response":"y"`) {
+			var ps []struct {
+				Data struct {
+					InterruptResponse struct {
+						InterruptID string          `json:"interruptId"`
+						Response    json.RawMessage `json:"response"`
+					} `json:"interruptResponse"`
+				} `json:"data"`
+			}
+			json.Unmarshal([]byte(parts), &ps)
+			if len(ps) != 1 || !strings.HasPrefix(ps[0].Data.InterruptResponse.InterruptID, "v1:before_tool_call:tooluse_send_email_1:") ||
+				string(ps[0].Data.InterruptResponse.Response) != `"y"` {
 				t.Fatalf("the agent received %s", parts)
 			}
 		},

@@ -157,14 +157,14 @@ func TestA2AApproveAndReject(t *testing.T) {
 	if r := a.hitl("", "approve", a.one(yes).ID); r.code != 0 || !strings.Contains(r.stdout, "Sent approve") {
 		t.Fatalf("approve: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if got := a.received(yes); !strings.Contains(got, `"interruptResponse":{"interruptId":"v1:before_tool_call:tooluse_send_email_1:`) || !strings.Contains(got, `"response":"y"`) {
-		t.Errorf("the agent received %s", got)
+	if id, resp := interruptResponse(t, a.received(yes)); !strings.HasPrefix(id, "v1:before_tool_call:tooluse_send_email_1:") || resp != `"y"` {
+		t.Errorf("the agent received %s", a.received(yes))
 	}
 	if r := a.hitl("", "reject", a.one(no).ID, "-m", "wrong customer"); r.code != 0 {
 		t.Fatalf("reject: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if got := a.received(no); !strings.Contains(got, `"response":"n: wrong customer"`) {
-		t.Errorf("the agent received %s", got)
+	if _, resp := interruptResponse(t, a.received(no)); resp != `"n: wrong customer"` {
+		t.Errorf("the agent received %s", a.received(no))
 	}
 	// The task is answered: a second decision is refused, nothing sent.
 	r := a.hitl("", "approve", "--thread", yes)
@@ -228,4 +228,22 @@ func compact(b json.RawMessage) json.RawMessage {
 		return b
 	}
 	return out.Bytes()
+}
+
+// interruptResponse reads the one Strands answer a task received (the
+// agent's server does not keep a data part's key order).
+func interruptResponse(t *testing.T, parts string) (id, response string) {
+	t.Helper()
+	var ps []struct {
+		Data struct {
+			InterruptResponse struct {
+				InterruptID string          `json:"interruptId"`
+				Response    json.RawMessage `json:"response"`
+			} `json:"interruptResponse"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(parts), &ps); err != nil || len(ps) != 1 {
+		t.Fatalf("not one part: %v %s", err, parts)
+	}
+	return ps[0].Data.InterruptResponse.InterruptID, string(ps[0].Data.InterruptResponse.Response)
 }
