@@ -160,10 +160,13 @@ func mustJSON(v any) []byte {
 // answer: a2a-sdk's server acknowledges a message that reaches a task
 // already taken up by another answer, and drops it. The answer is found in
 // the task's history by its message id: it took the question when no other
-// user message came between the agent's last message and it. A task that
-// still asks the question did not take it; one that moved on without it
-// was answered by someone else. An agent that keeps no history is taken at
-// its word (acknowledged: taken).
+// user message came between the question and it. A task that still asks
+// the question did not take it (or has not yet: acknowledged). One that
+// moved on, with another user message recorded since the question, was
+// answered by someone else. One that moved on with no user message
+// recorded since (LangGraph's /a2a keeps no answer in the history) is
+// taken at the agent's word when it acknowledged, and unknown (hitl check)
+// when its answer was lost.
 func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
 	it := s.Items[0].Interrupt
 	v := client.Verdict{ID: it.ID, Took: client.Mine}
@@ -189,13 +192,28 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		v.Took = client.InFlight
 	case q != nil:
 		v.Took = client.NotTaken
-	case len(t.History) == 0 && rc.Acknowledged:
-	case len(t.History) == 0:
-		return nil, fmt.Errorf("task %s no longer asks this question, and the agent keeps no history to tell whose answer it took (hitl check looks again)", s.ThreadID)
-	default:
+	case othersSince(t.History, from):
 		v.Took = client.Theirs
+	case rc.Acknowledged:
+	default:
+		return nil, fmt.Errorf("task %s no longer asks this question, and its history holds no answer to it, this one or another: hitl cannot tell whose answer it took (hitl check looks again)", s.ThreadID)
 	}
 	return []client.Verdict{v}, nil
+}
+
+// othersSince reports whether the history holds a user message since the
+// question was read (from; -1: since the agent's last message, the
+// message that started the task not counted).
+func othersSince(h []message, from int) bool {
+	for j := len(h) - 1; j >= 0 && j >= from; j-- {
+		if from < 0 && h[j].Role == "agent" {
+			return false
+		}
+		if h[j].Role == "user" && (from >= 0 || j > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // tookIn finds the message id in the history: found, and took when no

@@ -36,6 +36,7 @@ func (a *a2aAgent) rpc(method string, params any) json.RawMessage {
 	req, _ := http.NewRequest("POST", a.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("Accept", "application/json") // LangGraph's /a2a refuses a request without it
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		a.t.Fatal(err)
@@ -246,4 +247,55 @@ func interruptResponse(t *testing.T, parts string) (id, response string) {
 		t.Fatalf("not one part: %v %s", err, parts)
 	}
 	return ps[0].Data.InterruptResponse.InterruptID, string(ps[0].Data.InterruptResponse.Response)
+}
+
+// TestA2ALangGraphEndpoint reviews the Python LangGraph dev server's
+// /a2a/{assistant_id} endpoint on the agent with the real HITL
+// middleware. Its tasks carry no interrupt once listed: without the
+// LangGraph server's URL hitl says it cannot show the question; with it
+// (HITL_LANGGRAPH_URL) the question is read from the thread and answered
+// through /a2a with {"resume": …}.
+func TestA2ALangGraphEndpoint(t *testing.T) {
+	lg := realserver.Get(t, realserver.Python)
+	t.Parallel()
+	realServer.Lock()
+	defer realServer.Unlock()
+	e := isolate(t)
+	a := &a2aAgent{t: t}
+	var found []struct {
+		AssistantID string `json:"assistant_id"`
+	}
+	s := &server{t: t, target: target{url: lg.URL}}
+	if err := json.Unmarshal(s.do("POST", "/assistants/search", map[string]any{"graph_id": "agent", "limit": 1}), &found); err != nil || len(found) != 1 {
+		t.Fatalf("assistants: %v %v", err, found)
+	}
+	a.url = lg.URL + "/a2a/" + found[0].AssistantID
+	res := a.rpc("SendMessage", map[string]any{"message": map[string]any{"messageId": "lg-" + time.Now().Format("150405.000000000"),
+		"role": "ROLE_USER", "parts": []any{map[string]any{"text": "email"}}}})
+	var r struct {
+		Task struct {
+			ID        string `json:"id"`
+			ContextID string `json:"contextId"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(res, &r); r.Task.ID == "" || !strings.HasPrefix(r.Task.ID, r.Task.ContextID+":") {
+		t.Fatalf("SendMessage: %s", res)
+	}
+	if it := a.one(r.Task.ID); it.Schema != "raw" || it.Title != "The agent waits for input; the task does not say what it asks" {
+		t.Errorf("without the LangGraph server: %+v", it)
+	}
+	e.set("HITL_LANGGRAPH_URL", lg.URL)
+	it := a.one(r.Task.ID)
+	if it.Schema != "hitl-middleware" || len(it.Actions) != 1 || it.Actions[0].Name != "send_email" {
+		t.Fatalf("with the LangGraph server: %+v", it)
+	}
+	if r := a.hitl("", "approve", it.ID); r.code != 0 || !strings.Contains(r.stdout, "Sent approve") {
+		t.Fatalf("approve: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if state := s.do("GET", "/threads/"+r.Task.ContextID+"/state", nil); !bytes.Contains(state, []byte("ran send_email")) {
+		t.Fatalf("the tool did not run: %s", state)
+	}
+	if r := a.hitl("", "approve", it.ID); r.code == 0 {
+		t.Errorf("approved twice: %s", r.stdout)
+	}
 }
