@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/internal/faultproxy"
 	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
@@ -247,5 +248,71 @@ func TestTerminalTask(t *testing.T) {
 	}
 	if n := len(received(t, agent, task)); n != 0 {
 		t.Fatalf("the agent received %d messages", n)
+	}
+}
+
+// TestFaultsOnTheSend puts internal/faultproxy between hitl and the real
+// agent, on the SendMessage that carries the answer only: each fault is
+// told as what became of the answer, and the answer reaches the agent at
+// most once.
+func TestFaultsOnTheSend(t *testing.T) {
+	agent := realserver.A2A(t)
+	p, err := faultproxy.New(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	answer := func(body []byte) bool { return bytes.Contains(body, []byte(`"SendMessage"`)) }
+	for _, tc := range []struct {
+		name  string
+		fault faultproxy.Fault
+		want  decide.Kind
+		got   int // messages the agent received
+	}{
+		{"reset before the agent", faultproxy.ResetBeforeUpstream(), decide.NotSent, 0},
+		{"reset after the agent", faultproxy.ResetAfterUpstream(), decide.Sent, 1},
+		{"bad gateway after the agent", faultproxy.BadGatewayAfterUpstream(), decide.Sent, 1},
+		{"answer cut short", faultproxy.TruncateAfterUpstream(20), decide.Sent, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			task := start(t, agent, "text")
+			b := backend(t, p.URL())
+			its, err := b.Pending(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var it client.Interrupt
+			for _, i := range its {
+				if i.ThreadID == task {
+					it = i
+				}
+			}
+			p.Clear()
+			defer p.Clear()
+			seen := len(p.Log())
+			p.Inject(faultproxy.Rule{Method: "POST", Body: answer, Times: 1, Fault: tc.fault})
+			res := backendtest.Send(t, b, "suite", it, client.Decision{Type: client.Respond, Message: "eu-west-1"})
+			if res.Kind != tc.want {
+				t.Fatalf("%s: %s", res.Kind, res.Text())
+			}
+			if n := len(received(t, agent, task)); n != tc.got {
+				t.Fatalf("the agent received %d messages, want %d", n, tc.got)
+			}
+			sends := 0
+			for _, e := range p.Log()[seen:] {
+				if answer(e.Body) {
+					sends++
+					if e.Fault != tc.fault {
+						t.Errorf("the send got %v, want %v", e.Fault, tc.fault)
+					}
+				}
+			}
+			if sends != 1 {
+				t.Errorf("%d sends went through the proxy, want 1", sends)
+			}
+		})
 	}
 }
