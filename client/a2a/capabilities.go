@@ -2,11 +2,10 @@ package a2a
 
 import "github.com/hitl-sh/hitl/client"
 
-// What this backend offers beyond client.Backend (the table is in
-// ARCHITECTURE.md). Callers find these by type assertion: a method renamed
-// here would turn a feature off without a word, so the compiler checks.
-var (
-	_ client.Backend = (*Backend)(nil)
-
-	_ interface{ Redact(string) string } = (*Backend)(nil) // the journal hides credentials
-)
+// Features: what this backend offers beyond client.Backend (the table is
+// in ARCHITECTURE.md), every one of them; the compiler checks each.
+func (b *Backend) Features() client.Features {
+	return client.Features{
+		Redactor: b, // the journal hides credentials (transport.Conn)
+	}
+}
