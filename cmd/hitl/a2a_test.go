@@ -299,3 +299,46 @@ func TestA2ALangGraphEndpoint(t *testing.T) {
 		t.Errorf("approved twice: %s", r.stdout)
 	}
 }
+
+// TestA2AFormAndReason: LangGraph's interrupt artifact with a
+// response_schema is a form (its answer checked against the schema before
+// anything is sent); a Strands interrupt whose reason is not a tool call
+// is shown as it is and answered with the reviewer's text.
+func TestA2AFormAndReason(t *testing.T) {
+	a := newA2A(t)
+	form, paths := a.start("form"), a.start("paths")
+	it := a.one(form)
+	if it.Schema != "form" || it.Title != "Where should the replica go?" {
+		t.Fatalf("form: %+v", it)
+	}
+	if r := a.hitl("", "respond", it.ID, "--field", "region=mars-1"); r.code == 0 || !strings.Contains(r.stderr, "nothing sent") {
+		t.Fatalf("an answer outside the schema: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(form); got != "" {
+		t.Fatalf("sent anyway: %s", got)
+	}
+	if r := a.hitl("", "respond", it.ID, "--field", "region=eu-west-1", "--field", "replicas=3"); r.code != 0 {
+		t.Fatalf("respond: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	var got []struct {
+		Data struct {
+			Resume map[string]any `json:"resume"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(a.received(form)), &got); err != nil || len(got) != 1 ||
+		got[0].Data.Resume["region"] != "eu-west-1" || got[0].Data.Resume["replicas"] != float64(3) {
+		t.Fatalf("the agent received %s", a.received(form))
+	}
+
+	p := a.one(paths)
+	r := a.hitl("", "show", p.ID)
+	if p.Schema != "raw" || r.code != 0 || !strings.Contains(r.stdout, "/tmp/build") {
+		t.Fatalf("a reason that is not a tool call: %+v\n%s", p, r.stdout)
+	}
+	if r := a.hitl("", "respond", p.ID, "-m", "only /tmp/cache"); r.code != 0 {
+		t.Fatalf("respond: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if _, resp := interruptResponse(t, a.received(paths)); resp != `"only /tmp/cache"` {
+		t.Fatalf("the agent received %s", a.received(paths))
+	}
+}

@@ -13,6 +13,8 @@ message that starts a task picks what it asks:
              HumanInTheLoopMiddleware request for send_email (answered
              with {"resume": ...})
   form       the same artifact with a response_schema
+  paths      Strands' interrupt whose reason is not a tool call: the
+             approval hook of Strands' docs, {"paths": [...]}
   again      a text question; its answer is followed by a second question
   unknown    a data part of no known shape
 
@@ -100,6 +102,13 @@ class Scripted(AgentExecutor):
             parts = [
                 new_text_part("Agent requires input:\n- myapp-approval: send_email"),
                 new_data_part({"interrupts": [{"interruptId": strands_id(task_id), "name": "myapp-approval", "reason": TOOL_USE}]}),
+            ]
+            await up.requires_input(up.new_agent_message(parts))
+        elif scenario == "paths":
+            parts = [
+                new_text_part("Agent requires input:\n- myapp-approval: delete files"),
+                new_data_part({"interrupts": [{"interruptId": strands_id(task_id), "name": "myapp-approval",
+                                               "reason": {"paths": ["/tmp/build", "/tmp/cache"]}}]}),
             ]
             await up.requires_input(up.new_agent_message(parts))
         elif scenario in ("langgraph", "form"):
