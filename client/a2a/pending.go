@@ -77,7 +77,7 @@ func (b *Backend) asked(ctx context.Context, t task) ([]question, error) {
 		}
 	}
 	it := client.Interrupt{ID: derivedID(t.ID, "unseen", t.Timestamp.String()), ThreadID: t.ID, GraphID: graph,
-		AssistantID: t.ContextID, CreatedAt: t.Timestamp, UpdatedAt: t.Timestamp, Server: b.Server()}
+		CreatedAt: t.Timestamp, UpdatedAt: t.Timestamp, Server: b.Server()}
 	it.Payload = client.Normalized(client.Payload{Schema: client.SchemaRaw,
 		Title:       "The agent waits for input; the task does not say what it asks",
 		Description: unseenWhy(b.graph != nil),
@@ -157,4 +157,31 @@ func (b *Backend) get(ctx context.Context, id string) (task, error) {
 	}
 	t, _ := decodeTask(res)
 	return t, nil
+}
+
+// Task reads one task by its exact id (hitl show TASK, hitl approve
+// TASK): the questions it asks, none when it does not wait in
+// input-required or the agent does not know it. This process's later
+// listings read it too (an agent of protocol 0.3 lists nothing).
+func (b *Backend) Task(ctx context.Context, id string) ([]client.Interrupt, error) {
+	t, err := b.get(ctx, id)
+	if isRPC(err, errTaskNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.problem == "" && t.State != inputRequired {
+		return nil, nil
+	}
+	b.remember(id)
+	qs, err := b.asked(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Interrupt, len(qs))
+	for i, q := range qs {
+		out[i] = q.it
+	}
+	return out, nil
 }

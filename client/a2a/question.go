@@ -40,7 +40,7 @@ type question struct {
 // last one). A task that asks nothing readable is one question that says
 // so. Every question's ThreadID is the task's id.
 func (b *Backend) questions(t task, graph string) []question {
-	base := client.Interrupt{ThreadID: t.ID, GraphID: graph, AssistantID: t.ContextID,
+	base := client.Interrupt{ThreadID: t.ID, GraphID: graph,
 		CreatedAt: t.Timestamp, UpdatedAt: t.Timestamp, Server: b.Server()}
 	if t.problem != "" {
 		it := base

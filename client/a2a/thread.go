@@ -23,7 +23,7 @@ func (b *Backend) threadQuestions(ctx context.Context, t task, graph string) ([]
 	if err := b.graph.Check(resp, err, "read the question of task "+t.ID+" from its LangGraph thread", &st); err != nil {
 		return nil, err
 	}
-	base := client.Interrupt{ThreadID: t.ID, GraphID: graph, AssistantID: t.ContextID,
+	base := client.Interrupt{ThreadID: t.ID, GraphID: graph,
 		CreatedAt: t.Timestamp, UpdatedAt: t.Timestamp, Server: b.Server()}
 	var out []question
 	for _, st := range st.Tasks {

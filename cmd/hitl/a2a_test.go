@@ -342,3 +342,22 @@ func TestA2AFormAndReason(t *testing.T) {
 		t.Fatalf("the agent received %s", a.received(paths))
 	}
 }
+
+// TestA2ATaskByID: a task named by its id (as for an agent that cannot
+// list its tasks) is shown and answered like a listed one.
+func TestA2ATaskByID(t *testing.T) {
+	a := newA2A(t)
+	task := a.start("strands")
+	if r := a.hitl("", "show", task); r.code != 0 || !strings.Contains(r.stdout, "send_email") || !strings.Contains(r.stdout, task) {
+		t.Fatalf("show TASK: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := a.hitl("", "approve", task); r.code != 0 || !strings.Contains(r.stdout, "Sent approve") {
+		t.Fatalf("approve TASK: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if _, resp := interruptResponse(t, a.received(task)); resp != `"y"` {
+		t.Fatalf("the agent received %s", a.received(task))
+	}
+	if r := a.hitl("", "approve", task); r.code == 0 {
+		t.Fatalf("approved twice: %s", r.stdout)
+	}
+}

@@ -349,6 +349,19 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		if retry, err := a.retryIn(ctx, id); err != nil || retry != nil {
 			return derefOr(retry), err
 		}
+		// An A2A task named by its id (an agent that cannot list).
+		if tasks, ok := a.backend.(interface {
+			Task(context.Context, string) ([]client.Interrupt, error)
+		}); ok {
+			asked, err := tasks.Task(ctx, strings.TrimSpace(id))
+			if err != nil {
+				return client.Interrupt{}, err
+			}
+			if len(asked) == 1 && !handled[asked[0].ID] {
+				return asked[0], nil
+			}
+			matches = asked
+		}
 	}
 	switch {
 	case len(matches) > 1:
