@@ -316,3 +316,39 @@ func TestFaultsOnTheSend(t *testing.T) {
 		})
 	}
 }
+
+// TestProtocolFromCard: an agent whose card offers only 0.3 is spoken to
+// in 0.3 (its card as an a2a-sdk 0.3 server writes it), one that offers
+// 1.0 in 1.0.
+func TestProtocolFromCard(t *testing.T) {
+	agent := realserver.A2A(t)
+	u, _ := url.Parse(agent)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/agent-card.json" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"name":"strands agent","protocolVersion":"0.3.0","url":"` + agent + `","preferredTransport":"JSONRPC"}`))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(old.Close)
+	if got := backend(t, old.URL).Protocol(context.Background()); got != "0.3" {
+		t.Errorf("a 0.3 card: %s", got)
+	}
+	if got := backend(t, agent).Protocol(context.Background()); got != "1.0" {
+		t.Errorf("a 1.0 card: %s", got)
+	}
+	task := start(t, agent, "strands")
+	b := backend(t, old.URL, func(o *a2a.Options) { o.Tasks = []string{task} })
+	its, err := b.Pending(context.Background())
+	if err != nil || len(its) != 1 || its[0].ThreadID != task || its[0].GraphID != "strands agent" {
+		t.Fatalf("%v %+v", err, its)
+	}
+	if res := backendtest.Send(t, b, "suite", its[0], client.Decision{Type: client.Reject}); res.Kind != decide.Sent {
+		t.Fatalf("%s: %s", res.Kind, res.Text())
+	}
+	if got := partsOf(t, agent, task); !strings.Contains(got, `"response":"n"`) {
+		t.Fatalf("the agent received %s", got)
+	}
+}
