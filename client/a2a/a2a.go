@@ -52,10 +52,9 @@ type Backend struct {
 	// graph reads LangGraph's thread state (LangGraph set), else nil.
 	graph *transport.Conn
 
-	once     sync.Once
-	protocol string // "1.0" or "0.3", once known
+	cardMu   sync.Mutex
+	protocol string // "1.0" or "0.3", once known ("" until the card is read)
 	card     card
-	cardErr  error
 	ids      atomic.Int64
 
 	mu    sync.Mutex
@@ -115,28 +114,43 @@ type card struct {
 
 // Protocol is the protocol version hitl speaks to the agent: the one the
 // options force, else 1.0 when the card offers it, else 0.3 when the card
-// says only that, else 1.0.
+// says only that, else 1.0. A card that could not be read (the agent not
+// up yet) is read again at the next call.
 func (b *Backend) Protocol(ctx context.Context) string {
-	b.once.Do(func() {
-		b.protocol = b.opts.Protocol
-		resp, err := b.Reads.R().SetContext(ctx).Get("/.well-known/agent-card.json")
-		b.cardErr = b.Check(resp, err, "read the agent card", &b.card)
-		if b.protocol != "" {
-			return
-		}
-		b.protocol = v1
-		if b.cardErr != nil {
-			return
-		}
-		for _, i := range b.card.SupportedInterface {
-			if strings.HasPrefix(i.ProtocolVersion, "1.") {
-				return
+	b.cardMu.Lock()
+	defer b.cardMu.Unlock()
+	if b.protocol != "" {
+		return b.protocol
+	}
+	var c card
+	resp, err := b.Reads.R().SetContext(ctx).Get("/.well-known/agent-card.json")
+	if cerr := b.Check(resp, err, "read the agent card", &c); cerr != nil {
+		if err == nil && resp != nil && resp.StatusCode() >= 400 && resp.StatusCode() < 500 {
+			// The agent answered that it has no card (or not for hitl):
+			// 1.0 unless told otherwise, and no need to ask again.
+			b.protocol = v1
+			if b.opts.Protocol != "" {
+				b.protocol = b.opts.Protocol
 			}
+			return b.protocol
 		}
-		if len(b.card.SupportedInterface) > 0 || strings.HasPrefix(b.card.ProtocolVersion, "0.") {
-			b.protocol = v03
+		if b.opts.Protocol != "" {
+			return b.opts.Protocol
 		}
-	})
+		return v1
+	}
+	b.card, b.protocol = c, b.opts.Protocol
+	if b.protocol != "" {
+		return b.protocol
+	}
+	b.protocol = v1
+	offers1 := false
+	for _, i := range c.SupportedInterface {
+		offers1 = offers1 || strings.HasPrefix(i.ProtocolVersion, "1.")
+	}
+	if !offers1 && (len(c.SupportedInterface) > 0 || strings.HasPrefix(c.ProtocolVersion, "0.")) {
+		b.protocol = v03
+	}
 	return b.protocol
 }
 

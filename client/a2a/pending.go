@@ -94,6 +94,8 @@ func unseenWhy(langgraph bool) string {
 }
 
 func (b *Backend) graphName() string {
+	b.cardMu.Lock()
+	defer b.cardMu.Unlock()
 	if b.card.Name != "" {
 		return b.card.Name
 	}
