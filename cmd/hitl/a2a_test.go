@@ -6,11 +6,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,5 +362,53 @@ func TestA2ATaskByID(t *testing.T) {
 	}
 	if r := a.hitl("", "approve", task); r.code == 0 {
 		t.Fatalf("approved twice: %s", r.stdout)
+	}
+}
+
+// TestA2ATwoReviewersRace: two reviewers, each with a machine of their
+// own, answer one task at once: one is told sent, the other "already
+// handled elsewhere" (exit 3), and the agent takes one answer.
+func TestA2ATwoReviewersRace(t *testing.T) {
+	a := newA2A(t)
+	for round := 0; round < 5; round++ {
+		task := a.start("strands")
+		id := a.one(task).ID
+		var wg sync.WaitGroup
+		codes := make([]int, 2)
+		outs := make([]string, 2)
+		for i, args := range [][]string{{"approve", id}, {"reject", id, "-m", "no"}} {
+			home := t.TempDir()
+			vars := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "HITL_CONFIG": filepath.Join(home, "none.yaml"),
+				"HITL_REVIEWER": []string{"alice", "bob"}[i]}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var out, errb bytes.Buffer
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				codes[i] = run(ctx, append([]string{"--backend", "a2a", "--url", a.url}, args...), strings.NewReader(""), &out, &errb,
+					func(k string) string { return vars[k] })
+				outs[i] = out.String() + errb.String()
+			}()
+		}
+		wg.Wait()
+		sent, elsewhere := 0, 0
+		for _, c := range codes {
+			switch c {
+			case 0:
+				sent++
+			case 3:
+				elsewhere++
+			}
+		}
+		if sent != 1 || elsewhere != 1 {
+			t.Fatalf("round %d: exits %v:\n  alice: %s\n  bob: %s", round, codes, outs[0], outs[1])
+		}
+		// The answer the agent acted on is the one its reviewer was told
+		// was sent.
+		_, resp := interruptResponse(t, a.received(task))
+		if want := map[bool]string{true: `"y"`, false: `"n: no"`}[codes[0] == 0]; resp != want {
+			t.Fatalf("round %d: the agent acted on %s, but the reviewer told sent sent %s:\n  alice: %s\n  bob: %s", round, resp, want, outs[0], outs[1])
+		}
 	}
 }

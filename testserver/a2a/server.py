@@ -18,9 +18,13 @@ message that starts a task picks what it asks:
   again      a text question; its answer is followed by a second question
   unknown    a data part of no known shape
 
-Every message a task receives after it started is recorded, as the server
+Every message a task acts on after it started is recorded, as the server
 decoded it (protobuf JSON), and served at GET /received/{task_id}: what the
-tests assert. python server.py PORT
+tests assert. As a real agent does with an interrupt already answered, a
+message that reaches the executor after its question was answered (a2a-sdk
+runs the executor for a second message sent while the first is handled) is
+not acted on: it is recorded at GET /ignored/{task_id}.
+python server.py PORT
 """
 
 import json
@@ -41,6 +45,8 @@ from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, TaskState
 
 received: dict[str, list] = {}
+ignored: dict[str, list] = {}
+answered: set[str] = set()
 scenario_of: dict[str, str] = {}
 asked_again: set[str] = set()
 
@@ -89,6 +95,13 @@ class Scripted(AgentExecutor):
             scenario_of[context.task_id] = scenario
             await self.ask(up, context.task_id, scenario)
             return
+        # Which question this message answers: the first, or the second of
+        # "again".
+        question = (context.task_id, context.task_id in asked_again)
+        if question in answered:
+            ignored.setdefault(context.task_id, []).append(MessageToDict(context.message))
+            return
+        answered.add(question)
         received.setdefault(context.task_id, []).append(MessageToDict(context.message))
         scenario = scenario_of.get(context.task_id, "text")
         if scenario == "again" and context.task_id not in asked_again:
@@ -147,7 +160,10 @@ def app(port: int) -> Starlette:
     async def got(request):
         return JSONResponse(received.get(request.path_params["task_id"], []))
 
-    routes = [Route("/received/{task_id}", got, methods=["GET"])]
+    async def dropped(request):
+        return JSONResponse(ignored.get(request.path_params["task_id"], []))
+
+    routes = [Route("/received/{task_id}", got, methods=["GET"]), Route("/ignored/{task_id}", dropped, methods=["GET"])]
     routes += create_agent_card_routes(card)
     routes += create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True)
     return Starlette(routes=routes)
