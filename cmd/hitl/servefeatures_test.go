@@ -140,8 +140,8 @@ func TestRealHubOffersWhatTheServerOffers(t *testing.T) {
 			}
 
 			if s.js {
-				// In an SSH session: x dismisses, and x on a reject's
-				// confirm stops there too.
+				// In an SSH session: x dismisses, x on a reject's confirm
+				// stops there too, and a breakpoint is continued.
 				th := s.agent("email")
 				alice := h.session("alice")
 				alice.open(th, "Review tool call send_email")
@@ -166,6 +166,19 @@ func TestRealHubOffersWhatTheServerOffers(t *testing.T) {
 				}
 				if runs := s.decisionMeta(th); len(runs) != 1 || runs[0]["hitl_reviewer"] != "alice" {
 					t.Fatalf("decision runs: %v", runs)
+				}
+				// A breakpoint, continued in the session.
+				th = s.start("breakpoint", map[string]any{})
+				title := s.onlyPending(th).Title
+				alice.keys("Escape")
+				alice.open(th, title)
+				alice.press("a", "Send this?")
+				alice.press("y", "Sent continue")
+				if runs := s.decisionMeta(th); len(runs) != 1 || runs[0]["hitl_reviewer"] != "alice" {
+					t.Fatalf("decision runs of the breakpoint: %v", runs)
+				}
+				if p := s.pending(th); len(p) != 0 {
+					t.Fatalf("the breakpoint still waits after a continue in a session: %+v", p)
 				}
 			}
 		})
