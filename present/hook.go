@@ -10,10 +10,20 @@ import (
 )
 
 // Agents are the coding agents whose name is a badge of its own.
-var agents = map[string]bool{"claude": true, "codex": true}
+var agents = map[string]bool{"claude": true, "codex": true, "gemini": true, "cursor": true, "opencode": true}
+
+// shellTools are the coding agents' shell tools, by the name each gives
+// it: Claude Code's and Codex's Bash, Gemini CLI's run_shell_command,
+// Cursor's Shell (its beforeShellExecution hook too).
+var shellTools = map[string]bool{"Bash": true, "run_shell_command": true, "Shell": true}
+
+// IsShell says whether a coding agent's tool of that name runs a shell
+// command (shown as "$ command").
+func IsShell(tool string) bool { return shellTools[tool] }
 
 // BadgeOf is the inbox's badge for an interrupt: the coding agent of a
-// permission request put up by `hitl hook` (claude, codex), else the
+// permission request put up by `hitl hook` (claude, codex, gemini,
+// cursor) or of opencode, else the
 // payload's shape (Badge).
 func BadgeOf(it client.Interrupt) string {
 	if it.Origin != nil && agents[it.Origin.Agent] {
@@ -97,22 +107,22 @@ func ToolOf(it client.Interrupt, a client.Action) (ToolView, bool) {
 		return s, true
 	}
 	var v ToolView
-	switch a.Name {
-	case "Bash":
+	switch {
+	case IsShell(a.Name):
 		cmd, ok := str("command")
 		if !ok {
 			return ToolView{}, false
 		}
 		v.Command = cmd
 		delete(in, "description") // shown as the action's description
-	case "Write":
+	case a.Name == "Write" || a.Name == "write_file": // Gemini CLI's write_file
 		path, ok1 := str("file_path")
 		content, ok2 := str("content")
 		if !ok1 || !ok2 {
 			return ToolView{}, false
 		}
 		v.Path, v.Changes = path, []TextChange{{Label: "the whole file", After: content}}
-	case "Edit":
+	case a.Name == "Edit" || a.Name == "replace": // Gemini CLI's replace
 		path, ok1 := str("file_path")
 		old, ok2 := str("old_string")
 		repl, ok3 := str("new_string")
@@ -127,7 +137,7 @@ func ToolOf(it client.Interrupt, a client.Action) (ToolView, bool) {
 			delete(in, "replace_all")
 		}
 		v.Path, v.Changes = path, []TextChange{{Label: label, Before: old, After: repl}}
-	case "MultiEdit":
+	case a.Name == "MultiEdit":
 		path, ok := str("file_path")
 		var edits []struct {
 			Old        *string `json:"old_string"`

@@ -398,7 +398,7 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	st := lo.st
 	w = max(w, 20)
 	out := func(s string) { b.WriteString(indentBlock(s, "  ") + "\n") }
-	if v.Command != "" || a.Name == "Bash" {
+	if v.Command != "" || present.IsShell(a.Name) {
 		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(v.Command, see)), w-2, " "))
 	}
 	if v.Path != "" {

@@ -440,7 +440,7 @@ func printTool(w io.Writer, it client.Interrupt, a client.Action) {
 	if !ok {
 		return
 	}
-	if a.Name == "Bash" {
+	if present.IsShell(a.Name) {
 		fmt.Fprintf(w, "  $ %s\n", strings.ReplaceAll(safeBlock(v.Command), "\n", "\n    "))
 	}
 	if v.Path != "" {
