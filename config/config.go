@@ -327,9 +327,9 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		errs = append(errs, err)
 	}
 	switch s.Backend {
-	case "langgraph", "rest", "events":
+	case "langgraph", "rest", "events", "opencode":
 	default:
-		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend))
+		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest, events or opencode", s.Backend))
 	}
 	if s.Notify == "" {
 		s.Notify = "desktop"

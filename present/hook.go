@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/hitl-sh/hitl/client"
@@ -74,6 +75,12 @@ type ToolView struct {
 	// Changes are the texts before and after, one per edit (a Write: one,
 	// from nothing).
 	Changes []TextChange
+	// Commands are the commands an opencode bash permission covers (its
+	// patterns: each command of the line the agent runs); Patterns what
+	// any other opencode permission covers (files, URLs, directories).
+	Commands, Patterns []string
+	// Always is what approving for good (opencode's always) allows.
+	Always []string
 	// Rest is the input's other members, as JSON ("" when none).
 	Rest string
 }
@@ -106,8 +113,37 @@ func ToolOf(it client.Interrupt, a client.Action) (ToolView, bool) {
 		delete(in, k)
 		return s, true
 	}
+	strs := func(k string) ([]string, bool) {
+		var s []string
+		raw, ok := in[k]
+		if !ok || json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		delete(in, k)
+		return s, true
+	}
 	var v ToolView
 	switch {
+	case it.Origin.Agent == "opencode":
+		// A permission request: its patterns, what always allows, and
+		// its metadata as the other input.
+		patterns, ok := strs("patterns")
+		if !ok {
+			return ToolView{}, false
+		}
+		if a.Name == "bash" {
+			v.Commands = patterns
+		} else {
+			v.Patterns = patterns
+		}
+		v.Always, _ = strs("always")
+		if md, ok := in["metadata"]; ok {
+			delete(in, "metadata")
+			var m map[string]json.RawMessage
+			if json.Unmarshal(md, &m) == nil {
+				maps.Copy(in, m)
+			}
+		}
 	case IsShell(a.Name):
 		cmd, ok := str("command")
 		if !ok {

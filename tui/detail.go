@@ -401,6 +401,15 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	if v.Command != "" || present.IsShell(a.Name) {
 		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(v.Command, see)), w-2, " "))
 	}
+	for _, c := range v.Commands {
+		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(c, see)), w-2, " "))
+	}
+	for _, p := range v.Patterns {
+		out(st.bold.Render("· ") + ansi.Wrap(safe(fold(p, see)), w-2, " "))
+	}
+	if len(v.Always) > 0 {
+		out(st.faint.Render("approved for good (hitl approve --always), allows: ") + ansi.Wrap(safe(strings.Join(v.Always, ", ")), w-2, " "))
+	}
 	if v.Path != "" {
 		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
 	}

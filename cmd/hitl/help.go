@@ -126,7 +126,7 @@ and from "that was a mistake" (4):
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):
 
   HITL_PROFILE      the config file's profile to use
-  HITL_BACKEND      langgraph (default), rest or events
+  HITL_BACKEND      langgraph (default), rest, events or opencode
   HITL_URL          the server (default http://127.0.0.1:2024)
   HITL_GRAPH        only this graph's interrupts
   HITL_ASSISTANT    only this assistant's interrupts

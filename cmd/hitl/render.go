@@ -443,6 +443,15 @@ func printTool(w io.Writer, it client.Interrupt, a client.Action) {
 	if present.IsShell(a.Name) {
 		fmt.Fprintf(w, "  $ %s\n", strings.ReplaceAll(safeBlock(v.Command), "\n", "\n    "))
 	}
+	for _, c := range v.Commands {
+		fmt.Fprintf(w, "  $ %s\n", strings.ReplaceAll(safeBlock(c), "\n", "\n    "))
+	}
+	for _, p := range v.Patterns {
+		fmt.Fprintf(w, "  · %s\n", safe(p))
+	}
+	if len(v.Always) > 0 {
+		fmt.Fprintf(w, "  approved for good (approve --always), allows: %s\n", safe(strings.Join(v.Always, ", ")))
+	}
 	if v.Path != "" {
 		fmt.Fprintf(w, "  file %s\n", safe(v.Path))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/opencode"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
@@ -98,7 +99,7 @@ exit-codes say how to set it up and what its exit status means.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
-	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest or events (env HITL_BACKEND)")
+	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest, events or opencode (env HITL_BACKEND)")
 	pf.StringVar(&e.flags.URL, "url", "", "server URL (env HITL_URL; default "+config.DefaultURL+")")
 	pf.StringVar(&e.flags.Graph, "graph", "", "only interrupts of this graph id (env HITL_GRAPH)")
 	pf.StringVar(&e.flags.Assistant, "assistant", "", "only interrupts of this assistant id (env HITL_ASSISTANT)")
@@ -515,6 +516,8 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 		return rest.New(rest.Options{Options: t, UserID: s.UserID, Follow: follow})
 	case "events":
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
+	case "opencode":
+		return opencode.New(opencode.Options{Options: t})
 	}
 	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow,
 		Live: s.LookEvery})
