@@ -113,6 +113,11 @@ func (s *OpencodeServer) Ask(session, permission string, patterns, always []stri
 	if r.Always == nil {
 		r.Always = []string{}
 	}
+	if covered(r.Patterns, s.allowed[session]) {
+		// Allowed for good earlier in the session: opencode does not ask.
+		s.Replies[r.ID] = append(s.Replies[r.ID], OpencodeReply{Reply: "once", By: "allowed always"})
+		return r.ID
+	}
 	s.pending = append(s.pending, r)
 	s.publish("permission.asked", r)
 	return r.ID

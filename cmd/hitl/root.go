@@ -336,7 +336,7 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 	}
 	var handledMatch string
 	for h := range handled {
-		if strings.HasPrefix(h, id) {
+		if strings.HasPrefix(strings.ToLower(h), id) {
 			handledMatch = h
 		}
 	}
