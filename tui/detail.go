@@ -408,7 +408,7 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 		out(st.bold.Render("· ") + ansi.Wrap(safe(fold(p, see)), w-2, " "))
 	}
 	if len(v.Always) > 0 {
-		out(st.faint.Render("approved for good (hitl approve --always), allows: ") + ansi.Wrap(safe(strings.Join(v.Always, ", ")), w-2, " "))
+		out(ansi.Wrap(st.faint.Render("approved for good, it allows:")+" "+safe(strings.Join(v.Always, ", ")), w-2, " "))
 	}
 	if v.Path != "" {
 		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
@@ -432,6 +432,9 @@ func (lo look) decisionText(label string, d *client.Decision, w int) string {
 	s := string(d.Type)
 	if d.Stop {
 		s += " and stop"
+	}
+	if d.Always {
+		s += " for good (always)"
 	}
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))

@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -176,5 +178,49 @@ func mustJSON(t *testing.T, b []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%v: %s", err, b)
+	}
+}
+
+// In the reviewer, L approves for good (opencode's always), and the
+// confirm screen says what the agent stops asking for; a approves once.
+func TestTUIOpencodeApproveForGood(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	fake := demo.NewOpencode()
+	ts := httptest.NewServer(fake.Handler())
+	defer func() { fake.Close(); ts.CloseClientConnections(); ts.Close() }()
+	once := fake.Ask("ses_once", "bash", []string{"npm test"}, []string{"npm test *"}, nil)
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	tt := &hookTUI{t: t, socket: fmt.Sprintf("hitl-opencode-%d", time.Now().UnixNano())}
+	vars := []string{"HITL_CONFIG=" + filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME=" + dir, "NO_COLOR=1", "TERM=xterm-256color"}
+	shell := "env " + strings.Join(quoteAll(vars), " ") + " " + bin + " --backend opencode --url " + ts.URL
+	cmd := exec.Command("tmux", "-L", tt.socket, "-f", "/dev/null", "new-session", "-d", "-s", "hitl", "-x", "100", "-y", "30", shell)
+	cmd.Env = hermeticEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.socket, "kill-server").Run() })
+
+	tt.waitFor("[opencode]", `bash(patterns=`, "$ npm test", "approved for good, it allows: npm test *", "L approve for good")
+	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
+	tt.keys("a")
+	tt.waitFor("Send this?", "bash: approve")
+	tt.keys("y")
+	tt.waitFor("the agent has the answer")
+	if got := fake.Answered(once); !reflect.DeepEqual(got, []demo.OpencodeReply{{Reply: "once", By: "reviewer"}}) {
+		t.Fatalf("opencode got %+v", got)
+	}
+
+	good := fake.Ask("ses_good", "bash", []string{"git push origin feature"}, []string{"git push *"}, nil)
+	tt.waitFor("$ git push origin feature", "approved for good, it allows: git push *")
+	time.Sleep(1500 * time.Millisecond)
+	tt.keys("L")
+	tt.waitFor("Send this?", "bash: approve for good (always)", "from now on, the agent does not ask for: git push *")
+	tt.keys("y")
+	tt.waitFor("the agent has the answer")
+	if got := fake.Answered(good); !reflect.DeepEqual(got, []demo.OpencodeReply{{Reply: "always", By: "reviewer"}}) {
+		t.Fatalf("opencode got %+v", got)
 	}
 }
