@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/internal/faultproxy"
 )
 
 func TestCLIOnOpencodeBackend(t *testing.T) {
@@ -222,5 +223,66 @@ func TestTUIOpencodeApproveForGood(t *testing.T) {
 	tt.waitFor("the agent has the answer")
 	if got := fake.Answered(good); !reflect.DeepEqual(got, []demo.OpencodeReply{{Reply: "always", By: "reviewer"}}) {
 		t.Fatalf("opencode got %+v", got)
+	}
+}
+
+// The fault proxy between hitl and opencode on the reply: each fault ends
+// with the truthful outcome, and opencode gets one reply at most.
+func TestCLIOpencodeFaultsOnTheReply(t *testing.T) {
+	t.Parallel()
+	isolate(t)
+	fake := demo.NewOpencode()
+	ts := httptest.NewServer(fake.Handler())
+	defer func() { fake.Close(); ts.CloseClientConnections(); ts.Close() }()
+	for _, tt := range []struct {
+		name  string
+		fault faultproxy.Fault
+		code  int
+		says  string
+		sent  bool
+	}{
+		{"reset before the server", faultproxy.ResetBeforeUpstream(), 1, "the server has no trace of it, so it was not sent", false},
+		{"reset after the server", faultproxy.ResetAfterUpstream(), 0, "Sent approve for", true},
+		{"502 after the server", faultproxy.BadGatewayAfterUpstream(), 0, "Sent approve for", true},
+		{"answer cut short", faultproxy.TruncateAfterUpstream(0), 0, "Sent approve for", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := faultproxy.New(ts.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			id := fake.Ask("ses_"+strings.ReplaceAll(tt.name, " ", "_"), "bash", []string{"make release"}, nil, nil)
+			args := []string{"--backend", "opencode", "--url", p.URL()}
+			var shown string
+			for _, it := range listJSON(t, args...) {
+				var raw struct {
+					ID string `json:"id"`
+				}
+				mustJSON(t, it.Raw, &raw)
+				if raw.ID == id {
+					shown = it.ID
+				}
+			}
+			p.Inject(faultproxy.Rule{Method: "POST", Path: "/permission/*/reply", Times: 1, Fault: tt.fault})
+			r := hitl(t, "", append(args, "approve", shown)...)
+			if r.code != tt.code || !strings.Contains(r.stdout+r.stderr, tt.says) {
+				t.Fatalf("exit %d (want %d), output does not say %q:\n%s%s", r.code, tt.code, tt.says, r.stdout, r.stderr)
+			}
+			got := fake.Answered(id)
+			if (len(got) == 1) != tt.sent || len(got) > 1 {
+				t.Fatalf("opencode got %+v (sent: %v)", got, tt.sent)
+			}
+			if !tt.sent {
+				// Not sent: it still waits, and a second try sends it once.
+				must(t, hitl(t, "", append(args, "approve", shown)...), 0, "Sent approve for")
+				if got := fake.Answered(id); len(got) != 1 {
+					t.Fatalf("opencode got %+v", got)
+				}
+			}
+		})
 	}
 }
