@@ -208,3 +208,40 @@ func TestHookCursor(t *testing.T) {
 		}
 	})
 }
+
+// In the reviewer, a Gemini CLI shell command reads as Claude Code's Bash
+// does, and a Cursor one too; the answer is each agent's JSON.
+func TestHookGeminiAndCursorInTheTUI(t *testing.T) {
+	h := startHub(t, teamYAML)
+	p := h.hook("gemini", geminiShell)
+	h.waitRequest("gem-1")
+	tui := startHookTUI(t, h, aliceToken, 100, 30)
+	tui.waitFor("[gemini]", "run_shell_command")
+	tui.press("Enter", "Review tool call run_shell_command", "gemini on ", "in /src/app (session gem-1)",
+		"$ rm -rf dist && npm run build", "Rebuild the bundle", "allowed: approve, reject")
+	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
+	tui.keys("a")
+	tui.waitFor("Send this?", "run_shell_command: approve")
+	tui.keys("y")
+	if code := p.finish(t, 20*time.Second); code != 0 {
+		t.Fatalf("hook: exit %d; stderr %q", code, p.stderr.String())
+	}
+	wantFields(t, p, map[string]any{"decision": "allow"})
+
+	p = h.hook("cursor", cursorShell)
+	h.waitRequest("conv-1")
+	tui.keys("Escape")
+	tui.waitFor("[cursor]", "Shell(command=")
+	tui.press("Enter", "Review tool call Shell", "cursor on ", "$ git push --force origin main")
+	time.Sleep(1500 * time.Millisecond)
+	tui.keys("r")
+	tui.waitFor("Reason for rejecting")
+	tui.text("not on main")
+	tui.keys("C-s")
+	tui.waitFor("Send this?")
+	tui.keys("y")
+	if code := p.finish(t, 20*time.Second); code != 0 {
+		t.Fatalf("hook: exit %d; stderr %q", code, p.stderr.String())
+	}
+	wantFields(t, p, map[string]any{"permission": "deny", "user_message": "Denied by alice in hitl: not on main", "agent_message": "not on main"})
+}
