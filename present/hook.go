@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/diff"
 )
 
 // Agents are the coding agents whose name is a badge of its own.
@@ -81,8 +82,30 @@ type ToolView struct {
 	Commands, Patterns []string
 	// Always is what approving for good (opencode's always) allows.
 	Always []string
+	// Patch is the change an opencode edit asks for (its metadata's
+	// unified diff), line by line; nil when it gives none.
+	Patch []diff.Line
 	// Rest is the input's other members, as JSON ("" when none).
 	Rest string
+}
+
+// patchLines reads a unified diff as lines: removed, added, and the rest
+// (context, hunk headers) as they are; the two file headers are left out
+// (the path is shown above it).
+func patchLines(patch string) []diff.Line {
+	var out []diff.Line
+	for _, l := range strings.Split(strings.TrimSuffix(patch, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "Index: ") || strings.HasPrefix(l, "====="):
+		case strings.HasPrefix(l, "-"):
+			out = append(out, diff.Line{Op: diff.Delete, Text: l[1:]})
+		case strings.HasPrefix(l, "+"):
+			out = append(out, diff.Line{Op: diff.Insert, Text: l[1:]})
+		default:
+			out = append(out, diff.Line{Op: diff.Same, Text: strings.TrimPrefix(l, " ")})
+		}
+	}
+	return out
 }
 
 // TextChange is one replacement in a file.
@@ -142,6 +165,12 @@ func ToolOf(it client.Interrupt, a client.Action) (ToolView, bool) {
 			var m map[string]json.RawMessage
 			if json.Unmarshal(md, &m) == nil {
 				maps.Copy(in, m)
+			}
+			if path, ok := str("filepath"); ok {
+				v.Path = path
+			}
+			if d, ok := str("diff"); ok {
+				v.Patch = patchLines(d)
 			}
 		}
 	case IsShell(a.Name):

@@ -419,6 +419,13 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 			out(lo.diffRows(l, w))
 		}
 	}
+	if len(v.Patch) > 0 {
+		out(st.faint.Render("change:"))
+		for _, l := range v.Patch {
+			l.Text = safeBlock(fold(l.Text, see))
+			out(lo.diffRows(l, w))
+		}
+	}
 	if v.Rest != "" {
 		out(st.faint.Render("other input:"))
 		out(lo.highlightJSON(json.RawMessage(v.Rest), w, see))

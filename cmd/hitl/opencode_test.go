@@ -35,7 +35,8 @@ func TestCLIOnOpencodeBackend(t *testing.T) {
 	setenv(t, "HITL_CONFIG", cfg)
 
 	push := fake.Ask("ses_push", "bash", []string{"git push --force origin main"}, []string{"git push *"}, nil)
-	edit := fake.Ask("ses_edit", "edit", []string{"src/server.ts"}, []string{"*"}, map[string]any{"filepath": "/src/app/src/server.ts"})
+	edit := fake.Ask("ses_edit", "edit", []string{"src/server.ts"}, []string{"*"}, map[string]any{"filepath": "/src/app/src/server.ts",
+		"diff": "Index: /src/app/src/server.ts\n===================================================================\n--- /src/app/src/server.ts\n+++ /src/app/src/server.ts\n@@ -1,2 +1,2 @@\n-const port = 3000\n+const port = 8080\n listen(port)\n"})
 	clean := fake.Ask("ses_clean", "bash", []string{"rm -rf node_modules", "npm ci"}, []string{"rm *", "npm ci *"}, nil)
 	byOpencodeID := map[string]listed{}
 	for _, it := range listJSON(t) {
@@ -68,7 +69,12 @@ func TestCLIOnOpencodeBackend(t *testing.T) {
 	}
 
 	e := byOpencodeID[edit]
-	must(t, hitl(t, "", "show", e.ID), 0, "  · src/server.ts")
+	s := hitl(t, "", "show", e.ID)
+	for _, want := range []string{"  · src/server.ts\n", "  file /src/app/src/server.ts\n  change:\n      @@ -1,2 +1,2 @@\n    - const port = 3000\n    + const port = 8080\n      listen(port)\n"} {
+		if s.code != 0 || !strings.Contains(s.stdout, want) {
+			t.Fatalf("show lacks %q:\n%s", want, s.stdout)
+		}
+	}
 	must(t, hitl(t, "", "approve", e.ID), 0, "Sent approve")
 	if got := fake.Answered(edit); !reflect.DeepEqual(got, []demo.OpencodeReply{{Reply: "once", By: "reviewer"}}) {
 		t.Fatalf("opencode got %+v", got)
@@ -147,7 +153,8 @@ func TestCLIOpencodeHostile(t *testing.T) {
 	ts := httptest.NewServer(fake.Handler())
 	defer func() { fake.Close(); ts.CloseClientConnections(); ts.Close() }()
 	args := []string{"--backend", "opencode", "--url", ts.URL}
-	fake.Ask("ses_\x1b[2J", "bash", []string{"echo hi\x1b]52;c;Y3VybCBldmls\x07\u202e"}, []string{"echo *\x1b[31m"}, map[string]any{"note": "\x1b[1mbold"})
+	fake.Ask("ses_\x1b[2J", "bash", []string{"echo hi\x1b]52;c;Y3VybCBldmls\x07\u202e"}, []string{"echo *\x1b[31m"},
+		map[string]any{"note": "\x1b[1mbold", "filepath": "/tmp/\x1b]0;x\x07", "diff": "-a\x1b[2J\n+b\u202e\n"})
 	it := listJSON(t, args...)[0]
 	for _, cmd := range [][]string{{"list"}, {"show", it.ID}} {
 		r := hitl(t, "", append(args, cmd...)...)
