@@ -169,7 +169,7 @@ file is fine; a broken one is an error with its line number.
   default_profile: local
   profiles:
     local:
-      backend: langgraph          # langgraph | rest | events
+      backend: langgraph          # langgraph | rest | events | opencode
       url: http://127.0.0.1:2024
       api_key_env: LANGSMITH_API_KEY   # or api_key: … (prefer the variable)
       graph: agent                # only this graph's interrupts
