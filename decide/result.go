@@ -75,17 +75,6 @@ func (r *Result) fail(k Kind, cause error) *Result {
 	return r
 }
 
-// handledIDs are the interrupts the server has an answer for.
-func (r *Result) handledIDs() []string {
-	var ids []string
-	for _, it := range r.Items {
-		if it.Kind == Sent || it.Kind == HandledElsewhere {
-			ids = append(ids, it.ID)
-		}
-	}
-	return ids
-}
-
 // Err is nil for a decision that took effect, and otherwise an error that
 // says what happened; errors.Is tells the kinds apart: client.ErrAlreadyHandled,
 // client.ErrBusy, ErrNotSent, client.ErrMaybeSent (Unknown).

@@ -76,7 +76,7 @@ func forgetCmd(e *env) *cobra.Command {
 				return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
 			}
 			var found []string
-			for h := range a.journal.Handled() {
+			for h := range a.journal.Hidden() {
 				if strings.HasPrefix(h, id) {
 					found = append(found, h)
 				}

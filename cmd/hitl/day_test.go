@@ -474,7 +474,15 @@ func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
 		must(t, s.hitl("", "--reviewer", "bob", "approve", it.ID), 0, "Sent approve")
 		envOf(t).set("XDG_STATE_HOME", mine)
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled elsewhere; nothing sent (by bob")
-		must(t, s.hitl("", "approve", it.ID), 3, "already handled from this machine")
+		// The refused attempt is not a decision of this machine's: asked
+		// again, and shown, it is bob's.
+		r := s.hitl("", "approve", it.ID)
+		must(t, r, 3, "already handled elsewhere; nothing sent (by bob")
+		r = s.hitl("", "show", it.ID)
+		must(t, r, 3, "no longer waits: it was answered elsewhere (by bob")
+		if strings.Contains(r.stderr, "this machine") {
+			t.Fatalf("show calls bob's decision this machine's:\n%s", r.stderr)
+		}
 	})
 }
 
