@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -542,5 +543,46 @@ func TestShowGivesTheArgumentsOnce(t *testing.T) {
 		}
 		// What was left out is the server's, kept in full by --raw.
 		must(t, s.hitl("", "show", it.ID, "--raw"), 0, `Tool: send_email\nArgs: {`)
+	})
+}
+
+// A script that asks for --json gets one object whatever happened: also
+// when nothing was sent because the interrupt no longer waits (exit 3, the
+// winner as the server tells) or hitl refused (exit 4).
+func TestJSONSaysWhyNothingWasSent(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		obj := func(r result, code int) map[string]any {
+			t.Helper()
+			var m map[string]any
+			if r.code != code || json.Unmarshal([]byte(r.stdout), &m) != nil {
+				t.Fatalf("exit %d (want %d), stdout is not one JSON object:\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
+			}
+			if m["message"] != strings.TrimSpace(strings.TrimPrefix(r.stderr, "hitl: ")) {
+				t.Fatalf("the object's message is not the words on stderr: %q vs %q", m["message"], r.stderr)
+			}
+			return m
+		}
+		it := s.onlyPending(s.agent("email")) // seen pending here
+		mine := envOf(t).getenv("XDG_STATE_HOME")
+		envOf(t).set("XDG_STATE_HOME", t.TempDir()) // another machine
+		must(t, s.hitl("", "--reviewer", "bob", "approve", it.ID), 0, "Sent approve")
+		envOf(t).set("XDG_STATE_HOME", mine)
+		for _, args := range [][]string{{"approve", it.ID}, {"reject", it.ID, "-m", "no"}, {"respond", it.ID, "-m", "no"},
+			{"edit", it.ID, "--set", "to=x@example.com"}, {"dismiss", it.ID}} {
+			m := obj(s.hitl("", append(args, "--json")...), 3)
+			w, _ := m["winner"].(map[string]any)
+			if m["result"] != "handled-elsewhere" || m["interrupt_id"] != it.ID || m["exit_code"] != float64(3) || w == nil || w["reviewer"] != "bob" {
+				t.Fatalf("%s --json: %v", args[0], m)
+			}
+		}
+		typo := "0000" + strings.Repeat("f", 28)
+		m := obj(s.hitl("", "approve", typo, "--json"), 4)
+		if m["result"] != "refused" || m["exit_code"] != float64(4) || fmt.Sprint(m["asked"]) != "["+typo+"]" {
+			t.Fatalf("approve of a typo --json: %v", m)
+		}
+		m = obj(s.hitl("", "approve", "--all", "--tool", "no_such_tool", "--json"), 3)
+		if m["result"] != "nothing-matched" {
+			t.Fatalf("approve --all --json: %v", m)
+		}
 	})
 }

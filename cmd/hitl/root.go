@@ -382,10 +382,13 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal
 		return client.Interrupt{}, nothingErr("%s (hitl history shows the decision)", msg)
 	case handledMatch != "":
 		msg := fmt.Sprintf("interrupt %s was already handled from this machine", safe(handledMatch))
+		var mine *client.Winner
 		if e, ok := a.journal.Last(handledMatch); ok {
 			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), safe(e.Reviewer), e.Outcome)
+			mine = &client.Winner{RunID: e.RunID, Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
 		}
-		return client.Interrupt{}, nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch))
+		return client.Interrupt{}, about(nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch)),
+			"handled-here", handledMatch, mine)
 	case elsewhereMatch != "":
 		// Answered by another decision; what this machine tried (refused,
 		// or not applied) is in its audit log, with the winner it learnt.
@@ -402,7 +405,8 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal
 		if a.reading {
 			return client.Interrupt{}, nothingErr("interrupt %s no longer waits: it was answered elsewhere%s", safe(elsewhereMatch), decide.WinnerText(winner))
 		}
-		return client.Interrupt{}, nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(elsewhereMatch)), decide.WinnerText(winner))
+		return client.Interrupt{}, about(nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(elsewhereMatch)), decide.WinnerText(winner)),
+			"handled-elsewhere", elsewhereMatch, winner)
 	}
 	// Not listed: if it was seen pending before, its thread tells whether it
 	// was answered (and by whom) or is gone.
@@ -420,12 +424,14 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal
 				if a.reading {
 					return client.Interrupt{}, nothingErr("%s no longer waits: it was answered elsewhere%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
 				}
-				return client.Interrupt{}, nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
+				return client.Interrupt{}, about(nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By)),
+					"handled-elsewhere", it.ID, st[0].By)
 			case client.Gone:
 				if a.reading {
 					return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
 				}
-				return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
+				return client.Interrupt{}, about(nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server())),
+					"gone", it.ID, nil)
 			}
 		}
 	}
