@@ -348,13 +348,15 @@ func orDash(s string) string {
 func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 	out := make([]journal.Entry, len(s.Items))
 	for i, it := range s.Items {
-		resume := it.Resume.Value
+		resume, decisions := it.Resume.Value, it.Decisions
 		if it.Resume.Continue {
-			resume = nil
+			// A continue: no value, and no decision (the approve key that
+			// gave it is not what was done).
+			resume, decisions = nil, nil
 		}
 		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: p.Backend.Server(),
 			ThreadID: s.ThreadID, InterruptID: it.Interrupt.ID, Schema: it.Interrupt.Schema, Title: it.Interrupt.Title,
-			Decisions: it.Decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
+			Decisions: decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
 		for _, a := range it.Interrupt.Actions {
 			out[i].Proposed = append(out[i].Proposed, journal.Call{Name: a.Name, Args: a.Args})
 		}

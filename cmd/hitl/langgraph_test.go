@@ -558,6 +558,15 @@ func TestRealBreakpoint(t *testing.T) {
 			t.Fatalf("log %s", s.log(th))
 		}
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		// What was done is a continue, in the history as on the screen.
+		r := s.hitl("", "history", "--json")
+		must(t, r, 0, `"decision":"continue"`)
+		if strings.Contains(r.stdout, `"approve"`) {
+			t.Fatalf("history --json calls the continue an approve:\n%s", r.stdout)
+		}
+		if r = s.hitl("", "history"); !strings.Contains(r.stdout, "continue") || strings.Contains(r.stdout, "approve") {
+			t.Fatalf("history:\n%s", r.stdout)
+		}
 	})
 }
 
