@@ -49,10 +49,12 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 		out = append(out, hint{b: *x.b, off: v.viewOnly || !it.Allows(slot, x.t)})
 	}
 	if it.Slots() > 1 {
-		out = append(out, hint{b: v.keys.NextAction}, hint{b: v.keys.Submit})
-	} else if _, err := v.drafts.peek(it).complete(); err == nil && !v.viewOnly {
-		// A decision kept (back from the confirm screen, a send that
-		// failed): s sends it, as the status says.
+		out = append(out, hint{b: v.keys.NextAction})
+	}
+	if _, err := v.drafts.peek(it).complete(); err == nil && it.Slots() > 0 && !v.viewOnly {
+		// Every action has its decision (or a decision kept, back from
+		// the confirm screen, a send that failed): s sends it. Before
+		// that it would only say which action has none.
 		out = append(out, hint{b: v.keys.Submit})
 	}
 	return out
