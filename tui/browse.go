@@ -73,7 +73,15 @@ func moreHints(v *env, it *client.Interrupt) []hint {
 		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true, off: alone != nil})
 	}
 	if it != nil && v.conversational && it.Origin == nil {
-		out = append(out, hint{b: k.Conversation, more: true})
+		// The toggle says what pressing it does now; from the list alone
+		// (below 100 columns) c always opens the detail on it.
+		conv := k.Conversation
+		_, narrowList := v.front.(*inboxScreen)
+		narrowList = narrowList && !v.lay.wide
+		if v.detail.id == it.ID && v.detail.showConv && !narrowList {
+			conv = withHelp(conv, "hide conversation")
+		}
+		out = append(out, hint{b: conv, more: true})
 	}
 	out = append(out, hint{b: k.History, more: true})
 	if len(v.failed.list) > 0 {

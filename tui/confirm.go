@@ -410,8 +410,14 @@ func (c *confirmScreen) hints(v *env) []hint {
 		out = append(out, hint{b: end})
 	}
 	out = append(out, hint{b: json})
-	if c.hasDiff() {
-		out = append(out, hint{b: k.DiffMode})
+	if c.hasDiff() && c.page.Width()-4 >= sideBySideFrom {
+		// Offered where the window has room for both sides, saying which
+		// layout pressing it gives.
+		mode := withHelp(k.DiffMode, "side by side")
+		if v.look.sideBySide {
+			mode = withHelp(k.DiffMode, "unified diff")
+		}
+		out = append(out, hint{b: mode})
 	}
 	return append(out, on(k.Back, k.Help, k.Quit)...)
 }

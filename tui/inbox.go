@@ -218,6 +218,7 @@ type openDetail struct{}
 func (openDetail) apply(m *Model) tea.Cmd {
 	m.items.newCount = 0
 	if m.items.current() != nil && !m.held() {
+		m.detail.top() // opened from its top, wherever c last scrolled it
 		m.push(&detailScreen{})
 	}
 	return nil
