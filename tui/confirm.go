@@ -343,7 +343,7 @@ func (c *confirmScreen) text(v *env) string {
 			}
 			line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("Resume value, exactly as sent: one value for the %d interrupts, each answer under its interrupt's id:", len(sub.Items)), w, " ")))
 			if b, err := json.Marshal(all); err == nil {
-				line(v.look.highlightJSON(b, w, ""))
+				line(v.look.exactJSON(b, w))
 			} else {
 				line(v.st.err.Render(ansi.Wrap("cannot be written as JSON: "+safe(err.Error()), w, " ")))
 			}
@@ -356,7 +356,7 @@ func (c *confirmScreen) text(v *env) string {
 			case x.Resume.Continue:
 				line("(none: the run continues from the breakpoint with no input)")
 			default:
-				line(v.look.highlightJSON(x.Resume.Value, w, ""))
+				line(v.look.exactJSON(x.Resume.Value, w))
 			}
 		}
 	} else {

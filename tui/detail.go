@@ -483,7 +483,7 @@ func (lo look) conversationText(c *conversation, w int) string {
 	case c == nil || c.loading:
 		return "Loading the conversation…"
 	case c.err != nil:
-		return lo.st.err.Render("Conversation: " + safe(c.err.Error()))
+		return lo.st.err.Render(ansi.Wrap("Conversation: "+safe(c.err.Error()), max(w, 20), " "))
 	case len(c.messages) == 0:
 		return "The thread has no messages."
 	}
