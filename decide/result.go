@@ -151,6 +151,10 @@ func (r *Result) Text() string {
 // Agent Inbox request proposes an action, but not as a tool call there).
 func (r *Result) reasonWhere(end *client.Ending) string {
 	switch {
+	case r.reasonInConv && strings.TrimSpace(end.Reason) == "":
+		// As the confirm screen said (client.EndingNote): no reason to put
+		// there, only that the call was not run.
+		return " (each call's result in the conversation says it was not run; no reason given)"
 	case r.reasonInConv:
 		return " (the reason is in the conversation, as each call's result)"
 	case strings.TrimSpace(end.Reason) != "":

@@ -586,3 +586,24 @@ func TestJSONSaysWhyNothingWasSent(t *testing.T) {
 		}
 	})
 }
+
+// Dismissed without a reason, the result says what the note before it
+// said: each call's result says it was not run, and no reason is given (not
+// "the reason is in the conversation").
+func TestDismissWithoutAReasonSaysNoneWasGiven(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		dry := s.hitl("", "dismiss", it.ID, "--dry-run")
+		must(t, dry, 0, "each call's result in the conversation says it was not run (no reason given)")
+		r := s.hitl("", "dismiss", it.ID)
+		must(t, r, 0, "Dismissed "+it.ID[:8])
+		must(t, r, 0, "each call's result in the conversation says it was not run; no reason given")
+		if strings.Contains(r.stdout+r.stderr, "the reason is in the conversation") {
+			t.Fatalf("the result speaks of a reason none gave:\n%s%s", r.stdout, r.stderr)
+		}
+		if tools := s.toolMessages(th); s.real && !strings.Contains(tools["send_email"], "not run") {
+			t.Fatalf("the conversation holds %q", tools["send_email"])
+		}
+	})
+}
