@@ -607,3 +607,20 @@ func TestDismissWithoutAReasonSaysNoneWasGiven(t *testing.T) {
 		}
 	})
 }
+
+// JSON typed where a file is expected: hitl says how to give it (standard
+// input with -), and how to change one field, rather than "no such file".
+func TestInlineJSONWhereAFileIsExpected(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		it := s.onlyPending(s.agent("email"))
+		r := s.hitl("", "edit", it.ID, "--args", `{"to":"x@example.com"}`)
+		must(t, r, 2, "--args takes a file, not JSON: give the JSON on standard input with --args - (echo '{…}' | hitl --url "+s.url+" edit "+it.ID+" --args -), or change one argument with --set KEY=VALUE")
+		if strings.Contains(r.stderr, "no such file") {
+			t.Fatalf("edit speaks of a file:\n%s", r.stderr)
+		}
+		must(t, s.hitl("", "decide", it.ID, "--decisions", `[{"type":"approve"}]`), 2, "--decisions takes a file, not JSON: give the JSON on standard input with --decisions -")
+		if p := s.pending(it.ThreadID); len(p) != 1 {
+			t.Fatalf("something was sent: %+v", p)
+		}
+	})
+}

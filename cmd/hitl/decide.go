@@ -442,6 +442,9 @@ of the proposed and the sent arguments.`,
 			var raw []byte
 			if argsFile != "" {
 				if raw, err = readArg(e.stdin, argsFile); err != nil {
+					if inlineJSON(argsFile) {
+						return usageErr("--args takes a file, not JSON: give the JSON on standard input with --args - (echo '{…}' | %s edit %s --args -), or change one argument with --set KEY=VALUE", e.again(), idWord(args))
+					}
 					return err
 				}
 			}
@@ -640,6 +643,9 @@ thread are answered in one resume.`,
 			}
 			raw, err := readArg(e.stdin, file)
 			if err != nil {
+				if inlineJSON(file) {
+					return usageErr("--decisions takes a file, not JSON: give the JSON on standard input with --decisions - (echo '[…]' | %s decide %s --decisions -)", e.again(), idWord(args))
+				}
 				return err
 			}
 			var list []wireInput
@@ -698,6 +704,22 @@ func resumeCmd(e *env) *cobra.Command {
 
 // readArg reads a file, or standard input for "-", refusing more than
 // maxInput bytes rather than cutting it.
+// inlineJSON: a file name that is JSON typed in its place (no such file
+// is there to read).
+func inlineJSON(name string) bool {
+	t := strings.TrimSpace(name)
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
+}
+
+// idWord is the one id given, as a shell word, for a command to copy; "ID"
+// otherwise.
+func idWord(args []string) string {
+	if len(args) != 1 {
+		return "ID"
+	}
+	return shellWord(safe(args[0]))
+}
+
 func readArg(stdin io.Reader, name string) ([]byte, error) {
 	var r io.Reader
 	what := name
