@@ -310,6 +310,9 @@ func (c *confirmScreen) text(v *env) string {
 		if target.Busy {
 			line(v.st.warn.Render(ansi.Wrap("Note: a run is in progress on this thread; the server refuses a decision until it ends.", w, " ")))
 		}
+		if note := present.KeptAnswerNote(*target); note != "" {
+			line(v.st.warn.Render(ansi.Wrap("Note: "+note+".", w, " ")))
+		}
 		if race := v.race(target); race != "" {
 			line(v.st.warn.Render(ansi.Wrap("⚠ "+safe(race), w, " ")))
 		}

@@ -918,7 +918,9 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 			}
 			fmt.Fprintln(e.stderr, "note:", note)
 		}
-		if d.Interrupt.Retry {
+		if note := present.KeptAnswerNote(d.Interrupt); note != "" {
+			fmt.Fprintln(e.stderr, "note:", note)
+		} else if d.Interrupt.Retry {
 			fmt.Fprintf(e.stderr, "note: the last run of thread %s failed; this answers %s again (if the run fails the same way, the graph kept the first answer)\n",
 				safe(d.Interrupt.ThreadID), safe(present.ShortID(d.Interrupt.ID)))
 		}

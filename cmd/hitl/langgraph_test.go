@@ -690,3 +690,42 @@ func TestRealFailingGraph(t *testing.T) {
 	must(t, r, 0, "ValueError: the warehouse API refused the request (order 7)")
 	must(t, r, 0, th)
 }
+
+// A node that raises after its interrupt returned fails its run with the
+// answer taken, and both servers keep that answer: answered again, the
+// task runs again with the first one. hitl list says so rather than
+// suggesting a new answer, and so does the note before one is sent.
+func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		if !s.real {
+			t.Skip("the demo's graphs do not fail")
+		}
+		s.graphs = map[string]string{"failing": "failing"}
+		th := s.start("failing", map[string]any{"topic": "charge"})
+		it := s.onlyPending(th)
+		must(t, s.hitl("", "respond", it.ID, "-m", "yes"), 1, "answer was 'yes'")
+		r := s.hitl("", "list")
+		must(t, r, 0, "still holds "+it.ID[:8]+" [prompt]")
+		must(t, r, 0, "the graph keeps the answer it took before failing; a new one is not used (hitl respond "+it.ID[:8]+" … runs the task again with the first)")
+		if strings.Contains(r.stdout, "answer it again") {
+			t.Fatalf("hitl list suggests an answer that cannot help:\n%s", r.stdout)
+		}
+		var failed []struct {
+			Interrupts []struct {
+				ID         string `json:"id"`
+				KeptAnswer bool   `json:"kept_answer"`
+			} `json:"interrupts"`
+		}
+		json.Unmarshal([]byte(s.hitl("", "list", "--failed", "--json").stdout), &failed)
+		if len(failed) == 0 || len(failed[0].Interrupts) != 1 || !failed[0].Interrupts[0].KeptAnswer {
+			t.Fatalf("list --failed --json: %+v", failed)
+		}
+		r = s.hitl("", "respond", it.ID[:8], "-m", "charge-offline")
+		must(t, r, 1, "note: the last run failed in "+it.ID[:8]+"'s own task after the graph took its answer, and the graph keeps that answer: a new one is not used")
+		// What the note said: the graph ran again with the first answer.
+		must(t, r, 1, "answer was 'yes'")
+		if strings.Contains(s.log(th), "charge-offline") {
+			t.Fatalf("the graph got the new answer after all; the words are wrong: %s", s.log(th))
+		}
+	})
+}
