@@ -435,6 +435,9 @@ func EndingNote(p *Payload, ds []Decision) string {
 	}
 	if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
 		where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
+		if p.Schema == SchemaAgentInbox && len(p.Actions) > 0 {
+			where = "the request's action is not a tool call waiting in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
+		}
 	}
 	return fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; %s", end.Words(), what, where)
 }

@@ -157,10 +157,15 @@ func (r *Result) reasonWhere(end *client.Ending) string {
 		return " (each call's result in the conversation says it was not run; no reason given)"
 	case r.reasonInConv:
 		return " (the reason is in the conversation, as each call's result)"
-	case strings.TrimSpace(end.Reason) != "":
-		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, where no tool call waited for an answer)"
 	}
-	return " (nothing was written in the conversation, where no tool call waited for an answer)"
+	why := "where no tool call waited for an answer"
+	if it := r.Submission.Items[0].Interrupt; it.Payload.Schema == client.SchemaAgentInbox && len(it.Payload.Actions) > 0 {
+		why = "where the request's action is not a tool call waiting for an answer"
+	}
+	if strings.TrimSpace(end.Reason) != "" {
+		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, " + why + ")"
+	}
+	return " (nothing was written in the conversation, " + why + ")"
 }
 
 func causeText(err error) string {

@@ -531,3 +531,17 @@ func TestKeysOfferedOnlyWhereTheyDoSomething(t *testing.T) {
 	}
 	h.wantScreen("View only")
 }
+
+// The status line of a send does not stay on once the filter changes:
+// what it said was about the list as it was.
+func TestFilterClearsTheLastSendsStatus(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("a", "y")
+	h.wantScreen("Sent approve")
+	h.keys("/")
+	h.typeText("ops")
+	if strings.Contains(h.screen(), "Sent approve") {
+		t.Fatalf("the last send's status stays after the filter changed:\n%s", h.screen())
+	}
+}

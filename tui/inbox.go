@@ -151,6 +151,10 @@ func (s *inboxScreen) hints(v *env) []hint {
 type filterList struct{ filter string }
 
 func (a filterList) apply(m *Model) tea.Cmd {
+	if a.filter != m.items.filter && !m.sending {
+		// What the status said ("Sent …") was about the list as it was.
+		m.status = ""
+	}
 	m.items.filter = a.filter
 	m.items.rebuild()
 	return nil

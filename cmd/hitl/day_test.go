@@ -257,6 +257,14 @@ func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
 				t.Fatalf("%s: claims the reason is in the conversation:\n%s%s", role, r.stdout, r.stderr)
 			}
 			must(t, r, 0, "the reason is in hitl's audit log only")
+			if role == "inbox" {
+				// It proposes an action: not "no tool call", but why its
+				// action got nothing written.
+				must(t, r, 0, "where the request's action is not a tool call waiting for an answer")
+				if !strings.Contains(dry.stderr, "the request's action is not a tool call waiting in the conversation") {
+					t.Fatalf("inbox: the note before sending:\n%s", dry.stderr)
+				}
+			}
 			if c := s.hitl("", "conversation", s.threadRef(th)); strings.Contains(c.stdout, "asked by phone") {
 				t.Fatalf("%s: the conversation has the reason after all; the words are wrong:\n%s", role, c.stdout)
 			}
@@ -498,7 +506,7 @@ func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
 		}
 		for _, args := range [][]string{{"reject", its[0].ID, "-m", "no", "--stop"}, {"dismiss", its[0].ID}} {
 			r := s.hitl("", args...)
-			must(t, r, 4, "which also waits at 1 other interrupt(s)")
+			must(t, r, 4, "which also waits at another interrupt")
 			if strings.Contains(r.stderr, "note:") {
 				t.Fatalf("%s: a note before the refusal:\n%s", args[0], r.stderr)
 			}
