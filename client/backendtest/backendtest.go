@@ -228,8 +228,11 @@ func Run(t *testing.T, f Fixture) {
 			!strings.Contains(res.Text(), "already handled elsewhere; nothing sent") {
 			t.Fatalf("got %s: %s", res.Kind, res.Text())
 		}
-		if !p.Journal.IsHandled(it.ID) {
-			t.Fatal("an interrupt answered on the server is not recorded as handled")
+		if !p.Journal.Hidden()[it.ID] || !p.Journal.IsElsewhere(it.ID) {
+			t.Fatal("an interrupt answered on the server is not recorded as answered elsewhere")
+		}
+		if p.Journal.IsHandled(it.ID) {
+			t.Fatal("an interrupt answered by another decision is recorded as handled from this machine")
 		}
 	})
 	if f.Other != nil {
@@ -259,6 +262,18 @@ func Run(t *testing.T, f Fixture) {
 			}
 			if sent != 1 {
 				t.Fatalf("%d reviewers told sent:\n  alice: %s\n  bob: %s", sent, ra.Text(), rb.Text())
+			}
+			// Only the winner's journal calls the answer its own.
+			for _, x := range []struct {
+				p *decide.Pipeline
+				r *decide.Result
+			}{{alice, ra}, {bob, rb}} {
+				if got := x.p.Journal.IsHandled(it.ID); got != (x.r.Kind == decide.Sent) {
+					t.Fatalf("%s (%s): recorded as handled from this machine: %v", x.p.Reviewer, x.r.Kind, got)
+				}
+				if x.r.Kind == decide.HandledElsewhere && !x.p.Journal.IsElsewhere(it.ID) {
+					t.Fatalf("%s lost the race: not recorded as answered elsewhere", x.p.Reviewer)
+				}
 			}
 		})
 	}
