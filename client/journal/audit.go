@@ -50,6 +50,9 @@ const (
 	// Lost: the server took it (it created a run), then lost the run: no
 	// run carries it and the interrupt still waits. It did not take effect.
 	Lost Outcome = "lost"
+	// Unconfirmed: the server ran it, but cannot show whose decision the
+	// interrupt took (it may have been another reviewer's).
+	Unconfirmed Outcome = "sent-unconfirmed"
 	// legacyError is what older versions wrote for a failed send.
 	legacyError Outcome = "error"
 )

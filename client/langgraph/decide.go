@@ -192,8 +192,14 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 // busyAnswer recognizes the refusal of a second run on a busy thread: 409
 // from the Python platform, 422 "Thread is already running a task" from the
 // JS server (whose 422 also means a malformed request).
+//
+// aegra refuses a resume on a thread that is not interrupted (answered, or
+// running another branch) with 400 "Cannot resume: thread is not in
+// interrupted state": nothing was taken, and Standing then says whether
+// the interrupt was answered (already handled elsewhere) or still waits.
 func busyAnswer(code int, body []byte) bool {
 	return code == http.StatusConflict ||
+		(code == http.StatusBadRequest && strings.Contains(string(body), "thread is not in interrupted state")) ||
 		(code == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(string(body)), "already running"))
 }
 
