@@ -853,3 +853,35 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// The arguments are listed in the order the graph wrote them (to, subject,
+// body, cc), on every server: the pg runtime (langhost) keeps
+// thread.interrupts in a JSONB column, which reorders an object's keys
+// (to, body, subject), and hitl then takes the value from the thread's
+// state, which keeps the graph's order. aegra lists no thread.interrupts
+// at all: hitl reads the state there anyway.
+func TestConformArgumentsInTheGraphsOrder(t *testing.T) {
+	forEach(t, func(t *testing.T, tg target) {
+		if tg.kind == "" {
+			t.Skip("the embedded server keeps what it is given")
+		}
+		meta := tag(t)
+		thread := start(t, tg, tg.single, anyMap(meta))
+		its := pendingOf(t, backend(t, tg, meta, 0))
+		if len(its) != 1 || its[0].ThreadID != thread || len(its[0].Actions) != 1 {
+			t.Fatalf("listed %+v", its)
+		}
+		dec := json.NewDecoder(bytes.NewReader(its[0].Actions[0].Args))
+		var keys []string
+		dec.Token() // {
+		for dec.More() {
+			k, _ := dec.Token()
+			keys = append(keys, k.(string))
+			var skip json.RawMessage
+			dec.Decode(&skip)
+		}
+		if got := strings.Join(keys, ", "); got != "to, subject, body, cc" {
+			t.Fatalf("the arguments' keys in the order %s, want the graph's: to, subject, body, cc (raw %s)", got, its[0].Raw)
+		}
+	})
+}
