@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/transport"
@@ -157,8 +159,14 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 	defer cancel()
 	var joined map[string]json.RawMessage
 	resp, err := b.Long.R().SetContext(ctx).Get("/threads/" + url.PathEscape(s.ThreadID) + "/runs/" + url.PathEscape(rc.RunID) + "/join")
-	if err := b.Check(resp, err, "follow run "+rc.RunID, &joined); err != nil {
-		out.Error = err.Error()
+	if cerr := b.Check(resp, err, "follow run "+rc.RunID, &joined); cerr != nil {
+		out.Error = cerr.Error()
+		if err != nil && ctx.Err() == nil && b.wentAway(ctx) {
+			// Not "is something else listening there?": the server that
+			// took the decision stopped answering while the run went on.
+			out.Error = fmt.Sprintf("the server at %s went away while hitl followed run %s (it no longer accepts connections): the decision reached it; another replica may finish the run, or it is lost: `hitl check` looks again once a server of this deployment answers",
+				b.Server(), rc.RunID)
+		}
 		return out
 	}
 	var r run
@@ -230,4 +238,22 @@ func runError(raw json.RawMessage, status string) string {
 		return e.Error + ": " + e.Message
 	}
 	return e.Message
+}
+
+// wentAway reports whether the server now refuses connections: after a
+// broken follow, it tells a server that stopped from a connection that
+// broke on the way.
+func (b *Backend) wentAway(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(b.Server(), "/")+"/ok", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
 }
