@@ -358,7 +358,9 @@ func (r *run) showsDecision() bool {
 }
 
 // verifyWithoutEvidence decides what it can on a server whose runs do not
-// show what they resumed. A run in progress is in flight; a run that ended
+// show what they resumed. A run in progress is unconfirmed (never in
+// flight, which counts as sent: two such runs of one interrupt may both
+// be going, and the server shows neither's answer); a run that ended
 // without writing any checkpoint (the checkpoints' metadata names the run
 // that wrote them) did nothing: another answer took the interrupt. A run
 // that wrote checkpoints ran the graph, but whether with this answer or
@@ -368,7 +370,6 @@ func (b *Backend) verifyWithoutEvidence(ctx context.Context, s *client.Submissio
 	took := client.Unconfirmed
 	switch {
 	case mine.active():
-		took = client.InFlight
 	case !mine.failed():
 		cps, err := b.history(ctx, s.ThreadID, nil, 100)
 		if err != nil {
