@@ -32,7 +32,7 @@ func (b *Backend) threadInterrupts(ctx context.Context, t *thread, cached bool) 
 	case t.Status == "interrupted" && n == 0:
 	case t.Status == "busy" && n > 0:
 	case t.Status == "interrupted" && len(t.Interrupts) > 1:
-	case t.Status == "interrupted" && b.keyOrder.Load() != orderKept:
+	case t.Status == "interrupted" && b.keyOrder.Load() != orderKept && t.hasKeyOrder():
 		// Whether the thread keeps the graph's key order is not known
 		// yet, or it does not (a JSONB column): the state tells.
 	case t.Status == "interrupted":
@@ -218,4 +218,17 @@ func (b *Backend) inGraphOrder(t *thread, st *threadState, its []client.Interrup
 			its[i].WithValue(w.Value)
 		}
 	}
+}
+
+// hasKeyOrder reports whether any of the thread's interrupt values has an
+// object of two keys or more: one whose order a server could have changed.
+func (t *thread) hasKeyOrder() bool {
+	for _, e := range t.Interrupts {
+		for _, w := range e.Interrupts {
+			if multiKey(w.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -78,3 +78,33 @@ func jsonbOrdered(raw []byte) bool {
 	}
 	return ordered
 }
+
+// multiKey reports whether the value holds an object of two keys or more.
+func multiKey(raw []byte) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) > 1 {
+				return true
+			}
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}

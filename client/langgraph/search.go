@@ -2,6 +2,8 @@ package langgraph
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -64,8 +66,17 @@ type answered struct {
 // searchPage asks for one page.
 func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, answered, error) {
 	var page threadPage // one unreadable thread is one item, not a failed listing
+	if most := int(b.mostPage.Load()); most > 0 && q.limit > most {
+		return nil, answered{total: -1}, &pageTooLarge{most: most, err: fmt.Errorf("the server at %s lists at most %d threads a page", b.Server(), most)}
+	}
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(b.searchBody(q)).Post("/threads/search")
 	if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
+		if resp != nil && resp.StatusCode() == http.StatusUnprocessableEntity {
+			if most := limitRefused(resp.Body()); most > 0 && most < q.limit {
+				b.mostPage.Store(int32(most))
+				return nil, answered{total: -1}, &pageTooLarge{most: most, err: err}
+			}
+		}
 		if resp == nil || resp.StatusCode() != http.StatusNotFound {
 			return nil, answered{total: -1}, err
 		}
@@ -131,10 +142,18 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 	var all []thread
 	var date time.Time // of the first page
 	size := q.limit
+	maxSize := maxPage
 	known := -1 // the total the first page counted
 	for offset := 0; ; {
 		q.limit, q.offset = size, offset
 		page, a, err := search(ctx, q)
+		var large *pageTooLarge
+		if errors.As(err, &large) && large.most < size {
+			// A server with a smaller page (aegra: 100): ask again, and
+			// never for more.
+			size, maxSize = large.most, large.most
+			continue
+		}
 		if err != nil {
 			return nil, date, err
 		}
@@ -156,7 +175,7 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 		if len(page) < size {
 			return all, date, nil
 		}
-		size = min(size*4, maxPage)
+		size = min(size*4, maxSize)
 	}
 }
 
@@ -183,4 +202,37 @@ func (search searchFunc) newest(ctx context.Context) (time.Time, int, error) {
 		return time.Time{}, a.total, err
 	}
 	return page[0].UpdatedAt, countOf(page, 1, a.total), nil
+}
+
+// pageTooLarge is a search refused for its limit: the server takes at most
+// most threads a page.
+type pageTooLarge struct {
+	most int
+	err  error
+}
+
+func (e *pageTooLarge) Error() string { return e.err.Error() }
+func (e *pageTooLarge) Unwrap() error { return e.err }
+
+// limitRefused reads, from a 422 answer, the most a search's limit may be:
+// FastAPI's {"detail": [{"loc": ["body", "limit"], "ctx": {"le": 100}}]}
+// (aegra), or 0.
+func limitRefused(body []byte) int {
+	var e struct {
+		Detail []struct {
+			Loc []any `json:"loc"`
+			Ctx struct {
+				LE int `json:"le"`
+			} `json:"ctx"`
+		} `json:"detail"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return 0
+	}
+	for _, d := range e.Detail {
+		if len(d.Loc) > 0 && d.Loc[len(d.Loc)-1] == "limit" && d.Ctx.LE > 0 {
+			return d.Ctx.LE
+		}
+	}
+	return 0
 }
