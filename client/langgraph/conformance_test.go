@@ -82,10 +82,10 @@ func targets(t *testing.T) []target {
 }
 
 // targetsWithProduction adds langhost (the interrupt raised through one
-// replica, decided through the other) to the tests that pass there; aegra
-// with HITL_TEST_AEGRA_SUITE set (docs/servers.md, "aegra").
+// replica, decided through the other) and aegra, to the tests that pass
+// there (docs/servers.md).
 func targetsWithProduction(t *testing.T) []target {
-	return targetsOf(t, true, os.Getenv("HITL_TEST_AEGRA_SUITE") != "")
+	return targetsOf(t, true, true)
 }
 
 func targetsOf(t *testing.T, langhost, aegra bool) []target {

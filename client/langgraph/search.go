@@ -143,6 +143,7 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 	var date time.Time // of the first page
 	size := q.limit
 	maxSize := maxPage
+	seen := map[string]bool{}
 	known := -1 // the total the first page counted
 	for offset := 0; ; {
 		q.limit, q.offset = size, offset
@@ -160,19 +161,32 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 		if offset == 0 {
 			known, date = countOf(page, size, a.total), a.date
 		}
-		all = append(all, page...)
+		full := len(page)
+		fresh := page[:0:0]
+		for _, t := range page {
+			if !seen[t.ThreadID] {
+				seen[t.ThreadID] = true
+				fresh = append(fresh, t)
+			}
+		}
+		all = append(all, fresh...)
 		if each != nil {
-			if err := each(page, known); err != nil {
+			if err := each(fresh, known); err != nil {
 				return nil, date, err
 			}
 		}
-		offset += len(page)
+		// The next page overlaps this one by an eighth: a thread that
+		// leaves the search while hitl pages (answered: no longer
+		// interrupted) moves every later one up, and the first of the
+		// next page would otherwise be skipped (seen on langhost, with
+		// four decisions at once among 100+ waiting threads).
+		offset += full - full/8
 		// Only a short page ends the paging. The server's count
 		// (X-Pagination-Total) is for progress only: the JS server counts
 		// one too many when the matches fill the page exactly, past the
 		// first page its count is not the total, and a count that fell
 		// short (threads made while paging) would drop threads.
-		if len(page) < size {
+		if full < size {
 			return all, date, nil
 		}
 		size = min(size*4, maxSize)
