@@ -242,18 +242,29 @@ func runError(raw json.RawMessage, status string) string {
 
 // wentAway reports whether the server now refuses connections: after a
 // broken follow, it tells a server that stopped from a connection that
-// broke on the way.
+// broke on the way. A process being killed may still accept a connection
+// for a moment (and reset it): it is asked a few times over a second.
 func (b *Backend) wentAway(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(b.Server(), "/")+"/ok", nil)
-	if err != nil {
-		return false
+	for range 6 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(b.Server(), "/")+"/ok", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return false // it answers
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err == nil {
-		resp.Body.Close()
-		return false
-	}
-	return errors.Is(err, syscall.ECONNREFUSED)
+	return false
 }
