@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
 )
 
 // A screen is a component: it sees the app through an env (sizes, styles,
@@ -124,9 +125,16 @@ type env struct {
 	// prepare is what would be sent to answer the interrupt id.
 	prepare func(id string) prepared
 
-	// root is the whole app, for the inbox's drawing alone: its rows show
-	// most of what the root knows (listView).
-	root *Model
+	// What the inbox's rows and the sections above them show (inboxrows.go).
+	// fetchErr says why the listing failed, and what to do ("": it did
+	// not); unknown are the decisions of unknown outcome; failures are
+	// the lines on failed runs, in w cells.
+	fetchErr func() string
+	unknown  []journal.Entry
+	failures func(w int) []string
+	// deadline is the row's word on when the interrupt expires, editing
+	// who else is editing it ("": none).
+	deadline, editing func(it *client.Interrupt) string
 }
 
 // env is what the screens see now.
@@ -139,7 +147,8 @@ func (m *Model) env() *env {
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,
-		root: m,
+		fetchErr: m.fetchErrLine, unknown: m.unknown, failures: m.failuresSection,
+		deadline: m.deadline, editing: m.editing,
 	}
 }
 
