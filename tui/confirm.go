@@ -69,6 +69,9 @@ func (c *confirmScreen) refresh(v *env) {
 
 func (*confirmScreen) decisionStep() {}
 
+// holdsWork: what it holds for its interrupt is not given up unasked.
+func (*confirmScreen) holdsWork() {}
+
 func (c *confirmScreen) shows(*env) string { return c.id }
 
 // onGone: the page says it, in full; an older status would mislead.

@@ -15,7 +15,7 @@ import (
 
 // historyScreen lists the decisions sent from this machine (the audit
 // log); enter shows what the agent did next (the thread's conversation).
-// It reads the log again while open (rereadHistory), the cursor staying on
+// It reads the log again while open (afterReads), the cursor staying on
 // its entry.
 type historyScreen struct {
 	entries []journal.Entry
@@ -60,15 +60,10 @@ func loadHistory(j *journal.Journal) tea.Cmd {
 	}
 }
 
-// rereadHistory reads the audit log again for an open history, on the
+// afterReads reads the audit log again for an open history, on the
 // root's reads and sends: a decision made meanwhile, here or by another
 // hitl on this machine, shows while the reviewer looks.
-func (m *Model) rereadHistory() tea.Cmd {
-	if _, ok := open[*historyScreen](m); !ok {
-		return nil
-	}
-	return loadHistory(m.opts.Journal)
-}
+func (h *historyScreen) afterReads(v *env) []act { return run(loadHistory(v.journal)) }
 
 func (h *historyScreen) receive(_ *env, msg tea.Msg) ([]act, bool) {
 	read, ok := msg.(historyMsg)

@@ -261,11 +261,11 @@ func (m *Model) resize(w, h int) {
 		// and comes back if the window narrows again (a tmux pane zoomed
 		// in and out).
 		n := len(m.stack)
-		m.stack = slices.DeleteFunc(m.stack, func(s screen) bool { _, ok := s.(*detailScreen); return ok })
+		m.stack = slices.DeleteFunc(m.stack, func(s screen) bool { _, ok := s.(besideWhenWide); return ok })
 		m.detailGaveWay = m.detailGaveWay || len(m.stack) < n
 	} else if m.detailGaveWay {
 		m.detailGaveWay = false
-		if _, ok := m.top().(*inboxScreen); ok && m.items.current() != nil {
+		if m.atInbox() && m.items.current() != nil {
 			m.push(&detailScreen{})
 		}
 	}

@@ -57,6 +57,27 @@ type (
 	// decisionStep is a step of deciding (editor, form, confirm, prompt):
 	// closed when the decision is recorded or not sent.
 	decisionStep interface{ decisionStep() }
+	// holdsWork holds what the reviewer is doing on its interrupt (an
+	// editor, a form, the confirm screen): not closed because the list
+	// moved under it.
+	holdsWork interface{ holdsWork() }
+	// followsSelection shows whatever is selected (the detail): closed when
+	// the interrupt it showed left, as it would quietly show another one.
+	followsSelection interface{ followsSelection() }
+	// besideWhenWide is on a screen of its own only while the window is
+	// narrow (the detail): it gives way to the split when the window
+	// widens, and opens again if it narrows.
+	besideWhenWide interface{ besideWhenWide() }
+	// rereader reads again what it shows on the root's reads (history:
+	// the audit log, as decisions are made meanwhile).
+	rereader interface {
+		afterReads(v *env) []act
+	}
+	// fieldFocuser puts the focus on one of its fields (a form, back from
+	// its JSON): false when it has no such field.
+	fieldFocuser interface {
+		focusField(i int) (tea.Cmd, bool)
+	}
 )
 
 // hint is a key in the key bar; off: shown struck out and marked "not
@@ -135,6 +156,8 @@ type env struct {
 	// deadline is the row's word on when the interrupt expires, editing
 	// who else is editing it ("": none).
 	deadline, editing func(it *client.Interrupt) string
+	// journal is this machine's record (nil: none), for a screen's reads.
+	journal *journal.Journal
 }
 
 // env is what the screens see now.
@@ -148,7 +171,7 @@ func (m *Model) env() *env {
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,
 		fetchErr: m.fetchErrLine, unknown: m.unknown, failures: m.failuresSection,
-		deadline: m.deadline, editing: m.editing,
+		deadline: m.deadline, editing: m.editing, journal: m.opts.Journal,
 	}
 }
 
@@ -218,15 +241,20 @@ func (m *Model) backToDecisions() {
 	}
 }
 
-// open is the open screen of type T nearest the front, if any.
-func open[T screen](m *Model) (T, bool) {
-	for i := len(m.stack) - 1; i >= 0; i-- {
-		if s, ok := m.stack[i].(T); ok {
-			return s, true
+// atInbox: the inbox is in front (no screen over it).
+func (m *Model) atInbox() bool { return len(m.stack) == 0 }
+
+// afterReads lets the open screens read again what they show, after the
+// root's reads and sends.
+func (m *Model) afterReads() tea.Cmd {
+	v := m.env()
+	var cmds []tea.Cmd
+	for _, s := range m.stack {
+		if r, ok := s.(rereader); ok {
+			cmds = append(cmds, m.apply(r.afterReads(v)))
 		}
 	}
-	var zero T
-	return zero, false
+	return tea.Batch(cmds...)
 }
 
 // refreshScreens lets every open screen work out again what depends on
