@@ -87,7 +87,7 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	k := v.keys
 	switch {
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}} // the drafts are kept; during a send it asks
 	case key.Matches(msg, k.Back):

@@ -194,6 +194,19 @@ type failuresKey struct {
 	conv     convKey
 }
 
+// failuresRoom: its key opens the threads whose run failed, reading them
+// again, where the backend says which failed; offered while there are.
+var failuresRoom = room{
+	key:     func(k keyMap) key.Binding { return k.Failures },
+	offered: func(v *env, _ *client.Interrupt) bool { return len(v.failed.list) > 0 },
+	open: func(v *env) []act {
+		if v.failed.lister == nil {
+			return []act{status{"This backend does not say which runs failed.", false}}
+		}
+		return []act{pushScreen{newFailuresScreen()}, refreshFailures{}}
+	},
+}
+
 func newFailuresScreen() *failuresScreen {
 	vp := newPage()
 	return &failuresScreen{page: vp}
@@ -242,7 +255,7 @@ func (s *failuresScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}}
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Open) && s.open == "":
 		if f := s.current(v); f != nil {
 			s.open = f.ThreadID

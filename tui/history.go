@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
 )
@@ -38,6 +39,16 @@ type historyKey struct {
 	width  int
 	err    string
 	conv   convKey
+}
+
+// historyRoom: its key opens the audit log, reading it; offered where
+// the key bar has room.
+var historyRoom = room{
+	key:     func(k keyMap) key.Binding { return k.History },
+	offered: func(*env, *client.Interrupt) bool { return true },
+	open: func(v *env) []act {
+		return []act{pushScreen{newHistoryScreen()}, runCmd{loadHistory(v.journal)}}
+	},
 }
 
 func newHistoryScreen() *historyScreen {
@@ -97,7 +108,7 @@ func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}} // q quits, as on every screen it does not type on
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Back, k.History):
 		return []act{popScreen{}}
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):

@@ -3,6 +3,7 @@ package tui
 import (
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
@@ -79,6 +80,27 @@ type (
 		focusField(i int) (tea.Cmd, bool)
 	}
 )
+
+// rooms are the screens a key of the inbox and the detail opens (browse.go),
+// in the order the key bar offers their keys. This is where a screen is
+// registered: its file defines its room (its key, when the bar offers it,
+// what opening it asks), and one line here adds it.
+var rooms = []room{
+	helpRoom,
+	historyRoom,
+	failuresRoom,
+}
+
+// room is how a screen is opened from the inbox or the detail.
+type room struct {
+	// key is the key that opens it (keys.go).
+	key func(k keyMap) key.Binding
+	// offered: the key bar offers its key now, where there is room (nil:
+	// never; the bar offers it some other way).
+	offered func(v *env, it *client.Interrupt) bool
+	// open is what opening it asks of the app (pushScreen, and its read).
+	open func(v *env) []act
+}
 
 // hint is a key in the key bar; off: shown struck out and marked "not
 // allowed" (the interrupt does not allow that decision here).
@@ -158,6 +180,9 @@ type env struct {
 	deadline, editing func(it *client.Interrupt) string
 	// journal is this machine's record (nil: none), for a screen's reads.
 	journal *journal.Journal
+	// help lays out the key map, helpGroups is what of it works here.
+	help       help.Model
+	helpGroups func() [][]key.Binding
 }
 
 // env is what the screens see now.
@@ -172,6 +197,7 @@ func (m *Model) env() *env {
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,
 		fetchErr: m.fetchErrLine, unknown: m.unknown, failures: m.failuresSection,
 		deadline: m.deadline, editing: m.editing, journal: m.opts.Journal,
+		help: m.help, helpGroups: m.helpGroups,
 	}
 }
 
