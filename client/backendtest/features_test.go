@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/a2a"
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/fake"
@@ -28,7 +29,11 @@ func TestEveryBackendStatesAllItOffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []client.Backend{lg, r, ev, fake.New()} {
+	ag, err := a2a.New(a2a.Options{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []client.Backend{lg, r, ev, ag, fake.New()} {
 		backendtest.StatesAll(t, b)
 	}
 	// LangGraph offers everything but run controls.
