@@ -133,8 +133,9 @@ type env struct {
 	drafts drafts
 	gone   map[string]gone
 	convs  conversations
-	// front is the screen in front.
-	front screen
+	// front is the screen in front; atInbox: that is the inbox.
+	front   screen
+	atInbox bool
 
 	viewOnly         bool
 	noExternalEditor bool
@@ -189,7 +190,7 @@ type env struct {
 func (m *Model) env() *env {
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
-		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
+		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(), atInbox: m.atInbox(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), conversational: m.feat.Conversational != nil,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
