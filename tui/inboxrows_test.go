@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/fake"
 )
 
 // wideRows are interrupts whose graph names and summaries hold wide
@@ -114,4 +115,37 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// The failed runs above the inbox and on their screen keep their columns
+// with a wide graph name too: the graph and what failed start in the same
+// cell on every row.
+func TestFailedRunRowsAlignWithWideCharacters(t *testing.T) {
+	fb := fake.New(fixture(t, "middleware-js-email", idEmail, time.Minute))
+	fb.SetFailures(
+		client.Failure{ThreadID: "thread-aaaa", GraphID: "图表代理", UpdatedAt: t0.Add(-2 * time.Minute), Error: "ValueError: 坏了"},
+		client.Failure{ThreadID: "thread-bbbb", GraphID: "ops", UpdatedAt: t0.Add(-3 * time.Hour), Error: "ValueError: broken"})
+	h := newHarnessOn(t, 80, 24, nil, fb)
+	h.b = fb
+	h.m.failed.now = true
+	h.run(h.m.fetch(false))
+	check := func(where string) {
+		t.Helper()
+		var graph, gist []int
+		for _, l := range strings.Split(h.screen(), "\n") {
+			for _, r := range []struct{ thread, graph string }{{"thread-a", "图表代理"}, {"thread-b", "ops"}} {
+				if strings.Contains(l, r.thread) {
+					graph = append(graph, cellOf(t, l, r.graph))
+					gist = append(gist, cellOf(t, l, "ValueError"))
+				}
+			}
+		}
+		if len(graph) != 2 || graph[0] != graph[1] || gist[0] != gist[1] {
+			t.Fatalf("%s: the graph starts at %v, what failed at %v:\n%s", where, graph, gist, h.screen())
+		}
+	}
+	check("above the inbox")
+	h.keys("E")
+	h.wantScreen("Threads whose last run failed")
+	check("on the failed runs' screen")
 }
