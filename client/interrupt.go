@@ -124,6 +124,10 @@ type Payload struct {
 	// request put up by `hitl hook`): the agent, its host, its working
 	// directory. nil for every other interrupt. The publisher's words.
 	Origin *Origin `json:"origin,omitempty"`
+	// Always are what an approve "always" allows for good, as the agent
+	// words it (opencode's always patterns, such as "git push *"); empty
+	// when the interrupt offers no such approval. The agent's words.
+	Always []string `json:"always,omitempty"`
 	// Problem says why the value cannot be shown (SchemaUnreadable): too
 	// deep, too large, not JSON, not an interrupt. "" for every other.
 	Problem string `json:"problem,omitempty"`

@@ -49,6 +49,9 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 	for _, x := range decisionKinds(&v.keys) {
 		out = append(out, hint{b: *x.b, off: v.viewOnly || !it.Allows(slot, x.t)})
 	}
+	if len(it.Always) > 0 {
+		out = append(out, hint{b: v.keys.ApproveAlways, off: v.viewOnly || !it.Allows(slot, client.Approve)})
+	}
 	if it.Slots() > 1 {
 		out = append(out, hint{b: v.keys.NextAction}, hint{b: v.keys.Submit})
 	} else if _, err := v.drafts.peek(it).complete(); err == nil && !v.viewOnly {

@@ -298,6 +298,9 @@ func (c *confirmScreen) text(v *env) string {
 				shown = &d
 			}
 			line(v.look.decisionText(v.st.bold.Render(label)+": ", shown, w))
+			if dec.Always {
+				line(indentBlock(ansi.Wrap("from now on, the agent does not ask for: "+safe(strings.Join(target.Always, ", ")), w-4, " "), "    "))
+			}
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}

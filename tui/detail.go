@@ -404,8 +404,17 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	st := lo.st
 	w = max(w, 20)
 	out := func(s string) { b.WriteString(indentBlock(s, "  ") + "\n") }
-	if v.Command != "" || a.Name == "Bash" {
+	if v.Command != "" || present.IsShell(a.Name) {
 		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(v.Command, see)), w-2, " "))
+	}
+	for _, c := range v.Commands {
+		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(c, see)), w-2, " "))
+	}
+	for _, p := range v.Patterns {
+		out(st.bold.Render("· ") + ansi.Wrap(safe(fold(p, see)), w-2, " "))
+	}
+	if len(v.Always) > 0 {
+		out(ansi.Wrap(st.faint.Render("approved for good, it allows:")+" "+safe(strings.Join(v.Always, ", ")), w-2, " "))
 	}
 	if v.Path != "" {
 		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
@@ -413,6 +422,13 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	for _, c := range v.Changes {
 		out(st.faint.Render(c.Label + ":"))
 		for _, l := range diff.Lines(safeBlock(fold(c.Before, see)), safeBlock(fold(c.After, see))) {
+			out(lo.diffRows(l, w))
+		}
+	}
+	if len(v.Patch) > 0 {
+		out(st.faint.Render("change:"))
+		for _, l := range v.Patch {
+			l.Text = safeBlock(fold(l.Text, see))
 			out(lo.diffRows(l, w))
 		}
 	}
@@ -429,6 +445,9 @@ func (lo look) decisionText(label string, d *client.Decision, w int) string {
 	s := string(d.Type)
 	if d.Stop {
 		s += " and stop"
+	}
+	if d.Always {
+		s += " for good (always)"
 	}
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))

@@ -117,13 +117,15 @@ const PoisonID = "poison-deep"
 
 // Poison is entries of a list that no backend can read as an interrupt,
 // each shaped as every backend's list item at once (a LangGraph thread, a
-// REST approval, an event-stream request, an A2A task): one whose payload nests 100,000
-// levels deep (past encoding/json's limit), one whose fields have the
-// wrong types, and one that is not an object.
+// REST approval, an event-stream request, an A2A task, an opencode
+// permission request): one whose payload nests 100,000 levels deep (past
+// encoding/json's limit), one whose fields have the wrong types, and one
+// that is not an object.
 func Poison() []string {
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
 	return []string{
 		`{"id":"` + PoisonID + `","thread_id":"` + PoisonID + `","request_id":"` + PoisonID + `","approval_id":"` + PoisonID + `","run_id":"` + PoisonID + `",` +
+			`"permission":"bash",` +
 			`"status":"interrupted","created_at":"2026-01-01T00:00:00Z","interrupts":{"t":[{"id":"` + PoisonID + `","value":` + deep + `}]},` +
 			`"data":` + deep + `,"extra":` + deep + `}`,
 		`{"id":7,"thread_id":7,"request_id":7,"approval_id":7,"interrupts":"none","data":{}}`,

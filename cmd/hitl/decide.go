@@ -58,10 +58,10 @@ func oneInput(in decide.Input) func(*client.Interrupt) (decide.Input, error) {
 
 func approveCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
-	var all bool
+	var all, always bool
 	var tool, match string
 	cmd := &cobra.Command{
-		Use:   "approve ID... | --thread THREAD | --all --tool NAME [--match TEXT]",
+		Use:   "approve ID... [--always] | --thread THREAD | --all --tool NAME [--match TEXT]",
 		Short: "Approve every action (or --action N), or continue a breakpoint",
 		Long: `approve approves every action of the interrupts named (or --action N), or
 continues a breakpoint.
@@ -72,8 +72,15 @@ summary and the arguments). It first lists each interrupt it approves (id, threa
 the arguments' summary) and each it refuses (approve not allowed, or other tools
 among its calls), then sends one resume per thread (the branches of a thread
 together) and reports each outcome. --dry-run lists them, prints each resume
-value (per thread) and sends nothing.`,
+value (per thread) and sends nothing.
+
+--always approves for good what an opencode permission request names as its
+"always" patterns (hitl show lists them): opencode stops asking for them. Without
+it, an approval is for this one request.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if always && (all || tool != "") {
+				return usageErr("--always approves one request for good: it does not go with --all")
+			}
 			if all || tool != "" || match != "" {
 				if !all || tool == "" {
 					return usageErr("bulk approve needs both --all and --tool NAME (the tool whose calls are approved)")
@@ -83,10 +90,11 @@ value (per thread) and sends nothing.`,
 				}
 				return e.approveAll(cmd.Context(), f, tool, match)
 			}
-			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve}))
+			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve, Always: always}))
 		},
 	}
 	f.register(cmd, true)
+	cmd.Flags().BoolVar(&always, "always", false, "approve for good what the request's always patterns name (opencode): the agent stops asking for them")
 	cmd.Flags().BoolVar(&all, "all", false, "approve every pending interrupt of --tool NAME (listed first)")
 	cmd.Flags().StringVar(&tool, "tool", "", "with --all: the tool whose calls are approved")
 	cmd.Flags().StringVar(&match, "match", "", "with --all: only interrupts whose summary or arguments contain this text")

@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/opencode"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
@@ -100,7 +101,7 @@ exit-codes say how to set it up and what its exit status means.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
-	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest, events or a2a (env HITL_BACKEND)")
+	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest, events, a2a or opencode (env HITL_BACKEND)")
 	pf.StringArrayVar(&e.flags.Tasks, "task", nil, "an A2A task id to review besides those the agent lists (repeatable; an agent of protocol 0.3 lists none)")
 	pf.StringVar(&e.flags.URL, "url", "", "server URL (env HITL_URL; default "+config.DefaultURL+")")
 	pf.StringVar(&e.flags.Graph, "graph", "", "only interrupts of this graph id (env HITL_GRAPH)")
@@ -339,7 +340,7 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 	}
 	var handledMatch string
 	for h := range handled {
-		if strings.HasPrefix(h, id) {
+		if strings.HasPrefix(strings.ToLower(h), id) {
 			handledMatch = h
 		}
 	}
@@ -534,6 +535,8 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
 	case "a2a":
 		return a2a.New(a2a.Options{Options: t, Tasks: s.Tasks, LangGraph: s.LangGraphURL, Follow: follow})
+	case "opencode":
+		return opencode.New(opencode.Options{Options: t})
 	}
 	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow,
 		Live: s.LookEvery})
