@@ -80,8 +80,7 @@ func moreHints(v *env, it *client.Interrupt) []hint {
 		// The toggle says what pressing it does now; from the list alone
 		// (below 100 columns) c always opens the detail on it.
 		conv := k.Conversation
-		_, narrowList := v.front.(*inboxScreen)
-		narrowList = narrowList && !v.lay.wide
+		narrowList := v.atInbox && !v.lay.wide
 		if v.detail.id == it.ID && v.detail.showConv && !narrowList {
 			conv = withHelp(conv, "hide conversation")
 		}
