@@ -160,7 +160,11 @@ type Model struct {
 	lastKey              time.Time
 
 	changes <-chan struct{} // the backend's change signals, when it streams
-	help    help.Model
+	// attention is told when the reviewer comes and goes (attention.go);
+	// away: it was told the reviewer is gone.
+	attention client.Attentive
+	away      bool
+	help      help.Model
 
 	// presence is this reviewer's claims on the server (claims.go).
 	presence presence
@@ -215,6 +219,7 @@ func New(opts Options) (*Model, error) {
 	m.failed.activity, _ = opts.Backend.(client.Activity)
 	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
+		m.attention, _ = opts.Backend.(client.Attentive)
 	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)

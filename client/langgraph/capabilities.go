@@ -6,6 +6,7 @@ import "github.com/hitl-sh/hitl/client"
 // ARCHITECTURE.md). Callers find these by type assertion: a method renamed
 // here would turn a feature off without a word, so the compiler checks.
 var (
+	_ client.Attentive      = (*Backend)(nil) // looks seldom while no reviewer is there (stream.go)
 	_ client.Backend        = (*Backend)(nil)
 	_ client.Batcher        = (*Backend)(nil) // several branches in one resume
 	_ client.Claimer        = (*Backend)(nil) // team presence (claims.go)
