@@ -146,7 +146,6 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 	b.detect(ctx)
 	j := &joiner{b: b, wake: make(chan struct{}, 1), joined: map[string]context.CancelFunc{}, probed: map[string]time.Time{}}
 	defer j.stop()
-	defer b.looker.conn.close() // the look's own connection goes with the watcher (lookconn.go)
 	wait := time.Duration(0)
 	var took time.Duration // how long a look takes, smoothed
 	var quick []time.Duration

@@ -151,7 +151,7 @@ func (b *bench) attention(ctx context.Context) (table, error) {
 	for i, tui := range tuis {
 		before[i], _ = tui.pending()
 	}
-	if _, err := raise(ctx, s.url, "agent"); err != nil {
+	if _, err := raise(ctx, s.url, s.arrivalGraph()); err != nil {
 		return t, err
 	}
 	time.Sleep(time.Second)

@@ -71,7 +71,7 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, attention, slow, hub, cold")
 	flag.DurationVar(&c.lookEvery, "look-every", 0, "the look interval of every hitl run (HITL_LOOK_EVERY; a build older than the setting keeps 200ms) and of the bare programs (default: hitl's, 200ms)")
 	floor := flag.String("floor", "", "run a bare program against this URL (the bench runs them to measure a look's least cost)")
-	floorMode := flag.String("floor-mode", "look", "with -floor: wake (only wake), look (one goroutine, as hitl) or nethttp")
+	floorMode := flag.String("floor-mode", "nethttp", "with -floor: wake (only wake) or nethttp (the look through net/http, as hitl)")
 	hold := flag.String("hold", "", "start one server the bench measures (real: langgraphjs dev, needs -real; demo), raise -pending interrupts on it, print its URL and keep it until interrupted, to measure by hand")
 	flag.Parse()
 	if *floor != "" {
