@@ -30,6 +30,7 @@ const (
 type tuiInTmux struct {
 	tmux    func(args ...string) (string, error)
 	started time.Time
+	pid     int
 }
 
 func (b *bench) startTUI(ctx context.Context, bin, u string) (*tuiInTmux, func(), error) {
@@ -47,8 +48,13 @@ func (b *bench) startTUI(ctx context.Context, bin, u string) (*tuiInTmux, func()
 		out, err := cmd.Output()
 		return string(out), err
 	}}
-	if _, err := t.tmux("new-session", "-d", "-x", "80", "-y", "24", "exec "+bin+" --url "+u); err != nil {
+	out, err := t.tmux("new-session", "-d", "-P", "-F", "#{pane_pid}", "-x", "80", "-y", "24", "exec "+bin+" --url "+u)
+	if err != nil {
 		return nil, nil, fmt.Errorf("tmux: %v (is tmux installed?)", err)
+	}
+	if t.pid, err = strconv.Atoi(strings.TrimSpace(out)); err != nil {
+		_, _ = t.tmux("kill-server")
+		return nil, nil, fmt.Errorf("tmux pane pid %q", out)
 	}
 	t.started = time.Now()
 	stop := func() { _, _ = t.tmux("kill-server") }
@@ -105,17 +111,26 @@ func (b *bench) attention(ctx context.Context) (table, error) {
 		tuis[i] = tui
 	}
 	window := b.tuiIdle
-	rates := func() []float64 {
-		for _, p := range proxies {
+	// rates counts each TUI's requests over the window, and reads its CPU.
+	rates := func() ([]float64, []cost, error) {
+		u0 := make([]usage, len(tuis))
+		for i, p := range proxies {
 			p.reset()
+			u0[i] = procUsage(tuis[i].pid)
 		}
 		at := time.Now()
 		time.Sleep(window)
 		out := make([]float64, len(proxies))
+		costs := make([]cost, len(proxies))
 		for i, p := range proxies {
 			out[i] = float64(p.requests.Load()) / time.Since(at).Minutes()
+			c, ok := spent(u0[i], procUsage(tuis[i].pid), time.Since(at))
+			if !ok {
+				return nil, nil, fmt.Errorf("the TUI of %s exited", bins[i])
+			}
+			costs[i] = c
 		}
-		return out
+		return out, costs, nil
 	}
 	cells := func(f func(i int) string) []string {
 		var out []string
@@ -126,12 +141,19 @@ func (b *bench) attention(ctx context.Context) (table, error) {
 	}
 	logf("attention: the TUIs just started (%s each)", window)
 	time.Sleep(3 * time.Second) // the first screen's after-effects
-	there := rates()
+	there, thereCPU, err := rates()
+	if err != nil {
+		return t, err
+	}
 	t.rows = append(t.rows, row{"idle TUI, the reviewer there (just started): requests a minute", cells(func(i int) string { return fmt.Sprintf("%.0f", there[i]) })})
+	t.rows = append(t.rows, row{"the same: its CPU, s an hour (wake-ups a second)", cells(func(i int) string { return thereCPU[i].String() })})
 	alone := tuis[len(tuis)-1].started.Add(awayAfter + 10*time.Second) // the last one started last
 	logf("attention: waiting %s for three minutes without a key", time.Until(alone).Round(time.Second))
 	time.Sleep(time.Until(alone))
-	left := rates()
+	left, leftCPU, err := rates()
+	if err != nil {
+		return t, err
+	}
 	t.rows = append(t.rows, row{fmt.Sprintf("idle TUI, left alone (no key for 3 minutes): requests a minute (target ≤ %.0f)", targetAloneRate), cells(func(i int) string {
 		mark := ""
 		if i == 0 {
@@ -142,6 +164,7 @@ func (b *bench) attention(ctx context.Context) (table, error) {
 		}
 		return fmt.Sprintf("%.1f%s", left[i], mark)
 	})})
+	t.rows = append(t.rows, row{"the same: its CPU, s an hour (wake-ups a second)", cells(func(i int) string { return leftCPU[i].String() })})
 
 	// An interrupt arrives while every TUI is left alone; a second later
 	// a key is pressed in each (j: the cursor moves down), and the time
