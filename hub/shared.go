@@ -44,6 +44,7 @@ type Shared struct {
 	items   []client.Interrupt
 	err     error
 	at      time.Time // when items was listed; zero: never
+	version uint64    // moves whenever items or err changes (Settled)
 	subs    map[chan struct{}]struct{}
 	started bool
 
@@ -114,6 +115,9 @@ func (s *Shared) store(items []client.Interrupt, err error) bool {
 	if err == nil {
 		s.items = items
 	}
+	if changed || s.at.IsZero() {
+		s.version++
+	}
 	s.err, s.at = err, time.Now()
 	return changed
 }
@@ -159,9 +163,44 @@ func (s *Shared) signal() {
 	}
 }
 
+// Features are the upstream's, feature for feature: where the hub shares
+// one (the listing and its progress, its signals and version, failed runs)
+// the shared backend answers it, and every other passes on as it is. The
+// hub offers exactly what its upstream offers.
+func (s *Shared) Features() client.Features {
+	f := s.Upstream.Features()
+	if f.Notifier != nil {
+		f.Notifier = s // the one watcher (Watch)
+	}
+	if f.Settled != nil {
+		f.Settled = s // the shared listing's version
+	}
+	if f.Progressive != nil {
+		f.Progressive = s
+	}
+	if f.FailureLister != nil {
+		f.FailureLister = s
+	}
+	if f.Attentive != nil {
+		f.Attentive = s // the one watcher serves the team: its pace stays
+	}
+	return f
+}
+
+// Attend is client.Attentive: a session's reviewer coming or going leaves
+// the shared watcher's pace as it is. It looks for everyone, the HTTP door
+// and its publishers included, and a hub exists to notify.
+func (s *Shared) Attend(bool) {}
+
 // Pending answers a session: from the shared listing when the session's
 // watcher-driven read will do, from the server otherwise.
 func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	return s.PendingProgress(ctx, nil)
+}
+
+// PendingProgress is Pending, showing a long listing's progress where the
+// upstream can (a session's refresh of thousands of interrupts).
+func (s *Shared) PendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
 	if client.WatchedDoes(ctx) {
 		s.mu.Lock()
 		items, err, at := s.items, s.err, s.at
@@ -173,7 +212,13 @@ func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
 			return slices.Clone(items), nil
 		}
 	}
-	items, err := s.Upstream.Pending(ctx)
+	var items []client.Interrupt
+	var err error
+	if p := s.Upstream.Features().Progressive; p != nil && report != nil {
+		items, err = p.PendingProgress(ctx, report)
+	} else {
+		items, err = s.Upstream.Pending(ctx)
+	}
 	if ctx.Err() == nil && s.store(items, err) {
 		s.signal()
 	}
@@ -181,6 +226,15 @@ func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		return nil, err
 	}
 	return slices.Clone(items), nil
+}
+
+// Settled is the shared listing's version, and whether a session's
+// watcher-driven read would be answered from it now (it is, once the
+// watcher listed without an error).
+func (s *Shared) Settled() (uint64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version, !s.at.IsZero() && s.err == nil
 }
 
 // Changes subscribes a session to the shared watcher's signals.

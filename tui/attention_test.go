@@ -32,6 +32,12 @@ type attentiveBackend struct {
 
 func (a *attentiveBackend) Changes(context.Context) <-chan struct{} { return make(chan struct{}) }
 
+func (a *attentiveBackend) Features() client.Features {
+	f := a.Backend.Features()
+	f.Notifier, f.Attentive = a, a
+	return f
+}
+
 func (a *attentiveBackend) Attend(there bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -221,5 +227,3 @@ func TestAnIdleTUIAsksItsServerLittle(t *testing.T) {
 		t.Logf("on screen %v after the key", time.Since(key))
 	})
 }
-
-var _ client.Attentive = (*attentiveBackend)(nil)

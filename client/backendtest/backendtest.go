@@ -62,6 +62,14 @@ func (f *Faults) Set(mode string) {
 	f.mu.Unlock()
 }
 
+// Mode is the fault mode in force (for a backend whose reads and writes
+// one URL and method cannot tell apart, which wraps its server itself).
+func (f *Faults) Mode() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mode
+}
+
 // Wrap returns h with faults injected.
 func (f *Faults) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -109,16 +117,16 @@ const PoisonID = "poison-deep"
 
 // Poison is entries of a list that no backend can read as an interrupt,
 // each shaped as every backend's list item at once (a LangGraph thread, a
-// REST approval, an event-stream request): one whose payload nests 100,000
+// REST approval, an event-stream request, an A2A task): one whose payload nests 100,000
 // levels deep (past encoding/json's limit), one whose fields have the
 // wrong types, and one that is not an object.
 func Poison() []string {
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
 	return []string{
-		`{"thread_id":"` + PoisonID + `","request_id":"` + PoisonID + `","approval_id":"` + PoisonID + `","run_id":"` + PoisonID + `",` +
+		`{"id":"` + PoisonID + `","thread_id":"` + PoisonID + `","request_id":"` + PoisonID + `","approval_id":"` + PoisonID + `","run_id":"` + PoisonID + `",` +
 			`"status":"interrupted","created_at":"2026-01-01T00:00:00Z","interrupts":{"t":[{"id":"` + PoisonID + `","value":` + deep + `}]},` +
 			`"data":` + deep + `,"extra":` + deep + `}`,
-		`{"thread_id":7,"request_id":7,"approval_id":7,"interrupts":"none","data":{}}`,
+		`{"id":7,"thread_id":7,"request_id":7,"approval_id":7,"interrupts":"none","data":{}}`,
 		`42`,
 	}
 }

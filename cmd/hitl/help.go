@@ -126,7 +126,7 @@ and from "that was a mistake" (4):
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):
 
   HITL_PROFILE      the config file's profile to use
-  HITL_BACKEND      langgraph (default), rest or events
+  HITL_BACKEND      langgraph (default), rest, events or a2a
   HITL_URL          the server (default http://127.0.0.1:2024)
   HITL_GRAPH        only this graph's interrupts
   HITL_ASSISTANT    only this assistant's interrupts
@@ -136,6 +136,8 @@ and from "that was a mistake" (4):
   HITL_LOOK_EVERY   how often a watching reviewer asks a LangGraph server
                     whether anything changed (default 200ms, at least 50ms;
                     look_every)
+  HITL_LANGGRAPH_URL  the LangGraph server behind an A2A endpoint of
+                    LangGraph (langgraph_url): its questions are read there
 
 Credentials (never printed; hitl config show says "(set, hidden)"):
 

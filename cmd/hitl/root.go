@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/a2a"
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
@@ -43,6 +44,7 @@ type env struct {
 type app struct {
 	settings *config.Settings
 	backend  client.Backend
+	feat     client.Features // what the backend offers, asked once
 	journal  *journal.Journal
 	stderr   io.Writer       // for warnings (journalWarn)
 	warned   map[string]bool // the warnings said already
@@ -87,7 +89,8 @@ exit-codes say how to set it up and what its exit status means.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
-	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest or events (env HITL_BACKEND)")
+	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest, events or a2a (env HITL_BACKEND)")
+	pf.StringArrayVar(&e.flags.Tasks, "task", nil, "an A2A task id to review besides those the agent lists (repeatable; an agent of protocol 0.3 lists none)")
 	pf.StringVar(&e.flags.URL, "url", "", "server URL (env HITL_URL; default "+config.DefaultURL+")")
 	pf.StringVar(&e.flags.Graph, "graph", "", "only interrupts of this graph id (env HITL_GRAPH)")
 	pf.StringVar(&e.flags.Assistant, "assistant", "", "only interrupts of this assistant id (env HITL_ASSISTANT)")
@@ -172,10 +175,11 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := b.(interface{ Redact(string) string }); ok { // every backend on transport.Conn
+	feat := b.Features()
+	if r := feat.Redactor; r != nil { // every backend on transport.Conn
 		j.SetRedactor(r.Redact)
 	}
-	return &app{settings: s, backend: b, journal: j, stderr: e.stderr}, nil
+	return &app{settings: s, backend: b, feat: feat, journal: j, stderr: e.stderr}, nil
 }
 
 // hideSecrets makes everything printed from now on hide the credentials the
@@ -334,6 +338,19 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		if retry, err := a.retryIn(ctx, id); err != nil || retry != nil {
 			return derefOr(retry), err
 		}
+		// An A2A task named by its id (an agent that cannot list).
+		if tasks, ok := a.backend.(interface {
+			Task(context.Context, string) ([]client.Interrupt, error)
+		}); ok {
+			asked, err := tasks.Task(ctx, strings.TrimSpace(id))
+			if err != nil {
+				return client.Interrupt{}, err
+			}
+			if len(asked) == 1 && !handled[asked[0].ID] {
+				return asked[0], nil
+			}
+			matches = asked
+		}
 	}
 	switch {
 	case len(matches) > 1:
@@ -395,8 +412,8 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 // retryIn finds id (or a prefix) among the interrupts that threads whose
 // run failed still hold: nil when none matches.
 func (a *app) retryIn(ctx context.Context, id string) (*client.Interrupt, error) {
-	l, ok := a.backend.(client.FailureLister)
-	if !ok {
+	l := a.feat.FailureLister
+	if l == nil {
 		return nil, nil
 	}
 	fs, _, err := l.Failures(ctx, failuresRead)
@@ -504,6 +521,8 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 		return rest.New(rest.Options{Options: t, UserID: s.UserID, Follow: follow})
 	case "events":
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
+	case "a2a":
+		return a2a.New(a2a.Options{Options: t, Tasks: s.Tasks, LangGraph: s.LangGraphURL, Follow: follow})
 	}
 	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow,
 		Live: s.LookEvery})
