@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -39,6 +40,9 @@ type Shared struct {
 	Team func() *team.Config
 	// Log gets a line per decision.
 	Log *slog.Logger
+	// Audit, when set, takes every decision into the team's audit log
+	// (the hub's store).
+	Audit func(ctx context.Context, e store.Entry)
 
 	mu      sync.Mutex
 	items   []client.Interrupt

@@ -44,7 +44,8 @@ var examples = map[string]string{
 	"conversation": `  hitl conversation 9605
   hitl conversation 9605 --json -n 0`,
 	"history": `  hitl history
-  hitl history --json -n 0 > decisions.jsonl`,
+  hitl history --json -n 0 > decisions.jsonl
+  hitl --url http://hub:8700 history --team --by alice --since 24h`,
 	"approve": `  hitl approve 3d96
   hitl approve --all --tool send_email --match acme.example --dry-run
   hitl approve 3d96 --dry-run
@@ -118,6 +119,9 @@ var topics = []struct{ name, short, text string }{
      interrupt listed here has (mistyped, or answered before this machine
      saw it), a decision it does not allow, another run in progress on its
      thread, ending a thread whose other branches wait
+  5  sent, but this server cannot confirm it was yours: it ran the decision
+     without showing whose answer the interrupt took (aegra), so another
+     reviewer's may have taken effect instead
 
 A script can tell "someone else already decided" (3) from "it broke" (1)
 and from "that was a mistake" (4):
@@ -126,7 +130,7 @@ and from "that was a mistake" (4):
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):
 
   HITL_PROFILE      the config file's profile to use
-  HITL_BACKEND      langgraph (default), rest, events or a2a
+  HITL_BACKEND      langgraph (default), rest, events, a2a or opencode
   HITL_URL          the server (default http://127.0.0.1:2024)
   HITL_GRAPH        only this graph's interrupts
   HITL_ASSISTANT    only this assistant's interrupts
@@ -171,7 +175,7 @@ file is fine; a broken one is an error with its line number.
   default_profile: local
   profiles:
     local:
-      backend: langgraph          # langgraph | rest | events
+      backend: langgraph          # langgraph | rest | events | a2a | opencode
       url: http://127.0.0.1:2024
       api_key_env: LANGSMITH_API_KEY   # or api_key: … (prefer the variable)
       graph: agent                # only this graph's interrupts

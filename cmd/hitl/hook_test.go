@@ -185,9 +185,15 @@ type hookProc struct {
 
 func startHook(t *testing.T, url, agent, input string, args ...string) *hookProc {
 	t.Helper()
+	return startHookToken(t, url, agent, input, publishToken, args...)
+}
+
+// startHookToken starts the hook with token as its HITL_BEARER_TOKEN.
+func startHookToken(t *testing.T, url, agent, input, token string, args ...string) *hookProc {
+	t.Helper()
 	p := &hookProc{cmd: exec.Command(builtBinary(t), append([]string{"hook", agent, "--url", url}, args...)...)}
 	dir := t.TempDir()
-	p.cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+dir, "HITL_BEARER_TOKEN="+publishToken)
+	p.cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+dir, "HITL_BEARER_TOKEN="+token)
 	p.cmd.Stdin = strings.NewReader(input)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -870,5 +876,12 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	}
 	if st := h.standing(id); st["responded_by"] != "bob + alice" {
 		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+	// The team's audit log has the SSH session's decisions on hook
+	// requests, with the door they came by, beside the HTTP door's.
+	code, hist, errs := h.cli(bobToken, "history", "--team", "--request", id, "--json")
+	if code != 0 || strings.Count(hist, "\n") != 2 || !strings.Contains(hist, `"reviewer":"alice","role":"approver","source":"hook","door":"ssh"`) ||
+		!strings.Contains(hist, `"approvers":["bob","alice"],"outcome":"sent"`) || !strings.Contains(hist, `"reviewer":"bob","role":"approver","source":"hook","door":"http"`) {
+		t.Fatalf("history --team: exit %d\n%s%s", code, hist, errs)
 	}
 }
