@@ -163,7 +163,11 @@ type Model struct {
 	lastKey              time.Time
 
 	changes <-chan struct{} // the backend's change signals, when it streams
-	help    help.Model
+	// attention is told when the reviewer comes and goes (attention.go);
+	// away: it was told the reviewer is gone.
+	attention client.Attentive
+	away      bool
+	help      help.Model
 
 	// presence is this reviewer's claims on the server (claims.go).
 	presence presence
@@ -219,6 +223,7 @@ func New(opts Options) (*Model, error) {
 	m.failed.activity = m.feat.Activity
 	if n := m.feat.Notifier; n != nil && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
+		m.attention = m.feat.Attentive
 	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)

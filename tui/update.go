@@ -61,6 +61,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = tea.Batch(cmd, drew())
 		}
 	}
+	if c := m.attend(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	if c := m.schedule(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
