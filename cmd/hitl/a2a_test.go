@@ -361,8 +361,24 @@ func TestA2ATaskByID(t *testing.T) {
 	if _, resp := interruptResponse(t, a.received(task)); resp != `"y"` {
 		t.Fatalf("the agent received %s", a.received(task))
 	}
-	if r := a.hitl("", "approve", task); r.code == 0 {
-		t.Fatalf("approved twice: %s", r.stdout)
+	// Named again: nothing sent, and the reviewer is told it was decided
+	// here (exit 3), not that it may never have existed.
+	if r := a.hitl("", "approve", task); r.code != 3 || !strings.Contains(r.stderr, "task "+task+" no longer waits: it was decided from this machine: approve") {
+		t.Fatalf("approved twice: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(task); strings.Count(got, "interruptResponse") != 1 {
+		t.Fatalf("sent twice: %s", got)
+	}
+	// A task answered by someone else, named by its id: nothing sent,
+	// exit 3.
+	other := a.start("text")
+	a.rpc("SendMessage", map[string]any{"message": map[string]any{"messageId": "elsewhere-" + other, "taskId": other, "role": "ROLE_USER",
+		"parts": []any{map[string]any{"text": "us-east-1"}}}})
+	if r := a.hitl("", "respond", other, "-m", "eu-west-1"); r.code != 3 || !strings.Contains(r.stderr, "task "+other+" waits for no answer: it is completed (answered elsewhere, or ended); nothing sent") {
+		t.Fatalf("respond to a task answered elsewhere: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(other); got != `[{"text":"us-east-1"}]` {
+		t.Fatalf("the agent received %s", got)
 	}
 }
 
