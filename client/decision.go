@@ -444,7 +444,14 @@ func EndingNote(p *Payload, ds []Decision) string {
 		where = "each call's result in the conversation says it was not run (no reason given)"
 	}
 	if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
-		where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
+		why := "no tool call waits in the conversation"
+		if p.Schema == SchemaAgentInbox && len(p.Actions) > 0 {
+			why = "the request's action is not a tool call waiting in the conversation"
+		}
+		where = why + ", so the reason stays in hitl's audit log only (`hitl history`)"
+		if strings.TrimSpace(end.Reason) == "" {
+			where = why + ", so nothing is written there (no reason given)"
+		}
 	}
 	return fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; %s", end.Words(), what, where)
 }

@@ -92,6 +92,12 @@ type Interrupt struct {
 	// Retry: the interrupt is held by a thread whose last run failed (see
 	// Failure); a decision on it answers it again.
 	Retry bool `json:"retry,omitempty"`
+	// KeptAnswer (with Retry): the task that failed is this interrupt's
+	// own, and it has no answer schema to have refused the answer with: it
+	// failed after the graph took its answer. Both LangGraph servers then
+	// keep that first answer: a new one is not used, and answering again
+	// only runs the task again with the answer kept (a retry).
+	KeptAnswer bool `json:"kept_answer,omitempty"`
 	// Approval is a decision approved by fewer approvers than a team's
 	// rule needs (hitl serve), as the server records it.
 	Approval *Approval `json:"approval,omitempty"`

@@ -34,7 +34,15 @@ const (
 	// carries the decision, the interrupt still waits): it did not take
 	// effect. The interrupt is pending again on this machine.
 	Lost Kind = "lost"
+	// Unconfirmed: the server ran this decision, but cannot show whose
+	// decision the interrupt took (aegra keeps neither a run's resume nor
+	// its metadata, and may accept two resumes of one interrupt): it may
+	// have been another reviewer's. Never told as "sent".
+	Unconfirmed Kind = "sent-unconfirmed"
 )
+
+// ErrUnconfirmed is matched by the error of an Unconfirmed result.
+var ErrUnconfirmed = errors.New("sent; this server cannot confirm it was yours")
 
 // ErrNotSent is the error of a NotSent result.
 var ErrNotSent = errors.New("not sent")
@@ -75,17 +83,6 @@ func (r *Result) fail(k Kind, cause error) *Result {
 	return r
 }
 
-// handledIDs are the interrupts the server has an answer for.
-func (r *Result) handledIDs() []string {
-	var ids []string
-	for _, it := range r.Items {
-		if it.Kind == Sent || it.Kind == HandledElsewhere {
-			ids = append(ids, it.ID)
-		}
-	}
-	return ids
-}
-
 // Err is nil for a decision that took effect, and otherwise an error that
 // says what happened; errors.Is tells the kinds apart: client.ErrAlreadyHandled,
 // client.ErrBusy, ErrNotSent, client.ErrMaybeSent (Unknown).
@@ -115,6 +112,8 @@ func (e *OutcomeError) Is(target error) bool {
 		return target == ErrNotSent
 	case Unknown:
 		return target == client.ErrMaybeSent
+	case Unconfirmed:
+		return target == ErrUnconfirmed
 	}
 	return false
 }
@@ -137,6 +136,9 @@ func (r *Result) Text() string {
 			msg += " " + others
 		}
 		return msg
+	case Unconfirmed:
+		return fmt.Sprintf("Sent %s for %s (thread %s), but this server cannot confirm it was yours: it shows which runs ran, not whose answer the interrupt took, so another reviewer's decision may have taken effect instead. After it: %s",
+			r.what(), ids, thread, runText(r.Run, r.waitedBefore))
 	case HandledElsewhere:
 		if !r.left {
 			return fmt.Sprintf("%s: already handled elsewhere; nothing sent%s", ids, r.winnerText())
@@ -166,12 +168,21 @@ func (r *Result) ReasonInConversation() bool { return r.reasonInConv }
 // Agent Inbox request proposes an action, but not as a tool call there).
 func (r *Result) reasonWhere(end *client.Ending) string {
 	switch {
+	case r.reasonInConv && strings.TrimSpace(end.Reason) == "":
+		// As the confirm screen said (client.EndingNote): no reason to put
+		// there, only that the call was not run.
+		return " (each call's result in the conversation says it was not run; no reason given)"
 	case r.reasonInConv:
 		return " (the reason is in the conversation, as each call's result)"
-	case strings.TrimSpace(end.Reason) != "":
-		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, where no tool call waited for an answer)"
 	}
-	return " (nothing was written in the conversation, where no tool call waited for an answer)"
+	why := "where no tool call waited for an answer"
+	if it := r.Submission.Items[0].Interrupt; it.Payload.Schema == client.SchemaAgentInbox && len(it.Payload.Actions) > 0 {
+		why = "where the request's action is not a tool call waiting for an answer"
+	}
+	if strings.TrimSpace(end.Reason) != "" {
+		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, " + why + ")"
+	}
+	return " (nothing was written in the conversation, " + why + ")"
 }
 
 func causeText(err error) string {

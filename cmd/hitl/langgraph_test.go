@@ -30,6 +30,9 @@ import (
 type target struct {
 	name string
 	url  string
+	// peer is where a second reviewer decides: langhost's second replica
+	// (same database); elsewhere url.
+	peer string
 	// kind is the real server's kind, "" for the embedded one.
 	kind realserver.Kind
 	// real: a real server running the test graphs (testserver/graphs on
@@ -51,7 +54,11 @@ type target struct {
 
 // targets starts the embedded server for this test and adds the real ones
 // scripts/test runs; under CI both real ones are required.
-func targets(t *testing.T) []target {
+func targets(t *testing.T) []target { return targetsOf(t, false) }
+
+// targetsOf adds, with production, the production-shaped servers
+// (langhost's two replicas, aegra), which serve the Python test graphs.
+func targetsOf(t *testing.T, production bool) []target {
 	t.Helper()
 	srv := demo.New()
 	if err := srv.Start("127.0.0.1:0"); err != nil {
@@ -61,8 +68,13 @@ func targets(t *testing.T) []target {
 	out := []target{{name: "embedded", url: srv.URL(), record: (*server).runResumes, graphs: map[string]string{
 		"email": "support", "ops": "ops", "refund": "support", "questions": "planner", "prompt": "asker",
 		"inbox": "inbox", "parallel": "parallel", "breakpoint": "release", "fanout": "fanout"}}}
-	for _, rs := range realserver.All(t) {
-		out = append(out, target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, js: rs.Kind == realserver.JS,
+	out[0].peer = out[0].url
+	servers := realserver.All(t)
+	if production {
+		servers = realserver.Everywhere(t)
+	}
+	for _, rs := range servers {
+		out = append(out, target{name: rs.Name(), url: rs.URL, peer: rs.Peer, kind: rs.Kind, real: true, js: rs.Kind == realserver.JS,
 			record: (*server).log, graphs: map[string]string{
 				"email": "agent", "ops": "agent", "refund": "agent", "questions": "questions", "prompt": "prompt",
 				"inbox": "inbox", "parallel": "parallel", "breakpoint": "breakpoint", "fanout": "fanout"}})
@@ -80,8 +92,19 @@ type server struct {
 // server, one test at a time (they list what the whole server holds).
 func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
+	eachOf(t, targets(t), f)
+}
+
+// everyServer is eachServer with the production-shaped servers too.
+func everyServer(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachOf(t, targetsOf(t, true), f)
+}
+
+func eachOf(t *testing.T, tgs []target, f func(t *testing.T, s *server)) {
+	t.Helper()
 	t.Parallel()
-	for _, tg := range targets(t) {
+	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
 			if tg.name != "embedded" {
 				realServer.Lock()
@@ -185,7 +208,7 @@ func (s *server) toolMessages(thread string) map[string]string {
 // middleware words it: the reason itself (JS, embedded), or a sentence
 // around it (Python).
 func (s *server) rejected(tool, reason string) string {
-	if s.kind == realserver.Python {
+	if s.kind == realserver.Python || s.kind == realserver.Langhost || s.kind == realserver.Aegra {
 		return "User rejected the tool call for `" + tool + "` with reason: " + reason
 	}
 	return reason
@@ -558,6 +581,15 @@ func TestRealBreakpoint(t *testing.T) {
 			t.Fatalf("log %s", s.log(th))
 		}
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		// What was done is a continue, in the history as on the screen.
+		r := s.hitl("", "history", "--json")
+		must(t, r, 0, `"decision":"continue"`)
+		if strings.Contains(r.stdout, `"approve"`) {
+			t.Fatalf("history --json calls the continue an approve:\n%s", r.stdout)
+		}
+		if r = s.hitl("", "history"); !strings.Contains(r.stdout, "continue") || strings.Contains(r.stdout, "approve") {
+			t.Fatalf("history:\n%s", r.stdout)
+		}
 	})
 }
 
@@ -680,4 +712,84 @@ func TestRealFailingGraph(t *testing.T) {
 	r := s.hitl("", "list", "--failed")
 	must(t, r, 0, "ValueError: the warehouse API refused the request (order 7)")
 	must(t, r, 0, th)
+}
+
+// A node that raises after its interrupt returned fails its run with the
+// answer taken, and both servers keep that answer: answered again, the
+// task runs again with the first one. hitl list says so rather than
+// suggesting a new answer, and so does the note before one is sent.
+func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		if !s.real {
+			t.Skip("the demo's graphs do not fail")
+		}
+		s.graphs = map[string]string{"failing": "failing"}
+		th := s.start("failing", map[string]any{"topic": "charge"})
+		it := s.onlyPending(th)
+		must(t, s.hitl("", "respond", it.ID, "-m", "yes"), 1, "answer was 'yes'")
+		r := s.hitl("", "list")
+		must(t, r, 0, "still holds "+it.ID[:8]+" [prompt]")
+		must(t, r, 0, "the graph keeps the answer it took before failing; a new one is not used (hitl respond "+it.ID[:8]+" … runs the task again with the first)")
+		// This thread's lines (the server holds other tests' threads).
+		_, mine, _ := strings.Cut(r.stdout, "thread "+th)
+		mine, _, _ = strings.Cut(mine, "\n  thread ")
+		if strings.Contains(mine, "answer it again") {
+			t.Fatalf("hitl list suggests an answer that cannot help:\n%s", mine)
+		}
+		var failed []struct {
+			ThreadID   string `json:"thread_id"`
+			Interrupts []struct {
+				ID         string `json:"id"`
+				KeptAnswer bool   `json:"kept_answer"`
+			} `json:"interrupts"`
+		}
+		json.Unmarshal([]byte(s.hitl("", "list", "--failed", "--json").stdout), &failed)
+		found := false
+		for _, f := range failed {
+			if f.ThreadID == th {
+				found = len(f.Interrupts) == 1 && f.Interrupts[0].ID == it.ID && f.Interrupts[0].KeptAnswer
+			}
+		}
+		if !found {
+			t.Fatalf("list --failed --json does not mark %s kept_answer: %+v", it.ID, failed)
+		}
+		r = s.hitl("", "respond", it.ID[:8], "-m", "charge-offline")
+		must(t, r, 1, "note: the last run failed in "+it.ID[:8]+"'s own task after the graph took its answer, and the graph keeps that answer: a new one is not used")
+		// What the note said: the graph ran again with the first answer.
+		must(t, r, 1, "answer was 'yes'")
+		if strings.Contains(s.log(th), "charge-offline") {
+			t.Fatalf("the graph got the new answer after all; the words are wrong: %s", s.log(th))
+		}
+	})
+}
+
+// A tool configured `True` (Python) or `true` (JS) in interrupt_on: the
+// Python middleware allows respond too (langchain 1.4.7 and 1.5.2 alike),
+// the JS one approve, edit and reject only. hitl offers what each allows,
+// and a respond reaches the Python graph as the tool's result.
+func TestRealInterruptOnTrue(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		if !s.real {
+			t.Skip("the demo has no interrupt_on")
+		}
+		s.graphs = map[string]string{"lookup": "agent"}
+		th := s.agent("lookup")
+		it := s.onlyPending(th)
+		want := "approve,edit,reject,respond"
+		if s.js {
+			want = "approve,edit,reject"
+		}
+		if len(it.Actions) != 1 || it.Actions[0].Name != "lookup_order" || strings.Join(it.Actions[0].Allowed, ",") != want {
+			t.Fatalf("listed %+v, want allowed %s", it, want)
+		}
+		r := s.hitl("", "respond", it.ID, "-m", "A-1001 ships on Monday")
+		if s.js {
+			must(t, r, 4, "not allowed")
+			return
+		}
+		must(t, r, 0, "Sent respond")
+		if got := s.toolMessages(th)["lookup_order"]; got != "A-1001 ships on Monday" {
+			t.Fatalf("the tool's result is %q", got)
+		}
+	})
 }

@@ -191,6 +191,12 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if r := feat.Redactor; r != nil { // every backend on transport.Conn
 		j.SetRedactor(r.Redact)
 	}
+	if s.ProfileName != "" && e.flags.URL == "" && e.getenv("HITL_URL") == "" {
+		// hitl check finds a profile's decisions at any of its addresses
+		// (a load balancer's replicas, a server that moved). Not with
+		// another address given: that may be another deployment.
+		j.SetDeployment("profile " + s.ProfileName)
+	}
 	return &app{settings: s, backend: b, feat: feat, journal: j, stderr: e.stderr}, nil
 }
 
@@ -286,7 +292,8 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
-	handled := a.sift(all).Handled
+	sifted := a.sift(all)
+	handled := sifted.Hidden
 	a.waiting = a.waiting[:0]
 	for _, it := range all {
 		if !handled[it.ID] {
@@ -321,7 +328,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		}
 	}
 	for _, id := range ids {
-		it, err := a.findIn(ctx, all, handled, id)
+		it, err := a.findIn(ctx, all, sifted, id)
 		if err != nil {
 			return nil, err
 		}
@@ -330,7 +337,8 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	return out, nil
 }
 
-func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[string]bool, id string) (client.Interrupt, error) {
+func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal.Sifted, id string) (client.Interrupt, error) {
+	handled := sifted.Hidden
 	id = strings.ToLower(strings.TrimSpace(id))
 	var matches []client.Interrupt
 	for _, it := range all {
@@ -338,10 +346,23 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 			matches = append(matches, it)
 		}
 	}
-	var handledMatch string
+	// handledMatch: a decision sent from this machine answered it;
+	// elsewhereMatch: this machine found it answered by another decision.
+	var handledMatch, elsewhereMatch string
 	for h := range handled {
-		if strings.HasPrefix(strings.ToLower(h), id) {
+		switch {
+		case !strings.HasPrefix(strings.ToLower(h), id):
+		case sifted.Handled[h]:
 			handledMatch = h
+		default:
+			elsewhereMatch = h
+		}
+	}
+	if handledMatch != "" {
+		// hitl before 2026-11 wrote ids it found answered elsewhere as
+		// handled: the audit log tells them apart.
+		if e, ok := a.journal.Last(handledMatch); ok && e.Outcome == journal.HandledElsewhere {
+			handledMatch, elsewhereMatch = "", handledMatch
 		}
 	}
 	if len(matches) == 0 {
@@ -389,10 +410,31 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		return client.Interrupt{}, nothingErr("%s (hitl history shows the decision)", msg)
 	case handledMatch != "":
 		msg := fmt.Sprintf("interrupt %s was already handled from this machine", safe(handledMatch))
+		var mine *client.Winner
 		if e, ok := a.journal.Last(handledMatch); ok {
 			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), safe(e.Reviewer), e.Outcome)
+			mine = &client.Winner{RunID: e.RunID, Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
 		}
-		return client.Interrupt{}, nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch))
+		return client.Interrupt{}, about(nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch)),
+			"handled-here", handledMatch, mine)
+	case elsewhereMatch != "":
+		// Answered by another decision; what this machine tried (refused,
+		// or not applied) is in its audit log, with the winner it learnt.
+		var winner *client.Winner
+		if e, ok := a.journal.Last(elsewhereMatch); ok {
+			winner = e.Winner
+		}
+		if seen := a.journal.Sightings(elsewhereMatch); winner == nil && len(seen) == 1 {
+			// Refused before any attempt was recorded: the server says.
+			if st, err := a.backend.Standing(ctx, []client.Interrupt{seen[0].Interrupt()}); err == nil && len(st) == 1 {
+				winner = st[0].By
+			}
+		}
+		if a.reading {
+			return client.Interrupt{}, nothingErr("interrupt %s no longer waits: it was answered elsewhere%s", safe(elsewhereMatch), decide.WinnerText(winner))
+		}
+		return client.Interrupt{}, about(nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(elsewhereMatch)), decide.WinnerText(winner)),
+			"handled-elsewhere", elsewhereMatch, winner)
 	}
 	// Not listed: if it was seen pending before, its thread tells whether it
 	// was answered (and by whom) or is gone.
@@ -406,16 +448,18 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		if len(st) == 1 {
 			switch st[0].Presence {
 			case client.Answered:
-				_ = a.journal.MarkHandled(it.ID)
+				_ = a.journal.MarkElsewhere(it.ID)
 				if a.reading {
 					return client.Interrupt{}, nothingErr("%s no longer waits: it was answered elsewhere%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
 				}
-				return client.Interrupt{}, nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
+				return client.Interrupt{}, about(nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By)),
+					"handled-elsewhere", it.ID, st[0].By)
 			case client.Gone:
 				if a.reading {
 					return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
 				}
-				return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
+				return client.Interrupt{}, about(nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server())),
+					"gone", it.ID, nil)
 			}
 		}
 	}
