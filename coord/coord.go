@@ -640,7 +640,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		d, err := sh.check(body.Response)
 		if err != nil {
-			answer(422, map[string]any{"error": http.StatusText(422), "message": err.Error()}, store.OutcomeRefused)
+			answer(http.StatusUnprocessableEntity, map[string]any{"error": http.StatusText(http.StatusUnprocessableEntity), "message": err.Error()}, store.OutcomeRefused)
 			return
 		}
 		// A rule asks for more approvers for these tools: an approval (or an

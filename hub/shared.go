@@ -185,8 +185,16 @@ func (s *Shared) Features() client.Features {
 	if f.FailureLister != nil {
 		f.FailureLister = s
 	}
+	if f.Attentive != nil {
+		f.Attentive = s // the one watcher serves the team: its pace stays
+	}
 	return f
 }
+
+// Attend is client.Attentive: a session's reviewer coming or going leaves
+// the shared watcher's pace as it is. It looks for everyone, the HTTP door
+// and its publishers included, and a hub exists to notify.
+func (s *Shared) Attend(bool) {}
 
 // Pending answers a session: from the shared listing when the session's
 // watcher-driven read will do, from the server otherwise.
