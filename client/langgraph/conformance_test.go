@@ -748,7 +748,7 @@ func reverseProxy(t *testing.T, target string) http.Handler {
 // when it pauses, before its next look; the agent's own reader of the run
 // loses nothing.
 func TestConformChangesJoinResumableRuns(t *testing.T) {
-	forEachEverywhere(t, func(t *testing.T, tg target) {
+	forEachWithLanghost(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		thread := start(t, tg, tg.fanout, anyMap(meta))
 		b := backend(t, tg, meta, 0)
