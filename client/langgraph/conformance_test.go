@@ -16,7 +16,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -139,16 +138,12 @@ func forEach(t *testing.T, f func(t *testing.T, tg target)) {
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			if tg.name != "embedded" {
-				realServer.Lock()
-				defer realServer.Unlock()
+				realserver.Hold(t, tg.url)
 			}
 			f(t, tg)
 		})
 	}
 }
-
-// realServer is held by the test using a real server.
-var realServer sync.Mutex
 
 func call(t *testing.T, method, url string, body any) (int, []byte) {
 	t.Helper()

@@ -256,6 +256,7 @@ func oneStderrLine(t *testing.T, p *hookProc, want string) {
 }
 
 func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 
 	t.Run("approve a Bash command", func(t *testing.T) {
@@ -340,6 +341,7 @@ func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
 }
 
 func TestHookCodex(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 	p := h.hook("codex", codexBash)
 	id := h.waitRequest("thread-7")
@@ -379,6 +381,7 @@ func TestHookCodex(t *testing.T) {
 }
 
 func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 
 	t.Run("timeout", func(t *testing.T) {
@@ -449,6 +452,7 @@ func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
 }
 
 func TestHubTokensAndRoles(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 	for _, path := range []string{"/hitl/pending", "/hitl/events", "/hitl/requests/x"} {
 		if code, _ := h.do("", "GET", path, nil); code != 401 {
@@ -494,6 +498,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 }
 
 func TestHookTwoPersonRuleOnBash(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
 	p := h.hook("claude", claudeBash)
 	id := h.waitRequest("sess-bash")
@@ -540,6 +545,7 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 // it replaced does not count toward the edit, nor toward what they
 // approved once it was replaced.
 func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
 	edit := func(id string) {
 		t.Helper()
@@ -695,6 +701,7 @@ func (tt *hookTUI) text(s string) {
 }
 
 func TestHookDecidedInTheTUI(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 	p := h.hook("claude", claudeEdit)
 	h.waitRequest("sess-edit")
@@ -747,6 +754,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 // sessions' inbox beside the LangGraph server's interrupts (here the demo's
 // LangGraph-compatible server), and an approver decides it there.
 func TestHookRequestInTheSSHInbox(t *testing.T) {
+	t.Parallel()
 	needSSH(t)
 	bin := builtBinary(t)
 	dir := t.TempDir()

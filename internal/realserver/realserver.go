@@ -6,6 +6,7 @@ package realserver
 
 import (
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -77,4 +78,17 @@ func A2A(t testing.TB) string {
 	}
 	t.Skip("no A2A test agent: run the tests with scripts/test")
 	return ""
+}
+
+// held is one lock per server URL (see Hold).
+var held sync.Map // URL -> *sync.Mutex
+
+// Hold gives t the server at url to itself until t ends: a test that lists
+// or counts what the whole server holds must not see another test's
+// threads. Tests on the other servers run meanwhile.
+func Hold(t testing.TB, url string) {
+	t.Helper()
+	m, _ := held.LoadOrStore(url, new(sync.Mutex))
+	m.(*sync.Mutex).Lock()
+	t.Cleanup(m.(*sync.Mutex).Unlock)
 }
