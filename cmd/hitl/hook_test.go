@@ -574,9 +574,7 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 	tui.waitFor("[claude]", "1 of 2 approvals (bob)")
 	tui.keys("Enter")
 	tui.waitFor("1 of 2 approvals (bob): edit Bash with", `{"command":"npm publish --dry-`)
-	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
-	tui.keys("a")
-	tui.waitFor("Send this?", "Confirming bob's approval", "npm publish --dry-run")
+	tui.press("a", "Send this?", "Confirming bob's approval", "npm publish --dry-run") // pressed again if ignored: the list just changed, on purpose
 	tui.keys("y")
 	if code := p.finish(t, 20*time.Second); code != 0 || !strings.Contains(p.stdout.String(), `"behavior":"allow","updatedInput":{"command":"npm publish --dry-run"`) {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
@@ -725,9 +723,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	h.waitRequest("thread-7")
 	tui.waitFor("[codex]", "git push --force")
 	tui.press("Enter", "$ git push --force origin main", "Push the rewritten history", "allowed: approve, reject")
-	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
-	tui.keys("e")
-	tui.waitFor("edit is not allowed")
+	tui.press("e", "edit is not allowed") // pressed again if ignored: the list just changed, on purpose
 	tui.keys("r")
 	tui.waitFor("Reason for rejecting")
 	tui.text("not on a Friday")
@@ -823,9 +819,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.waitFor("[claude]", "Write(file_path=")
 	tt.open("sess-write", "Review tool call Write")
 	tt.waitFor("file /src/app/NOTES.md", "+ ship on friday", "in /src/app (session sess-write")
-	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
-	tt.keys("a")
-	tt.waitFor("Send this?")
+	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q\n%s", code, p.stdout.String(), p.stderr.String(), logs.String())
@@ -841,9 +835,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("Escape")
 	tt.open("sess-bash", "Review tool call Bash")
 	tt.waitFor("$ rm -rf node_modules && npm ci")
-	time.Sleep(1500 * time.Millisecond)
-	tt.keys("a")
-	tt.waitFor("Send this?")
+	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	tt.waitFor("1 of 2 approvals (alice)")
 	time.Sleep(300 * time.Millisecond)
@@ -869,9 +861,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("Escape")
 	tt.open("sess-again", "Review tool call Bash")
 	tt.waitFor("1 of 2 approvals (bob)")
-	time.Sleep(1500 * time.Millisecond)
-	tt.keys("a")
-	tt.waitFor("Send this?")
+	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
