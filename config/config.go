@@ -340,9 +340,9 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		errs = append(errs, err)
 	}
 	switch s.Backend {
-	case "langgraph", "rest", "events", "a2a":
+	case "langgraph", "rest", "events", "a2a", "opencode":
 	default:
-		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest, events or a2a", s.Backend))
+		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest, events, a2a or opencode", s.Backend))
 	}
 	if s.Notify == "" {
 		s.Notify = "desktop"

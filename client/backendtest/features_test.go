@@ -10,6 +10,7 @@ import (
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/opencode"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 )
@@ -33,7 +34,11 @@ func TestEveryBackendStatesAllItOffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []client.Backend{lg, r, ev, ag, fake.New()} {
+	oc, err := opencode.New(opencode.Options{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []client.Backend{lg, r, ev, ag, oc, fake.New()} {
 		backendtest.StatesAll(t, b)
 	}
 	// LangGraph offers everything but run controls.
