@@ -326,12 +326,12 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		text += " (" + w + ")"
 	}
 	switch r.Kind {
-	case decide.Sent, decide.HandledElsewhere:
+	case decide.Sent, decide.HandledElsewhere, decide.Unconfirmed:
 		for _, ir := range r.Items {
-			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
+			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere || ir.Kind == decide.Unconfirmed {
 				m.items.handled[ir.ID] = true
 			}
-			if ir.Kind == decide.Sent {
+			if ir.Kind == decide.Sent || ir.Kind == decide.Unconfirmed {
 				delete(m.drafts, ir.ID)
 			} else if ir.Kind == decide.HandledElsewhere && m.drafts[ir.ID] != nil && m.drafts[ir.ID].typed() {
 				text += keptGone

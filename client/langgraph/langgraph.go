@@ -83,6 +83,13 @@ type Backend struct {
 	infoOnce  sync.Once
 	info      *Info // nil when the server has no /info
 	noJoin    bool  // the server has no run streams to join
+	// keyOrder: whether thread.interrupts keeps the key order the graph
+	// wrote (orderKept), or not (orderChanged: the pg runtime's JSONB),
+	// as the first value that tells showed (facts.go, inGraphOrder).
+	keyOrder atomic.Int32
+	// mostPage is the largest search page the server takes, where it
+	// refused a larger one (aegra: 100); 0 while none was refused.
+	mostPage atomic.Int32
 }
 
 // New returns a backend for the server at opts.URL.

@@ -995,6 +995,8 @@ func resultExit(r *decide.Result) (int, error) {
 		return exitOK, nil
 	case decide.HandledElsewhere:
 		return exitNothing, &exitErr{exitNothing, r.Err()}
+	case decide.Unconfirmed:
+		return exitUnconfirmed, &exitErr{exitUnconfirmed, r.Err()}
 	case decide.Busy: // not handled: it still waits
 		return exitRefused, &exitErr{exitRefused, r.Err()}
 	}

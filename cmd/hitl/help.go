@@ -118,6 +118,9 @@ var topics = []struct{ name, short, text string }{
      interrupt listed here has (mistyped, or answered before this machine
      saw it), a decision it does not allow, another run in progress on its
      thread, ending a thread whose other branches wait
+  5  sent, but this server cannot confirm it was yours: it ran the decision
+     without showing whose answer the interrupt took (aegra), so another
+     reviewer's may have taken effect instead
 
 A script can tell "someone else already decided" (3) from "it broke" (1)
 and from "that was a mistake" (4):

@@ -30,6 +30,9 @@ const (
 	exitUsage   = 2
 	exitNothing = 3 // it no longer waits: nothing left to do
 	exitRefused = 4 // nothing sent, and nothing says it was handled
+	// exitUnconfirmed: sent, but the server cannot confirm it was this
+	// decision that took effect (aegra).
+	exitUnconfirmed = 5
 )
 
 func main() {

@@ -191,6 +191,12 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if r := feat.Redactor; r != nil { // every backend on transport.Conn
 		j.SetRedactor(r.Redact)
 	}
+	if s.ProfileName != "" && e.flags.URL == "" && e.getenv("HITL_URL") == "" {
+		// hitl check finds a profile's decisions at any of its addresses
+		// (a load balancer's replicas, a server that moved). Not with
+		// another address given: that may be another deployment.
+		j.SetDeployment("profile " + s.ProfileName)
+	}
 	return &app{settings: s, backend: b, feat: feat, journal: j, stderr: e.stderr}, nil
 }
 
