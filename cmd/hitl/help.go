@@ -44,7 +44,8 @@ var examples = map[string]string{
 	"conversation": `  hitl conversation 9605
   hitl conversation 9605 --json -n 0`,
 	"history": `  hitl history
-  hitl history --json -n 0 > decisions.jsonl`,
+  hitl history --json -n 0 > decisions.jsonl
+  hitl --url http://hub:8700 history --team --by alice --since 24h`,
 	"approve": `  hitl approve 3d96
   hitl approve --all --tool send_email --match acme.example --dry-run
   hitl approve 3d96 --dry-run

@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/internal/procs"
 )
 
 // Stamped by the release build (see .goreleaser.yaml).
@@ -52,8 +51,7 @@ func main() {
 			}
 		}
 	}()
-	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ,
-		rest: procs.Rest}
+	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ}
 	code := runEnv(ctx, e, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"inert":            {},
 	"redact":           {},
 	"team":             {},
+	"store":            {},
 	"demo":             {},
 	"config":           {"redact", "team"},
 	"present":          {"client", "client/journal", "diff", "inert"},
@@ -49,7 +50,7 @@ var mayImport = map[string][]string{
 var backendMayImport = []string{"client", "client/transport", "inert", "internal/ktimer", "internal/rawconn"}
 
 // testOnly are the packages that serve tests; the binary never holds them.
-var testOnly = []string{"internal/faultproxy", "internal/hostile", "internal/realserver", "internal/testrun", "internal/bench", "client/fake", "client/backendtest"}
+var testOnly = []string{"internal/faultproxy", "internal/hostile", "internal/realserver", "internal/pgtest", "internal/testrun", "internal/bench", "client/fake", "client/backendtest"}
 
 // imports lists, with go list, every package of the module and what it
 // imports of the module (tests left out), relative to the module.
