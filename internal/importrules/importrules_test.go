@@ -40,14 +40,11 @@ var mayImport = map[string][]string{
 	"config":           {"redact", "team"},
 	"present":          {"client", "client/journal", "diff", "inert"},
 	"decide":           {"client", "client/journal", "diff", "present", "inert"},
-	"tui":              {"decide", "present", "inert", "client", "client/journal", "diff", "internal/ktimer", "internal/procs"},
-	"internal/ktimer":  {"internal/rawconn"},
-	"internal/rawconn": {},
-	"internal/procs":   {},
+	"tui":              {"decide", "present", "inert", "client", "client/journal", "diff"},
 }
 
 // backendMayImport is what every backend may import of the project.
-var backendMayImport = []string{"client", "client/transport", "inert", "internal/ktimer", "internal/rawconn"}
+var backendMayImport = []string{"client", "client/transport", "inert"}
 
 // testOnly are the packages that serve tests; the binary never holds them.
 var testOnly = []string{"internal/faultproxy", "internal/hostile", "internal/realserver", "internal/pgtest", "internal/testrun", "internal/bench", "client/fake", "client/backendtest"}
