@@ -29,10 +29,7 @@ func TestRealKillNineReplica(t *testing.T) {
 	if tg == nil {
 		t.Skip("no langhost replicas: run the tests with scripts/test")
 	}
-	// Not in parallel: a replica started under the load of the other
-	// servers' tests once did not list the interrupt raised through
-	// replica A in time (it passes alone); run before them, as when one
-	// lock held every real server.
+	t.Parallel()
 	bin := builtBinary(t)
 	// hitl with a config file of one profile, "prod", at url.
 	hitlAt := func(t *testing.T, r reviewer, url string, args ...string) *exec.Cmd {
@@ -60,7 +57,10 @@ func TestRealKillNineReplica(t *testing.T) {
 	}
 	each := func(name string, f func(t *testing.T, s *server)) {
 		t.Run(name, func(t *testing.T) {
-			realserver.Hold(t, tg.url)
+			// Every server to itself: a replica started beside the other
+			// servers' tests once did not list the interrupt raised
+			// through replica A in time (it passes alone).
+			realserver.HoldAll(t)
 			isolate(t)
 			f(t, &server{t: t, target: *tg})
 		})
