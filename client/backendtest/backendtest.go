@@ -223,6 +223,8 @@ func Run(t *testing.T, f Fixture) {
 		if again, ok := find(t, f.Backend, thread); ok && again.ID == it.ID {
 			t.Fatal("still pending after the decision")
 		}
+		// An unconfirmed send too: this machine sent it; its audit
+		// entry says the server could not confirm whose it was.
 		if !p.Journal.IsHandled(it.ID) {
 			t.Fatal("not recorded as handled")
 		}

@@ -18,7 +18,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -182,16 +181,12 @@ func forEachOf(t *testing.T, tgs []target, f func(t *testing.T, tg target)) {
 	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
 			if tg.name != "embedded" {
-				realServer.Lock()
-				defer realServer.Unlock()
+				realserver.Hold(t, tg.url)
 			}
 			f(t, tg)
 		})
 	}
 }
-
-// realServer is held by the test using a real server.
-var realServer sync.Mutex
 
 // callClient bounds each of the tests' own requests: a server that never
 // answers fails the test, it does not hang the package until go test's

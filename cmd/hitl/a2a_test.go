@@ -262,8 +262,7 @@ func interruptResponse(t *testing.T, parts string) (id, response string) {
 func TestA2ALangGraphEndpoint(t *testing.T) {
 	lg := realserver.Get(t, realserver.Python)
 	t.Parallel()
-	realServer.Lock()
-	defer realServer.Unlock()
+	realserver.Hold(t, lg.URL)
 	e := isolate(t)
 	a := &a2aAgent{t: t}
 	var found []struct {

@@ -101,8 +101,9 @@ type server struct {
 }
 
 // eachServer runs f once per target, each with its own state directory and
-// no config file. The test runs in parallel with the others; on a real
-// server, one test at a time (they list what the whole server holds).
+// no config file. The test and each of its targets run in parallel with
+// the others; on a real server, one test at a time (they list what the
+// whole server holds), while the other servers serve other tests.
 func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
 	eachOf(t, targets(t), f)
@@ -119,18 +120,15 @@ func eachOf(t *testing.T, tgs []target, f func(t *testing.T, s *server)) {
 	t.Parallel()
 	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
+			t.Parallel()
 			if tg.name != "embedded" {
-				realServer.Lock()
-				defer realServer.Unlock()
+				realserver.Hold(t, tg.url)
 			}
 			isolate(t)
 			f(t, &server{t: t, target: tg})
 		})
 	}
 }
-
-// realServer is held by the test using a real server.
-var realServer sync.Mutex
 
 func (s *server) do(method, path string, body any) []byte {
 	s.t.Helper()
@@ -698,8 +696,10 @@ func (s *server) number(n string) string {
 // "delegate" runs a compiled graph that asks) is listed and answered like
 // any other; the answer reaches the inner node.
 func TestRealSubgraphInterrupt(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	rs := realserver.Get(t, realserver.Python)
+	realserver.Hold(t, rs.URL)
 	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
 		graphs: map[string]string{"subgraph": "subgraph"}}}
 	th := s.start("subgraph", map[string]any{"topic": "v2"})
@@ -717,8 +717,10 @@ func TestRealSubgraphInterrupt(t *testing.T) {
 // failing.py raises): the thread is listed as failed with the exception,
 // which the Python server keeps on the thread.
 func TestRealFailingGraph(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	rs := realserver.Get(t, realserver.Python)
+	realserver.Hold(t, rs.URL)
 	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
 		graphs: map[string]string{"failing": "failing"}}}
 	th := s.start("failing", map[string]any{"topic": "order 7"})
