@@ -2,8 +2,6 @@ package importrules
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -53,9 +51,9 @@ var testOnly = []string{"internal/faultproxy", "internal/hostile", "internal/rea
 // imports of the module (tests left out), relative to the module.
 func imports(t *testing.T, args ...string) map[string][]string {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		goBin = p
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go list needs the go command on PATH: %v", err)
 	}
 	cmd := exec.Command(goBin, append([]string{"list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}"}, args...)...)
 	cmd.Dir = "../.."
