@@ -56,6 +56,19 @@ type target struct {
 // scripts/test runs; under CI both real ones are required.
 func targets(t *testing.T) []target { return targetsOf(t, false) }
 
+// withLanghost is eachServer with langhost too (its replica A: the tests
+// that run there, docs/servers.md).
+func withLanghost(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	var tgs []target
+	for _, tg := range targetsOf(t, true) {
+		if tg.kind != realserver.Aegra {
+			tgs = append(tgs, tg)
+		}
+	}
+	eachOf(t, tgs, f)
+}
+
 // targetsOf adds, with production, the production-shaped servers
 // (langhost's two replicas, aegra), which serve the Python test graphs.
 func targetsOf(t *testing.T, production bool) []target {
@@ -374,7 +387,7 @@ func TestRealMiddlewareEdit(t *testing.T) {
 }
 
 func TestRealMiddlewareMixedDecisions(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.agent("ops")
 		it := s.onlyPending(th)
 		if len(it.Actions) != 2 || strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
@@ -418,7 +431,7 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 }
 
 func TestRealMiddlewareApproveOneEditOther(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.agent("ops")
 		it := s.onlyPending(th)
 		r := s.hitl(`{"channel":"#ops-quiet","text":"Pruned"}`, "edit", it.ID, "--action", "2", "--others", "approve", "--args", "-")
@@ -480,7 +493,7 @@ func TestRealQuestions(t *testing.T) {
 }
 
 func TestRealPrompts(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		for _, topic := range []string{"string", "object"} {
 			th := s.start("prompt", map[string]any{"topic": topic})
 			it := s.onlyPending(th)
@@ -560,7 +573,7 @@ func TestRealParallelInterruptsAndRaw(t *testing.T) {
 }
 
 func TestRealBreakpoint(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.start("breakpoint", map[string]any{})
 		it := s.onlyPending(th)
 		wantTitle := "Paused before deploy"
@@ -592,7 +605,7 @@ func TestRealBreakpoint(t *testing.T) {
 }
 
 func TestRealDryRunSendsNothing(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		before := s.runs(th)
@@ -605,7 +618,7 @@ func TestRealDryRunSendsNothing(t *testing.T) {
 }
 
 func TestRealWatchPrintsEachOnce(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := &syncBuffer{}
 		done := make(chan int)
@@ -721,7 +734,7 @@ func TestRealFailingGraph(t *testing.T) {
 // task runs again with the first one. hitl list says so rather than
 // suggesting a new answer, and so does the note before one is sent.
 func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo's graphs do not fail")
 		}
@@ -770,7 +783,7 @@ func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
 // the JS one approve, edit and reject only. hitl offers what each allows,
 // and a respond reaches the Python graph as the tool's result.
 func TestRealInterruptOnTrue(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo has no interrupt_on")
 		}
