@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -269,6 +270,43 @@ func (a *app) find(ctx context.Context, id string) (client.Interrupt, error) {
 	return its[0], nil
 }
 
+// listsAll reports whether every id (or prefix) is in the listing, or
+// among the ids this machine knows answered (hidden).
+func listsAll(all []client.Interrupt, hidden map[string]bool, ids []string) bool {
+next:
+	for _, id := range ids {
+		id = strings.ToLower(strings.TrimSpace(id))
+		for _, it := range all {
+			if strings.HasPrefix(strings.ToLower(it.ID), id) {
+				continue next
+			}
+		}
+		for h := range hidden {
+			if strings.HasPrefix(strings.ToLower(h), id) {
+				continue next
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// mergeListings is a listing with what a second one found beside it
+// (each interrupt once, the second's reading where both have it).
+func mergeListings(first, second []client.Interrupt) []client.Interrupt {
+	in := make(map[string]bool, len(second))
+	for _, it := range second {
+		in[it.ID] = true
+	}
+	out := slices.Clone(second)
+	for _, it := range first {
+		if !in[it.ID] {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // findAll resolves ids (or prefixes of 4+ characters), and with thread
 // every waiting interrupt of that thread, reading the server once.
 func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]client.Interrupt, error) {
@@ -280,6 +318,15 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	all, err := a.backend.Pending(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if thread == "" && !listsAll(all, a.sift(all).Hidden, ids) {
+		// A listing is paged: threads answered while it was read move
+		// the ones after them to pages already read (a server with many
+		// waiting threads and a busy team). Before an id is called gone,
+		// the server is read once more.
+		if again, err := a.backend.Pending(ctx); err == nil {
+			all = mergeListings(all, again)
+		}
 	}
 	sifted := a.sift(all)
 	handled := sifted.Hidden
