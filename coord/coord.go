@@ -33,14 +33,15 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/rules"
 	"github.com/hitl-sh/hitl/team"
 )
 
-// Team says who a token is and which tools need more than one approver.
-// *team.Config is one.
+// Team says who a token is, who may decide and which tools need more than
+// one approver (rules.Team). *team.Config is one.
 type Team interface {
 	ByToken(token string) (team.Principal, bool)
-	RuleFor(tool string) (team.Rule, bool)
+	rules.Team
 }
 
 // Options configure a Server.
@@ -115,8 +116,10 @@ type request struct {
 	decisionID  string
 	answeredAt  time.Time
 	reason      string
-	shape       shape
-	changed     chan struct{} // closed when the request leaves pending
+	// payload is the request's data as hitl reads it (client.Parse: every
+	// spelling it knows), what the rules decide on.
+	payload client.Payload
+	changed chan struct{} // closed when the request leaves pending
 }
 
 // ApprovalView is a request's pending approval: client.Approval, whose
@@ -265,7 +268,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := &request{ID: "req-" + newID(), Agent: body.Agent, SessionID: body.SessionID, CreatedAt: s.opts.Now().UTC(),
-		Data: body.Data, Publisher: p.Name, status: Pending, shape: shapeOf(body.Data), changed: make(chan struct{})}
+		Data: body.Data, Publisher: p.Name, status: Pending, payload: client.Parse(body.Data), changed: make(chan struct{})}
 	if req.Agent == "" {
 		req.Agent = p.Name
 	}
@@ -274,7 +277,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	s.order = append(s.order, req.ID)
 	s.events.publish("hitl_asked", req)
 	s.mu.Unlock()
-	s.log("%s: put up by %s (%s %s)", req.ID, p.Name, req.Agent, strings.Join(req.shape.tools, ", "))
+	s.log("%s: put up by %s (%s %s)", req.ID, p.Name, req.Agent, strings.Join(req.tools(), ", "))
 	if body.ExpiresIn > 0 {
 		// A publisher killed outright (kill -9, a runner torn down) cannot
 		// withdraw: the request goes when it said it would stop waiting.
@@ -436,54 +439,72 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 409, map[string]any{"error": "Conflict", "message": "already answered by " + req.respondedBy, "request_id": req.ID, "status": Answered})
 		return
 	}
-	d, err := req.shape.check(body.Response)
+	ds, err := req.decisions(body.Response)
 	if err != nil {
 		writeError(w, 422, err.Error())
 		return
 	}
-	// A rule asks for more approvers for these tools: an approval (or an
-	// edit) counts toward that exact answer, once per approver, and is sent
-	// when enough approvers gave it; another answer replaces it (the team's
-	// one rule: client.Count); a reject is sent at once.
-	need := 1
-	for _, tool := range req.shape.tools {
-		if rule, ok := s.opts.Team.RuleFor(tool); ok && rule.Approvals > need {
-			need = rule.Approvals
-		}
+	// The team's one rule engine: an action a rule names needs its
+	// distinct approvers of this exact answer, whatever the decisions on
+	// the other actions; an approval counts toward that exact answer, once
+	// per approver, and another answer replaces it.
+	v, err := rules.Judge(s.rules(), &req.payload, ds, req.Approval, p.Name, body.Response, s.opts.Now())
+	if err != nil {
+		writeError(w, 403, err.Error())
+		return
 	}
-	by := p.Name
-	if need > 1 && !d.rejects {
-		t := client.Count(req.Approval, p.Name, body.Response, need, s.opts.Now())
+	tools := v.Need.Tools
+	if !v.Send {
 		held := func() {
-			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": t.Next.Approvers, "needed": need,
-				"message": t.Message(req.shape.tools)})
+			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": v.Tally.Next.Approvers, "needed": v.Need.Approvals,
+				"message": v.Tally.Message(tools)})
 		}
-		if t.Already {
+		if v.Tally.Already {
 			held()
 			return
 		}
-		if !t.Complete {
-			t.Next.Tools = req.shape.tools
-			// What it approves, for every client to show (hitl's read it
-			// again from the value: client.DecisionsOf checks it).
-			data := client.Parse(req.Data)
-			if ds, err := client.DecisionsOf(&data, body.Response, client.EncodeOptions{}); err == nil {
-				t.Next.Decisions = ds
-			}
-			req.Approval = t.Next
-			// A change of the list: reviewers refetch.
-			s.events.publish("hitl_asked", req)
-			s.log("%s: approved by %s (%s)", req.ID, p.Name, t.Recorded(req.shape.tools))
-			held()
-			return
-		}
-		by = strings.Join(t.Next.Approvers, " + ") // in the order they approved
+		req.Approval = v.Tally.Next
+		// A change of the list: reviewers refetch.
+		s.events.publish("hitl_asked", req)
+		s.log("%s: approved by %s (%s)", req.ID, p.Name, v.Tally.Recorded(tools))
+		held()
+		return
 	}
+	by := strings.Join(v.Approvers, " + ") // in the order they approved
 	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, body.Response, by, body.DecisionID, s.opts.Now().UTC()
 	s.finish(req)
 	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
 	s.log("%s: answered by %s", req.ID, by)
 	writeJSON(w, 200, map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by})
+}
+
+// tools are the request's tool calls' names (none: not a tool call).
+func (r *request) tools() []string {
+	var out []string
+	for _, a := range r.payload.Actions {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// decisions reads an answer to the request back into decisions, refusing
+// one it does not allow (a decision its review config does not list, an
+// edit that renames the tool, a count of decisions that is not one per
+// tool call): client.DecisionsOf, whatever spelling the request came in.
+func (r *request) decisions(resp json.RawMessage) ([]client.Decision, error) {
+	ds, err := client.DecisionsOf(&r.payload, resp, client.EncodeOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("the response is not an answer this request allows: %v", err)
+	}
+	return ds, nil
+}
+
+// rules is the team in force as the rule engine asks it.
+func (s *Server) rules() rules.Team {
+	if s.opts.Team == nil {
+		return nil
+	}
+	return s.opts.Team
 }
 
 func newID() string {
@@ -581,7 +602,7 @@ func (s *Server) Resolve(id string, approvers []string, response json.RawMessage
 	case req.status != Pending:
 		return fmt.Errorf("%w: answered by %s", ErrHandled, req.respondedBy)
 	}
-	if _, err := req.shape.check(response); err != nil {
+	if _, err := req.decisions(response); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotAllow, err)
 	}
 	by := strings.Join(approvers, " + ")
@@ -603,7 +624,7 @@ func (s *Server) SetApproval(id string, a *ApprovalView) error {
 		return ErrUnknown
 	}
 	req.Approval = nil
-	if a != nil && len(a.Approvers) > 0 {
+	if a != nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
 		v := *a
 		req.Approval = &v
 	}
@@ -644,4 +665,31 @@ func (s *Server) Changes(ctx context.Context) <-chan struct{} {
 		}
 	}()
 	return out
+}
+
+// Prune drops the pending approvals of reviewers who are no longer
+// approvers of the team in force (a reload removed them, or made them
+// viewers): each approval so changed names them (Dropped), every
+// reviewer's list shows it, and they no longer count. It returns how many
+// requests changed. The hub calls it after each reload of the team.
+func (s *Server) Prune() int {
+	t := s.rules()
+	if t == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, id := range s.order {
+		req := s.reqs[id]
+		a, changed := rules.Prune(t, req.Approval)
+		if !changed {
+			continue
+		}
+		req.Approval = a
+		n++
+		s.events.publish("hitl_asked", req)
+		s.log("%s: approval of %s dropped: no longer an approver (%s)", req.ID, strings.Join(a.Dropped, ", "), a.Words())
+	}
+	return n
 }

@@ -253,11 +253,13 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 			body["approvers"] = sub.Approvers
 		}
 		return 200, body
-	case decide.NotSent:
-		if cause := errors.Unwrap(res.Err()); errors.Is(res.Err(), client.ErrAwaitingApproval) && cause != nil {
-			body["status"], body["message"] = "awaiting_approvals", cause.Error()
-			return 202, body
+	case decide.ApprovalRecorded:
+		body["status"] = "awaiting_approvals"
+		if cause := errors.Unwrap(res.Err()); cause != nil {
+			body["message"] = cause.Error()
 		}
+		return 202, body
+	case decide.NotSent:
 		body["error"] = "Not sent"
 		return 424, body // certain: nothing was taken
 	case decide.HandledElsewhere:

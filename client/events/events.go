@@ -138,7 +138,7 @@ func decodeRequest(b []byte) Request {
 			_ = json.Unmarshal(v, &r.Claims) // advice: unreadable, none
 		case "approval":
 			var a client.Approval
-			if json.Unmarshal(v, &a) == nil && len(a.Approvers) > 0 {
+			if json.Unmarshal(v, &a) == nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
 				// What was approved is read from its value (interruptOf),
 				// never taken from the coordinator's word.
 				a.Decisions = nil

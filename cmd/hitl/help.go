@@ -118,6 +118,9 @@ var topics = []struct{ name, short, text string }{
      interrupt listed here has (mistyped, or answered before this machine
      saw it), a decision it does not allow, another run in progress on its
      thread, ending a thread whose other branches wait
+  5  approval recorded, nothing sent yet: a team rule (hitl serve) asks for
+     another approver of this decision; it is sent when one confirms the
+     same decision (--json: "result": "approval-recorded")
 
 A script can tell "someone else already decided" (3) from "it broke" (1)
 and from "that was a mistake" (4):

@@ -29,6 +29,7 @@ const (
 	exitUsage   = 2
 	exitNothing = 3 // it no longer waits: nothing left to do
 	exitRefused = 4 // nothing sent, and nothing says it was handled
+	exitPending = 5 // recorded as a first approval: another approver confirms it
 )
 
 func main() {

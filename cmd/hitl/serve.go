@@ -168,6 +168,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
+	// pruned drops the approvals of reviewers the reload took out (set
+	// once the hub's parts are built).
+	var pruned atomic.Pointer[func()]
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
@@ -182,6 +185,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		current.Store(nt)
 		e.hideSecrets(a.settings, nt.Secrets()...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
+		if f := pruned.Load(); f != nil {
+			(*f)()
+		}
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
@@ -218,6 +224,20 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if door != nil {
 		door.Shared, door.Journal = shared, srv.JournalOf
 	}
+	prune := func() {
+		// A reviewer the reload removed (or made a viewer) loses their
+		// pending approvals: the rows say whose were dropped.
+		pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer pcancel()
+		n := shared.PruneApprovals(pctx)
+		if c != nil {
+			n += c.Prune()
+		}
+		if n > 0 {
+			logger.Info("approvals dropped at reload", "interrupts", n)
+		}
+	}
+	pruned.Store(&prune)
 	// The hub's front doors: SSH unless only --http was asked for.
 	var doors []listener
 	if o.ssh != "" {

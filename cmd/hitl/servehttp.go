@@ -20,6 +20,7 @@ type liveTeam func() *team.Config
 
 func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByToken(token) }
 func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
+func (l liveTeam) MayDecide(reviewer string) bool              { return l().MayDecide(reviewer) }
 
 // coordinator is the hub's HTTP door: the coordinator protocol for the team.
 // inbox, when not nil, is the rest of the hub's inbox (hub.Door).
@@ -55,6 +56,7 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) er
 	e.hideSecrets(&config.Settings{}, t.Secrets()...)
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
+	c := e.coordinator(liveTeam(current.Load), nil)
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
@@ -69,6 +71,7 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) er
 		current.Store(nt)
 		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
 		fmt.Fprintln(e.stderr, "hitl serve: team reloaded")
+		c.Prune() // a reviewer taken out loses their pending approvals
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
@@ -77,5 +80,5 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) er
 		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
 	}
 	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
-	return serveCoord(ctx, ln, e.coordinator(liveTeam(current.Load), nil))
+	return serveCoord(ctx, ln, c)
 }

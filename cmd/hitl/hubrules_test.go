@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The two-person rule through a real `hitl serve`: the first approval is
+// its own outcome (exit 5, "approval-recorded" in --json), and a reviewer
+// the team's reload takes out loses the approval she gave: the row says
+// so, and the next approval is a first one again, not a send naming her.
+func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {
+	rules := "  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n"
+	const carolToken = "carol-token-0123456789abcdef"
+	carol := "    carol: {token: \"" + carolToken + "\", role: approver}\n"
+	withCarol := strings.Replace(teamYAML, "  publishers:\n", carol+"  publishers:\n", 1)
+	h := startHub(t, withCarol+rules)
+	p := h.hook("claude", claudeBash)
+	id := h.waitRequest("sess-bash")
+
+	code, out, errs := h.cli(aliceToken, "approve", id, "--json")
+	var res map[string]any
+	if code != exitPending || json.Unmarshal([]byte(out), &res) != nil || res["result"] != "approval-recorded" ||
+		!strings.Contains(res["message"].(string), "1 of 2 approvals (alice) recorded for Bash") {
+		t.Fatalf("alice's first approval: exit %d\n%s%s", code, out, errs)
+	}
+
+	// The reload: alice is out of the team.
+	noAlice := strings.Replace(withCarol, "    alice: {token: \""+aliceToken+"\", role: approver}\n", "", 1)
+	if noAlice == withCarol {
+		t.Fatal("the test's team has no alice line to remove")
+	}
+	if err := os.WriteFile(filepath.Join(h.dir, "config.yaml"), []byte(noAlice+rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	// bob's list says her approval was dropped.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, out, _ = h.cli(bobToken, "show", id)
+		if strings.Contains(out, "dropped: alice (no longer an approver)") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's show never said alice's approval was dropped:\n%s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out, "0 of 2 approvals") {
+		t.Errorf("the approval still counts alice:\n%s", out)
+	}
+	// alice's token is refused now.
+	if code, _, _ := h.cli(aliceToken, "approve", id); code == 0 || code == exitPending {
+		t.Fatalf("alice, out of the team, approved: exit %d", code)
+	}
+	// bob's approval is a first approval: nothing sent, no "alice,bob".
+	code, out, errs = h.cli(bobToken, "approve", id)
+	if code != exitPending || !strings.Contains(out+errs, "1 of 2 approvals (bob); dropped: alice (no longer an approver) recorded for Bash") {
+		t.Fatalf("bob after the reload: exit %d\n%s%s", code, out, errs)
+	}
+	if st := standingAs(h, bobToken, id); st["status"] != "pending" || p.stdout.String() != "" {
+		t.Fatalf("sent on a removed reviewer's approval: %v; hook said %q", st, p.stdout.String())
+	}
+	// carol confirms: sent naming bob and carol.
+	if code, out, errs := h.cli(carolToken, "approve", id); code != 0 {
+		t.Fatalf("carol's approve: exit %d\n%s%s", code, out, errs)
+	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	if st := standingAs(h, bobToken, id); st["responded_by"] != "bob + carol" {
+		t.Fatalf("responded_by %v", st["responded_by"])
+	}
+}
+
+func standingAs(h *hubProc, token, id string) map[string]any {
+	h.t.Helper()
+	code, b := h.do(token, "GET", "/hitl/requests/"+id, nil)
+	var st map[string]any
+	if code != 200 || json.Unmarshal(b, &st) != nil {
+		h.t.Fatalf("standing of %s: HTTP %d %s", id, code, b)
+	}
+	return st
+}
