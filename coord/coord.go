@@ -221,8 +221,11 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Inbox != nil {
 		var err error
 		if more, err = s.opts.Inbox.Requests(r.Context()); err != nil {
-			writeError(w, 502, "the hub cannot list the LangGraph server's interrupts: "+err.Error())
-			return
+			// One source down hides nothing of the others: the publishers'
+			// requests are listed, and the answer says which source is down
+			// (SourceDownHeader), as the hub's sessions do.
+			w.Header().Set(SourceDownHeader, headerText(err.Error()))
+			s.log("listing without the LangGraph server: %v", err)
 		}
 	}
 	s.mu.Lock()
@@ -245,6 +248,26 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
+}
+
+// SourceDownHeader is the header of a GET /hitl/pending answer that lists
+// the inbox without one of its sources (the hub's LangGraph server
+// cannot be read): it says which, and why. client/events reads it into a
+// client.SourceDown.
+const SourceDownHeader = "Hitl-Source-Down"
+
+// headerText is s fit for a header value: one line, printable ASCII.
+func headerText(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	if len(b) > 500 {
+		b = append(b[:500], "..."...)
+	}
+	return string(b)
 }
 
 // Announce publishes an event on the stream (the hub's other interrupts

@@ -111,8 +111,12 @@ func (s *Shared) store(items []client.Interrupt, err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := (err == nil) != (s.err == nil) || !same(items, s.items)
-	if err == nil {
+	if _, partial := client.DownSource(err); err == nil || partial {
+		// A source down: the others' interrupts are good, and shown.
 		s.items = items
+	}
+	if err != nil && s.err != nil && err.Error() != s.err.Error() {
+		changed = true
 	}
 	s.err, s.at = err, time.Now()
 	return changed
@@ -167,20 +171,20 @@ func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		items, err, at := s.items, s.err, s.at
 		s.mu.Unlock()
 		if !at.IsZero() {
-			if err != nil {
+			if _, partial := client.DownSource(err); err != nil && !partial {
 				return nil, err
 			}
-			return slices.Clone(items), nil
+			return slices.Clone(items), err
 		}
 	}
 	items, err := s.Upstream.Pending(ctx)
 	if ctx.Err() == nil && s.store(items, err) {
 		s.signal()
 	}
-	if err != nil {
+	if _, partial := client.DownSource(err); err != nil && !partial {
 		return nil, err
 	}
-	return slices.Clone(items), nil
+	return slices.Clone(items), err
 }
 
 // Changes subscribes a session to the shared watcher's signals.

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -160,18 +161,45 @@ func decodeRequest(b []byte) Request {
 	return r
 }
 
-// Pending lists what waits for a response, newest first.
+// sourceDownHeader is the header of a /hitl/pending answer that lists a
+// hub's inbox without one of its sources (coord.SourceDownHeader).
+const sourceDownHeader = "Hitl-Source-Down"
+
+// Pending lists what waits for a response, newest first. A hub that
+// lists its inbox without one of its sources (its LangGraph server is
+// down) says so: the listing comes with a client.SourceDown.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	out, down, err := b.pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if down != nil {
+		return out, down
+	}
+	return out, nil
+}
+
+func (b *Backend) pending(ctx context.Context) ([]client.Interrupt, *client.SourceDown, error) {
 	var list requestList
 	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/pending")
 	if err := b.Check(resp, err, "list pending requests", &list); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]client.Interrupt, 0, len(list))
 	for i := len(list) - 1; i >= 0; i-- { // the coordinator lists oldest first
 		out = append(out, b.interrupt(list[i]))
 	}
-	return out, nil
+	var down *client.SourceDown
+	if why := resp.Header().Get(sourceDownHeader); why != "" {
+		down = &client.SourceDown{Source: "the hub's LangGraph server", Err: errors.New(b.Redact(why))}
+	}
+	return out, down, nil
+}
+
+// listed is the listing without a source's status: what Standing reads.
+func (b *Backend) listed(ctx context.Context) ([]client.Interrupt, error) {
+	out, _, err := b.pending(ctx)
+	return out, err
 }
 
 // Standing: a request still listed as pending is waiting; one that is not
@@ -179,7 +207,7 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 // A coordinator with GET /hitl/requests/{id} says who answered one that is
 // gone, or that its agent withdrew it.
 func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
-	st, err := client.StandingOf(ctx, b.Pending, its)
+	st, err := client.StandingOf(ctx, b.listed, its)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +305,7 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		return []client.Verdict{v}, nil
 	}
 	// A coordinator without the lookup: only "still pending" is certain.
-	pending, perr := b.Pending(ctx)
+	pending, perr := b.listed(ctx)
 	if perr != nil {
 		return nil, perr
 	}

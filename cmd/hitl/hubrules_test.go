@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +90,54 @@ func standingAs(h *hubProc, token, id string) map[string]any {
 		h.t.Fatalf("standing of %s: HTTP %d %s", id, code, b)
 	}
 	return st
+}
+
+// Sources are independent: with the hub's LangGraph server down, the
+// door still lists (and says that source is down), an SSH session shows
+// a new hook request and the source's status, and the request is decided
+// and answered.
+func TestHubServesHookRequestsWithTheLangGraphServerDown(t *testing.T) {
+	srv, _ := embedded(t, nil)
+	port := freePort(t)
+	h := newTeamHub(t, srv.URL(), "--http", fmt.Sprintf("127.0.0.1:%d", port))
+	d := h.door(port)
+	bob := h.session("bob")
+	bob.waitFor("live")
+
+	srv.Close() // the LangGraph server goes down
+	p := startHook(t, d.url, "claude", claudeBash)
+	id := d.waitRequest("sess-bash")
+	// The door lists, and says which source is down (once the hub's
+	// watcher has seen it fail: within a poll).
+	var down string
+	for deadline := time.Now().Add(20 * time.Second); down == ""; time.Sleep(100 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", d.url+"/hitl/pending", nil)
+		req.Header.Set("Authorization", "Bearer "+aliceToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("/hitl/pending with the server down: HTTP %d", resp.StatusCode)
+		}
+		down = resp.Header.Get("Hitl-Source-Down")
+		if time.Now().After(deadline) {
+			t.Fatal("/hitl/pending never said the LangGraph server is down")
+		}
+	}
+	// The CLI through the door lists the request and says the source is down.
+	code, out, errs := d.cli(aliceToken, "list")
+	if code != 0 || !strings.Contains(out, "Bash") || !strings.Contains(errs, "LangGraph server") || !strings.Contains(errs, "the rest of the inbox is listed") {
+		t.Fatalf("list with the server down: exit %d\n%s%s", code, out, errs)
+	}
+	// bob's session shows the new request, and the source's status.
+	bob.waitFor("[claude]", "LangGraph server at", "is down")
+	code, out, errs = d.cli(bobToken, "approve", id)
+	if code != 0 || !strings.Contains(out, "the agent has the answer") {
+		t.Fatalf("bob's approve with the server down: exit %d\n%s%s", code, out, errs)
+	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/events"
@@ -20,7 +22,23 @@ import (
 type oneInbox struct {
 	hub.Upstream
 	c *coord.Server
+
+	// The LangGraph server's failure, while it lasts: the publishers'
+	// requests are listed without it (client.SourceDown), and a watched
+	// read does not wait on a server known down more often than every
+	// upstreamRetry.
+	mu     sync.Mutex
+	down   error
+	downAt time.Time
+	// last is the server's last listing: shown while it is down (with
+	// the source's status), rather than as if its interrupts were
+	// answered.
+	last []client.Interrupt
 }
+
+// upstreamRetry is how often a watched read asks a LangGraph server that
+// was down again.
+const upstreamRetry = 3 * time.Second
 
 // coordServer names the coordinator's requests in the audit log.
 const coordServer = "hitl serve --http"
@@ -43,12 +61,36 @@ func (o *oneInbox) requests() []client.Interrupt {
 	return out
 }
 
+// Pending lists both sources; the LangGraph server failing hides nothing
+// of the publishers' requests: they are listed, with a client.SourceDown
+// saying which source is down.
 func (o *oneInbox) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	o.mu.Lock()
+	down, at, last := o.down, o.downAt, o.last
+	o.mu.Unlock()
+	if down != nil && client.WatchedDoes(ctx) && time.Since(at) < upstreamRetry {
+		return append(o.requests(), last...), o.sourceDown(down)
+	}
 	its, err := o.Upstream.Pending(ctx)
+	if ctx.Err() != nil && err != nil {
+		return nil, err // cancelled: says nothing of the server
+	}
+	o.mu.Lock()
+	o.down, o.downAt = err, time.Now()
+	if err == nil {
+		o.last = its
+	} else {
+		its = o.last
+	}
+	o.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return append(o.requests(), its...), o.sourceDown(err)
 	}
 	return append(o.requests(), its...), nil
+}
+
+func (o *oneInbox) sourceDown(err error) error {
+	return &client.SourceDown{Source: "the LangGraph server at " + o.Upstream.Server(), Err: err}
 }
 
 func (o *oneInbox) Changes(ctx context.Context) <-chan struct{} {
