@@ -119,6 +119,7 @@ type request struct {
 	// payload is the request's data as hitl reads it (client.Parse: every
 	// spelling it knows), what the rules decide on.
 	payload client.Payload
+	lease   *lease        // tied to its publisher's waits (lease.go); nil: not
 	changed chan struct{} // closed when the request leaves pending
 }
 
@@ -281,6 +282,9 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		SessionID string          `json:"session_id"`
 		Data      json.RawMessage `json:"data"`
 		ExpiresIn float64         `json:"expires_in"`
+		// LeaseSeconds ties the request to its publisher's waits
+		// (lease.go).
+		LeaseSeconds float64 `json:"lease_seconds"`
 	}
 	if err := decodeBody(w, r, &body); err != nil {
 		writeError(w, 422, "the body is not the JSON of a request ({\"agent\",\"session_id\",\"data\"}): "+err.Error())
@@ -298,6 +302,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs[req.ID] = req
 	s.order = append(s.order, req.ID)
+	s.startLease(req, body.LeaseSeconds)
 	s.events.publish("hitl_asked", req)
 	s.mu.Unlock()
 	s.log("%s: put up by %s (%s %s)", req.ID, p.Name, req.Agent, strings.Join(req.tools(), ", "))
@@ -351,6 +356,7 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 	}
 	changed, status := req.changed, req.status
 	s.mu.Unlock()
+	defer s.attach(req, p)()
 	if status == Pending && wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -374,6 +380,7 @@ func (s *Server) finish(req *request) {
 			break
 		}
 	}
+	s.endLease(req)
 	s.done = append(s.done, req.ID)
 	if len(s.done) > maxDone {
 		delete(s.reqs, s.done[0])

@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/faultproxy"
 )
 
 // The two-person rule through a real `hitl serve`: the first approval is
@@ -137,6 +141,118 @@ func TestHubServesHookRequestsWithTheLangGraphServerDown(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "the agent has the answer") {
 		t.Fatalf("bob's approve with the server down: exit %d\n%s%s", code, out, errs)
 	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+}
+
+// A hook killed outright (kill -9) cannot withdraw its request: the hub
+// does, within the hook's lease (6 s), and a decision after that is told
+// that nothing waits, never "Sent … the agent has the answer".
+func TestAKilledHooksRequestIsWithdrawnWithinSeconds(t *testing.T) {
+	h := startHub(t, teamYAML)
+	p := h.hook("claude", claudeBash) // --timeout 10m: without the lease, listed for 10m30s
+	id := h.waitRequest("sess-bash")
+	alice := t.TempDir()
+	if code, out, _ := h.cliIn(alice, aliceToken, "list"); code != 0 || !strings.Contains(out, "Bash") {
+		t.Fatalf("alice's list: exit %d\n%s", code, out)
+	}
+	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	killed := time.Now()
+	for standingAs(h, aliceToken, id)["status"] == "pending" {
+		if time.Since(killed) > 20*time.Second {
+			t.Fatal("the killed hook's request is still pending after 20s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	took := time.Since(killed)
+	st := standingAs(h, aliceToken, id)
+	if st["status"] != "withdrawn" || !strings.Contains(st["reason"].(string), "nothing waits for an answer") {
+		t.Fatalf("standing: %v", st)
+	}
+	t.Logf("withdrawn %s after kill -9", took.Round(100*time.Millisecond))
+	if n := h.pendingCount(); n != 0 {
+		t.Fatalf("%d requests still listed", n)
+	}
+	code, out, errs := h.cliIn(alice, aliceToken, "approve", id)
+	if code != exitNothing || strings.Contains(out+errs, "Sent") || !strings.Contains(out+errs, "nothing waits for an answer") {
+		t.Fatalf("approve after the hook died: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// `hitl hook` refuses a redirect to another origin: neither its bearer
+// token nor an X-Api-Key header ever reaches it, and the agent asks as
+// usual.
+func TestHookRefusesARedirectToAnotherOrigin(t *testing.T) {
+	var leaked, reached atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Api-Key") != "" {
+			leaked.Add(1)
+		}
+		w.WriteHeader(201)
+		_, _ = w.Write([]byte(`{"request_id":"req-stolen","status":"pending"}`))
+	}))
+	defer other.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	p := startHook(t, redirecting.URL, "claude", claudeBash, "--header", "X-Api-Key: api-key-never-leaves")
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != "" {
+		t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
+	}
+	oneStderrLine(t, p, "redirected to another origin")
+	if reached.Load() != 0 || leaked.Load() != 0 {
+		t.Fatalf("the other origin was reached %d times, with credentials %d times", reached.Load(), leaked.Load())
+	}
+}
+
+// A hook cut off from the hub while it waits tries again with backoff,
+// re-attaches to its request by id when the hub answers again, and gets
+// the decision a reviewer made while it was away.
+func TestHookGetsTheDecisionMadeWhileItWasAway(t *testing.T) {
+	h := startHub(t, teamYAML)
+	proxy, err := faultproxy.New(h.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proxy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	// Every wait of the hook is cut before it reaches the hub.
+	proxy.Inject(faultproxy.Rule{Method: "GET", Path: "/hitl/requests/*", Fault: faultproxy.ResetBeforeUpstream()})
+	p := startHook(t, proxy.URL(), "claude", claudeBash)
+	id := h.waitRequest("sess-bash")
+	reviewer := t.TempDir()
+	h.cliIn(reviewer, aliceToken, "list")
+	// The hook is away: it cannot have the answer yet.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		n := 0
+		for _, e := range proxy.Log() {
+			if e.Method == "GET" && !e.Fault.IsZero() {
+				n++
+			}
+		}
+		if n >= 2 {
+			break // it tried, and tried again
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hook never tried to wait through the proxy")
+		}
+	}
+	if code, out, errs := h.cliIn(reviewer, aliceToken, "approve", id); code != 0 {
+		t.Fatalf("approve: exit %d\n%s%s", code, out, errs)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if p.stdout.String() != "" {
+		t.Fatal("the hook answered while cut off")
+	}
+	proxy.Clear() // the network is back
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
 	}
