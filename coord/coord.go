@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -52,6 +53,9 @@ type Options struct {
 	// Log, when set, gets one line per request put up, answered or
 	// withdrawn (server text in it is not made inert: the caller does).
 	Log func(string)
+	// Logger, when set, gets the door's refusals (401, 403) as logfmt
+	// lines with the caller's address (limits.go).
+	Logger *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
 	// Inbox, when set, is more of the hub's inbox served beside the
@@ -190,6 +194,11 @@ func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
 			p, ok = s.opts.Team.ByToken(strings.TrimSpace(token))
 		}
 		if !ok {
+			why := "no token"
+			if token != "" {
+				why = "a token not of the team"
+			}
+			s.refused(r, 401, "", why)
 			rw.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 			writeError(rw, 401, "a bearer token of the team is needed (Authorization: Bearer …; hitl reads it from HITL_BEARER_TOKEN)")
 			return
@@ -197,12 +206,15 @@ func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
 		switch {
 		case w == reviewers && p.Kind != team.KindReviewer,
 			w == approvers && p.Kind != team.KindReviewer:
+			s.refused(r, 403, p.Name, "a publisher's token")
 			writeError(rw, 403, "this token is a publisher's: it can put requests up and withdraw them, not read or decide them")
 			return
 		case w == approvers && !p.Role.CanDecide():
+			s.refused(r, 403, p.Name, "not an approver")
 			writeError(rw, 403, fmt.Sprintf("reviewer %s is a %s: only an approver decides", p.Name, orWord(string(p.Role), "reviewer without a role")))
 			return
 		case w == publishers && p.Kind != team.KindPublisher:
+			s.refused(r, 403, p.Name, "a reviewer's token")
 			writeError(rw, 403, "this token is a reviewer's: only a publisher's token puts requests up or withdraws them")
 			return
 		}
@@ -286,7 +298,9 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		// (lease.go).
 		LeaseSeconds float64 `json:"lease_seconds"`
 	}
-	if err := decodeBody(w, r, &body); err != nil {
+	if err := decodeBody(w, r, &body); tooLarge(w, err) {
+		return
+	} else if err != nil {
 		writeError(w, 422, "the body is not the JSON of a request ({\"agent\",\"session_id\",\"data\"}): "+err.Error())
 		return
 	}
@@ -409,7 +423,9 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Reason string `json:"reason"`
 	}
-	_ = decodeBody(w, r, &body)
+	if err := decodeBody(w, r, &body); tooLarge(w, err) {
+		return
+	}
 	reason := strings.TrimSpace(body.Reason)
 	if reason == "" {
 		reason = "withdrawn by " + p.Name
@@ -443,7 +459,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		Response   json.RawMessage `json:"response"`
 		DecisionID string          `json:"decision_id"`
 	}
-	if err := decodeBody(w, r, &body); err != nil || body.RequestID == "" || body.Response == nil {
+	if err := decodeBody(w, r, &body); tooLarge(w, err) {
+		return
+	} else if err != nil || body.RequestID == "" || body.Response == nil {
 		writeError(w, 422, "the body needs request_id and response")
 		return
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -23,7 +24,7 @@ import (
 )
 
 func serveCmd(e *env) *cobra.Command {
-	var sshAddr, httpAddr, hostKey string
+	var sshAddr, httpAddr, hostKey, tlsCert, tlsKey string
 	var idle time.Duration
 	var check bool
 	cmd := &cobra.Command{
@@ -61,9 +62,16 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 			e.warn(f)
 			t := teamOf(f, e.getenv)
 			problems := t.Check()
+			tlsConf, tlsErr := doorTLS(tlsCert, tlsKey)
 			if check {
 				for _, p := range problems {
 					fmt.Fprintln(e.stdout, "team:", strings.TrimPrefix(p.Error(), "team "))
+				}
+				if tlsErr != nil {
+					return tlsErr
+				}
+				if w := plainDoorWarning(loopbackIf(httpAddr), tlsConf != nil); w != "" {
+					fmt.Fprintln(e.stdout, "door: warning:", w)
 				}
 				if len(problems) > 0 {
 					return &exitErr{exitError, fmt.Errorf("the team config in %s has %d problem(s)", config.Path(e.getenv), len(problems))}
@@ -77,29 +85,34 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 				}
 				return &exitErr{exitUsage, fmt.Errorf("fix the team config in %s first (hitl serve --check says the same)", config.Path(e.getenv))}
 			}
+			if tlsErr != nil {
+				return tlsErr
+			}
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
 			case sshAddr == "" && !e.backendGiven(f):
 				// No LangGraph server named: the door serves the hooks' requests.
-				return e.serveHTTPOnly(cmd.Context(), t, loopback(httpAddr))
+				return e.serveHTTPOnly(cmd.Context(), t, serveOptions{http: loopback(httpAddr), tls: tlsConf})
 			case sshAddr == "":
 				// A server named (--url, HITL_URL, a profile's url): its
 				// interrupts are in the door's inbox too.
-				return e.serve(cmd.Context(), t, serveOptions{http: loopback(httpAddr), hostKey: hostKey, idle: idle})
+				return e.serve(cmd.Context(), t, serveOptions{http: loopback(httpAddr), hostKey: hostKey, idle: idle, tls: tlsConf})
 			}
 			var http string
 			if httpAddr != "" {
 				http = loopback(httpAddr)
 			}
-			return e.serve(cmd.Context(), t, serveOptions{ssh: loopback(sshAddr), http: http, hostKey: hostKey, idle: idle})
+			return e.serve(cmd.Context(), t, serveOptions{ssh: loopback(sshAddr), http: http, hostKey: hostKey, idle: idle, tls: tlsConf})
 		},
 	}
 	cmd.Flags().StringVar(&sshAddr, "ssh", "", "serve the reviewer over SSH on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the coordinator protocol (reviewers by token, agents' hooks) on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the SSH host key file (default: created on first start in the state directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hub.DefaultIdle, "close a session after this long without a key")
-	cmd.Flags().BoolVar(&check, "check", false, "check the team config, say what is wrong, and exit")
+	cmd.Flags().BoolVar(&check, "check", false, "check the team config (and the door's TLS and address), say what is wrong, and exit")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	return cmd
 }
 
@@ -142,6 +155,15 @@ func loopback(addr string) string {
 type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
+	tls                *tls.Config // the HTTP door's; nil: plain HTTP
+}
+
+// loopbackIf is loopback(addr), "" for "".
+func loopbackIf(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return loopback(addr)
 }
 
 // listener is one of the hub's front doors: SSH today; an HTTP endpoint
@@ -202,6 +224,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		// (door), decided by the path a session's decision takes.
 		door = &hub.Door{Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}, Log: logger}
 		c = e.coordinator(liveTeam(current.Load), door)
+		c.SetLogger(logger)
 		up = &oneInbox{Upstream: lg, c: c}
 		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}
@@ -245,7 +268,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	}
 	if o.http != "" {
 		doors = append(doors, listener{name: "http", addr: o.http, serve: func(ctx context.Context, ln net.Listener) error {
-			return serveCoord(ctx, ln, c)
+			return serveCoord(ctx, ln, c, o.tls)
 		}})
 	}
 
@@ -261,7 +284,16 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 			return fmt.Errorf("serve: cannot listen on %s for %s: %w", d.addr, d.name, err)
 		}
 		lns = append(lns, ln)
-		logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+		if d.name == "http" && o.tls != nil {
+			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "tls", true, "server", lg.Server())
+		} else {
+			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+		}
+		if d.name == "http" {
+			if w := plainDoorWarning(d.addr, o.tls != nil); w != "" {
+				logger.Warn("plain HTTP door", "warning", w)
+			}
+		}
 	}
 	go shared.Watch(ctx, a.settings.PollInterval)
 	if door != nil {

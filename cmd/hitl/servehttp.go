@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/hub"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -28,12 +30,19 @@ func (e *env) coordinator(t coord.Team, inbox coord.Inbox) *coord.Server {
 	return coord.New(coord.Options{Team: t, Inbox: inbox, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
 }
 
-// serveCoord serves the coordinator on ln until ctx ends.
-func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+// serveCoord serves the coordinator on ln until ctx ends; over TLS when
+// tc is not nil.
+func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server, tc *tls.Config) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() {
+		if tc != nil {
+			done <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		done <- srv.Serve(ln)
+	}()
 	select {
 	case <-ctx.Done():
 		s.Close()
@@ -52,11 +61,13 @@ func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server) error {
 // serveHTTPOnly is `hitl serve --http ADDR` alone: no LangGraph server, the
 // coordinator for the team's reviewers and publishers. SIGHUP reloads the
 // team as with --ssh.
-func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) error {
+func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions) error {
+	addr := o.http
 	e.hideSecrets(&config.Settings{}, t.Secrets()...)
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
 	c := e.coordinator(liveTeam(current.Load), nil)
+	c.SetLogger(hub.NewLogger(e.stderr))
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
@@ -79,6 +90,13 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string) er
 	if err != nil {
 		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
 	}
-	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on http://%s (hitl --backend events --url http://%s)\n", ln.Addr(), ln.Addr())
-	return serveCoord(ctx, ln, c)
+	scheme := "http"
+	if o.tls != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on %s://%s (hitl --backend events --url %s://%s)\n", scheme, ln.Addr(), scheme, ln.Addr())
+	if w := plainDoorWarning(addr, o.tls != nil); w != "" {
+		fmt.Fprintln(e.stderr, "hitl serve: warning:", w)
+	}
+	return serveCoord(ctx, ln, c, o.tls)
 }
