@@ -341,6 +341,9 @@ func (s *Server) standingOf(r *request) map[string]any {
 		if r.Approval != nil {
 			out["approvals"] = r.Approval.Approvers
 		}
+		if r.lease != nil {
+			out["publisher_waiting"] = r.lease.waiters > 0
+		}
 	}
 	return out
 }
@@ -523,7 +526,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	s.finish(req)
 	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
 	s.log("%s: answered by %s", req.ID, by)
-	writeJSON(w, 200, map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by})
+	out := map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}
+	if req.lease != nil {
+		// Its publisher waits on it, or not right now (lease.go).
+		out["publisher_waiting"] = req.lease.waiters > 0
+	}
+	writeJSON(w, 200, out)
 }
 
 // tools are the request's tool calls' names (none: not a tool call).

@@ -85,6 +85,18 @@ func (s *Server) leaseOut(req *request) {
 	s.log("%s: withdrawn (%s)", req.ID, reason)
 }
 
+// Waiting reports whether request id is tied to its publisher's waits
+// (leased) and whether one is open now (waiting).
+func (s *Server) Waiting(id string) (leased, waiting bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, ok := s.reqs[id]
+	if !ok || req.lease == nil {
+		return false, false
+	}
+	return true, req.lease.waiters > 0
+}
+
 // endLease stops a finished request's lease; s.mu is held.
 func (s *Server) endLease(req *request) {
 	if req.lease != nil && req.lease.timer != nil {

@@ -236,6 +236,9 @@ func runText(o client.Outcome, before map[string]bool) string {
 	case client.Failed:
 		return "the run failed: " + inert.Line(o.Error)
 	case client.Accepted:
+		if o.Error != "" {
+			return "the hub took the answer, but " + inert.Line(o.Error) + "."
+		}
 		return "the agent has the answer."
 	}
 	msg := "the run is still going (run " + inert.Line(o.RunID) + ")"

@@ -279,8 +279,19 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		_ = json.Unmarshal(resp.Body(), &held)
 		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
-	return client.Receipt{Acknowledged: true}, nil
+	var took struct {
+		PublisherWaiting *bool `json:"publisher_waiting"`
+	}
+	rc := client.Receipt{Acknowledged: true}
+	if json.Unmarshal(resp.Body(), &took) == nil && took.PublisherWaiting != nil && !*took.PublisherWaiting {
+		rc.Unheard = NobodyWaits
+	}
+	return rc, nil
 }
+
+// NobodyWaits is what an answer to a request whose publisher is not
+// waiting on it is told.
+const NobodyWaits = "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
 
 // Verify: an acknowledged response took effect (a second one gets 409). A
 // lost answer is looked up with GET /hitl/requests/{id}, which says who
@@ -326,8 +337,8 @@ func (e *awaitingApproval) Error() string        { return e.msg }
 func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAwaitingApproval }
 
 // Follow: the coordinator reports no run to follow.
-func (b *Backend) Follow(context.Context, *client.Submission, client.Receipt) client.Outcome {
-	return client.Outcome{Status: client.Accepted}
+func (b *Backend) Follow(_ context.Context, _ *client.Submission, rc client.Receipt) client.Outcome {
+	return client.Outcome{Status: client.Accepted, Error: rc.Unheard}
 }
 
 // Changes follows /hitl/events and signals every hitl_asked and

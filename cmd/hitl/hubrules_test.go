@@ -257,3 +257,28 @@ func TestHookGetsTheDecisionMadeWhileItWasAway(t *testing.T) {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
 	}
 }
+
+// A decision in the seconds between a hook's death and its request's
+// withdrawal is taken by the hub, and says that no hook waits on it, not
+// "the agent has the answer".
+func TestADecisionWhileNoHookWaitsSaysSo(t *testing.T) {
+	h := startHub(t, teamYAML)
+	p := h.hook("claude", claudeBash)
+	id := h.waitRequest("sess-bash")
+	alice := t.TempDir()
+	h.cliIn(alice, aliceToken, "list")
+	if st := standingAs(h, aliceToken, id); st["publisher_waiting"] != true {
+		t.Fatalf("the hook's wait is not seen: %v", st)
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	for deadline := time.Now().Add(5 * time.Second); standingAs(h, aliceToken, id)["publisher_waiting"] != false; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the hub still sees the killed hook waiting")
+		}
+	}
+	code, out, errs := h.cliIn(alice, aliceToken, "approve", id)
+	if code != 0 || strings.Contains(out, "the agent has the answer") || !strings.Contains(out, "the hub took the answer, but no hook is waiting on it right now") {
+		t.Fatalf("approve while no hook waits: exit %d\n%s%s", code, out, errs)
+	}
+}

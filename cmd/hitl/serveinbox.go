@@ -180,6 +180,7 @@ func (o *oneInbox) Resume(ctx context.Context, s *client.Submission) (client.Rec
 	if len(approvers) == 0 {
 		approvers = []string{s.Reviewer}
 	}
+	leased, waiting := o.c.Waiting(it.Interrupt.ID)
 	err := o.c.Resolve(it.Interrupt.ID, approvers, it.Resume.Value, s.DecisionID)
 	switch {
 	case errors.Is(err, coord.ErrUnknown), errors.Is(err, coord.ErrHandled):
@@ -187,7 +188,11 @@ func (o *oneInbox) Resume(ctx context.Context, s *client.Submission) (client.Rec
 	case err != nil:
 		return client.Receipt{}, err
 	}
-	return client.Receipt{Acknowledged: true}, nil
+	rc := client.Receipt{Acknowledged: true}
+	if leased && !waiting {
+		rc.Unheard = events.NobodyWaits
+	}
+	return rc, nil
 }
 
 func (o *oneInbox) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
@@ -213,7 +218,7 @@ func (o *oneInbox) Verify(ctx context.Context, s *client.Submission, rc client.R
 
 func (o *oneInbox) Follow(ctx context.Context, s *client.Submission, rc client.Receipt) client.Outcome {
 	if _, ok := o.coordItem(s); ok {
-		return client.Outcome{Status: client.Accepted}
+		return client.Outcome{Status: client.Accepted, Error: rc.Unheard}
 	}
 	return o.Upstream.Follow(ctx, s, rc)
 }
