@@ -282,3 +282,77 @@ func TestADecisionWhileNoHookWaitsSaysSo(t *testing.T) {
 		t.Fatalf("approve while no hook waits: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// Defect (3) of issue 32 on a LangGraph interrupt, through the hub with
+// both doors: alice's first approval of delete_records (kept in the
+// thread's metadata) is dropped when a reload takes her out of the team
+// (and makes carol an approver); bob's approval is a first approval again,
+// and nothing reaches the graph until carol confirms it.
+func TestHubDropsARemovedReviewersApprovalOnTheServer(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			if tg.real {
+				realServer.Lock()
+				defer realServer.Unlock()
+			}
+			s := &server{t: t, target: tg}
+			port := freePort(t)
+			h := newTeamHub(t, s.url, "--http", fmt.Sprintf("127.0.0.1:%d", port))
+			d := h.door(port)
+			th := s.agent("ops") // delete_records (two approvers) and notify
+			id := s.interruptOf(th)
+			d.waitListed(aliceToken, id)
+			code, out, errs := d.cli(aliceToken, "approve", id)
+			if code != exitPending {
+				t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
+			}
+			cfg := filepath.Join(h.dir, "config.yaml")
+			b, err := os.ReadFile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept []string
+			for _, line := range strings.Split(string(b), "\n") {
+				switch {
+				case strings.HasPrefix(strings.TrimSpace(line), "alice:"): // alice leaves
+				case strings.HasPrefix(strings.TrimSpace(line), "carol:"): // carol becomes an approver
+					kept = append(kept, strings.Replace(line, "role: viewer", "role: approver", 1))
+				default:
+					kept = append(kept, line)
+				}
+			}
+			if err := os.WriteFile(cfg, []byte(strings.Join(kept, "\n")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.proc.Process.Signal(syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+				_, out, _ = d.cli(bobToken, "show", id)
+				if strings.Contains(out, "dropped: alice (no longer an approver)") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("bob's show never said alice's approval was dropped:\n%s\nhub log:\n%s", out, h.log.String())
+				}
+			}
+			if !strings.Contains(h.log.String(), `msg="approval dropped"`) {
+				t.Errorf("the hub did not log the dropped approval:\n%s", h.log.String())
+			}
+			code, out, errs = d.cli(bobToken, "approve", id)
+			if code != exitPending || !strings.Contains(out+errs, "1 of 2 approvals (bob); dropped: alice (no longer an approver) recorded for delete_records") {
+				t.Fatalf("bob after the reload: exit %d\n%s%s", code, out, errs)
+			}
+			if got := s.decisionMeta(th); len(got) != 0 {
+				t.Fatalf("a decision reached the graph on a removed reviewer's approval: %v", got)
+			}
+			if code, out, errs := d.cli(viewerToken, "approve", id); code != 0 || !strings.Contains(out, "Sent approve, approve") {
+				t.Fatalf("carol's confirmation: exit %d\n%s%s", code, out, errs)
+			}
+			runs := s.decisionMeta(th)
+			if len(runs) != 1 || fmt.Sprint(runs[0]["hitl_approvers"]) != "[bob carol]" {
+				t.Fatalf("decision runs: %v", runs)
+			}
+		})
+	}
+}
