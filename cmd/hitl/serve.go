@@ -47,12 +47,15 @@ server's interrupts too, decided under the same roles and rules; with none
 named it serves the hooks' requests only. See docs/hooks.md.
 
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
-interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
+interface (or 0.0.0.0) to be reached from elsewhere. The HTTP door serves TLS
+with --tls-cert and --tls-key; a plain-HTTP door off loopback is warned about
+at start and by --check. See docs/team.md.`,
 		Example: `  hitl serve --check
   hitl serve --ssh :2222
   ssh -p 2222 localhost
   hitl serve --http :8700
-  hitl serve --http :8700 --url http://127.0.0.1:2024`,
+  hitl serve --http :8700 --url http://127.0.0.1:2024
+  hitl serve --http 0.0.0.0:8700 --tls-cert door.crt --tls-key door.key`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := config.Load(config.Path(e.getenv))

@@ -111,11 +111,11 @@ func makeTeamHub(t *testing.T, upstream string, noSSH bool, args ...string) *tea
     alice: {keys: [%q], token: %q, role: approver}
     bob: {keys: [%q], token: %q, role: approver}
     carol: {keys: [%q], token: %q, role: viewer}
-  publishers:
-    ci: {token: %q}
   rules:
     - tools: ["delete_*"]
       approvals: 2
+  publishers:
+    ci: {token: %q}
 `, keys["alice"], aliceToken, keys["bob"], bobToken, keys["carol"], viewerToken, publishToken)
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
