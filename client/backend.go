@@ -37,6 +37,10 @@ type Backend interface {
 	// reports how it ended. Its errors are in the outcome: the decision
 	// itself was taken.
 	Follow(ctx context.Context, s *Submission, rc Receipt) Outcome
+	// Features states, in one value, what the backend offers beyond these
+	// (features.go). A wrapper of a backend builds its own from the wrapped
+	// one's, so that it offers exactly what it passes on.
+	Features() Features
 }
 
 // Submission is one resume: the answers to one or more interrupts of one

@@ -127,6 +127,9 @@ type Payload struct {
 	// Problem says why the value cannot be shown (SchemaUnreadable): too
 	// deep, too large, not JSON, not an interrupt. "" for every other.
 	Problem string `json:"problem,omitempty"`
+	// Next are the nodes a thread paused at a breakpoint runs next
+	// (SchemaBreakpoint; Title names them too).
+	Next []string `json:"-"`
 	// Encoder, when set, spells the answer: a backend that builds payloads
 	// of its own shape (the REST API's checkpoints) sets it. Payloads that
 	// Parse recognized leave it nil, and Encode spells them by Schema.

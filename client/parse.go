@@ -161,7 +161,7 @@ func Breakpoint(next []string) Payload {
 	if len(next) > 0 {
 		title = "Paused before " + strings.Join(next, ", ")
 	}
-	return Normalized(Payload{Schema: SchemaBreakpoint, Title: title, Allowed: []DecisionType{Approve}})
+	return Normalized(Payload{Schema: SchemaBreakpoint, Title: title, Allowed: []DecisionType{Approve}, Next: next})
 }
 
 func rawPayload() Payload {

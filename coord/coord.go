@@ -73,6 +73,12 @@ type Inbox interface {
 	// Respond takes reviewer's answer to request id: the status code and
 	// body of the answer to POST /hitl/respond.
 	Respond(ctx context.Context, reviewer string, id string, response json.RawMessage, decisionID string) (int, any)
+	// End takes reviewer's ending of the thread's work at request id
+	// (POST /hitl/respond with "end" in place of "response").
+	End(ctx context.Context, reviewer string, id string, end json.RawMessage, decisionID string) (int, any)
+	// Conversation is the messages of session id (GET
+	// /hitl/sessions/{id}/conversation).
+	Conversation(ctx context.Context, reviewer string, session string) (int, any)
 	// Standing is where request id stands (GET /hitl/requests/{id}); ok
 	// false when it is unknown.
 	Standing(ctx context.Context, id string) (map[string]any, bool)
@@ -160,6 +166,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /hitl/events", s.auth(reviewers, s.events.serve))
 	mux.HandleFunc("POST /hitl/respond", s.auth(approvers, s.respond))
 	mux.HandleFunc("GET /hitl/requests/{id}", s.auth(anyone, s.standing))
+	mux.HandleFunc("GET /hitl/sessions/{id}/conversation", s.auth(reviewers, s.conversation))
 	mux.HandleFunc("POST /hitl/requests", s.auth(publishers, s.publish))
 	mux.HandleFunc("DELETE /hitl/requests/{id}", s.auth(publishers, s.withdraw))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
@@ -455,23 +462,44 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, s.standingOf(req))
 }
 
+// conversation serves a session's messages where the hub's inbox keeps
+// them (a LangGraph thread); a publisher's request has none here.
+func (s *Server) conversation(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Inbox == nil {
+		writeError(w, 404, "no conversation is kept here: a publisher's request has its conversation with its agent")
+		return
+	}
+	code, out := s.opts.Inbox.Conversation(r.Context(), principalOf(r).Name, r.PathValue("id"))
+	writeJSON(w, code, out)
+}
+
 func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
 	var body struct {
 		RequestID  string          `json:"request_id"`
 		Response   json.RawMessage `json:"response"`
+		End        json.RawMessage `json:"end"`
 		DecisionID string          `json:"decision_id"`
 	}
 	if err := decodeBody(w, r, &body); tooLarge(w, err) {
 		return
-	} else if err != nil || body.RequestID == "" || body.Response == nil {
-		writeError(w, 422, "the body needs request_id and response")
+	} else if err != nil || body.RequestID == "" || (body.Response == nil) == (body.End == nil) {
+		writeError(w, 422, "the body needs request_id and either response or end")
 		return
 	}
 	if s.opts.Inbox != nil && s.opts.Inbox.Owns(body.RequestID) {
 		// The LangGraph server's interrupt: the hub's one decision path.
-		code, out := s.opts.Inbox.Respond(r.Context(), p.Name, body.RequestID, body.Response, body.DecisionID)
+		code, out := 0, any(nil)
+		if body.End != nil {
+			code, out = s.opts.Inbox.End(r.Context(), p.Name, body.RequestID, body.End, body.DecisionID)
+		} else {
+			code, out = s.opts.Inbox.Respond(r.Context(), p.Name, body.RequestID, body.Response, body.DecisionID)
+		}
 		writeJSON(w, code, out)
+		return
+	}
+	if body.End != nil {
+		writeError(w, 422, "request "+body.RequestID+" has no thread here to end: answer it (a reject), nothing sent")
 		return
 	}
 	s.mu.Lock()

@@ -70,6 +70,12 @@ func TestEndingRefusals(t *testing.T) {
 // noEnd is a backend that cannot end a thread (the interface is hidden).
 type noEnd struct{ client.Backend }
 
+func (b noEnd) Features() client.Features {
+	f := b.Backend.Features()
+	f.Ender = nil
+	return f
+}
+
 // A breakpoint holds no interrupt to end at: dismiss is refused before any
 // intent is written (the server would refuse it after).
 func TestDismissRefusesABreakpoint(t *testing.T) {

@@ -82,6 +82,11 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 	refuse := func(format string, a ...any) error {
 		return &client.RefusedError{Slot: slot, Reason: fmt.Sprintf(format, a...)}
 	}
+	if (in.Type == client.Dismiss || in.Stop) && it.Payload.Origin != nil {
+		// A coding agent's permission request has no thread on a server
+		// for an ending to stand in: its agent waits for an answer.
+		return client.Decision{Type: in.Type}, refuse("a coding agent's request cannot be dismissed or stopped: its agent waits for an answer; reject it instead")
+	}
 	if in.Type == client.Dismiss {
 		// Not an answer: the thread's work ends; any interrupt but a
 		// breakpoint may be dismissed (the backend says whether it can).

@@ -49,10 +49,8 @@ func (e *DraftError) Unwrap() error { return e.Err }
 // decision id. It refuses, sending nothing, what Encode refuses, with the
 // draft refused (DraftError).
 func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
-	batches := false
-	if b, ok := p.Backend.(client.Batcher); ok {
-		batches = b.Batches()
-	}
+	feat := p.Backend.Features()
+	batches := feat.Batches()
 	var out []*client.Submission
 	byThread := map[string]*client.Submission{}
 	for i, d := range drafts {
@@ -64,7 +62,7 @@ func (p *Pipeline) Prepare(drafts []Draft) ([]*client.Submission, error) {
 		if end != nil {
 			// Ended, not resumed: nothing is encoded, the backend ends the
 			// thread's work; alone in its submission.
-			if e, ok := p.Backend.(client.Ender); !ok || !e.EndsThreads() {
+			if !feat.Ends() {
 				return nil, &DraftError{i, &client.RefusedError{Slot: -1, Reason: end.Words() + ": this backend cannot end a thread's work (the LangGraph backend can); reject or answer it instead"}}
 			}
 			item.Resume = client.Resume{End: end}

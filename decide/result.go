@@ -165,6 +165,10 @@ func (r *Result) Text() string {
 	return string(r.Kind)
 }
 
+// ReasonInConversation reports whether an ending's reason was written into
+// the thread's conversation (as each tool call's result).
+func (r *Result) ReasonInConversation() bool { return r.reasonInConv }
+
 // reasonWhere says where an ending's reason was kept: in the conversation
 // when it answered tool calls there, otherwise in hitl's audit log only
 // (an interrupt without tool calls gets nothing written in its thread; an

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,18 +52,32 @@ type doorAnswer struct {
 // maxSeen bounds what the door remembers of interrupts no longer listed.
 const maxSeen = 10000
 
-// doorRequest is an interrupt as the events protocol lists a request.
+// doorRequest is an interrupt as the events protocol lists a request,
+// with what a request of the server's carries beside its value: the
+// schema of its answer, the breakpoint it stands for, and what the hub can
+// do with it besides answering (docs/backends.md).
 type doorRequest struct {
-	RequestID string           `json:"request_id"`
-	Agent     string           `json:"agent"`
-	SessionID string           `json:"session_id"`
-	CreatedAt time.Time        `json:"created_at"`
-	Data      json.RawMessage  `json:"data"`
-	Approval  *client.Approval `json:"approval,omitempty"`
-	Claims    []client.Claim   `json:"claims,omitempty"`
+	RequestID      string           `json:"request_id"`
+	Agent          string           `json:"agent"`
+	SessionID      string           `json:"session_id"`
+	CreatedAt      time.Time        `json:"created_at"`
+	Data           json.RawMessage  `json:"data"`
+	ResponseSchema json.RawMessage  `json:"response_schema,omitempty"`
+	Breakpoint     *doorBreakpoint  `json:"breakpoint,omitempty"`
+	Ends           bool             `json:"ends,omitempty"`
+	Conversation   bool             `json:"conversation,omitempty"`
+	Approval       *client.Approval `json:"approval,omitempty"`
+	Claims         []client.Claim   `json:"claims,omitempty"`
 }
 
-func requestOf(it client.Interrupt) ([]byte, error) {
+// doorBreakpoint is a thread paused at a static breakpoint: no value, the
+// nodes it runs next; it is continued with a null response.
+type doorBreakpoint struct {
+	Next []string `json:"next"`
+}
+
+// requestOf is it as the door lists it; f is what the hub offers.
+func requestOf(it client.Interrupt, f client.Features) ([]byte, error) {
 	// The approval's decisions are listed for every client to show; hitl's
 	// read them again from its value (client/events).
 	a := it.Approval
@@ -70,8 +85,16 @@ func requestOf(it client.Interrupt) ([]byte, error) {
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	return json.Marshal(doorRequest{RequestID: it.ID, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt,
-		Data: data, Approval: a, Claims: it.Claims})
+	r := doorRequest{RequestID: it.ID, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt,
+		Data: data, ResponseSchema: it.ResponseSchema, Approval: a, Claims: it.Claims,
+		Ends: f.Ends() && it.Schema != client.SchemaBreakpoint && it.Problem == "", Conversation: f.Conversational != nil}
+	if it.Schema == client.SchemaBreakpoint {
+		r.Breakpoint = &doorBreakpoint{Next: slices.Clip(it.Next)}
+		if r.Breakpoint.Next == nil {
+			r.Breakpoint.Next = []string{}
+		}
+	}
+	return json.Marshal(r)
 }
 
 // listed is the shared listing, without what the door does not serve.
@@ -129,8 +152,9 @@ func (d *Door) Requests(ctx context.Context) ([]json.RawMessage, error) {
 		return nil, err
 	}
 	out := make([]json.RawMessage, 0, len(items))
+	f := d.Shared.Features()
 	for i := len(items) - 1; i >= 0; i-- { // listed newest first
-		b, err := requestOf(items[i])
+		b, err := requestOf(items[i], f)
 		if err != nil {
 			return nil, err
 		}
@@ -192,12 +216,97 @@ func (d *Door) Standing(ctx context.Context, id string) (map[string]any, bool) {
 var decisionIDs = regexp.MustCompile(`^[0-9A-Za-z_-]{8,64}$`)
 
 // Respond takes reviewer's answer to interrupt id, by the path an SSH
-// session's decision takes.
+// session's decision takes. A breakpoint is continued with a null
+// response.
 func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.RawMessage, decisionID string) (int, any) {
-	refuse := func(code int, msg string) (int, any) {
-		d.logf("decision refused", "reviewer", reviewer, "interrupt", id, "door", "http", "why", msg)
-		return code, map[string]any{"error": statusText(code), "message": msg, "request_id": id}
+	return d.decide(ctx, reviewer, id, decisionID, func(it *client.Interrupt) ([]client.Decision, client.Resume, error) {
+		if it.Schema == client.SchemaBreakpoint {
+			if v := bytes.TrimSpace(response); len(v) > 0 && !bytes.Equal(v, []byte("null")) {
+				return nil, client.Resume{}, errors.New("a breakpoint is continued with a null response (it takes no value)")
+			}
+			return []client.Decision{{Type: client.Approve}}, client.Resume{Continue: true}, nil
+		}
+		ds, err := client.DecisionsOf(&it.Payload, response, d.Encoding)
+		return ds, client.Resume{Value: response}, err
+	})
+}
+
+// End takes reviewer's ending of the thread's work at interrupt id (the
+// events protocol's "end": {"kind": "dismiss"|"stop", "reason"}), by the
+// path an SSH session's dismiss or reject --stop takes.
+func (d *Door) End(ctx context.Context, reviewer, id string, end json.RawMessage, decisionID string) (int, any) {
+	var e client.Ending
+	if err := json.Unmarshal(end, &e); err != nil || (e.Kind != client.EndDismiss && e.Kind != client.EndStop) {
+		return d.refuse(reviewer, id, 422, `"end" is {"kind": "dismiss" or "stop", "reason": TEXT}: nothing sent`)
 	}
+	if !d.Shared.Features().Ends() {
+		return d.refuse(reviewer, id, 422, "this hub's server cannot end a thread's work: reject or answer it instead; nothing sent")
+	}
+	return d.decide(ctx, reviewer, id, decisionID, func(it *client.Interrupt) ([]client.Decision, client.Resume, error) {
+		in := make([]decide.Input, it.Slots())
+		for i := range in {
+			in[i] = decide.Input{Type: client.Dismiss, Text: e.Reason}
+			if e.Kind == client.EndStop {
+				in[i] = decide.Input{Type: client.Reject, Text: e.Reason, Stop: true}
+			}
+		}
+		ds, err := decide.Decisions(it, in)
+		if err != nil {
+			return nil, client.Resume{}, err
+		}
+		ending, err := client.Ends(ds)
+		if err != nil {
+			return nil, client.Resume{}, err
+		}
+		// A fan-out branch cannot end its thread alone (as the CLI and the
+		// TUI refuse it).
+		items, _ := d.listed(ctx, false)
+		if err := decide.EndsAlone([]decide.Draft{{Interrupt: *it, Decisions: ds}}, items); err != nil {
+			return nil, client.Resume{}, err
+		}
+		return ds, client.Resume{End: ending}, nil
+	})
+}
+
+// Conversation is the messages of a thread the door listed (a session of
+// the events protocol), as the server keeps them.
+func (d *Door) Conversation(ctx context.Context, reviewer, session string) (int, any) {
+	c := d.Shared.Features().Conversational
+	d.mu.Lock()
+	known := false
+	for _, it := range d.seen {
+		if it.ThreadID == session {
+			known = true
+			break
+		}
+	}
+	d.mu.Unlock()
+	switch {
+	case c == nil:
+		return 404, map[string]any{"error": "Not Found", "message": "this hub's server keeps no conversation"}
+	case !known:
+		return 404, map[string]any{"error": "Not Found", "message": "no session " + session + " among the requests this door listed"}
+	}
+	msgs, err := c.Conversation(ctx, session)
+	if err != nil {
+		d.logf("conversation not read", "reviewer", reviewer, "thread", session, "error", err.Error())
+		return 502, map[string]any{"error": "Bad Gateway", "message": "the hub cannot read the conversation from its server: " + err.Error()}
+	}
+	if msgs == nil {
+		msgs = []client.Message{}
+	}
+	return 200, msgs
+}
+
+func (d *Door) refuse(reviewer, id string, code int, msg string) (int, any) {
+	d.logf("decision refused", "reviewer", reviewer, "interrupt", id, "door", "http", "why", msg)
+	return code, map[string]any{"error": statusText(code), "message": msg, "request_id": id}
+}
+
+// decide finds interrupt id, has decisions read its decisions and resume
+// from the request, and sends them by the path a session's decision takes.
+func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, decisions func(*client.Interrupt) ([]client.Decision, client.Resume, error)) (int, any) {
+	refuse := func(code int, msg string) (int, any) { return d.refuse(reviewer, id, code, msg) }
 	items, err := d.listed(ctx, false)
 	if !usable(err) {
 		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+err.Error())
@@ -225,13 +334,10 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 		return refuse(404, "no request "+id)
 	}
 	it := items[i]
-	switch {
-	case it.Problem != "":
+	if it.Problem != "" {
 		return refuse(422, "this interrupt cannot be read ("+it.Problem+"): nothing sent")
-	case it.Schema == client.SchemaBreakpoint:
-		return refuse(422, "a breakpoint is continued in an SSH session of the hub, not through its HTTP door: nothing sent")
 	}
-	ds, err := client.DecisionsOf(&it.Payload, response, d.Encoding)
+	ds, resume, err := decisions(&it)
 	if err != nil {
 		return refuse(422, err.Error()+": nothing sent")
 	}
@@ -244,7 +350,7 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 	}
 	p := &decide.Pipeline{Backend: d.Shared, Journal: j, Reviewer: reviewer, Encoding: d.Encoding}
 	sub := &client.Submission{DecisionID: decisionID, Reviewer: reviewer, ThreadID: it.ThreadID,
-		Items: []client.Item{{Interrupt: it, Decisions: ds, Resume: client.Resume{Value: response}}}}
+		Items: []client.Item{{Interrupt: it, Decisions: ds, Resume: resume}}}
 	// A decision that left is followed and recorded whatever the client
 	// does meanwhile (it may hang up; the hub may be told to stop).
 	sctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(ctx), doorKey{}, "http"), 2*time.Minute)
@@ -260,11 +366,16 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 		if d.answered == nil {
 			d.answered = map[string]doorAnswer{}
 		}
-		d.answered[id] = doorAnswer{decisionID: decisionID, reviewer: reviewer, value: response, at: time.Now().UTC()}
+		d.answered[id] = doorAnswer{decisionID: decisionID, reviewer: reviewer, value: resume.Value, at: time.Now().UTC()}
 		d.mu.Unlock()
 		body["status"], body["responded_by"], body["decision_id"], body["run_id"] = "resolved", reviewer, decisionID, res.Run.RunID
+		body["outcome"] = res.Run // how the run it started ended, as the hub followed it
 		if len(sub.Approvers) > 0 {
 			body["approvers"] = sub.Approvers
+		}
+		if resume.End != nil {
+			body["ended"] = resume.End.Kind
+			body["reason_in_conversation"] = res.ReasonInConversation()
 		}
 		return 200, body
 	case decide.ApprovalRecorded:
@@ -306,7 +417,7 @@ func (d *Door) Watch(ctx context.Context, announce func(typ string, v any)) {
 			key := it.UpdatedAt.String() + "|" + it.Approval.Words()
 			now[it.ID] = key
 			if old, ok := prev[it.ID]; tell && (!ok || old != key) {
-				if b, err := requestOf(it); err == nil {
+				if b, err := requestOf(it, d.Shared.Features()); err == nil {
 					announce("hitl_asked", json.RawMessage(b))
 				}
 			}

@@ -44,6 +44,7 @@ type Shared struct {
 	items   []client.Interrupt
 	err     error
 	at      time.Time // when items was listed; zero: never
+	version uint64    // moves whenever items or err changes (Settled)
 	subs    map[chan struct{}]struct{}
 	started bool
 
@@ -118,6 +119,9 @@ func (s *Shared) store(items []client.Interrupt, err error) bool {
 	if err != nil && s.err != nil && err.Error() != s.err.Error() {
 		changed = true
 	}
+	if changed || s.at.IsZero() {
+		s.version++
+	}
 	s.err, s.at = err, time.Now()
 	return changed
 }
@@ -163,9 +167,36 @@ func (s *Shared) signal() {
 	}
 }
 
+// Features are the upstream's, feature for feature: where the hub shares
+// one (the listing and its progress, its signals and version, failed runs)
+// the shared backend answers it, and every other passes on as it is. The
+// hub offers exactly what its upstream offers.
+func (s *Shared) Features() client.Features {
+	f := s.Upstream.Features()
+	if f.Notifier != nil {
+		f.Notifier = s // the one watcher (Watch)
+	}
+	if f.Settled != nil {
+		f.Settled = s // the shared listing's version
+	}
+	if f.Progressive != nil {
+		f.Progressive = s
+	}
+	if f.FailureLister != nil {
+		f.FailureLister = s
+	}
+	return f
+}
+
 // Pending answers a session: from the shared listing when the session's
 // watcher-driven read will do, from the server otherwise.
 func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	return s.PendingProgress(ctx, nil)
+}
+
+// PendingProgress is Pending, showing a long listing's progress where the
+// upstream can (a session's refresh of thousands of interrupts).
+func (s *Shared) PendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
 	if client.WatchedDoes(ctx) {
 		s.mu.Lock()
 		items, err, at := s.items, s.err, s.at
@@ -177,7 +208,13 @@ func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
 			return slices.Clone(items), err
 		}
 	}
-	items, err := s.Upstream.Pending(ctx)
+	var items []client.Interrupt
+	var err error
+	if p := s.Upstream.Features().Progressive; p != nil && report != nil {
+		items, err = p.PendingProgress(ctx, report)
+	} else {
+		items, err = s.Upstream.Pending(ctx)
+	}
 	if ctx.Err() == nil && s.store(items, err) {
 		s.signal()
 	}
@@ -185,6 +222,15 @@ func (s *Shared) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		return nil, err
 	}
 	return slices.Clone(items), err
+}
+
+// Settled is the shared listing's version, and whether a session's
+// watcher-driven read would be answered from it now (it is, once the
+// watcher listed without an error).
+func (s *Shared) Settled() (uint64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version, !s.at.IsZero() && s.err == nil
 }
 
 // Changes subscribes a session to the shared watcher's signals.

@@ -44,8 +44,7 @@ type presence struct {
 	held    map[string]*held
 }
 
-func newPresence(b client.Backend, me string) presence {
-	c, _ := b.(client.Claimer)
+func newPresence(c client.Claimer, me string) presence {
 	if me == "" {
 		var r [8]byte
 		_, _ = rand.Read(r[:])

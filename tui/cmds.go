@@ -88,7 +88,7 @@ func waitChange(ch <-chan struct{}) tea.Cmd {
 }
 
 func (m *Model) controlRun(it client.Interrupt, a client.RunAction) tea.Cmd {
-	rc, _ := m.opts.Backend.(client.RunController)
+	rc := m.feat.RunController
 	return func() tea.Msg {
 		ctx, cancel := ctxFor(30 * time.Second)
 		defer cancel()
@@ -135,7 +135,7 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 	}
 	var settled client.Settled
 	if m.changes != nil { // its watcher runs
-		settled, _ = b.(client.Settled)
+		settled = m.feat.Settled
 	}
 	// begin is the mark of the read about to start (nil: none can be
 	// told), or same: nothing changed since unless.
@@ -161,8 +161,8 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 		}
 		return msg
 	}
-	p, ok := b.(client.Progressive)
-	if !ok {
+	p := m.feat.Progressive
+	if p == nil {
 		return func() tea.Msg {
 			mark, same := begin()
 			if same {
@@ -231,10 +231,9 @@ func (m *Model) reconcile() tea.Cmd {
 }
 
 func (m *Model) loadConversation(thread string) tea.Cmd {
-	b := m.opts.Backend
+	c := m.feat.Conversational
 	return func() tea.Msg {
-		c, ok := b.(client.Conversational)
-		if !ok {
+		if c == nil {
 			return conversationMsg{thread: thread, err: errors.New("this backend keeps no conversation")}
 		}
 		ctx, cancel := ctxFor(30 * time.Second)

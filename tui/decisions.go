@@ -95,7 +95,7 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	case key.Matches(msg, k.End):
 		// Dismiss: the confirm screen that follows is the question asked
 		// first (y ends the thread's work, esc keeps it).
-		if e, ok := m.opts.Backend.(client.Ender); !ok || !e.EndsThreads() {
+		if !m.feat.Ends() {
 			m.setStatus("Dismiss: this backend cannot end a thread's work (the LangGraph backend can).", false)
 			return nil
 		}
@@ -216,7 +216,7 @@ func (m *Model) askRunControl(msg tea.KeyPressMsg) tea.Cmd {
 	if it == nil {
 		return nil
 	}
-	if _, ok := m.opts.Backend.(client.RunController); !ok {
+	if m.feat.RunController == nil {
 		m.setStatus("This backend has no run controls.", false)
 		return nil
 	}

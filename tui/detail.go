@@ -232,7 +232,7 @@ func (m *Model) noConversation(it *client.Interrupt) string {
 	if it.Origin != nil {
 		return "No conversation here: a coding agent's request has its conversation in the agent's own transcript."
 	}
-	if _, ok := m.opts.Backend.(client.Conversational); !ok {
+	if m.feat.Conversational == nil {
 		return "No conversation here: this backend keeps none."
 	}
 	return ""

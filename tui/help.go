@@ -11,8 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/hitl-sh/hitl/client"
 )
 
 // helpScreen lays the whole key map out in as many rows of columns as the
@@ -127,13 +125,13 @@ func (*helpScreen) hints(v *env) []hint { return on(v.keys.Back, v.keys.Quit) }
 func (m *Model) helpGroups() [][]key.Binding {
 	k := m.keys
 	var off []key.Binding
-	if _, ok := m.opts.Backend.(client.RunController); !ok {
+	if m.feat.RunController == nil {
 		off = append(off, k.PauseRun, k.ResumeRun, k.CancelRun)
 	}
 	if m.failed.lister == nil {
 		off = append(off, k.Failures)
 	}
-	if _, ok := m.opts.Backend.(client.Conversational); !ok {
+	if m.feat.Conversational == nil {
 		off = append(off, k.Conversation)
 	}
 	same := func(a, b key.Binding) bool {

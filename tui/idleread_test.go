@@ -38,6 +38,13 @@ type settledBackend struct {
 	failures int
 }
 
+// Features are the fake's, with the watcher's.
+func (s *settledBackend) Features() client.Features {
+	f := s.Backend.Features()
+	f.Notifier, f.Settled, f.Activity, f.FailureLister, f.Progressive = s, s, s, s, s
+	return f
+}
+
 func (s *settledBackend) Activity() (time.Time, int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

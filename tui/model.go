@@ -73,6 +73,9 @@ type Options struct {
 // Model is the whole app.
 type Model struct {
 	opts Options
+	// feat is what the backend offers beyond listing and deciding, asked
+	// once (client.Features).
+	feat client.Features
 	keys keyMap
 	st   styles
 	lay  layout
@@ -214,10 +217,11 @@ func New(opts Options) (*Model, error) {
 	if opts.Journal != nil {
 		me = opts.Journal.ID()
 	}
-	m.presence = newPresence(opts.Backend, me)
-	m.failed.lister, _ = opts.Backend.(client.FailureLister)
-	m.failed.activity, _ = opts.Backend.(client.Activity)
-	if n, ok := opts.Backend.(client.Notifier); ok && opts.Context != nil {
+	m.feat = opts.Backend.Features()
+	m.presence = newPresence(m.feat.Claimer, me)
+	m.failed.lister = m.feat.FailureLister
+	m.failed.activity = m.feat.Activity
+	if n := m.feat.Notifier; n != nil && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
 	}
 	var err error

@@ -241,6 +241,12 @@ type slowLister struct {
 	gate chan struct{}
 }
 
+func (s slowLister) Features() client.Features {
+	f := s.Backend.Features()
+	f.Progressive = s
+	return f
+}
+
 func (s slowLister) PendingProgress(_ context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
 	all := s.Items()
 	report(client.Progress{Items: all[:1], Threads: 1, Total: len(all)})

@@ -95,8 +95,9 @@ type env struct {
 	viewOnly         bool
 	noExternalEditor bool
 	editor           string // the external editor's command
-	// canEnd: the backend has the ending capability; endsThreads: it can
-	// end a thread's work now.
+	// canEnd, endsThreads: the backend can end a thread's work now
+	// (client.Features.Ends: an events coordinator once it listed a
+	// request it can end).
 	canEnd, endsThreads bool
 	// conversational: the backend can list a thread's messages (c).
 	conversational bool
@@ -130,13 +131,11 @@ type env struct {
 
 // env is what the screens see now.
 func (m *Model) env() *env {
-	e, canEnd := m.opts.Backend.(client.Ender)
-	_, conversational := m.opts.Backend.(client.Conversational)
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
-		canEnd: canEnd, endsThreads: canEnd && e.EndsThreads(), conversational: conversational,
+		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), conversational: m.feat.Conversational != nil,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,

@@ -2,12 +2,16 @@ package events
 
 import "github.com/hitl-sh/hitl/client"
 
-// What this backend offers beyond client.Backend (the table is in
-// ARCHITECTURE.md). Callers find these by type assertion: a method renamed
-// here would turn a feature off without a word, so the compiler checks.
-var (
-	_ client.Backend  = (*Backend)(nil)
-	_ client.Notifier = (*Backend)(nil) // change signals (the event stream)
-
-	_ interface{ Redact(string) string } = (*Backend)(nil) // the journal hides credentials
-)
+// Features: what this backend offers beyond client.Backend (the table is
+// in ARCHITECTURE.md), every one of them; the compiler checks each. Ending
+// a thread's work and a session's conversation are asked of the
+// coordinator only where its listing says it has them (a hitl hub's door:
+// Request.Ends, Request.Conversation).
+func (b *Backend) Features() client.Features {
+	return client.Features{
+		Notifier:       b, // change signals (the event stream)
+		Ender:          b, // where a request says ends (EndsThreads)
+		Conversational: b, // where a request says conversation
+		Redactor:       b, // the journal hides credentials (transport.Conn)
+	}
+}

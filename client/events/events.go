@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
@@ -37,6 +38,38 @@ type Options struct {
 type Backend struct {
 	opts Options
 	*transport.Conn
+
+	// What the coordinator's listings said it can do besides answering
+	// (a hitl hub's door says it for a LangGraph server's interrupts): the
+	// requests whose thread's work it can end, the sessions whose
+	// conversation it keeps.
+	mu      sync.Mutex
+	endable map[string]bool
+	talks   map[string]bool
+	ends    bool // some request was endable
+	// outcomes are how the runs of decisions ended, by decision id, where
+	// the coordinator followed them.
+	outcomes map[string]client.Outcome
+}
+
+// maxKnown bounds what the backend remembers of listed requests.
+const maxKnown = 10000
+
+// saw remembers what the listed requests say the coordinator can do.
+func (b *Backend) saw(list []Request) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.endable == nil || len(b.endable)+len(b.talks) > maxKnown {
+		b.endable, b.talks = map[string]bool{}, map[string]bool{}
+	}
+	for _, r := range list {
+		if r.Ends {
+			b.endable[r.RequestID], b.ends = true, true
+		}
+		if r.Conversation && r.SessionID != "" {
+			b.talks[r.SessionID] = true
+		}
+	}
 }
 
 // New returns a backend for the coordinator at opts.URL.
@@ -63,6 +96,18 @@ type Request struct {
 	Approval *client.Approval `json:"approval,omitempty"`
 	// Claims are the reviewers holding a draft of it (a hub lists them).
 	Claims []client.Claim `json:"claims,omitempty"`
+	// ResponseSchema is the JSON Schema of the answer (a LangGraph
+	// interrupt's response_schema): a form, a per-call tool approval.
+	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
+	// Breakpoint: a thread paused at a static breakpoint (Data null),
+	// continued with a null response.
+	Breakpoint *Breakpoint `json:"breakpoint,omitempty"`
+	// Ends: the coordinator can end the thread's work at it (dismiss,
+	// reject --stop: "end" in place of "response").
+	Ends bool `json:"ends,omitempty"`
+	// Conversation: the coordinator keeps the session's conversation
+	// (GET /hitl/sessions/{id}/conversation).
+	Conversation bool `json:"conversation,omitempty"`
 	// problem says why the entry cannot be read (Data then holds its bytes).
 	problem string
 }
@@ -79,10 +124,13 @@ func InterruptOf(request []byte, server string) client.Interrupt {
 func interruptOf(r Request, server string) client.Interrupt {
 	it := client.Interrupt{ID: r.RequestID, ThreadID: r.SessionID, GraphID: r.Agent, CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
 		Server: server}
-	if r.problem != "" {
+	switch {
+	case r.problem != "":
 		it.Payload = client.Unreadable(r.problem)
-	} else {
-		it.Payload = client.Parse(r.Data)
+	case r.Breakpoint != nil:
+		it.Payload = client.Breakpoint(r.Breakpoint.Next)
+	default:
+		it.Payload = client.ParseWithSchema(r.Data, r.ResponseSchema)
 	}
 	it.WithValue(r.Data)
 	it.Approval, it.Claims = r.Approval, r.Claims
@@ -107,6 +155,12 @@ func ApprovedDecisions(it *client.Interrupt) {
 		v.Decisions = ds
 	}
 	it.Approval = &v
+}
+
+// Breakpoint is a request that stands for a thread paused at a static
+// breakpoint: Next are the nodes it runs next.
+type Breakpoint struct {
+	Next []string `json:"next"`
 }
 
 // requestList is what /hitl/pending answers, read one request at a time
@@ -137,6 +191,20 @@ func decodeRequest(b []byte) Request {
 			r.Data = bytes.Clone(v) // client.Parse finds data too deep or too large
 		case "claims":
 			_ = json.Unmarshal(v, &r.Claims) // advice: unreadable, none
+		case "response_schema":
+			r.ResponseSchema = bytes.Clone(v) // client.ParseWithSchema checks it
+		case "breakpoint":
+			var bp Breakpoint
+			if err := client.Into(v, &bp); err != nil {
+				return err
+			}
+			if string(bytes.TrimSpace(v)) != "null" {
+				r.Breakpoint = &bp
+			}
+		case "ends":
+			_ = json.Unmarshal(v, &r.Ends) // unreadable: it cannot
+		case "conversation":
+			_ = json.Unmarshal(v, &r.Conversation)
 		case "approval":
 			var a client.Approval
 			if json.Unmarshal(v, &a) == nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
@@ -185,6 +253,7 @@ func (b *Backend) pending(ctx context.Context) ([]client.Interrupt, *client.Sour
 	if err := b.Check(resp, err, "list pending requests", &list); err != nil {
 		return nil, nil, err
 	}
+	b.saw(list)
 	out := make([]client.Interrupt, 0, len(list))
 	for i := len(list) - 1; i >= 0; i-- { // the coordinator lists oldest first
 		out = append(out, b.interrupt(list[i]))
@@ -259,10 +328,25 @@ func (b *Backend) lookup(ctx context.Context, id string) (requestStanding, bool)
 // (or never existed): nothing was taken.
 func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
 	it, err := s.One()
+	if len(s.Items) == 1 && (s.Items[0].Resume.End != nil || s.Items[0].Resume.Continue && s.Items[0].Interrupt.Schema == client.SchemaBreakpoint) {
+		// An ending, or the continue of a breakpoint the coordinator
+		// listed (a null response): a hub's door takes them.
+		it, err = s.Items[0], nil
+	}
 	if err != nil {
 		return client.Receipt{}, err
 	}
 	body := map[string]any{"request_id": it.Interrupt.ID, "response": it.Resume.Value, "responded_by": b.opts.Reviewer, "decision_id": s.DecisionID}
+	if end := it.Resume.End; end != nil {
+		b.mu.Lock()
+		ok := b.endable[it.Interrupt.ID]
+		b.mu.Unlock()
+		if !ok {
+			return client.Receipt{}, &client.RefusedError{Slot: -1, Reason: "the coordinator at " + b.Server() + " cannot end the work of request " + it.Interrupt.ID + ": reject or answer it instead"}
+		}
+		delete(body, "response")
+		body["end"] = end
+	}
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/hitl/respond")
 	if err == nil && (resp.StatusCode() == http.StatusConflict || resp.StatusCode() == http.StatusNotFound) {
 		return client.Receipt{}, client.ErrAlreadyHandled
@@ -280,13 +364,61 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
 	var took struct {
-		PublisherWaiting *bool `json:"publisher_waiting"`
+		PublisherWaiting     *bool           `json:"publisher_waiting"`
+		RunID                string          `json:"run_id"`
+		ReasonInConversation bool            `json:"reason_in_conversation"`
+		Outcome              *client.Outcome `json:"outcome"`
 	}
-	rc := client.Receipt{Acknowledged: true}
-	if json.Unmarshal(resp.Body(), &took) == nil && took.PublisherWaiting != nil && !*took.PublisherWaiting {
+	_ = json.Unmarshal(resp.Body(), &took) // advice: a coordinator may say nothing
+	if o := took.Outcome; o != nil && knownStatus(o.Status) {
+		// A hub's door followed the run its decision started: Follow says
+		// how it ended, as it would against the server itself.
+		b.mu.Lock()
+		if b.outcomes == nil || len(b.outcomes) > maxKnown {
+			b.outcomes = map[string]client.Outcome{}
+		}
+		b.outcomes[s.DecisionID] = *o
+		b.mu.Unlock()
+	}
+	rc := client.Receipt{Acknowledged: true, RunID: took.RunID, ReasonInConversation: took.ReasonInConversation}
+	if took.PublisherWaiting != nil && !*took.PublisherWaiting {
 		rc.Unheard = NobodyWaits
 	}
 	return rc, nil
+}
+
+func knownStatus(s client.OutcomeStatus) bool {
+	switch s {
+	case client.Finished, client.PausedAgain, client.Failed, client.Running, client.Accepted:
+		return true
+	}
+	return false
+}
+
+// EndsThreads: the coordinator listed a request whose thread's work it can
+// end (a hitl hub's door, for a LangGraph server's interrupts); Resume
+// sends an ending only for such a request.
+func (b *Backend) EndsThreads() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ends
+}
+
+// Conversation reads a session's messages where the coordinator listed it
+// as keeping them.
+func (b *Backend) Conversation(ctx context.Context, session string) ([]client.Message, error) {
+	b.mu.Lock()
+	ok := b.talks[session]
+	b.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("the coordinator at %s keeps no conversation for session %s (a coding agent's is in its own transcript)", b.Server(), session)
+	}
+	var msgs []client.Message
+	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/sessions/" + url.PathEscape(session) + "/conversation")
+	if err := b.Check(resp, err, "read the conversation of session "+session, &msgs); err != nil {
+		return nil, err
+	}
+	return msgs, nil
 }
 
 // NobodyWaits is what an answer to a request whose publisher is not
@@ -336,8 +468,16 @@ type awaitingApproval struct{ msg string }
 func (e *awaitingApproval) Error() string        { return e.msg }
 func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAwaitingApproval }
 
-// Follow: the coordinator reports no run to follow.
-func (b *Backend) Follow(_ context.Context, _ *client.Submission, rc client.Receipt) client.Outcome {
+// Follow: how the run ended, where the coordinator followed it (a hitl
+// hub's door says so in its answer); otherwise the coordinator reports no
+// run to follow.
+func (b *Backend) Follow(_ context.Context, s *client.Submission, rc client.Receipt) client.Outcome {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o, ok := b.outcomes[s.DecisionID]; ok {
+		delete(b.outcomes, s.DecisionID)
+		return o
+	}
 	return client.Outcome{Status: client.Accepted, Error: rc.Unheard}
 }
 

@@ -2,17 +2,22 @@ package langgraph
 
 import "github.com/hitl-sh/hitl/client"
 
-// What this backend offers beyond client.Backend (the table is in
-// ARCHITECTURE.md). Callers find these by type assertion: a method renamed
-// here would turn a feature off without a word, so the compiler checks.
-var (
-	_ client.Backend        = (*Backend)(nil)
-	_ client.Batcher        = (*Backend)(nil) // several branches in one resume
-	_ client.Claimer        = (*Backend)(nil) // team presence (claims.go)
-	_ client.Conversational = (*Backend)(nil) // hitl conversation
-	_ client.FailureLister  = (*Backend)(nil) // runs that failed (failed.go)
-	_ client.Notifier       = (*Backend)(nil) // change signals (stream.go)
-	_ client.Progressive    = (*Backend)(nil) // long listings show progress
-
-	_ interface{ Redact(string) string } = (*Backend)(nil) // the journal hides credentials
-)
+// Features: what this backend offers beyond client.Backend (the table is
+// in ARCHITECTURE.md), every one of them. Each field takes the backend as
+// that interface, so the compiler checks that a renamed method does not
+// turn a feature off unnoticed.
+func (b *Backend) Features() client.Features {
+	return client.Features{
+		Batcher:        b, // several branches in one resume
+		Claimer:        b, // team presence (claims.go)
+		Conversational: b, // hitl conversation (conversation.go)
+		Ender:          b, // dismiss, reject --stop (end.go)
+		FailureLister:  b, // runs that failed (failed.go)
+		Notifier:       b, // change signals (stream.go)
+		Progressive:    b, // long listings show progress (pending.go)
+		Settled:        b, // an idle reader reads nothing (look.go)
+		Activity:       b, // when any thread last changed (look.go)
+		ApprovalKeeper: b, // a team's approvals (approvals.go)
+		Redactor:       b, // the journal hides credentials (transport.Conn)
+	}
+}

@@ -2,13 +2,12 @@ package rest
 
 import "github.com/hitl-sh/hitl/client"
 
-// What this backend offers beyond client.Backend (the table is in
-// ARCHITECTURE.md). Callers find these by type assertion: a method renamed
-// here would turn a feature off without a word, so the compiler checks.
-var (
-	_ client.Backend       = (*Backend)(nil)
-	_ client.Notifier      = (*Backend)(nil) // change signals
-	_ client.RunController = (*Backend)(nil) // hitl run pause|resume|cancel
-
-	_ interface{ Redact(string) string } = (*Backend)(nil) // the journal hides credentials
-)
+// Features: what this backend offers beyond client.Backend (the table is
+// in ARCHITECTURE.md), every one of them; the compiler checks each.
+func (b *Backend) Features() client.Features {
+	return client.Features{
+		Notifier:      b, // change signals
+		RunController: b, // hitl run pause|resume|cancel
+		Redactor:      b, // the journal hides credentials (transport.Conn)
+	}
+}

@@ -29,8 +29,8 @@ type failedThread struct {
 // failures reads the failed threads, each with this machine's decision.
 // ok is false when the backend cannot tell.
 func (a *app) failures(ctx context.Context) (list []failedThread, total int, ok bool, err error) {
-	l, ok := a.backend.(client.FailureLister)
-	if !ok {
+	l := a.feat.FailureLister
+	if l == nil {
 		return nil, 0, false, nil
 	}
 	fs, total, err := l.Failures(ctx, failuresRead)

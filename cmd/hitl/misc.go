@@ -212,8 +212,8 @@ func runCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				rc, ok := ap.backend.(client.RunController)
-				if !ok {
+				rc := ap.feat.RunController
+				if rc == nil {
 					return refusedErr("the %s backend has no run controls", ap.settings.Backend)
 				}
 				it, err := ap.find(cmd.Context(), args[0])

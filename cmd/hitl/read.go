@@ -151,7 +151,7 @@ and a watch started again says for how many it does not run again.`,
 func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *execHook) error {
 	// A backend that streams its changes wakes the loop at once.
 	var changes <-chan struct{}
-	if n, ok := a.backend.(client.Notifier); ok {
+	if n := a.feat.Notifier; n != nil {
 		changes = n.Changes(ctx)
 	}
 	seen := map[string]bool{}
@@ -195,7 +195,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	wait := interval
 	failing := false
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
-	settled, _ := a.backend.(client.Settled)
+	settled := a.feat.Settled
 	var read uint64 // the version of the last listing, when settled says
 	// The kernel keeps the time between periodic reads (internal/ktimer):
 	// a Go timer woke the idle process several times for each.
@@ -264,12 +264,12 @@ func settledAt(s client.Settled, changes <-chan struct{}) (uint64, bool) {
 // pendingProgress is app.pending, reporting a long listing's progress where
 // the backend can.
 func (a *app) pendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
-	p, ok := a.backend.(client.Progressive)
-	if !ok {
+	p := a.feat.Progressive
+	if p == nil {
 		return a.pending(ctx)
 	}
 	all, err := p.PendingProgress(ctx, report)
-	if err != nil {
+	if err := a.sourceDown(err); err != nil {
 		return nil, err
 	}
 	return a.unhandled(all), nil
@@ -290,8 +290,8 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			if err != nil {
 				return err
 			}
-			c, ok := a.backend.(client.Conversational)
-			if !ok {
+			c := a.feat.Conversational
+			if c == nil {
 				return refusedErr("this backend keeps no conversation")
 			}
 			thread, known, err := a.threadOf(cmd.Context(), args[0])

@@ -54,6 +54,7 @@ func (e *env) restProcs(rest bool) {
 type app struct {
 	settings *config.Settings
 	backend  client.Backend
+	feat     client.Features // what the backend offers, asked once
 	journal  *journal.Journal
 	stderr   io.Writer       // for warnings (journalWarn)
 	warned   map[string]bool // the warnings said already
@@ -183,10 +184,11 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := b.(interface{ Redact(string) string }); ok { // every backend on transport.Conn
+	feat := b.Features()
+	if r := feat.Redactor; r != nil { // every backend on transport.Conn
 		j.SetRedactor(r.Redact)
 	}
-	return &app{settings: s, backend: b, journal: j, stderr: e.stderr}, nil
+	return &app{settings: s, backend: b, feat: feat, journal: j, stderr: e.stderr}, nil
 }
 
 // hideSecrets makes everything printed from now on hide the credentials the
@@ -202,6 +204,13 @@ func (e *env) hideSecrets(s *config.Settings, more ...string) {
 // said once on stderr, and the rest is the listing.
 func (a *app) listing(ctx context.Context) ([]client.Interrupt, error) {
 	all, err := a.backend.Pending(ctx)
+	return all, a.sourceDown(err)
+}
+
+// sourceDown says once on stderr that a source of a hub's inbox is down
+// (client.SourceDown), which leaves the rest of the listing good: nil then,
+// err otherwise.
+func (a *app) sourceDown(err error) error {
 	if down, ok := client.DownSource(err); ok {
 		msg := down.Error()
 		if !a.warned[msg] && a.stderr != nil {
@@ -213,7 +222,7 @@ func (a *app) listing(ctx context.Context) ([]client.Interrupt, error) {
 		}
 		err = nil
 	}
-	return all, err
+	return err
 }
 
 // pending lists what waits for a decision, less what this machine handled.
@@ -425,8 +434,8 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 // retryIn finds id (or a prefix) among the interrupts that threads whose
 // run failed still hold: nil when none matches.
 func (a *app) retryIn(ctx context.Context, id string) (*client.Interrupt, error) {
-	l, ok := a.backend.(client.FailureLister)
-	if !ok {
+	l := a.feat.FailureLister
+	if l == nil {
 		return nil, nil
 	}
 	fs, _, err := l.Failures(ctx, failuresRead)

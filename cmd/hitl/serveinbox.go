@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +64,33 @@ func (o *oneInbox) requests() []client.Interrupt {
 	return out
 }
 
+// Features are the server's, feature for feature, each answered by the
+// merged inbox where a request of the coordinator's needs its own answer
+// (the listing and its signals, claims, conversations, approvals) and
+// passed on as it is otherwise.
+func (o *oneInbox) Features() client.Features {
+	f := o.Upstream.Features()
+	if f.Notifier != nil {
+		f.Notifier = o
+	}
+	if f.Settled != nil {
+		f.Settled = o
+	}
+	if f.Progressive != nil {
+		f.Progressive = o
+	}
+	if f.Claimer != nil {
+		f.Claimer = o
+	}
+	if f.Conversational != nil {
+		f.Conversational = o
+	}
+	if f.ApprovalKeeper != nil {
+		f.ApprovalKeeper = o
+	}
+	return f
+}
+
 // Pending lists both sources; the LangGraph server failing hides nothing
 // of the publishers' requests: they are listed, with a client.SourceDown
 // saying which source is down.
@@ -91,6 +121,51 @@ func (o *oneInbox) Pending(ctx context.Context) ([]client.Interrupt, error) {
 
 func (o *oneInbox) sourceDown(err error) error {
 	return &client.SourceDown{Source: "the LangGraph server at " + o.Upstream.Server(), Err: err}
+}
+
+// PendingProgress is the server's long listing in progress, the
+// coordinator's requests first as in Pending.
+func (o *oneInbox) PendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
+	p := o.Upstream.Features().Progressive
+	if p == nil {
+		return o.Pending(ctx)
+	}
+	reqs := o.requests()
+	its, err := p.PendingProgress(ctx, func(pr client.Progress) {
+		pr.Items = append(slices.Clip(reqs), pr.Items...)
+		report(pr)
+	})
+	if ctx.Err() != nil && err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	o.down, o.downAt = err, time.Now()
+	if err == nil {
+		o.last = its
+	} else {
+		its = o.last
+	}
+	o.mu.Unlock()
+	if err != nil {
+		// The server down hides nothing of the coordinator's requests.
+		return append(o.requests(), its...), o.sourceDown(err)
+	}
+	return append(o.requests(), its...), nil
+}
+
+// Settled is the server's watcher's version moved by every change of the
+// coordinator's requests too (their ids and approvals).
+func (o *oneInbox) Settled() (uint64, bool) {
+	v, ok := o.Upstream.Features().Settled.Settled()
+	h := fnv.New64a()
+	fmt.Fprint(h, v)
+	for _, r := range o.c.Pending() {
+		fmt.Fprint(h, "|", r.RequestID)
+		if r.Approval != nil {
+			fmt.Fprint(h, ":", strings.Join(r.Approval.Approvers, ","))
+		}
+	}
+	return h.Sum64(), ok
 }
 
 func (o *oneInbox) Changes(ctx context.Context) <-chan struct{} {
@@ -175,6 +250,9 @@ func (o *oneInbox) Resume(ctx context.Context, s *client.Submission) (client.Rec
 	it, ok := o.coordItem(s)
 	if !ok {
 		return o.Upstream.Resume(ctx, s)
+	}
+	if it.Resume.End != nil {
+		return client.Receipt{}, fmt.Errorf("a coding agent's request cannot be %s: it has no thread on the server to end; reject it instead (nothing sent)", it.Resume.End.Words())
 	}
 	approvers := s.Approvers
 	if len(approvers) == 0 {

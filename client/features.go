@@ -1,0 +1,66 @@
+package client
+
+import "reflect"
+
+// Features are what a backend offers beyond Backend, stated in one value:
+// each field is the backend itself (or a wrapper's own method set) where it
+// offers that feature, nil where it does not. A front end asks this value
+// (Backend.Features) instead of asserting interfaces, and a wrapper builds
+// its own from the wrapped backend's (Features.Names lists what is set), so
+// a feature is never lost because a wrapper did not re-declare a method.
+type Features struct {
+	// Batcher: several branches of a thread answered in one resume.
+	Batcher Batcher
+	// Claimer: team presence, who is drafting what.
+	Claimer Claimer
+	// Conversational: the thread's messages (hitl conversation).
+	Conversational Conversational
+	// Ender: a thread's work ended at an interrupt (dismiss, reject --stop).
+	Ender Ender
+	// FailureLister: runs that failed, answered again.
+	FailureLister FailureLister
+	// Notifier: change signals, so that a screen updates at once.
+	Notifier Notifier
+	// Progressive: a long listing shows what has arrived.
+	Progressive Progressive
+	// RunController: hitl run pause|resume|cancel.
+	RunController RunController
+	// Settled: a periodic reader told, without a request, that nothing
+	// changed (needs Notifier).
+	Settled Settled
+	// Activity: when any watched thread last changed (needs Notifier).
+	Activity Activity
+	// ApprovalKeeper: a team's approvals kept where every hub reads them.
+	ApprovalKeeper ApprovalKeeper
+	// Redactor: the credentials the backend holds, hidden from what the
+	// journal and the screen show.
+	Redactor Redactor
+}
+
+// Redactor hides the credentials a backend holds (URL userinfo, tokens)
+// in a text.
+type Redactor interface {
+	Redact(s string) string
+}
+
+// Ends reports whether the backend can end a thread's work at an
+// interrupt (dismiss, reject --stop).
+func (f Features) Ends() bool { return f.Ender != nil && f.Ender.EndsThreads() }
+
+// Batches reports whether the backend takes several interrupts of one
+// thread in one resume.
+func (f Features) Batches() bool { return f.Batcher != nil && f.Batcher.Batches() }
+
+// Names lists the features offered, by their field's name, in the order
+// of the fields: what a conformance test compares between a backend and a
+// wrapper of it (client/backendtest.SameFeatures).
+func (f Features) Names() []string {
+	var out []string
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		if !v.Field(i).IsNil() {
+			out = append(out, v.Type().Field(i).Name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/hitl-sh/hitl/client/backendtest"
+	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/hub"
+)
+
+// The hub's merged inbox (the server's interrupts and the coordinator's
+// requests) offers exactly what the server's backend offers, and so does
+// the shared watcher every session works with over it.
+func TestTheMergedInboxOffersWhatTheServerOffers(t *testing.T) {
+	lg, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: "http://127.0.0.1:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &oneInbox{Upstream: lg, c: coord.New(coord.Options{})}
+	backendtest.SameFeatures(t, lg, in)
+	// What a coordinator's request needs answered differently, the merged
+	// inbox answers itself.
+	f := in.Features()
+	if f.Notifier != in || f.Settled != in || f.Progressive != in || f.Claimer != in || f.Conversational != in || f.ApprovalKeeper != in {
+		t.Errorf("the merged inbox passes on what it must answer: %+v", f)
+	}
+	backendtest.SameFeatures(t, lg, hub.NewShared(in))
+}
