@@ -28,6 +28,10 @@ type Decision struct {
 	// Stop, on a reject, ends the thread's work there: the agent is not
 	// run again on the rejection (see Ending).
 	Stop bool `json:"stop,omitempty"`
+	// Always, on an approve, approves for good what the interrupt's
+	// Payload.Always names (opencode's "always": the agent stops asking
+	// for those patterns). Only the reviewer's explicit ask sets it.
+	Always bool `json:"always,omitempty"`
 }
 
 // EditDialect selects how an edit is spelled for the middleware shape.
@@ -182,6 +186,12 @@ func check(p *Payload, i int, d *Decision) error {
 	}
 	if err := p.CheckAllowed(i, d.Type); err != nil {
 		return err
+	}
+	if d.Always && d.Type != Approve {
+		return &RefusedError{Slot: slot, Reason: "always goes with approve only"}
+	}
+	if d.Always && len(p.Always) == 0 {
+		return &RefusedError{Slot: slot, Reason: "this interrupt has nothing to approve for good (always): approve it once"}
 	}
 	if p.RequiresMessage(d.Type) && strings.TrimSpace(d.Message) == "" && d.Value == nil {
 		return &RefusedError{Slot: slot, Reason: fmt.Sprintf("%q needs a message (feedback) for this interrupt", d.Type), NoMessage: true}
@@ -434,7 +444,14 @@ func EndingNote(p *Payload, ds []Decision) string {
 		where = "each call's result in the conversation says it was not run (no reason given)"
 	}
 	if p.Schema != SchemaMiddleware || len(p.Actions) == 0 {
-		where = "no tool call waits in the conversation, so the reason stays in hitl's audit log only (`hitl history`)"
+		why := "no tool call waits in the conversation"
+		if p.Schema == SchemaAgentInbox && len(p.Actions) > 0 {
+			why = "the request's action is not a tool call waiting in the conversation"
+		}
+		where = why + ", so the reason stays in hitl's audit log only (`hitl history`)"
+		if strings.TrimSpace(end.Reason) == "" {
+			where = why + ", so nothing is written there (no reason given)"
+		}
 	}
 	return fmt.Sprintf("%s: %s and the thread's work ends there: no tool runs, the agent is not asked again, the thread ends idle; %s", end.Words(), what, where)
 }

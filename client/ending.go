@@ -56,9 +56,18 @@ func Ends(ds []Decision) (*Ending, error) {
 		return nil, nil
 	}
 	if n != len(ds) {
-		return nil, &RefusedError{Slot: -1, Reason: fmt.Sprintf("%s ends the whole thread's work: it cannot be mixed with other decisions on the same interrupt", end.Words())}
+		return nil, &RefusedError{Slot: -1, Reason: fmt.Sprintf("%s ends the whole thread's work: it cannot be mixed with other decisions on the same interrupt", end.Doing())}
 	}
 	return end, nil
+}
+
+// Doing names the ending as what one does, to begin a sentence about it:
+// "dismissing", "rejecting and stopping".
+func (e *Ending) Doing() string {
+	if e.Kind == EndDismiss {
+		return "dismissing"
+	}
+	return "rejecting and stopping"
 }
 
 // Words names the ending as history shows it.

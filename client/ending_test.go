@@ -21,7 +21,16 @@ func TestEndingNoteSaysWhatTheConversationGets(t *testing.T) {
 		}
 	}
 	q := Parse([]byte(`{"question":"Ship it?"}`))
-	if note := EndingNote(&q, []Decision{{Type: Dismiss}}); !strings.Contains(note, "audit log only") {
+	if note := EndingNote(&q, []Decision{{Type: Dismiss, Message: "by phone"}}); !strings.Contains(note, "no tool call waits in the conversation, so the reason stays in hitl's audit log only") {
 		t.Errorf("no tool call: %q", note)
+	}
+	// No reason given: none "stays" anywhere.
+	if note := EndingNote(&q, []Decision{{Type: Dismiss}}); !strings.Contains(note, "no tool call waits in the conversation, so nothing is written there (no reason given)") || strings.Contains(note, "the reason") {
+		t.Errorf("no tool call, no reason: %q", note)
+	}
+	// An Agent Inbox request proposes an action, not as a tool call.
+	in := Parse([]byte(`[{"action_request":{"action":"post_tweet","args":{"text":"hi"}},"config":{"allow_ignore":true,"allow_respond":true,"allow_edit":true,"allow_accept":true},"description":"Tweet?"}]`))
+	if note := EndingNote(&in, []Decision{{Type: Dismiss}}); in.Schema != SchemaAgentInbox || !strings.Contains(note, "the request's action is not a tool call waiting in the conversation, so nothing is written there (no reason given)") {
+		t.Errorf("inbox (%s): %q", in.Schema, note)
 	}
 }

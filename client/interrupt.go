@@ -92,6 +92,12 @@ type Interrupt struct {
 	// Retry: the interrupt is held by a thread whose last run failed (see
 	// Failure); a decision on it answers it again.
 	Retry bool `json:"retry,omitempty"`
+	// KeptAnswer (with Retry): the task that failed is this interrupt's
+	// own, and it has no answer schema to have refused the answer with: it
+	// failed after the graph took its answer. Both LangGraph servers then
+	// keep that first answer: a new one is not used, and answering again
+	// only runs the task again with the answer kept (a retry).
+	KeptAnswer bool `json:"kept_answer,omitempty"`
 	// Approval is a decision approved by fewer approvers than a team's
 	// rule needs (hitl serve), as the server records it.
 	Approval *Approval `json:"approval,omitempty"`
@@ -124,6 +130,10 @@ type Payload struct {
 	// request put up by `hitl hook`): the agent, its host, its working
 	// directory. nil for every other interrupt. The publisher's words.
 	Origin *Origin `json:"origin,omitempty"`
+	// Always are what an approve "always" allows for good, as the agent
+	// words it (opencode's always patterns, such as "git push *"); empty
+	// when the interrupt offers no such approval. The agent's words.
+	Always []string `json:"always,omitempty"`
 	// Problem says why the value cannot be shown (SchemaUnreadable): too
 	// deep, too large, not JSON, not an interrupt. "" for every other.
 	Problem string `json:"problem,omitempty"`

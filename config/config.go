@@ -88,6 +88,12 @@ type Profile struct {
 	Theme string `yaml:"theme"`
 	// UserID selects whose approvals a REST backend lists (user_id).
 	UserID string `yaml:"user_id"`
+	// Tasks are A2A task ids to review besides those the agent lists (an
+	// agent of protocol 0.3 cannot list its tasks).
+	Tasks []string `yaml:"tasks"`
+	// LangGraphURL is the LangGraph server behind an A2A endpoint of
+	// LangGraph (url: .../a2a/ASSISTANT): the question is read there.
+	LangGraphURL string `yaml:"langgraph_url"`
 }
 
 // Duration reads "2s", "500ms", "1m".
@@ -246,6 +252,8 @@ type Overrides struct {
 	Assistant string
 	Reviewer  string
 	Headers   []string // "Name: value"
+	// Tasks are A2A task ids given with --task.
+	Tasks []string
 }
 
 // Settings are the resolved settings of one run of hitl.
@@ -270,6 +278,9 @@ type Settings struct {
 	Theme              string
 	Keys               map[string][]string
 	UserID             string
+	// Tasks and LangGraphURL are the A2A backend's (Profile).
+	Tasks        []string
+	LangGraphURL string
 	// ConfigFile and StateDir are the paths in force (Path, StateDir).
 	ConfigFile string
 	StateDir   string
@@ -310,6 +321,8 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		Headers:            map[string]string{},
 		Keys:               f.Keys,
 		UserID:             p.UserID,
+		Tasks:              append(append([]string{}, p.Tasks...), o.Tasks...),
+		LangGraphURL:       strings.TrimRight(first(getenv("HITL_LANGGRAPH_URL"), p.LangGraphURL), "/"),
 		ConfigFile:         Path(getenv),
 		StateDir:           StateDir(getenv),
 	}
@@ -327,9 +340,9 @@ func Resolve(f *File, o Overrides, getenv func(string) string) (*Settings, error
 		errs = append(errs, err)
 	}
 	switch s.Backend {
-	case "langgraph", "rest", "events":
+	case "langgraph", "rest", "events", "a2a", "opencode":
 	default:
-		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest or events", s.Backend))
+		errs = append(errs, fmt.Errorf("backend %q is not known; use langgraph, rest, events, a2a or opencode", s.Backend))
 	}
 	if s.Notify == "" {
 		s.Notify = "desktop"

@@ -100,8 +100,8 @@ func TestAnsweredBeforeSendingSendsNothing(t *testing.T) {
 	if !strings.Contains(res.Text(), "already handled elsewhere; nothing sent (by bob") || !strings.Contains(res.Text(), `"reject"`) {
 		t.Fatalf("the winner is not said: %s", res.Text())
 	}
-	if !p.Journal.IsHandled(it.ID) {
-		t.Fatal("an interrupt answered on the server is not handled")
+	if !p.Journal.IsElsewhere(it.ID) || p.Journal.IsHandled(it.ID) {
+		t.Fatal("an interrupt answered by another decision is not recorded as answered elsewhere (and only that)")
 	}
 }
 

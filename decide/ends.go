@@ -27,8 +27,12 @@ func EndsAlone(drafts []Draft, waiting []client.Interrupt) error {
 			}
 		}
 		if len(others) > 0 {
-			return fmt.Errorf("%s ends the whole work of thread %s, which also waits at %d other interrupt(s) (%s): that would drop them too; answer them first",
-				end.Words(), inert.Line(present.ThreadName(d.Interrupt.ThreadID)), len(others), inert.Line(strings.Join(others, ", ")))
+			n := "another interrupt"
+			if len(others) > 1 {
+				n = fmt.Sprintf("%d other interrupts", len(others))
+			}
+			return fmt.Errorf("%s ends the whole work of thread %s, which also waits at %s (%s): that would drop them too; answer them first",
+				end.Doing(), inert.Line(present.ThreadName(d.Interrupt.ThreadID)), n, inert.Line(strings.Join(others, ", ")))
 		}
 	}
 	return nil

@@ -19,11 +19,11 @@ func TestEndsAloneRefusesAFanOutBranch(t *testing.T) {
 	stop := []client.Decision{{Type: client.Reject, Stop: true}}
 
 	err := decide.EndsAlone([]decide.Draft{{Interrupt: a, Decisions: dismiss}}, []client.Interrupt{a, b, other})
-	want := "dismissed ends the whole work of thread 8464d292, which also waits at 1 other interrupt(s) (04fb2a91): that would drop them too; answer them first"
+	want := "dismissing ends the whole work of thread 8464d292, which also waits at another interrupt (04fb2a91): that would drop them too; answer them first"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
-	if err := decide.EndsAlone([]decide.Draft{{Interrupt: a, Decisions: stop}}, []client.Interrupt{a, b}); err == nil || !strings.HasPrefix(err.Error(), "rejected and stopped ends") {
+	if err := decide.EndsAlone([]decide.Draft{{Interrupt: a, Decisions: stop}}, []client.Interrupt{a, b}); err == nil || !strings.HasPrefix(err.Error(), "rejecting and stopping ends") {
 		t.Fatalf("stop: %v", err)
 	}
 	if err := decide.EndsAlone([]decide.Draft{{Interrupt: a, Decisions: dismiss}}, []client.Interrupt{a, other}); err != nil {

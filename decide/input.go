@@ -38,6 +38,9 @@ type Input struct {
 	Fields map[string][]string
 	// Stop, on a reject, ends the thread's work there (client.Ending).
 	Stop bool
+	// Always, on an approve, approves for good what the interrupt's
+	// Payload.Always names (opencode); the reviewer asks for it by name.
+	Always bool
 }
 
 // Decisions turns one Input per slot into decisions (see Decision).
@@ -107,8 +110,14 @@ func Decision(it *client.Interrupt, i int, in Input) (client.Decision, error) {
 			return client.Decision{Type: in.Type}, err
 		}
 	}
+	if in.Always && in.Type != client.Approve {
+		return client.Decision{Type: in.Type}, refuse("always goes with approve only")
+	}
+	if in.Always && len(it.Always) == 0 {
+		return client.Decision{Type: in.Type}, refuse("this interrupt has nothing to approve for good (always): approve it once")
+	}
 	d, err := decision(it, i, slot, in, refuse)
-	d.Stop = in.Stop
+	d.Stop, d.Always = in.Stop, in.Always
 	if err != nil || in.Stop || len(it.ResponseSchema) == 0 || it.Slots() != 1 {
 		return d, err
 	}

@@ -138,7 +138,7 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 			res.Items = append(res.Items, ItemResult{ID: st.ID, Kind: HandledElsewhere, Winner: st.By})
 		}
 		p.record(s, res, journal.HandledElsewhere, false)
-		p.markHandled(res.handledIDs())
+		p.markAnswered(res)
 		return res
 	case busy:
 		res.Kind = Busy
@@ -166,7 +166,7 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 			res.Items = append(res.Items, ItemResult{ID: it.Interrupt.ID, Kind: HandledElsewhere})
 		}
 		p.record(s, res, journal.HandledElsewhere, true)
-		p.markHandled(res.handledIDs())
+		p.markAnswered(res)
 		return res
 	case errors.Is(err, client.ErrBusy):
 		// Refused: is another run answering this very interrupt, or
@@ -183,7 +183,7 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 		outcome := journal.Busy
 		if len(res.Items) > 0 {
 			res.Kind, outcome = HandledElsewhere, journal.HandledElsewhere
-			p.markHandled(res.handledIDs())
+			p.markAnswered(res)
 		}
 		p.record(s, res, outcome, true)
 		return res
@@ -293,7 +293,7 @@ func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc
 		outcome = journal.OfRun(res.Run.Status)
 	}
 	p.record(s, res, outcome, true)
-	p.markHandled(res.handledIDs())
+	p.markAnswered(res)
 	return res
 }
 
@@ -347,13 +347,15 @@ func orDash(s string) string {
 func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 	out := make([]journal.Entry, len(s.Items))
 	for i, it := range s.Items {
-		resume := it.Resume.Value
+		resume, decisions := it.Resume.Value, it.Decisions
 		if it.Resume.Continue {
-			resume = nil
+			// A continue: no value, and no decision (the approve key that
+			// gave it is not what was done).
+			resume, decisions = nil, nil
 		}
 		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: p.Backend.Server(),
 			ThreadID: s.ThreadID, InterruptID: it.Interrupt.ID, Schema: it.Interrupt.Schema, Title: it.Interrupt.Title,
-			Decisions: it.Decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
+			Decisions: decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
 		for _, a := range it.Interrupt.Actions {
 			out[i].Proposed = append(out[i].Proposed, journal.Call{Name: a.Name, Args: a.Args})
 		}
@@ -408,9 +410,27 @@ func (p *Pipeline) record(s *client.Submission, res *Result, outcome journal.Out
 	}
 }
 
-func (p *Pipeline) markHandled(ids []string) {
-	if p.Journal == nil || len(ids) == 0 {
+// markAnswered records in the journal the interrupts the server has an
+// answer for: handled here where this decision took effect, answered
+// elsewhere where another one did (both leave the listing; only the first
+// is ever told as this machine's).
+func (p *Pipeline) markAnswered(res *Result) {
+	if p.Journal == nil {
 		return
 	}
-	_ = p.Journal.MarkHandled(ids...)
+	var mine, others []string
+	for _, it := range res.Items {
+		switch it.Kind {
+		case Sent:
+			mine = append(mine, it.ID)
+		case HandledElsewhere:
+			others = append(others, it.ID)
+		}
+	}
+	if len(mine) > 0 {
+		_ = p.Journal.MarkHandled(mine...)
+	}
+	if len(others) > 0 {
+		_ = p.Journal.MarkElsewhere(others...)
+	}
 }

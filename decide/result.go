@@ -80,17 +80,6 @@ func (r *Result) fail(k Kind, cause error) *Result {
 	return r
 }
 
-// handledIDs are the interrupts the server has an answer for.
-func (r *Result) handledIDs() []string {
-	var ids []string
-	for _, it := range r.Items {
-		if it.Kind == Sent || it.Kind == HandledElsewhere {
-			ids = append(ids, it.ID)
-		}
-	}
-	return ids
-}
-
 // Err is nil for a decision that took effect, and otherwise an error that
 // says what happened; errors.Is tells the kinds apart: client.ErrAlreadyHandled,
 // client.ErrBusy, ErrNotSent, client.ErrMaybeSent (Unknown).
@@ -175,12 +164,21 @@ func (r *Result) ReasonInConversation() bool { return r.reasonInConv }
 // Agent Inbox request proposes an action, but not as a tool call there).
 func (r *Result) reasonWhere(end *client.Ending) string {
 	switch {
+	case r.reasonInConv && strings.TrimSpace(end.Reason) == "":
+		// As the confirm screen said (client.EndingNote): no reason to put
+		// there, only that the call was not run.
+		return " (each call's result in the conversation says it was not run; no reason given)"
 	case r.reasonInConv:
 		return " (the reason is in the conversation, as each call's result)"
-	case strings.TrimSpace(end.Reason) != "":
-		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, where no tool call waited for an answer)"
 	}
-	return " (nothing was written in the conversation, where no tool call waited for an answer)"
+	why := "where no tool call waited for an answer"
+	if it := r.Submission.Items[0].Interrupt; it.Payload.Schema == client.SchemaAgentInbox && len(it.Payload.Actions) > 0 {
+		why = "where the request's action is not a tool call waiting for an answer"
+	}
+	if strings.TrimSpace(end.Reason) != "" {
+		return " (the reason is in hitl's audit log only, `hitl history`: nothing was written in the conversation, " + why + ")"
+	}
+	return " (nothing was written in the conversation, " + why + ")"
 }
 
 func causeText(err error) string {

@@ -7,7 +7,7 @@ import (
 
 // Fake is what every demo server offers, whichever backend it fakes
 // (Server: LangGraph; RESTServer: the REST HITL API; EventsServer: the
-// event-stream coordinator), so that `hitl demo` runs any of them the same
+// event-stream coordinator; OpencodeServer: opencode's permission requests), so that `hitl demo` runs any of them the same
 // way.
 type Fake interface {
 	// Start listens on addr ("127.0.0.1:0": a free port) and serves in the
@@ -30,4 +30,5 @@ var (
 	_ Fake = (*Server)(nil)
 	_ Fake = (*RESTServer)(nil)
 	_ Fake = (*EventsServer)(nil)
+	_ Fake = (*OpencodeServer)(nil)
 )

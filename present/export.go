@@ -41,7 +41,7 @@ type Export struct {
 func Exports(e journal.Entry) []Export {
 	base := Export{InterruptID: e.InterruptID, ThreadID: e.ThreadID, GraphID: e.GraphID, Server: e.Server, Title: e.Title,
 		Reviewer: e.Reviewer, Time: e.Time, Outcome: OutcomeCode(e), DecisionID: e.DecisionID, RunID: e.RunID, Resume: e.Resume}
-	if len(e.Decisions) == 0 {
+	if len(e.Decisions) == 0 || continued(e) {
 		base.Decision = Decided(e) // continue, resume value
 		return []Export{base}
 	}

@@ -43,10 +43,31 @@ func FailureError(f client.Failure, sent *journal.Entry) string {
 	return "(the server keeps no error text)"
 }
 
+// KeptAnswerNote says, before a decision on it is sent, what answering
+// again does to an interrupt whose task failed after the graph took its
+// answer (client.Interrupt.KeptAnswer); "" for any other.
+func KeptAnswerNote(it client.Interrupt) string {
+	if !it.Retry || !it.KeptAnswer {
+		return ""
+	}
+	return "the last run failed in " + inert.Line(ShortID(it.ID)) + "'s own task after the graph took its answer, and the graph keeps that answer: " +
+		"a new one is not used; sending runs the task again with the first answer (of use only if what failed has recovered)"
+}
+
 // FailureAdvice says what the reviewer can do about a failure.
 func FailureAdvice(f client.Failure) string {
 	if len(f.Interrupts) == 0 {
 		return "The thread holds no interrupt: hitl cannot resume it. Read its conversation to see where the agent stopped, and start it again from your application."
+	}
+	kept := true
+	for _, it := range f.Interrupts {
+		kept = kept && it.KeptAnswer
+	}
+	if kept {
+		return "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
+			" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + "), but its task failed after the graph took the answer, and the graph keeps it: " +
+			"a new answer is not used. Answering again only runs the task again with the first answer, which helps only if what failed has recovered; " +
+			"otherwise the thread must be started again from your application."
 	}
 	return "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
 		" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + "): the server takes a new answer. " +

@@ -153,6 +153,7 @@ func keyArg(args json.RawMessage) string {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return ""
 	}
+	list := "" // the first list of texts, when no text or number comes
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
@@ -167,9 +168,34 @@ func keyArg(args json.RawMessage) string {
 			return fmt.Sprintf("(%v=%s)", k, quote(x))
 		case json.Number, bool:
 			return fmt.Sprintf("(%v=%v)", k, x)
+		case []any:
+			if s, ok := texts(x); ok && list == "" {
+				list = fmt.Sprintf("(%v=%s)", k, s)
+			}
 		}
 	}
-	return ""
+	return list
+}
+
+// texts is a list of texts as a summary names it: the first, and how many
+// more.
+func texts(l []any) (string, bool) {
+	if len(l) == 0 {
+		return "", false
+	}
+	first, ok := l[0].(string)
+	if !ok {
+		return "", false
+	}
+	for _, v := range l[1:] {
+		if _, ok := v.(string); !ok {
+			return "", false
+		}
+	}
+	if len(l) == 1 {
+		return quote(first), true
+	}
+	return fmt.Sprintf("%s +%d", quote(first), len(l)-1), true
 }
 
 // quote writes s in double quotes, its hidden characters spelled as inert

@@ -110,7 +110,7 @@ var outcomeWords = map[journal.Outcome]string{
 // Decided lists an entry's decisions: "approve", "reject, approve",
 // "continue" for a breakpoint, "resume value" for one sent as is.
 func Decided(e journal.Entry) string {
-	if len(e.Decisions) == 0 {
+	if len(e.Decisions) == 0 || continued(e) {
 		if len(e.Resume) == 0 || string(e.Resume) == "null" {
 			return "continue"
 		}
@@ -124,6 +124,13 @@ func Decided(e journal.Entry) string {
 		kinds[i] = string(d.Type)
 	}
 	return strings.Join(kinds, ", ")
+}
+
+// continued: e is a breakpoint's continue. hitl before 2026-11 wrote it
+// with the decision it was given in (approve) and no resume value; it is
+// written without decisions now.
+func continued(e journal.Entry) bool {
+	return e.Schema == client.SchemaBreakpoint && (len(e.Resume) == 0 || string(e.Resume) == "null")
 }
 
 // HistoryRows are the decisions of the audit log, one line of at most w

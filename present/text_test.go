@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
 )
 
 func TestActionDescriptionDropsTheDefaultRepeat(t *testing.T) {
@@ -67,5 +68,20 @@ func TestSummarySpellsHiddenCharactersOneWay(t *testing.T) {
 	it := client.Interrupt{ID: "i", Payload: client.Parse(raw), Raw: raw}
 	if got, want := Summary(it), `run(cmd="ring\x07 \"x\" \\ \x1b[2J <U+202E>")`; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A breakpoint's continue reads "continue" in the history, also from an
+// audit log written before continues were recorded without a decision.
+func TestAContinueIsCalledContinue(t *testing.T) {
+	old := journal.Entry{InterruptID: "bbbb", Schema: client.SchemaBreakpoint, Decisions: []client.Decision{{Type: client.Approve}}}
+	now := journal.Entry{InterruptID: "bbbb", Schema: client.SchemaBreakpoint}
+	for _, e := range []journal.Entry{old, now} {
+		if got := Decided(e); got != "continue" {
+			t.Errorf("Decided(%+v) = %q", e.Decisions, got)
+		}
+		if x := Exports(e); len(x) != 1 || x[0].Decision != "continue" {
+			t.Errorf("Exports(%+v) = %+v", e.Decisions, x)
+		}
 	}
 }

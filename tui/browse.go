@@ -48,11 +48,16 @@ func decisionHints(v *env, it *client.Interrupt) []hint {
 	for _, x := range decisionKinds(&v.keys) {
 		out = append(out, hint{b: *x.b, off: v.viewOnly || !it.Allows(slot, x.t)})
 	}
+	if len(it.Always) > 0 {
+		out = append(out, hint{b: v.keys.ApproveAlways, off: v.viewOnly || !it.Allows(slot, client.Approve)})
+	}
 	if it.Slots() > 1 {
-		out = append(out, hint{b: v.keys.NextAction}, hint{b: v.keys.Submit})
-	} else if _, err := v.drafts.peek(it).complete(); err == nil && !v.viewOnly {
-		// A decision kept (back from the confirm screen, a send that
-		// failed): s sends it, as the status says.
+		out = append(out, hint{b: v.keys.NextAction})
+	}
+	if _, err := v.drafts.peek(it).complete(); err == nil && it.Slots() > 0 && !v.viewOnly {
+		// Every action has its decision (or a decision kept, back from
+		// the confirm screen, a send that failed): s sends it. Before
+		// that it would only say which action has none.
 		out = append(out, hint{b: v.keys.Submit})
 	}
 	return out
@@ -71,7 +76,15 @@ func moreHints(v *env, it *client.Interrupt) []hint {
 		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true, off: alone != nil})
 	}
 	if it != nil && v.conversational && it.Origin == nil {
-		out = append(out, hint{b: k.Conversation, more: true})
+		// The toggle says what pressing it does now; from the list alone
+		// (below 100 columns) c always opens the detail on it.
+		conv := k.Conversation
+		_, narrowList := v.front.(*inboxScreen)
+		narrowList = narrowList && !v.lay.wide
+		if v.detail.id == it.ID && v.detail.showConv && !narrowList {
+			conv = withHelp(conv, "hide conversation")
+		}
+		out = append(out, hint{b: conv, more: true})
 	}
 	out = append(out, hint{b: k.History, more: true})
 	if len(v.failed.list) > 0 {

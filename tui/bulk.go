@@ -81,6 +81,30 @@ func bulkTargets(x *items, marked map[string]bool) []client.Interrupt {
 	return nil
 }
 
+// approvable counts the interrupts of its that a bulk approve approves:
+// every action of theirs allows approve.
+func approvable(its []client.Interrupt) int {
+	n := 0
+	for _, it := range its {
+		ok := it.Slots() > 0
+		for i := 0; ok && i < it.Slots(); i++ {
+			ok = it.Allows(i, client.Approve)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// bulkWhat names the rows A acts on: "marked", or "shown" (a filter).
+func bulkWhat(v *env) string {
+	if len(v.marked) == 0 {
+		return "shown"
+	}
+	return "marked"
+}
+
 // openBulk builds the approvals and opens the bulk confirm screen.
 func (m *Model) openBulk(its []client.Interrupt) {
 	s := &bulkScreen{}

@@ -18,10 +18,12 @@ import (
 // Messages the commands answer with.
 type (
 	pendingMsg struct {
-		items   []client.Interrupt
-		handled map[string]bool
-		unknown []journal.Entry
-		err     error
+		items []client.Interrupt
+		// handled: the ids this machine leaves out (journal.Sifted.Hidden);
+		// mine: those of them a decision sent from this machine answered.
+		handled, mine map[string]bool
+		unknown       []journal.Entry
+		err           error
 		// sawErr, auditErr: the journal could not record the sightings,
 		// or read the audit log (journalProblem reports them).
 		sawErr, auditErr error
@@ -153,7 +155,7 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 		msg := pendingMsg{items: items, err: err, mark: mark}
 		if j != nil {
 			s := j.Sift(items) // as the CLI takes a listing
-			msg.items, msg.handled, msg.sawErr = s.Items, s.Handled, s.SawErr
+			msg.items, msg.handled, msg.mine, msg.sawErr = s.Items, s.Hidden, s.Handled, s.SawErr
 			msg.unknown, msg.auditErr = j.Unresolved(b.Server())
 		}
 		if err == nil {

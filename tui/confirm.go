@@ -295,6 +295,9 @@ func (c *confirmScreen) text(v *env) string {
 				shown = &d
 			}
 			line(v.look.decisionText(v.st.bold.Render(label)+": ", shown, w))
+			if dec.Always {
+				line(indentBlock(ansi.Wrap("from now on, the agent does not ask for: "+safe(strings.Join(target.Always, ", ")), w-4, " "), "    "))
+			}
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
@@ -309,6 +312,9 @@ func (c *confirmScreen) text(v *env) string {
 		}
 		if target.Busy {
 			line(v.st.warn.Render(ansi.Wrap("Note: a run is in progress on this thread; the server refuses a decision until it ends.", w, " ")))
+		}
+		if note := present.KeptAnswerNote(*target); note != "" {
+			line(v.st.warn.Render(ansi.Wrap("Note: "+note+".", w, " ")))
 		}
 		if race := v.race(target); race != "" {
 			line(v.st.warn.Render(ansi.Wrap("⚠ "+safe(race), w, " ")))
@@ -343,7 +349,7 @@ func (c *confirmScreen) text(v *env) string {
 			}
 			line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("Resume value, exactly as sent: one value for the %d interrupts, each answer under its interrupt's id:", len(sub.Items)), w, " ")))
 			if b, err := json.Marshal(all); err == nil {
-				line(v.look.highlightJSON(b, w, ""))
+				line(v.look.exactJSON(b, w))
 			} else {
 				line(v.st.err.Render(ansi.Wrap("cannot be written as JSON: "+safe(err.Error()), w, " ")))
 			}
@@ -356,7 +362,7 @@ func (c *confirmScreen) text(v *env) string {
 			case x.Resume.Continue:
 				line("(none: the run continues from the breakpoint with no input)")
 			default:
-				line(v.look.highlightJSON(x.Resume.Value, w, ""))
+				line(v.look.exactJSON(x.Resume.Value, w))
 			}
 		}
 	} else {
@@ -410,8 +416,14 @@ func (c *confirmScreen) hints(v *env) []hint {
 		out = append(out, hint{b: end})
 	}
 	out = append(out, hint{b: json})
-	if c.hasDiff() {
-		out = append(out, hint{b: k.DiffMode})
+	if c.hasDiff() && c.page.Width()-4 >= sideBySideFrom {
+		// Offered where the window has room for both sides, saying which
+		// layout pressing it gives.
+		mode := withHelp(k.DiffMode, "side by side")
+		if v.look.sideBySide {
+			mode = withHelp(k.DiffMode, "unified diff")
+		}
+		out = append(out, hint{b: mode})
 	}
 	return append(out, on(k.Back, k.Help, k.Quit)...)
 }

@@ -5,6 +5,7 @@ package tui
 // out, so the same cells hold the same words with colour.
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -224,5 +225,40 @@ func TestLongStatusAndConnectionLineEachHaveTheirRows(t *testing.T) {
 		h.m.setStatus("Recorded.", true)
 		h.msg(nil)
 		h.wantScreen("Recorded.  ● http://fake · updated")
+	}
+}
+
+// Nothing is cut without a mark: the conversation of an old history row
+// that cannot be read says why in full (wrapped at 80 columns), and the
+// exact resume JSON breaks a long string with ↩ where it goes on, every
+// character kept.
+func TestNothingCutWithoutAMark(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	const thread = "7b0bf873-0c88-4d92-9a61-17e806d9e2ff"
+	h.j.Record(journal.Entry{DecisionID: "1", Time: t0, InterruptID: "aaaa1111", ThreadID: thread, Title: "Review tool call send_email",
+		Decisions: []client.Decision{{Type: client.Approve}}, Outcome: journal.Finished})
+	h.keys("H", "enter")
+	why := "read the conversation of thread " + thread + ": HTTP 404: the server no longer knows this thread (it was deleted, or the server restarted)"
+	h.msg(conversationMsg{thread: thread, err: errors.New(why)})
+	if got := strings.Join(strings.Fields(h.screen()), ""); !strings.Contains(got, strings.Join(strings.Fields("Conversation: "+why), "")) {
+		t.Fatalf("the error is not said in full:\n%s", h.screen())
+	}
+
+	h = newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	body := "Hi Jane, this is a long body that goes past the edge of the window, " + strings.Repeat("thequickbrownfox", 6) + " end"
+	h.keys("enter", "e")
+	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "` + body + `", "cc": []}`})
+	h.keys("ctrl+s", "v")
+	var joined strings.Builder
+	for _, l := range strings.Split(h.screen(), "\n") {
+		l = strings.TrimRight(l, " ")
+		if r, ok := strings.CutSuffix(l, "↩"); ok {
+			joined.WriteString(r)
+			continue
+		}
+		joined.WriteString(l + "\n")
+	}
+	if !strings.Contains(joined.String(), `"body": "`+body+`"`) {
+		t.Fatalf("the resume JSON does not read back as sent once its ↩ rows are joined:\n%s", h.screen())
 	}
 }

@@ -487,3 +487,61 @@ func TestDetailScreenDeadlineCountsDown(t *testing.T) {
 		t.Fatalf("a second later the frame drawn does not count down:\n%s", frame)
 	}
 }
+
+// The key bar offers a key only where it does something: A on a filter
+// that shows only questions (nothing it could approve), s before every
+// action has a decision, space to a viewer (marks serve a bulk approve).
+func TestKeysOfferedOnlyWhereTheyDoSomething(t *testing.T) {
+	q1 := fixture(t, "prompt-string", idQ, time.Minute)
+	q2 := fixture(t, "prompt-string", "dddd4444dddd4444dddd4444dddd4444", 2*time.Minute)
+	ops := fixture(t, "middleware-js-ops", idOps, 3*time.Minute)
+	h := newHarness(t, 80, 24, q1, q2, ops)
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("/")
+	h.typeText("prompt")
+	h.keys("enter")
+	if strings.Contains(h.screen(), "approve 2 shown") {
+		t.Fatalf("A offered on questions it cannot approve:\n%s", h.screen())
+	}
+	h.keys("A")
+	if _, ok := h.m.top().(*bulkScreen); ok {
+		t.Fatalf("A opened a bulk approve of nothing:\n%s", h.screen())
+	}
+	h.wantScreen("None of the 2 shown can be approved")
+
+	h = newHarness(t, 80, 24, ops)
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("enter")
+	if strings.Contains(h.screen(), "s submit") {
+		t.Fatalf("s offered with no decision yet:\n%s", h.screen())
+	}
+	h.keys("a", "a")
+	h.wantScreen("Send this?")
+	h.keys("esc")
+	h.wantScreen("s submit")
+
+	h = newHarness(t, 80, 24, q1, ops)
+	h.m.opts.ViewOnly = true
+	if strings.Contains(h.screen(), "mark") {
+		t.Fatalf("a viewer is offered marks:\n%s", h.screen())
+	}
+	h.msg(space())
+	if len(h.m.marked) != 0 {
+		t.Fatal("a viewer marked a row")
+	}
+	h.wantScreen("View only")
+}
+
+// The status line of a send does not stay on once the filter changes:
+// what it said was about the list as it was.
+func TestFilterClearsTheLastSendsStatus(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute), fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
+	h.now = h.now.Add(GracePeriod * 2)
+	h.keys("a", "y")
+	h.wantScreen("Sent approve")
+	h.keys("/")
+	h.typeText("ops")
+	if strings.Contains(h.screen(), "Sent approve") {
+		t.Fatalf("the last send's status stays after the filter changed:\n%s", h.screen())
+	}
+}

@@ -39,7 +39,7 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	}
 	k := m.keys
 	d := m.drafts.of(it)
-	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.Submit, k.End)
+	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.ApproveAlways, k.Submit, k.End)
 	if decision && m.opts.ViewOnly {
 		m.setStatus(fmt.Sprintf("View only: %s is a viewer here and decides nothing; an approver of the team decides.", safe(m.opts.Reviewer)), false)
 		return nil
@@ -68,6 +68,22 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		return m.decide(it, d, client.Approve)
 	case key.Matches(msg, k.Ignore):
 		return m.decide(it, d, client.Ignore)
+	case key.Matches(msg, k.ApproveAlways):
+		// For good only when asked by this key: opencode then stops
+		// asking for the request's always patterns.
+		if len(it.Always) == 0 {
+			m.setStatus(fmt.Sprintf("Approve for good: this request names nothing to allow for good (opencode's requests do); %s approves it once.", name(k.Approve)), false)
+			return nil
+		}
+		for i := 0; i < it.Slots(); i++ {
+			if !m.allowed(it, i, client.Approve) {
+				return nil
+			}
+		}
+		for i := range d.decisions {
+			d.decisions[i] = &client.Decision{Type: client.Approve, Always: true}
+		}
+		m.toConfirm(it)
 	case key.Matches(msg, k.Edit):
 		if !m.allowed(it, d.slot, client.Edit) {
 			return nil

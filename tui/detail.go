@@ -27,6 +27,10 @@ type detailPane struct {
 	pending detailKey // what is being rendered off the update path
 	// showConv: the conversation is shown, per thread.
 	showConv map[string]bool
+	// seek: the interrupt whose conversation c just opened: each rendering
+	// scrolls to it (at the foot of a long detail it would open out of
+	// sight) until it has loaded.
+	seek string
 }
 
 func newDetailPane() detailPane {
@@ -49,6 +53,10 @@ const detailAsyncFrom = 64 << 10
 type detailRenderedMsg struct {
 	sig  detailKey
 	text string
+	// convAt: the line the conversation starts at (-1: not shown); loaded:
+	// the conversation is there, not loading.
+	convAt int
+	loaded bool
 }
 
 // sync renders the selected interrupt when something it shows changed: at
@@ -66,9 +74,13 @@ func (d *detailPane) sync(m *Model) tea.Cmd {
 		return nil
 	}
 	in, lo, w := m.detailInput(it), m.look(), d.vp.Width()
+	if d.sig.id != it.ID && d.pending.id != it.ID {
+		d.vp.GotoTop() // another interrupt: from its top
+	}
 	if size := len(it.Raw) + len(it.Description); size < detailAsyncFrom {
 		d.sig, d.pending = sig, detailKey{}
-		d.vp.SetContent(lo.detail(in, w))
+		text, convAt := lo.detailAt(in, w)
+		d.show(text, it.ID, convAt, in.conv)
 		return nil
 	}
 	if d.sig.id != it.ID {
@@ -76,7 +88,23 @@ func (d *detailPane) sync(m *Model) tea.Cmd {
 		d.vp.SetContent(m.st.faint.Render(fmt.Sprintf("Rendering the detail of %s (%s of payload)…", safe(present.ShortID(it.ID)), present.Size(len(it.Raw)))))
 	}
 	d.pending = sig
-	return func() tea.Msg { return detailRenderedMsg{sig: sig, text: lo.detail(in, w)} }
+	return func() tea.Msg {
+		text, convAt := lo.detailAt(in, w)
+		return detailRenderedMsg{sig: sig, text: text, convAt: convAt, loaded: in.conv != nil && !in.conv.loading}
+	}
+}
+
+// show puts the detail of id in the pane; convAt is the line its
+// conversation starts at (-1: not shown), conv the conversation.
+func (d *detailPane) show(text, id string, convAt int, conv *conversation) {
+	d.vp.SetContent(text)
+	if d.seek != id || convAt < 0 {
+		return
+	}
+	d.vp.SetYOffset(max(convAt-1, 0)) // the blank line above gives way to the marker of what is above
+	if conv != nil && !conv.loading {
+		d.seek = "" // loaded: from here the reviewer scrolls
+	}
 }
 
 // rendered takes a detail rendered off the update path, if it is still the
@@ -86,7 +114,11 @@ func (d *detailPane) rendered(msg detailRenderedMsg) {
 		return
 	}
 	d.sig, d.pending = msg.sig, detailKey{}
-	d.vp.SetContent(msg.text)
+	var conv *conversation
+	if msg.loaded {
+		conv = &conversation{}
+	}
+	d.show(msg.text, msg.sig.id, msg.convAt, conv)
 }
 
 // detailKey is everything detailText depends on (the zero key: nothing
@@ -192,6 +224,10 @@ func (m *Model) toggleConversation() tea.Cmd {
 		m.push(&detailScreen{})
 	}
 	m.detail.showConv[it.ThreadID] = show
+	m.detail.seek = ""
+	if show {
+		m.detail.seek = it.ID // brought into view, however long the detail
+	}
 	if c := m.convs[it.ThreadID]; show && (c == nil || c.err != nil) {
 		m.convs[it.ThreadID] = &conversation{loading: true}
 		return m.loadConversation(it.ThreadID)
@@ -244,6 +280,13 @@ func (m *Model) detailText(it *client.Interrupt, w int) string {
 }
 
 func (lo look) detail(in detailInput, w int) string {
+	text, _ := lo.detailAt(in, w)
+	return text
+}
+
+// detailAt is detail, and the line its conversation starts at (-1: not
+// shown).
+func (lo look) detailAt(in detailInput, w int) (string, int) {
 	it, d := &in.it, in.draft
 	w = max(w, 20)
 	st := lo.st
@@ -360,15 +403,17 @@ func (lo look) detail(in detailInput, w int) string {
 	}
 	line(st.faint.Render(wrap(fmt.Sprintf("created %s · updated %s", stamp(it.CreatedAt), stamp(it.UpdatedAt)))))
 	line(st.faint.Render(wrap("id " + safe(it.ID))))
+	convAt := -1
 	if in.conversational {
 		if in.showConv {
 			line("")
+			convAt = strings.Count(wrapLong(b.String(), w), "\n")
 			line(lo.conversationText(in.conv, w))
 		} else {
 			line(st.faint.Render(name(lo.keys.Conversation) + " shows the conversation"))
 		}
 	}
-	return wrapLong(strings.TrimRight(b.String(), "\n"), w)
+	return wrapLong(strings.TrimRight(b.String(), "\n"), w), convAt
 }
 
 // wrapLong wraps every line wider than w: the panes that show text cut
@@ -398,8 +443,17 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	st := lo.st
 	w = max(w, 20)
 	out := func(s string) { b.WriteString(indentBlock(s, "  ") + "\n") }
-	if v.Command != "" || a.Name == "Bash" {
+	if v.Command != "" || present.IsShell(a.Name) {
 		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(v.Command, see)), w-2, " "))
+	}
+	for _, c := range v.Commands {
+		out(st.bold.Render("$ ") + ansi.Wrap(safeBlock(fold(c, see)), w-2, " "))
+	}
+	for _, p := range v.Patterns {
+		out(st.bold.Render("· ") + ansi.Wrap(safe(fold(p, see)), w-2, " "))
+	}
+	if len(v.Always) > 0 {
+		out(ansi.Wrap(st.faint.Render("approved for good, it allows:")+" "+safe(strings.Join(v.Always, ", ")), w-2, " "))
 	}
 	if v.Path != "" {
 		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
@@ -407,6 +461,13 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	for _, c := range v.Changes {
 		out(st.faint.Render(c.Label + ":"))
 		for _, l := range diff.Lines(safeBlock(fold(c.Before, see)), safeBlock(fold(c.After, see))) {
+			out(lo.diffRows(l, w))
+		}
+	}
+	if len(v.Patch) > 0 {
+		out(st.faint.Render("change:"))
+		for _, l := range v.Patch {
+			l.Text = safeBlock(fold(l.Text, see))
 			out(lo.diffRows(l, w))
 		}
 	}
@@ -424,6 +485,9 @@ func (lo look) decisionText(label string, d *client.Decision, w int) string {
 	if d.Stop {
 		s += " and stop"
 	}
+	if d.Always {
+		s += " for good (always)"
+	}
 	if len(d.Answers) > 0 {
 		s += fmt.Sprintf(" (%d answers)", len(d.Answers))
 	}
@@ -438,7 +502,7 @@ func (lo look) conversationText(c *conversation, w int) string {
 	case c == nil || c.loading:
 		return "Loading the conversation…"
 	case c.err != nil:
-		return lo.st.err.Render("Conversation: " + safe(c.err.Error()))
+		return lo.st.err.Render(ansi.Wrap("Conversation: "+safe(c.err.Error()), max(w, 20), " "))
 	case len(c.messages) == 0:
 		return "The thread has no messages."
 	}

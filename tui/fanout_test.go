@@ -40,7 +40,7 @@ func TestDismissOfAFanOutBranchIsRefusedAtOnce(t *testing.T) {
 	h := fanOut(t)
 	h.wantScreen("not allowed: f i x")
 	h.keys("x")
-	want := "Not dismissed, nothing sent: dismissed ends the whole work of thread 8464d292, which also waits at 2 other interrupt(s) (04fb2a91, 1f6c77e3): that would drop them too; answer them first, or answer this branch without ending the thread."
+	want := "Not dismissed, nothing sent: dismissing ends the whole work of thread 8464d292, which also waits at 2 other interrupts (04fb2a91, 1f6c77e3): that would drop them too; answer them first, or answer this branch without ending the thread."
 	if got := h.statusText(); !strings.Contains(got, want) {
 		t.Fatalf("status %q\nwant %q\n%s", got, want, h.screen())
 	}
@@ -68,7 +68,7 @@ func TestStopOfAFanOutBranchIsRefused(t *testing.T) {
 	h.keys("ctrl+s")
 	h.wantScreen("Send this?")
 	h.keys("x")
-	if got := h.statusText(); !strings.Contains(got, "Not stopped, nothing sent: rejected and stopped ends the whole work of thread 8464d292") {
+	if got := h.statusText(); !strings.Contains(got, "Not stopped, nothing sent: rejecting and stopping ends the whole work of thread 8464d292") {
 		t.Fatalf("status %q\n%s", got, h.screen())
 	}
 	for _, dec := range h.m.drafts["7184784c-0000-4000-8000-000000000001"].decisions {

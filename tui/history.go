@@ -130,10 +130,10 @@ func (h *historyScreen) view(v *env, r rect) string {
 func (h *historyScreen) text(v *env, w int) string {
 	var b strings.Builder
 	if h.thread != "" {
-		b.WriteString(v.st.title.Render("Thread "+safe(h.thread)) + "\n\n")
+		b.WriteString(v.st.title.Render(ansi.Wrap("Thread "+safe(h.thread), max(w, 20), " ")) + "\n\n")
 		b.WriteString(v.look.conversationText(v.convs[h.thread], w))
 		b.WriteString("\n\n" + v.st.faint.Render(name(v.keys.Back)+": back to the history"))
-		return b.String()
+		return wrapLong(b.String(), w) // nothing wider than the page, which would cut it unmarked
 	}
 	// Wrapped, never cut: the title and what enter does.
 	b.WriteString(ansi.Wrap(v.st.title.Render("Decisions sent from this machine")+v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)"), max(w, 20), " ") + "\n\n")

@@ -79,6 +79,7 @@ func TestHostileServerScreens(t *testing.T) {
 		// The poisoned one is one item that says what is wrong with it, and
 		// takes no decision.
 		h.m.items.selected = hostile.IDDeep
+		h.m.detail.top() // as moving the cursor to it does (c scrolled it to its conversation)
 		h.keys("enter")
 		h.wantScreen("nested 100,000 levels deep", "[unreadable]")
 		h.keys("a")

@@ -47,10 +47,16 @@ func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		}
 		return []act{moveSplit{step}}
 	case key.Matches(msg, k.Mark):
+		if v.viewOnly {
+			return []act{status{"View only: marks serve a bulk approve, and a viewer decides nothing.", false}}
+		}
 		return []act{toggleMark{}}
-	case key.Matches(msg, k.ApproveAll) && bulkTargets(v.items, v.marked) != nil:
+	case key.Matches(msg, k.ApproveAll) && bulkTargets(v.items, v.marked) != nil && !v.viewOnly:
 		if v.sending {
 			return []act{status{"A decision is being sent; wait for it.", false}}
+		}
+		if its := bulkTargets(v.items, v.marked); approvable(its) == 0 {
+			return []act{status{fmt.Sprintf("None of the %d %s can be approved (approve is not allowed there, or they take an answer).", len(its), bulkWhat(v)), false}}
 		}
 		return []act{approveRows{}}
 	case key.Matches(msg, k.Open) && !v.lay.wide:
@@ -119,15 +125,12 @@ func (s *inboxScreen) hints(v *env) []hint {
 			out = append(out, hint{b: k.Open})
 		}
 	}
-	// Marked rows (or a filtered list): what A approves, and how to mark.
-	if n := len(bulkTargets(v.items, v.marked)); n > 0 {
-		what := "marked"
-		if len(v.marked) == 0 {
-			what = "shown"
-		}
-		out = append(out, hint{b: withHelp(k.ApproveAll, fmt.Sprintf("approve %d %s", n, what))})
+	// Marked rows (or a filtered list): what A approves, and how to mark
+	// (offered only where A would approve something).
+	if n := approvable(bulkTargets(v.items, v.marked)); n > 0 && !v.viewOnly {
+		out = append(out, hint{b: withHelp(k.ApproveAll, fmt.Sprintf("approve %d %s", n, bulkWhat(v)))})
 	}
-	if it != nil {
+	if it != nil && !v.viewOnly {
 		mark := withHelp(k.Mark, "mark")
 		if v.marked[it.ID] {
 			mark = withHelp(k.Mark, "unmark")
@@ -148,6 +151,10 @@ func (s *inboxScreen) hints(v *env) []hint {
 type filterList struct{ filter string }
 
 func (a filterList) apply(m *Model) tea.Cmd {
+	if a.filter != m.items.filter && !m.sending {
+		// What the status said ("Sent …") was about the list as it was.
+		m.status = ""
+	}
 	m.items.filter = a.filter
 	m.items.rebuild()
 	return nil
@@ -215,6 +222,7 @@ type openDetail struct{}
 func (openDetail) apply(m *Model) tea.Cmd {
 	m.items.newCount = 0
 	if m.items.current() != nil && !m.held() {
+		m.detail.top() // opened from its top, wherever c last scrolled it
 		m.push(&detailScreen{})
 	}
 	return nil

@@ -15,13 +15,16 @@ type keyMap struct {
 	Up, Down, Open, Back, NextAction, PrevAction    key.Binding
 	Approve, Edit, Reject, Respond, Ignore          key.Binding
 	ApproveAll, Submit, Confirm, ShowJSON, DiffMode key.Binding
-	Filter, Sort, Refresh, Conversation, History    key.Binding
-	Help, Quit, ForceQuit, ScrollDown, ScrollUp     key.Binding
-	Accept, External, NextField                     key.Binding
-	PauseRun, ResumeRun, CancelRun, Check           key.Binding
-	Yes, PageDown, PageUp, Top, Bottom, Suspend     key.Binding
-	Narrower, Wider                                 key.Binding
-	Discard, Failures                               key.Binding
+	// ApproveAlways approves for good what an opencode request names
+	// (client.Payload.Always).
+	ApproveAlways                                key.Binding
+	Filter, Sort, Refresh, Conversation, History key.Binding
+	Help, Quit, ForceQuit, ScrollDown, ScrollUp  key.Binding
+	Accept, External, NextField                  key.Binding
+	PauseRun, ResumeRun, CancelRun, Check        key.Binding
+	Yes, PageDown, PageUp, Top, Bottom, Suspend  key.Binding
+	Narrower, Wider                              key.Binding
+	Discard, Failures                            key.Binding
 	// End dismisses an interrupt, or, on the confirm screen of rejects,
 	// stops the thread there (client.Ending).
 	End key.Binding
@@ -66,6 +69,7 @@ var actions = []action{
 	{"respond", func(k *keyMap) *key.Binding { return &k.Respond }, []string{"f"}, "f", "respond", 2},
 	{"ignore", func(k *keyMap) *key.Binding { return &k.Ignore }, []string{"i"}, "i", "ignore", 2},
 	{"approve_all", func(k *keyMap) *key.Binding { return &k.ApproveAll }, []string{"A"}, "A", "approve all", 2},
+	{"approve_always", func(k *keyMap) *key.Binding { return &k.ApproveAlways }, []string{"L"}, "L", "approve for good", 2},
 	{"submit", func(k *keyMap) *key.Binding { return &k.Submit }, []string{"s"}, "s", "submit", 2},
 	{"discard", func(k *keyMap) *key.Binding { return &k.Discard }, []string{"D"}, "D", "discard draft", 2},
 	{"end", func(k *keyMap) *key.Binding { return &k.End }, []string{"x"}, "x", "dismiss / stop", 2},

@@ -63,6 +63,51 @@ func fold(s, see string) string {
 // depth) and colours its tokens. Lines wider than w wrap rather than being
 // cut; see is how to read what a fold leaves out.
 func (lo look) highlightJSON(raw json.RawMessage, w int, see string) string {
+	text, ok := lo.colouredJSON(raw, see)
+	if !ok {
+		return ansi.Wrap(safeBlock(string(raw)), w, "")
+	}
+	return ansi.Wrap(text, w, "")
+}
+
+// exactJSON is highlightJSON for the value exactly as sent: a line wider
+// than w is broken at w-1 cells, every character kept (no space dropped
+// at a break), and each row that goes on ends with a faint ↩.
+func (lo look) exactJSON(raw json.RawMessage, w int) string {
+	text, ok := lo.colouredJSON(raw, "")
+	if !ok {
+		text = safeBlock(string(raw))
+	}
+	return lo.markedWrap(text, w)
+}
+
+// wrapMark ends a row that the next one continues (exactJSON).
+const wrapMark = "↩"
+
+// markedWrap breaks each line of s wider than w into rows of w-1 cells,
+// each but the last ending with wrapMark.
+func (lo look) markedWrap(s string, w int) string {
+	w = max(w, 2)
+	lines := strings.Split(s, "\n")
+	var out []string
+	for _, l := range lines {
+		if ansi.StringWidth(l) <= w {
+			out = append(out, l)
+			continue
+		}
+		rows := strings.Split(ansi.Hardwrap(l, w-1, true), "\n")
+		for i, r := range rows {
+			if i < len(rows)-1 {
+				r += lo.st.faint.Render(wrapMark)
+			}
+			out = append(out, r)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// colouredJSON is raw formatted for reading, coloured; false: not JSON.
+func (lo look) colouredJSON(raw json.RawMessage, see string) (string, bool) {
 	var b strings.Builder
 	colour := len(raw) <= maxHighlight
 	err := present.FormatJSON(raw, present.JSONOptions{MaxString: maxShownString, FoldHint: see}, func(k present.JSONKind, s string) {
@@ -71,10 +116,7 @@ func (lo look) highlightJSON(raw json.RawMessage, w int, see string) string {
 		}
 		b.WriteString(s)
 	})
-	if err != nil {
-		return ansi.Wrap(safeBlock(string(raw)), w, "")
-	}
-	return ansi.Wrap(b.String(), w, "")
+	return b.String(), err == nil
 }
 
 func (lo look) jsonStyle(k present.JSONKind) lipgloss.Style {

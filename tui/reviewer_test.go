@@ -423,7 +423,7 @@ func TestDiffLayoutOnlyWhereThereIsADiff(t *testing.T) {
 	h := newHarness(t, 80, 24, fixture(t, "middleware-js-email", idEmail, time.Minute))
 	h.keys("enter", "a")
 	h.wantScreen("Send this?")
-	if strings.Contains(h.screen(), "unified/side-by-side") {
+	if strings.Contains(h.screen(), "t side by side") {
 		t.Fatalf("t is offered on an approve:\n%s", h.screen())
 	}
 	h.keys("t")
@@ -431,7 +431,29 @@ func TestDiffLayoutOnlyWhereThereIsADiff(t *testing.T) {
 	h.keys("esc", "e")
 	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
 	h.keys("ctrl+s")
-	h.wantScreen("Send this?", "t unified/side-by-side")
+	h.wantScreen("Send this?", "t side by side") // what pressing it does now
+}
+
+// The diff's layout key says which layout pressing it gives, and is
+// offered only where the window has room for both sides.
+func TestDiffLayoutKeySaysWhatItDoes(t *testing.T) {
+	h := newHarness(t, 140, 40, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "e")
+	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?", "t side by side")
+	h.keys("t")
+	h.wantScreen("t unified diff")
+	h.keys("t")
+	h.wantScreen("t side by side")
+
+	h = newHarness(t, 60, 20, fixture(t, "middleware-js-email", idEmail, time.Minute))
+	h.keys("enter", "e")
+	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
+	h.keys("ctrl+s")
+	if strings.Contains(h.screen(), "t side by side") || strings.Contains(h.screen(), "t unified") {
+		t.Fatalf("t offered where side by side cannot be:\n%s", h.screen())
+	}
 }
 
 // Too narrow for side by side: t says so rather than doing nothing.
@@ -532,6 +554,30 @@ func TestConversationKeyInTheNarrowListOpensIt(t *testing.T) {
 	h.wantScreen("prune the old sessions please")
 	h.keys("c")
 	h.m.detail.vp.GotoBottom()
+	if strings.Contains(h.screen(), "prune the old sessions please") {
+		t.Fatalf("a second c left the conversation on screen:\n%s", h.screen())
+	}
+}
+
+// c on a detail longer than the window brings the conversation into view
+// (it is at the foot of the detail), and the key then says it hides it.
+func TestConversationKeyBringsItIntoView(t *testing.T) {
+	ops := fixture(t, "middleware-js-ops", idOps, time.Minute)
+	h := newHarness(t, 80, 24, ops)
+	h.b.Messages = map[string][]client.Message{ops.ThreadID: {
+		{Role: "user", Content: "prune the old sessions please"},
+		{Role: "ai", Content: "I will delete the sessions and tell the team."}}}
+	h.keys("enter")
+	if strings.Contains(h.screen(), "c hide conversation") {
+		t.Fatalf("the key offers to hide what is not shown:\n%s", h.screen())
+	}
+	h.keys("c")
+	h.wantScreen("Conversation (last 2 of 2)", "prune the old sessions please", "I will delete the sessions")
+	h.keys("?")
+	if s := h.screen(); !strings.Contains(s, "c hide conversation") {
+		t.Fatalf("the open conversation's key does not say it hides it:\n%s", s)
+	}
+	h.keys("esc", "c")
 	if strings.Contains(h.screen(), "prune the old sessions please") {
 		t.Fatalf("a second c left the conversation on screen:\n%s", h.screen())
 	}

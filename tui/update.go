@@ -252,7 +252,10 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	// Handled by another hitl on this machine (the same state folder) since
 	// the last listing, maybe after the server stopped listing it.
 	shownID := m.env().shown(m.top())
-	handledHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID]
+	handledHere := shownID != "" && !m.items.handled[shownID] && msg.mine[shownID]
+	// Found answered elsewhere by another hitl on this machine: the server
+	// says by whom (the journal holds only that hitl's refused attempt).
+	elsewhereHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID] && !msg.mine[shownID]
 	moved, prev, arrived, shifted := m.items.apply(msg.items, msg.handled)
 	m.checkDrafts()
 	var lookUp tea.Cmd
@@ -262,6 +265,8 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	case m.sending:
 	case handledHere && m.items.get(shownID) == nil:
 		lookUp = m.lookUpHere(shownID) // the journal says how, and who
+	case elsewhereHere && shown != nil && m.items.get(shownID) == nil:
+		lookUp = hiddenElsewhere(m.lookUpWinner(*shown))
 	case shown != nil && m.items.get(shown.ID) == nil && !m.items.handled[shown.ID]:
 		lookUp = m.lookUpWinner(*shown)
 	}

@@ -25,6 +25,9 @@ type winnerMsg struct {
 	// here: the answer is from this machine's journal (another hitl with
 	// the same state folder sent it), not from the server.
 	here bool
+	// hidden: another hitl on this machine found it answered elsewhere
+	// (and hid it); the server's answer, not this reviewer's send, says.
+	hidden bool
 }
 
 // onScreen is the interrupt the top screen shows or edits, if any.
@@ -66,6 +69,19 @@ func (m *Model) lookUpWinner(it client.Interrupt) tea.Cmd {
 			}
 		}
 		return winnerMsg{id: it.ID, standing: st[0]}
+	}
+}
+
+// hiddenElsewhere marks the answer of look as about an interrupt another
+// hitl on this machine found answered elsewhere.
+func hiddenElsewhere(look tea.Cmd) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := look().(winnerMsg)
+		if !ok {
+			return nil
+		}
+		msg.hidden = true
+		return msg
 	}
 }
 
@@ -186,7 +202,7 @@ func (g gone) short() string {
 func (m *Model) onWinner(msg winnerMsg) {
 	// A look-up that crossed the reviewer's own send: its result, not this
 	// answer, says what became of the interrupt.
-	if m.sending || (m.items.handled[msg.id] && !msg.here) {
+	if m.sending || (m.items.handled[msg.id] && !msg.here && !msg.hidden) {
 		return
 	}
 	g, ok := goneOf(msg.id, msg.standing)

@@ -62,6 +62,14 @@ func (f *Faults) Set(mode string) {
 	f.mu.Unlock()
 }
 
+// Mode is the fault mode in force (for a backend whose reads and writes
+// one URL and method cannot tell apart, which wraps its server itself).
+func (f *Faults) Mode() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mode
+}
+
 // Wrap returns h with faults injected.
 func (f *Faults) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -109,16 +117,18 @@ const PoisonID = "poison-deep"
 
 // Poison is entries of a list that no backend can read as an interrupt,
 // each shaped as every backend's list item at once (a LangGraph thread, a
-// REST approval, an event-stream request): one whose payload nests 100,000
-// levels deep (past encoding/json's limit), one whose fields have the
-// wrong types, and one that is not an object.
+// REST approval, an event-stream request, an A2A task, an opencode
+// permission request): one whose payload nests 100,000 levels deep (past
+// encoding/json's limit), one whose fields have the wrong types, and one
+// that is not an object.
 func Poison() []string {
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
 	return []string{
-		`{"thread_id":"` + PoisonID + `","request_id":"` + PoisonID + `","approval_id":"` + PoisonID + `","run_id":"` + PoisonID + `",` +
+		`{"id":"` + PoisonID + `","thread_id":"` + PoisonID + `","request_id":"` + PoisonID + `","approval_id":"` + PoisonID + `","run_id":"` + PoisonID + `",` +
+			`"permission":"bash",` +
 			`"status":"interrupted","created_at":"2026-01-01T00:00:00Z","interrupts":{"t":[{"id":"` + PoisonID + `","value":` + deep + `}]},` +
 			`"data":` + deep + `,"extra":` + deep + `}`,
-		`{"thread_id":7,"request_id":7,"approval_id":7,"interrupts":"none","data":{}}`,
+		`{"id":7,"thread_id":7,"request_id":7,"approval_id":7,"interrupts":"none","data":{}}`,
 		`42`,
 	}
 }
@@ -218,8 +228,11 @@ func Run(t *testing.T, f Fixture) {
 			!strings.Contains(res.Text(), "already handled elsewhere; nothing sent") {
 			t.Fatalf("got %s: %s", res.Kind, res.Text())
 		}
-		if !p.Journal.IsHandled(it.ID) {
-			t.Fatal("an interrupt answered on the server is not recorded as handled")
+		if !p.Journal.Hidden()[it.ID] || !p.Journal.IsElsewhere(it.ID) {
+			t.Fatal("an interrupt answered on the server is not recorded as answered elsewhere")
+		}
+		if p.Journal.IsHandled(it.ID) {
+			t.Fatal("an interrupt answered by another decision is recorded as handled from this machine")
 		}
 	})
 	if f.Other != nil {
@@ -249,6 +262,18 @@ func Run(t *testing.T, f Fixture) {
 			}
 			if sent != 1 {
 				t.Fatalf("%d reviewers told sent:\n  alice: %s\n  bob: %s", sent, ra.Text(), rb.Text())
+			}
+			// Only the winner's journal calls the answer its own.
+			for _, x := range []struct {
+				p *decide.Pipeline
+				r *decide.Result
+			}{{alice, ra}, {bob, rb}} {
+				if got := x.p.Journal.IsHandled(it.ID); got != (x.r.Kind == decide.Sent) {
+					t.Fatalf("%s (%s): recorded as handled from this machine: %v", x.p.Reviewer, x.r.Kind, got)
+				}
+				if x.r.Kind == decide.HandledElsewhere && !x.p.Journal.IsElsewhere(it.ID) {
+					t.Fatalf("%s lost the race: not recorded as answered elsewhere", x.p.Reviewer)
+				}
 			}
 		})
 	}

@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/a2a"
 	"github.com/hitl-sh/hitl/client/backendtest"
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/fake"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/opencode"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 )
@@ -28,7 +30,15 @@ func TestEveryBackendStatesAllItOffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []client.Backend{lg, r, ev, fake.New()} {
+	ag, err := a2a.New(a2a.Options{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc, err := opencode.New(opencode.Options{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []client.Backend{lg, r, ev, ag, oc, fake.New()} {
 		backendtest.StatesAll(t, b)
 	}
 	// LangGraph offers everything but run controls.

@@ -41,10 +41,14 @@ type Journal struct {
 	dir string
 
 	mu      sync.Mutex
-	handled map[string]bool
-	size    int64 // bytes of the handled file already read
-	redact  func(string) string
-	seen    map[string]bool // ids in the sightings file
+	handled map[string]bool // this machine's decision answered them
+	// elsewhere: this machine tried to decide them and found them
+	// answered by another decision; left out of listings like handled
+	// ones, but never told as this machine's.
+	elsewhere map[string]bool
+	size      int64 // bytes of the handled file already read
+	redact    func(string) string
+	seen      map[string]bool // ids in the sightings file
 
 	// hist is the audit log as History last read it, kept while the file
 	// is unchanged: a reviewer left open asks for the decisions of unknown
@@ -68,7 +72,7 @@ func Open(dir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the state directory %s: %w (set XDG_STATE_HOME to a writable place)", dir, err)
 	}
-	j := &Journal{dir: dir, handled: map[string]bool{}, redact: redact.Text}
+	j := &Journal{dir: dir, handled: map[string]bool{}, elsewhere: map[string]bool{}, redact: redact.Text}
 	if err := j.reload(); err != nil {
 		return nil, err
 	}
@@ -108,7 +112,9 @@ func (j *Journal) redacted(e Entry) Entry {
 }
 
 // reload reads ids that other processes appended since the last read. A
-// line "-ID" forgets ID.
+// line "ID" is an interrupt this machine's decision answered, "=ID" one it
+// found answered by another decision (hitl before 2026-11 wrote those as
+// "ID" too), and "-ID" forgets ID.
 func (j *Journal) reload() error {
 	f, err := os.Open(filepath.Join(j.dir, handledFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -136,8 +142,14 @@ func (j *Journal) reload() error {
 		case id == "":
 		case strings.HasPrefix(id, "-"):
 			delete(j.handled, decodeID(id[1:]))
+			delete(j.elsewhere, decodeID(id[1:]))
+		case strings.HasPrefix(id, "="):
+			if x := decodeID(id[1:]); !j.handled[x] {
+				j.elsewhere[x] = true
+			}
 		default:
 			j.handled[decodeID(id)] = true
+			delete(j.elsewhere, decodeID(id))
 		}
 	}
 	return nil
@@ -146,13 +158,14 @@ func (j *Journal) reload() error {
 // encodeID writes an id as one line of the handled file. Ids come from the
 // server: one holding a newline would write a second id (a server could
 // hide another interrupt, or with "-ID" bring one back), one with a leading
-// "-" would read as a forget. Such bytes, spaces and '%' are written %XX;
+// "-" would read as a forget ("=", as answered elsewhere). Such bytes,
+// spaces and '%' are written %XX;
 // the ids servers use (hex, UUIDs) are written as they are.
 func encodeID(id string) string {
 	var b strings.Builder
 	for i := 0; i < len(id); i++ {
 		c := id[i]
-		if c <= ' ' || c >= 0x7f || c == '%' || (i == 0 && c == '-') {
+		if c <= ' ' || c >= 0x7f || c == '%' || (i == 0 && (c == '-' || c == '=')) {
 			fmt.Fprintf(&b, "%%%02X", c)
 			continue
 		}
@@ -180,7 +193,7 @@ func decodeID(s string) string {
 	return b.String()
 }
 
-// IsHandled reports whether id was handled from this machine.
+// IsHandled reports whether a decision sent from this machine answered id.
 func (j *Journal) IsHandled(id string) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -188,28 +201,74 @@ func (j *Journal) IsHandled(id string) bool {
 	return j.handled[id]
 }
 
-// Handled returns the set of handled ids (a copy).
+// IsElsewhere reports whether this machine found id answered by another
+// decision (its own, if it sent one, was refused or not applied).
+func (j *Journal) IsElsewhere(id string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = j.reload()
+	return j.elsewhere[id]
+}
+
+// Handled returns the ids that decisions sent from this machine answered
+// (a copy).
 func (j *Journal) Handled() map[string]bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	_ = j.reload()
-	out := make(map[string]bool, len(j.handled))
-	for id := range j.handled {
+	return copySet(j.handled)
+}
+
+// Hidden returns the ids listings leave out on this machine (a copy): those
+// it handled, and those it found answered elsewhere.
+func (j *Journal) Hidden() map[string]bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = j.reload()
+	out := copySet(j.handled)
+	for id := range j.elsewhere {
 		out[id] = true
 	}
 	return out
 }
 
-// MarkHandled records ids as handled: the server has their answer.
+func copySet(m map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for id := range m {
+		out[id] = true
+	}
+	return out
+}
+
+// MarkHandled records ids as handled: a decision sent from this machine
+// answered them.
 func (j *Journal) MarkHandled(ids ...string) error {
+	return j.mark(false, ids)
+}
+
+// MarkElsewhere records ids as answered by another decision: the server
+// has an answer that is not this machine's. They are left out of listings
+// (Hidden) but not handled here.
+func (j *Journal) MarkElsewhere(ids ...string) error {
+	return j.mark(true, ids)
+}
+
+func (j *Journal) mark(elsewhere bool, ids []string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	_ = j.reload()
 	var lines [][]byte
+	var fresh []string
 	for _, id := range ids {
-		if !j.handled[id] {
+		switch {
+		case j.handled[id], elsewhere && j.elsewhere[id]:
+			continue // an answer of this machine's stays this machine's
+		case elsewhere:
+			lines = append(lines, []byte("="+encodeID(id)))
+		default:
 			lines = append(lines, []byte(encodeID(id)))
 		}
+		fresh = append(fresh, id)
 	}
 	if len(lines) == 0 {
 		return nil
@@ -217,25 +276,31 @@ func (j *Journal) MarkHandled(ids ...string) error {
 	if err := appendLines(filepath.Join(j.dir, handledFile), lines, false); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		j.handled[id] = true
+	for _, id := range fresh {
+		if elsewhere {
+			j.elsewhere[id] = true
+		} else {
+			j.handled[id] = true
+			delete(j.elsewhere, id)
+		}
 	}
 	return nil
 }
 
-// Forget makes a handled id pending again on this machine: it is listed
-// again while the server lists it.
+// Forget makes a hidden id (handled, or answered elsewhere) pending again
+// on this machine: it is listed again while the server lists it.
 func (j *Journal) Forget(id string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	_ = j.reload()
-	if !j.handled[id] {
+	if !j.handled[id] && !j.elsewhere[id] {
 		return nil
 	}
 	if err := appendLines(filepath.Join(j.dir, handledFile), [][]byte{[]byte("-" + encodeID(id))}, false); err != nil {
 		return err
 	}
 	delete(j.handled, id)
+	delete(j.elsewhere, id)
 	return nil
 }
 

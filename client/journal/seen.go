@@ -87,14 +87,16 @@ func (j *Journal) Saw(its []client.Interrupt) error {
 	return nil
 }
 
-// Sightings returns the recorded sightings whose id starts with prefix.
+// Sightings returns the recorded sightings whose id starts with prefix
+// (in any case).
 func (j *Journal) Sightings(prefix string) []Sighting {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var out []Sighting
 	seen := map[string]bool{}
+	prefix = strings.ToLower(prefix) // ids are typed in any case (opencode's have capitals)
 	for _, s := range j.readSeen() {
-		if strings.HasPrefix(s.ID, prefix) && !seen[s.ID] {
+		if strings.HasPrefix(strings.ToLower(s.ID), prefix) && !seen[s.ID] {
 			seen[s.ID] = true
 			out = append(out, s)
 		}

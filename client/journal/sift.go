@@ -5,27 +5,35 @@ import "github.com/hitl-sh/hitl/client"
 // What a listing comes to on this machine. The CLI and the TUI both take
 // what a backend lists through Sift: every interrupt listed is recorded as
 // seen (so that one that later disappears can be looked up: answered
-// elsewhere, and by whom), and those this machine handled are left out
-// (never shown twice, whatever the server still lists).
+// elsewhere, and by whom), and those this machine handled or found answered
+// elsewhere are left out (never shown twice, whatever the server still
+// lists).
 
 // Sifted is a backend's listing as this machine shows it.
 type Sifted struct {
-	// Items are the interrupts listed, less those this machine handled,
-	// in the backend's order.
+	// Items are the interrupts listed, less the Hidden ones, in the
+	// backend's order.
 	Items []client.Interrupt
-	// Handled are the ids this machine handled (Handled).
-	Handled map[string]bool
+	// Handled are the ids decisions sent from this machine answered
+	// (Handled); Hidden adds those it found answered elsewhere (Hidden).
+	Handled, Hidden map[string]bool
 	// SawErr: the sightings could not be recorded (Saw); the items are
 	// still right, and the next listing tries again.
 	SawErr error
 }
 
-// Sift records all as seen and leaves out what this machine handled. all
-// itself is not changed.
+// Sift records all as seen and leaves out what this machine handled or
+// found answered elsewhere. all itself is not changed.
 func (j *Journal) Sift(all []client.Interrupt) Sifted {
 	err := j.Saw(all)
-	handled := j.Handled()
-	return Sifted{Items: Unhandled(all, handled), Handled: handled, SawErr: err}
+	j.mu.Lock()
+	_ = j.reload()
+	handled, hidden := copySet(j.handled), copySet(j.handled)
+	for id := range j.elsewhere {
+		hidden[id] = true
+	}
+	j.mu.Unlock()
+	return Sifted{Items: Unhandled(all, hidden), Handled: handled, Hidden: hidden, SawErr: err}
 }
 
 // Unhandled is all less the interrupts whose id is in handled, in order:

@@ -79,7 +79,11 @@ func (b *Backend) end(ctx context.Context, s *client.Submission) (client.Receipt
 		return client.Receipt{}, fmt.Errorf("thread %s no longer holds interrupt %s in its state: nothing ended", s.ThreadID, it.ID)
 	}
 	if len(others) > 0 {
-		return client.Receipt{}, fmt.Errorf("thread %s also waits at %d other interrupt(s) (%s): ending its work would drop them too; answer them first", s.ThreadID, len(others), strings.Join(others, ", "))
+		n := "another interrupt"
+		if len(others) > 1 {
+			n = fmt.Sprintf("%d other interrupts", len(others))
+		}
+		return client.Receipt{}, fmt.Errorf("thread %s also waits at %s (%s): ending its work would drop them too; answer them first", s.ThreadID, n, strings.Join(others, ", "))
 	}
 	reason := endReason(end)
 	body := map[string]any{"values": nil, "as_node": "__end__"}

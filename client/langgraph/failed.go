@@ -177,6 +177,10 @@ func (b *Backend) heldInterrupts(t *thread, st *threadState) []client.Interrupt 
 		for i, w := range task.Interrupts {
 			it := t.base(b.Server(), interruptID(w, t.ThreadID, task.ID, i), w.Value, w.payload())
 			it.Retry = true
+			// Its own task failed, and no answer schema could have
+			// refused the answer: it failed after taking it, and the
+			// graph keeps that answer (both servers; docs/servers.md).
+			it.KeptAnswer = !isNull(task.Error) && len(it.ResponseSchema) == 0
 			out = append(out, it)
 		}
 	}

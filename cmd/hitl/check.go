@@ -76,7 +76,7 @@ func forgetCmd(e *env) *cobra.Command {
 				return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
 			}
 			var found []string
-			for h := range a.journal.Handled() {
+			for h := range a.journal.Hidden() {
 				if strings.HasPrefix(h, id) {
 					found = append(found, h)
 				}
@@ -123,12 +123,8 @@ func printRunning(e *env, going []journal.Entry) {
 	}
 	fmt.Fprintf(e.stdout, "Still running on the server (sent, the run has not ended; hitl check leaves them as they are):\n")
 	for _, x := range going {
-		var kinds []string
-		for _, d := range x.Decisions {
-			kinds = append(kinds, string(d.Type))
-		}
 		fmt.Fprintf(e.stdout, "  %-8s  sent %s  %-16s  run %-8s  %s\n", safe(present.ShortID(x.InterruptID)), x.Time.Local().Format(time.DateTime),
-			oneLine(strings.Join(kinds, ","), 16), safe(runRef(x.RunID)), oneLine(x.Title, 60))
+			oneLine(present.Decided(x), 16), safe(runRef(x.RunID)), oneLine(x.Title, 60))
 	}
 	fmt.Fprintln(e.stdout, "Their threads stay busy until the runs end: other decisions on them are refused. A run still going long after it was sent may never end: langgraphjs dev keeps a run it was running when it was stopped \"running\" for good (docs/servers.md).")
 }
@@ -149,11 +145,7 @@ func printUnknown(e *env, a *app) {
 	}
 	fmt.Fprintf(e.stdout, "\nOutcome unknown (hitl check ID looks again):\n")
 	for _, x := range open {
-		var kinds []string
-		for _, d := range x.Decisions {
-			kinds = append(kinds, string(d.Type))
-		}
 		fmt.Fprintf(e.stdout, "  %-8s  %s  %-16s  %s\n", safe(present.ShortID(x.InterruptID)), x.Time.Local().Format(time.DateTime),
-			oneLine(strings.Join(kinds, ","), 16), oneLine(x.Title, 60))
+			oneLine(present.Decided(x), 16), oneLine(x.Title, 60))
 	}
 }

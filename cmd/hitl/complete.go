@@ -67,7 +67,7 @@ func (e *env) completeProfiles(*cobra.Command, []string, string) ([]cobra.Comple
 // withCompletion wires completion into the command tree.
 func (e *env) withCompletion(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("profile", e.completeProfiles)
-	_ = root.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"langgraph", "rest", "events"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{"langgraph", "rest", "events", "a2a", "opencode"}, cobra.ShellCompDirectiveNoFileComp))
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		switch c.Name() {

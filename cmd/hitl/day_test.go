@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -256,6 +257,14 @@ func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
 				t.Fatalf("%s: claims the reason is in the conversation:\n%s%s", role, r.stdout, r.stderr)
 			}
 			must(t, r, 0, "the reason is in hitl's audit log only")
+			if role == "inbox" {
+				// It proposes an action: not "no tool call", but why its
+				// action got nothing written.
+				must(t, r, 0, "where the request's action is not a tool call waiting for an answer")
+				if !strings.Contains(dry.stderr, "the request's action is not a tool call waiting in the conversation") {
+					t.Fatalf("inbox: the note before sending:\n%s", dry.stderr)
+				}
+			}
 			if c := s.hitl("", "conversation", s.threadRef(th)); strings.Contains(c.stdout, "asked by phone") {
 				t.Fatalf("%s: the conversation has the reason after all; the words are wrong:\n%s", role, c.stdout)
 			}
@@ -474,7 +483,15 @@ func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
 		must(t, s.hitl("", "--reviewer", "bob", "approve", it.ID), 0, "Sent approve")
 		envOf(t).set("XDG_STATE_HOME", mine)
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled elsewhere; nothing sent (by bob")
-		must(t, s.hitl("", "approve", it.ID), 3, "already handled from this machine")
+		// The refused attempt is not a decision of this machine's: asked
+		// again, and shown, it is bob's.
+		r := s.hitl("", "approve", it.ID)
+		must(t, r, 3, "already handled elsewhere; nothing sent (by bob")
+		r = s.hitl("", "show", it.ID)
+		must(t, r, 3, "no longer waits: it was answered elsewhere (by bob")
+		if strings.Contains(r.stderr, "this machine") {
+			t.Fatalf("show calls bob's decision this machine's:\n%s", r.stderr)
+		}
 	})
 }
 
@@ -489,7 +506,7 @@ func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
 		}
 		for _, args := range [][]string{{"reject", its[0].ID, "-m", "no", "--stop"}, {"dismiss", its[0].ID}} {
 			r := s.hitl("", args...)
-			must(t, r, 4, "which also waits at 1 other interrupt(s)")
+			must(t, r, 4, "which also waits at another interrupt")
 			if strings.Contains(r.stderr, "note:") {
 				t.Fatalf("%s: a note before the refusal:\n%s", args[0], r.stderr)
 			}
@@ -534,5 +551,84 @@ func TestShowGivesTheArgumentsOnce(t *testing.T) {
 		}
 		// What was left out is the server's, kept in full by --raw.
 		must(t, s.hitl("", "show", it.ID, "--raw"), 0, `Tool: send_email\nArgs: {`)
+	})
+}
+
+// A script that asks for --json gets one object whatever happened: also
+// when nothing was sent because the interrupt no longer waits (exit 3, the
+// winner as the server tells) or hitl refused (exit 4).
+func TestJSONSaysWhyNothingWasSent(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		obj := func(r result, code int) map[string]any {
+			t.Helper()
+			var m map[string]any
+			if r.code != code || json.Unmarshal([]byte(r.stdout), &m) != nil {
+				t.Fatalf("exit %d (want %d), stdout is not one JSON object:\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
+			}
+			if m["message"] != strings.TrimSpace(strings.TrimPrefix(r.stderr, "hitl: ")) {
+				t.Fatalf("the object's message is not the words on stderr: %q vs %q", m["message"], r.stderr)
+			}
+			return m
+		}
+		it := s.onlyPending(s.agent("email")) // seen pending here
+		mine := envOf(t).getenv("XDG_STATE_HOME")
+		envOf(t).set("XDG_STATE_HOME", t.TempDir()) // another machine
+		must(t, s.hitl("", "--reviewer", "bob", "approve", it.ID), 0, "Sent approve")
+		envOf(t).set("XDG_STATE_HOME", mine)
+		for _, args := range [][]string{{"approve", it.ID}, {"reject", it.ID, "-m", "no"}, {"respond", it.ID, "-m", "no"},
+			{"edit", it.ID, "--set", "to=x@example.com"}, {"dismiss", it.ID}} {
+			m := obj(s.hitl("", append(args, "--json")...), 3)
+			w, _ := m["winner"].(map[string]any)
+			if m["result"] != "handled-elsewhere" || m["interrupt_id"] != it.ID || m["exit_code"] != float64(3) || w == nil || w["reviewer"] != "bob" {
+				t.Fatalf("%s --json: %v", args[0], m)
+			}
+		}
+		typo := "0000" + strings.Repeat("f", 28)
+		m := obj(s.hitl("", "approve", typo, "--json"), 4)
+		if m["result"] != "refused" || m["exit_code"] != float64(4) || fmt.Sprint(m["asked"]) != "["+typo+"]" {
+			t.Fatalf("approve of a typo --json: %v", m)
+		}
+		m = obj(s.hitl("", "approve", "--all", "--tool", "no_such_tool", "--json"), 3)
+		if m["result"] != "nothing-matched" {
+			t.Fatalf("approve --all --json: %v", m)
+		}
+	})
+}
+
+// Dismissed without a reason, the result says what the note before it
+// said: each call's result says it was not run, and no reason is given (not
+// "the reason is in the conversation").
+func TestDismissWithoutAReasonSaysNoneWasGiven(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		th := s.agent("email")
+		it := s.onlyPending(th)
+		dry := s.hitl("", "dismiss", it.ID, "--dry-run")
+		must(t, dry, 0, "each call's result in the conversation says it was not run (no reason given)")
+		r := s.hitl("", "dismiss", it.ID)
+		must(t, r, 0, "Dismissed "+it.ID[:8])
+		must(t, r, 0, "each call's result in the conversation says it was not run; no reason given")
+		if strings.Contains(r.stdout+r.stderr, "the reason is in the conversation") {
+			t.Fatalf("the result speaks of a reason none gave:\n%s%s", r.stdout, r.stderr)
+		}
+		if tools := s.toolMessages(th); s.real && !strings.Contains(tools["send_email"], "not run") {
+			t.Fatalf("the conversation holds %q", tools["send_email"])
+		}
+	})
+}
+
+// JSON typed where a file is expected: hitl says how to give it (standard
+// input with -), and how to change one field, rather than "no such file".
+func TestInlineJSONWhereAFileIsExpected(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		it := s.onlyPending(s.agent("email"))
+		r := s.hitl("", "edit", it.ID, "--args", `{"to":"x@example.com"}`)
+		must(t, r, 2, "--args takes a file, not JSON: give the JSON on standard input with --args - (echo '{…}' | hitl --url "+s.url+" edit "+it.ID+" --args -), or change one argument with --set KEY=VALUE")
+		if strings.Contains(r.stderr, "no such file") {
+			t.Fatalf("edit speaks of a file:\n%s", r.stderr)
+		}
+		must(t, s.hitl("", "decide", it.ID, "--decisions", `[{"type":"approve"}]`), 2, "--decisions takes a file, not JSON: give the JSON on standard input with --decisions -")
+		if p := s.pending(it.ThreadID); len(p) != 1 {
+			t.Fatalf("something was sent: %+v", p)
+		}
 	})
 }

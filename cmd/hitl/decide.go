@@ -39,7 +39,7 @@ type sendFlags struct {
 	wait    time.Duration
 }
 
-func (f *sendFlags) register(cmd *cobra.Command, withAction bool) {
+func (f *sendFlags) register(e *env, cmd *cobra.Command, withAction bool) {
 	fl := cmd.Flags()
 	if withAction {
 		fl.IntVar(&f.action, "action", 0, "apply to action N only (1-based); the others take --others")
@@ -49,6 +49,51 @@ func (f *sendFlags) register(cmd *cobra.Command, withAction bool) {
 	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the exact resume value and send nothing")
 	fl.DurationVar(&f.wait, "wait", 60*time.Second, "how long to follow the run after sending")
+	// With --json, what ends the command before a resume's outcome is
+	// printed (no longer waits, refused, …) is an object too.
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		err := run(c, args)
+		if err != nil && f.asJSON && !f.dryRun && !errors.Is(err, errAlreadyPrinted) {
+			if werr := writeJSON(e.stdout, decisionErrJSON(err, args, f.thread), true); werr != nil {
+				return werr
+			}
+		}
+		return err
+	}
+}
+
+// decisionErrJSON is the --json object of a decision command that ended
+// before a resume's outcome: the result by name, the exit code, the words
+// (as on stderr), the ids asked for, and what is known of the interrupt and
+// of the decision that answered it.
+func decisionErrJSON(err error, ids []string, thread string) map[string]any {
+	code := exitError
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	result := map[int]string{exitError: "error", exitUsage: "usage", exitNothing: "nothing-to-do", exitRefused: "refused"}[code]
+	out := map[string]any{"exit_code": code, "message": err.Error()}
+	if ids == nil {
+		ids = []string{}
+	}
+	out["asked"] = ids
+	if thread != "" {
+		out["thread"] = thread
+	}
+	var ab *aboutErr
+	if errors.As(err, &ab) {
+		result = ab.result
+		if ab.id != "" {
+			out["interrupt_id"] = ab.id
+		}
+		if ab.winner != nil {
+			out["winner"] = ab.winner
+		}
+	}
+	out["result"] = result
+	return out
 }
 
 // one builds the same input for every interrupt named.
@@ -58,10 +103,10 @@ func oneInput(in decide.Input) func(*client.Interrupt) (decide.Input, error) {
 
 func approveCmd(e *env) *cobra.Command {
 	f := &sendFlags{}
-	var all bool
+	var all, always bool
 	var tool, match string
 	cmd := &cobra.Command{
-		Use:   "approve ID... | --thread THREAD | --all --tool NAME [--match TEXT]",
+		Use:   "approve ID... [--always] | --thread THREAD | --all --tool NAME [--match TEXT]",
 		Short: "Approve every action (or --action N), or continue a breakpoint",
 		Long: `approve approves every action of the interrupts named (or --action N), or
 continues a breakpoint.
@@ -72,8 +117,15 @@ summary and the arguments). It first lists each interrupt it approves (id, threa
 the arguments' summary) and each it refuses (approve not allowed, or other tools
 among its calls), then sends one resume per thread (the branches of a thread
 together) and reports each outcome. --dry-run lists them, prints each resume
-value (per thread) and sends nothing.`,
+value (per thread) and sends nothing.
+
+--always approves for good what an opencode permission request names as its
+"always" patterns (hitl show lists them): opencode stops asking for them. Without
+it, an approval is for this one request.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if always && (all || tool != "") {
+				return usageErr("--always approves one request for good: it does not go with --all")
+			}
 			if all || tool != "" || match != "" {
 				if !all || tool == "" {
 					return usageErr("bulk approve needs both --all and --tool NAME (the tool whose calls are approved)")
@@ -83,10 +135,11 @@ value (per thread) and sends nothing.`,
 				}
 				return e.approveAll(cmd.Context(), f, tool, match)
 			}
-			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve}))
+			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Approve, Always: always}))
 		},
 	}
-	f.register(cmd, true)
+	f.register(e, cmd, true)
+	cmd.Flags().BoolVar(&always, "always", false, "approve for good what the request's always patterns name (opencode): the agent stops asking for them")
 	cmd.Flags().BoolVar(&all, "all", false, "approve every pending interrupt of --tool NAME (listed first)")
 	cmd.Flags().StringVar(&tool, "tool", "", "with --all: the tool whose calls are approved")
 	cmd.Flags().StringVar(&match, "match", "", "with --all: only interrupts whose summary or arguments contain this text")
@@ -153,17 +206,21 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 		}
 	}
 	if len(drafts) == 0 && len(refused) == 0 {
-		return nothingErr("no pending interrupt calls the tool %s%s: nothing to approve (hitl list shows what waits)", tool, matchText(match))
+		return about(nothingErr("no pending interrupt calls the tool %s%s: nothing to approve (hitl list shows what waits)", tool, matchText(match)), "nothing-matched", "", nil)
+	}
+	list := e.stdout
+	if f.asJSON {
+		list = e.stderr // stdout is for the JSON objects only
 	}
 	if len(drafts) > 0 {
 		verb := "Approving"
 		if f.dryRun {
 			verb = "Would approve"
 		}
-		fmt.Fprintf(e.stdout, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
+		fmt.Fprintf(list, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
 		for _, d := range drafts {
 			it := d.Interrupt
-			fmt.Fprintf(e.stdout, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
+			fmt.Fprintf(list, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
 		}
 	}
 	if len(refused) > 0 {
@@ -219,7 +276,7 @@ run, the model is not asked again and the thread ends idle (LangGraph only).`,
 	}
 	cmd.Flags().StringVarP(&f.message, "message", "m", "", "why: sent to the agent as the reject message / reason")
 	cmd.Flags().BoolVar(&stop, "stop", false, "and end the thread's work there: the agent is not run again on the rejection")
-	f.register(cmd, true)
+	f.register(e, cmd, true)
 	return cmd
 }
 
@@ -240,7 +297,7 @@ every decision; history shows it as "dismissed" (LangGraph only).`,
 		},
 	}
 	cmd.Flags().StringVarP(&f.message, "message", "m", "", "the reason: each tool call's result in the conversation, and in the audit log")
-	f.register(cmd, false)
+	f.register(e, cmd, false)
 	return cmd
 }
 
@@ -289,7 +346,7 @@ before anything is sent; a mismatch names the field and exits 2.`,
 	cmd.Flags().StringArrayVar(&f.answers, "answer", nil, "answer to the next question, in order (repeatable)")
 	cmd.Flags().StringArrayVar(&fieldFlags, "field", nil, "NAME=VALUE for a field of the interrupt's answer schema (repeatable; NAME=@FILE reads a file)")
 	cmd.Flags().StringVar(&value, "value", "", "the whole answer as JSON, checked against the answer schema")
-	f.register(cmd, true)
+	f.register(e, cmd, true)
 	return cmd
 }
 
@@ -350,7 +407,7 @@ func ignoreCmd(e *env) *cobra.Command {
 			return e.decide(cmd.Context(), args, f, oneInput(decide.Input{Type: client.Ignore}))
 		},
 	}
-	f.register(cmd, true)
+	f.register(e, cmd, true)
 	return cmd
 }
 
@@ -393,6 +450,9 @@ of the proposed and the sent arguments.`,
 			var raw []byte
 			if argsFile != "" {
 				if raw, err = readArg(e.stdin, argsFile); err != nil {
+					if inlineJSON(argsFile) {
+						return usageErr("--args takes a file, not JSON: give the JSON on standard input with --args - (echo '{…}' | %s edit %s --args -), or change one argument with --set KEY=VALUE", e.again(), idWord(args))
+					}
 					return err
 				}
 			}
@@ -441,7 +501,7 @@ of the proposed and the sent arguments.`,
 	cmd.Flags().StringArrayVar(&setFlags, "set", nil, "KEY=VALUE: change one argument, keep the others (repeatable; VALUE as JSON when it is JSON, else text)")
 	cmd.Flags().StringArrayVar(&fieldFlags, "field", nil, "NAME=VALUE for an argument of the action's args_schema (repeatable)")
 	cmd.Flags().StringVar(&name, "name", "", "also rename the tool call")
-	f.register(cmd, true)
+	f.register(e, cmd, true)
 	return cmd
 }
 
@@ -591,6 +651,9 @@ thread are answered in one resume.`,
 			}
 			raw, err := readArg(e.stdin, file)
 			if err != nil {
+				if inlineJSON(file) {
+					return usageErr("--decisions takes a file, not JSON: give the JSON on standard input with --decisions - (echo '[…]' | %s decide %s --decisions -)", e.again(), idWord(args))
+				}
 				return err
 			}
 			var list []wireInput
@@ -622,7 +685,7 @@ thread are answered in one resume.`,
 		},
 	}
 	cmd.Flags().StringVar(&file, "decisions", "", "file with the decisions as JSON, or - for standard input")
-	f.register(cmd, false)
+	f.register(e, cmd, false)
 	return cmd
 }
 
@@ -643,12 +706,28 @@ func resumeCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&value, "value", "", "the resume value, as JSON")
-	f.register(cmd, false)
+	f.register(e, cmd, false)
 	return cmd
 }
 
 // readArg reads a file, or standard input for "-", refusing more than
 // maxInput bytes rather than cutting it.
+// inlineJSON: a file name that is JSON typed in its place (no such file
+// is there to read).
+func inlineJSON(name string) bool {
+	t := strings.TrimSpace(name)
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
+}
+
+// idWord is the one id given, as a shell word, for a command to copy; "ID"
+// otherwise.
+func idWord(args []string) string {
+	if len(args) != 1 {
+		return "ID"
+	}
+	return shellWord(safe(args[0]))
+}
+
 func readArg(stdin io.Reader, name string) ([]byte, error) {
 	var r io.Reader
 	what := name
@@ -847,7 +926,9 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 			}
 			fmt.Fprintln(e.stderr, "note:", note)
 		}
-		if d.Interrupt.Retry {
+		if note := present.KeptAnswerNote(d.Interrupt); note != "" {
+			fmt.Fprintln(e.stderr, "note:", note)
+		} else if d.Interrupt.Retry {
 			fmt.Fprintf(e.stderr, "note: the last run of thread %s failed; this answers %s again (if the run fails the same way, the graph kept the first answer)\n",
 				safe(d.Interrupt.ThreadID), safe(present.ShortID(d.Interrupt.ID)))
 		}

@@ -30,7 +30,8 @@ a payload hiding escape sequences), and opens the reviewer on it.
 
 --backend rest serves the REST HITL API (runs walking through
 information, payload and response review); --backend events serves the
-event-stream coordinator protocol (docs/backends.md in the repository).
+event-stream coordinator protocol (docs/backends.md in the repository);
+--backend opencode serves opencode's permission requests.
 
 Decisions made in the demo's own reviewer are kept apart from your real ones
 (state in the "demo" folder of the state directory).
@@ -101,8 +102,10 @@ func startDemo(ctx context.Context, kind, listen string, burst int, every time.D
 		srv = rs
 	case "events":
 		srv = demo.NewEvents()
+	case "opencode":
+		srv = demo.NewOpencode()
 	default:
-		return "", nil, usageErr("--backend %q: the demo serves langgraph, rest or events", kind)
+		return "", nil, usageErr("--backend %q: the demo serves langgraph, rest, events or opencode", kind)
 	}
 	if err := srv.Start(listen); err != nil {
 		return "", nil, err

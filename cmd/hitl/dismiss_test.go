@@ -41,7 +41,8 @@ func TestEndingIsSaidOnce(t *testing.T) {
 
 // Dismissing an Agent Inbox request, which proposes an action, or a
 // prompt says nothing was written in the conversation because no tool call
-// waited there, not that the item "had no tool calls".
+// waited there (the request's action is not one), not that the item "had no
+// tool calls".
 func TestDismissOfAnInboxRequestSaysWhyNothingIsInTheConversation(t *testing.T) {
 	eachServer(t, func(t *testing.T, s *server) {
 		for _, c := range []struct{ role, reason string }{{"inbox", "by phone"}, {"inbox", ""}, {"prompt", ""}} {
@@ -51,7 +52,11 @@ func TestDismissOfAnInboxRequestSaysWhyNothingIsInTheConversation(t *testing.T) 
 				args = append(args, "-m", c.reason)
 			}
 			r := s.hitl("", args...)
-			must(t, r, 0, "nothing was written in the conversation, where no tool call waited for an answer)")
+			why := "where no tool call waited for an answer)"
+			if c.role == "inbox" {
+				why = "where the request's action is not a tool call waiting for an answer)" // it proposes one, elsewhere
+			}
+			must(t, r, 0, "nothing was written in the conversation, "+why)
 			if strings.Contains(r.stdout+r.stderr, "no tool calls") {
 				t.Fatalf("%s: %s", c.role, r.stdout+r.stderr)
 			}

@@ -129,7 +129,7 @@ and from "that was a mistake" (4):
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):
 
   HITL_PROFILE      the config file's profile to use
-  HITL_BACKEND      langgraph (default), rest or events
+  HITL_BACKEND      langgraph (default), rest, events, a2a or opencode
   HITL_URL          the server (default http://127.0.0.1:2024)
   HITL_GRAPH        only this graph's interrupts
   HITL_ASSISTANT    only this assistant's interrupts
@@ -139,6 +139,8 @@ and from "that was a mistake" (4):
   HITL_LOOK_EVERY   how often a watching reviewer asks a LangGraph server
                     whether anything changed (default 200ms, at least 50ms;
                     look_every)
+  HITL_LANGGRAPH_URL  the LangGraph server behind an A2A endpoint of
+                    LangGraph (langgraph_url): its questions are read there
 
 Credentials (never printed; hitl config show says "(set, hidden)"):
 
@@ -172,7 +174,7 @@ file is fine; a broken one is an error with its line number.
   default_profile: local
   profiles:
     local:
-      backend: langgraph          # langgraph | rest | events
+      backend: langgraph          # langgraph | rest | events | a2a | opencode
       url: http://127.0.0.1:2024
       api_key_env: LANGSMITH_API_KEY   # or api_key: … (prefer the variable)
       graph: agent                # only this graph's interrupts

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,59 +20,40 @@ import (
 	"github.com/hitl-sh/hitl/redact"
 )
 
-// hookAgents are the coding agents `hitl hook` speaks for, and the decisions
-// each takes back: Codex fails closed on an updatedInput, so its requests
-// offer no edit.
-var hookAgents = map[string][]string{
-	"claude": {"approve", "edit", "reject"},
-	"codex":  {"approve", "reject"},
-}
-
 func hookCmd(e *env) *cobra.Command {
 	timeout := 10 * time.Minute
 	cmd := &cobra.Command{
-		Use:   "hook claude|codex",
+		Use:   "hook claude|codex|gemini|cursor",
 		Short: "Put a coding agent's permission request up for review on a hitl hub, and answer it",
-		Long: `hitl hook is a PermissionRequest hook for Claude Code (hitl hook claude) and
-Codex (hitl hook codex). It reads the hook's input on stdin, puts the request up
-on the hub (hitl serve --http) at --url, a profile's url or HITL_URL, with the
-publisher token in HITL_BEARER_TOKEN, waits for a reviewer's decision and prints
-the agent's answer on stdout: allow, allow with an edited input (Claude Code
-only), or deny with the reviewer's message.
+		Long: `hitl hook is a coding agent's permission hook: a PermissionRequest hook for
+Claude Code (hitl hook claude) and Codex (hitl hook codex), a BeforeTool hook for
+Gemini CLI (hitl hook gemini), a beforeShellExecution or preToolUse hook for
+Cursor (hitl hook cursor). It reads the hook's input on stdin, puts the request
+up on the hub (hitl serve --http) at --url, a profile's url or HITL_URL, with
+the publisher token in HITL_BEARER_TOKEN, waits for a reviewer's decision and
+prints the agent's answer on stdout: allow, allow with an edited input (Claude
+Code only), or deny with the reviewer's message.
 
 When the hub cannot be reached, no decision comes within --timeout, or the hook
-is interrupted, it withdraws the request, prints nothing on stdout, says why in
-one line on stderr and exits 0: the agent then asks as it would without the
-hook. See docs/hooks.md.`,
+is interrupted, it withdraws the request, says why in one line on stderr, exits
+0 and hands the decision back to the agent's own prompt: Claude Code and Codex
+get nothing on stdout, Gemini CLI gets {"decision":"ask"}, Cursor
+{"permission":"ask"}. See docs/hooks.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || hookAgents[args[0]] == nil {
-				return usageErr("hook: name the agent: hitl hook claude, or hitl hook codex")
+				return usageErr("hook: name the agent: hitl hook claude, codex, gemini or cursor")
 			}
 			return nil
 		},
-		ValidArgs: []string{"claude", "codex"},
+		ValidArgs: hookAgentNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h := &hooker{e: e, agent: args[0], timeout: timeout}
+			h := &hooker{e: e, agent: args[0], format: hookAgents[args[0]], timeout: timeout}
 			h.run(cmd.Context())
 			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", timeout, "how long to wait for a decision before withdrawing the request")
 	return cmd
-}
-
-// hookInput is what Claude Code and Codex give a PermissionRequest hook.
-type hookInput struct {
-	SessionID             string          `json:"session_id"`
-	TurnID                string          `json:"turn_id,omitempty"`
-	TranscriptPath        string          `json:"transcript_path,omitempty"`
-	Cwd                   string          `json:"cwd"`
-	HookEventName         string          `json:"hook_event_name"`
-	Model                 string          `json:"model,omitempty"`
-	PermissionMode        string          `json:"permission_mode,omitempty"`
-	ToolName              string          `json:"tool_name"`
-	ToolInput             json.RawMessage `json:"tool_input"`
-	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 }
 
 // hookOrigin is where a request comes from, as the hub and the reviewer see
@@ -91,6 +73,7 @@ type hookOrigin struct {
 type hooker struct {
 	e       *env
 	agent   string
+	format  hookAgent // the agent's input and answers
 	timeout time.Duration
 	hub     *hookclient.Hub // the hub-client side: hookclient
 	redact  func(string) string
@@ -120,41 +103,37 @@ func (h *hooker) say(format string, a ...any) {
 func (h *hooker) run(ctx context.Context) {
 	in, err := io.ReadAll(io.LimitReader(h.e.stdin, 32<<20))
 	if err != nil {
-		h.say("cannot read the hook's input: %v; the agent asks as usual", err)
+		h.handBack("cannot read the hook's input: %v", err)
 		return
 	}
-	var hi hookInput
-	if err := json.Unmarshal(in, &hi); err != nil || hi.ToolName == "" {
-		h.say("the input on stdin is not a PermissionRequest hook's JSON (tool_name, tool_input); the agent asks as usual")
+	r, wrongEvent, err := h.format.read(in)
+	if wrongEvent {
+		h.say("%v; the agent goes on as usual", err)
 		return
 	}
-	if ev := hi.HookEventName; ev != "" && ev != "PermissionRequest" {
-		h.say("this hook answers PermissionRequest, not %s: configure it under PermissionRequest; the agent goes on as usual", safe(ev))
+	if err != nil {
+		h.handBack("%v", err)
 		return
-	}
-	input := bytes.TrimSpace(hi.ToolInput)
-	if len(input) == 0 || input[0] != '{' {
-		input = []byte("{}")
 	}
 	if err := h.connect(); err != nil {
-		h.say("%v; the agent asks as usual", err)
+		h.handBack("%v", err)
 		return
 	}
 	host, _ := os.Hostname()
+	r.Origin.Host = host
 	desc := ""
 	var args struct {
 		Description string `json:"description"`
 	}
-	if json.Unmarshal(input, &args) == nil {
+	if json.Unmarshal(r.Input, &args) == nil {
 		desc = args.Description
 	}
 	data := map[string]any{
-		"action_requests": []any{map[string]any{"name": hi.ToolName, "args": json.RawMessage(input), "description": desc}},
-		"review_configs":  []any{map[string]any{"action_name": hi.ToolName, "allowed_decisions": hookAgents[h.agent]}},
-		"agent_hook": hookOrigin{Agent: h.agent, Host: host, Cwd: hi.Cwd, SessionID: hi.SessionID, TurnID: hi.TurnID,
-			TranscriptPath: hi.TranscriptPath, Model: hi.Model, PermissionMode: hi.PermissionMode, PermissionSuggestions: hi.PermissionSuggestions},
+		"action_requests": []any{map[string]any{"name": r.Tool, "args": r.Input, "description": desc}},
+		"review_configs":  []any{map[string]any{"action_name": r.Tool, "allowed_decisions": h.format.decisions()}},
+		"agent_hook":      r.Origin,
 	}
-	session := hi.SessionID
+	session := r.Origin.SessionID
 	if session == "" {
 		session = h.agent + "@" + host
 	}
@@ -165,7 +144,7 @@ func (h *hooker) run(ctx context.Context) {
 		ExpiresIn: h.timeout + 30*time.Second, Lease: hookLease})
 	pcancel()
 	if err != nil {
-		h.say("could not put the request up on %s: %v; the agent asks as usual", h.shown, err)
+		h.handBack("could not put the request up on %s: %v", h.shown, err)
 		return
 	}
 	id := st.RequestID
@@ -200,10 +179,10 @@ func (h *hooker) run(ctx context.Context) {
 		case err == nil && answered:
 			st = ws // answered just before: the reviewer was told it was sent
 		case err == nil:
-			h.say("withdrew request %s: %s; the agent asks as usual", id, why)
+			h.handBack("withdrew request %s: %s", id, why)
 			return
 		default:
-			h.say("%s, and could not withdraw request %s (%v); the agent asks as usual", why, id, err)
+			h.handBack("%s, and could not withdraw request %s (%v)", why, id, err)
 			return
 		}
 	}
@@ -211,14 +190,30 @@ func (h *hooker) run(ctx context.Context) {
 	case "answered":
 		out, msg := h.answer(st)
 		if out == nil {
-			h.say("%s; the agent asks as usual", msg)
+			h.handBack("%s", msg)
 			return
 		}
 		fmt.Fprintln(h.e.stdout, string(out))
 	case "withdrawn":
-		h.say("request %s was withdrawn on the hub (%s); the agent asks as usual", id, safe(st.Reason))
+		h.handBack("request %s was withdrawn on the hub (%s)", id, safe(st.Reason))
 	default:
-		h.say("request %s stands %q on the hub; the agent asks as usual", id, safe(st.Status))
+		h.handBack("request %s stands %q on the hub", id, safe(st.Status))
+	}
+}
+
+// handBack gives the decision back to the agent's own prompt: it says why
+// in one line on stderr, and prints the agent's way of asking its user
+// (nothing, for Claude Code and Codex).
+func (h *hooker) handBack(format string, a ...any) {
+	why := fmt.Sprintf(format, a...)
+	if h.redact != nil {
+		why = h.redact(why)
+	}
+	h.say("%s; the agent asks as usual", why)
+	if v := h.format.ask(why); v != nil {
+		if out, err := hookJSON(v); err == nil {
+			fmt.Fprintln(h.e.stdout, string(out))
+		}
 	}
 }
 
@@ -276,17 +271,12 @@ func (h *hooker) answer(st hookclient.Standing) ([]byte, string) {
 		return nil, fmt.Sprintf("the hub's answer to %s is not one decision", st.RequestID)
 	}
 	d := r.Decisions[0]
-	type decision struct {
-		Behavior     string          `json:"behavior"`
-		UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
-		Message      string          `json:"message,omitempty"`
-	}
-	var dec decision
+	var out any
 	switch d.Type {
 	case "approve":
-		dec.Behavior = "allow"
+		out = h.format.allow(nil)
 	case "edit":
-		if h.agent != "claude" {
+		if !slices.Contains(h.format.decisions(), "edit") {
 			return nil, "the reviewer edited the input, which " + h.agent + " cannot take"
 		}
 		args := d.EditedArgs
@@ -299,26 +289,17 @@ func (h *hooker) answer(st hookclient.Standing) ([]byte, string) {
 		if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
 			return nil, "the edited input is not a JSON object"
 		}
-		dec.Behavior, dec.UpdatedInput = "allow", args
+		out = h.format.allow(args)
 	case "reject":
-		dec.Behavior, dec.Message = "deny", d.Message
-		if strings.TrimSpace(dec.Message) == "" {
-			dec.Message = "Denied by " + orDefault(st.RespondedBy, "a reviewer") + " in hitl."
-		}
+		out = h.format.deny(d.Message, st.RespondedBy)
 	default:
 		return nil, fmt.Sprintf("the hub's answer is a %q decision, which the hook cannot give", safe(d.Type))
 	}
-	out := map[string]any{"hookSpecificOutput": struct {
-		HookEventName string   `json:"hookEventName"`
-		Decision      decision `json:"decision"`
-	}{"PermissionRequest", dec}}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	b, err := hookJSON(out)
+	if err != nil {
 		return nil, "cannot write the answer: " + err.Error()
 	}
-	return asciiJSON(bytes.TrimSpace(buf.Bytes())), ""
+	return b, ""
 }
 
 // hookSignal names the signal that ended ctx, when it says.

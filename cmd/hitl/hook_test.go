@@ -185,9 +185,15 @@ type hookProc struct {
 
 func startHook(t *testing.T, url, agent, input string, args ...string) *hookProc {
 	t.Helper()
+	return startHookToken(t, url, agent, input, publishToken, args...)
+}
+
+// startHookToken starts the hook with token as its HITL_BEARER_TOKEN.
+func startHookToken(t *testing.T, url, agent, input, token string, args ...string) *hookProc {
+	t.Helper()
 	p := &hookProc{cmd: exec.Command(builtBinary(t), append([]string{"hook", agent, "--url", url}, args...)...)}
 	dir := t.TempDir()
-	p.cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+dir, "HITL_BEARER_TOKEN="+publishToken)
+	p.cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+dir, "HITL_BEARER_TOKEN="+token)
 	p.cmd.Stdin = strings.NewReader(input)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {

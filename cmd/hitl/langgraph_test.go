@@ -558,6 +558,15 @@ func TestRealBreakpoint(t *testing.T) {
 			t.Fatalf("log %s", s.log(th))
 		}
 		must(t, s.hitl("", "approve", it.ID), 3, "already handled")
+		// What was done is a continue, in the history as on the screen.
+		r := s.hitl("", "history", "--json")
+		must(t, r, 0, `"decision":"continue"`)
+		if strings.Contains(r.stdout, `"approve"`) {
+			t.Fatalf("history --json calls the continue an approve:\n%s", r.stdout)
+		}
+		if r = s.hitl("", "history"); !strings.Contains(r.stdout, "continue") || strings.Contains(r.stdout, "approve") {
+			t.Fatalf("history:\n%s", r.stdout)
+		}
 	})
 }
 
@@ -680,4 +689,84 @@ func TestRealFailingGraph(t *testing.T) {
 	r := s.hitl("", "list", "--failed")
 	must(t, r, 0, "ValueError: the warehouse API refused the request (order 7)")
 	must(t, r, 0, th)
+}
+
+// A node that raises after its interrupt returned fails its run with the
+// answer taken, and both servers keep that answer: answered again, the
+// task runs again with the first one. hitl list says so rather than
+// suggesting a new answer, and so does the note before one is sent.
+func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		if !s.real {
+			t.Skip("the demo's graphs do not fail")
+		}
+		s.graphs = map[string]string{"failing": "failing"}
+		th := s.start("failing", map[string]any{"topic": "charge"})
+		it := s.onlyPending(th)
+		must(t, s.hitl("", "respond", it.ID, "-m", "yes"), 1, "answer was 'yes'")
+		r := s.hitl("", "list")
+		must(t, r, 0, "still holds "+it.ID[:8]+" [prompt]")
+		must(t, r, 0, "the graph keeps the answer it took before failing; a new one is not used (hitl respond "+it.ID[:8]+" … runs the task again with the first)")
+		// This thread's lines (the server holds other tests' threads).
+		_, mine, _ := strings.Cut(r.stdout, "thread "+th)
+		mine, _, _ = strings.Cut(mine, "\n  thread ")
+		if strings.Contains(mine, "answer it again") {
+			t.Fatalf("hitl list suggests an answer that cannot help:\n%s", mine)
+		}
+		var failed []struct {
+			ThreadID   string `json:"thread_id"`
+			Interrupts []struct {
+				ID         string `json:"id"`
+				KeptAnswer bool   `json:"kept_answer"`
+			} `json:"interrupts"`
+		}
+		json.Unmarshal([]byte(s.hitl("", "list", "--failed", "--json").stdout), &failed)
+		found := false
+		for _, f := range failed {
+			if f.ThreadID == th {
+				found = len(f.Interrupts) == 1 && f.Interrupts[0].ID == it.ID && f.Interrupts[0].KeptAnswer
+			}
+		}
+		if !found {
+			t.Fatalf("list --failed --json does not mark %s kept_answer: %+v", it.ID, failed)
+		}
+		r = s.hitl("", "respond", it.ID[:8], "-m", "charge-offline")
+		must(t, r, 1, "note: the last run failed in "+it.ID[:8]+"'s own task after the graph took its answer, and the graph keeps that answer: a new one is not used")
+		// What the note said: the graph ran again with the first answer.
+		must(t, r, 1, "answer was 'yes'")
+		if strings.Contains(s.log(th), "charge-offline") {
+			t.Fatalf("the graph got the new answer after all; the words are wrong: %s", s.log(th))
+		}
+	})
+}
+
+// A tool configured `True` (Python) or `true` (JS) in interrupt_on: the
+// Python middleware allows respond too (langchain 1.4.7 and 1.5.2 alike),
+// the JS one approve, edit and reject only. hitl offers what each allows,
+// and a respond reaches the Python graph as the tool's result.
+func TestRealInterruptOnTrue(t *testing.T) {
+	eachServer(t, func(t *testing.T, s *server) {
+		if !s.real {
+			t.Skip("the demo has no interrupt_on")
+		}
+		s.graphs = map[string]string{"lookup": "agent"}
+		th := s.agent("lookup")
+		it := s.onlyPending(th)
+		want := "approve,edit,reject,respond"
+		if s.js {
+			want = "approve,edit,reject"
+		}
+		if len(it.Actions) != 1 || it.Actions[0].Name != "lookup_order" || strings.Join(it.Actions[0].Allowed, ",") != want {
+			t.Fatalf("listed %+v, want allowed %s", it, want)
+		}
+		r := s.hitl("", "respond", it.ID, "-m", "A-1001 ships on Monday")
+		if s.js {
+			must(t, r, 4, "not allowed")
+			return
+		}
+		must(t, r, 0, "Sent respond")
+		if got := s.toolMessages(th)["lookup_order"]; got != "A-1001 ships on Monday" {
+			t.Fatalf("the tool's result is %q", got)
+		}
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/procs"
 )
 
@@ -113,4 +114,23 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 		return ee.code
 	}
 	return exitError
+}
+
+// aboutErr is an error of a decision command with what its --json object
+// says of it beyond the exit code (decisionErrJSON): result names it
+// ("handled-here", "handled-elsewhere", "gone", …), id is the interrupt it
+// is about, winner what is known of the decision that answered it.
+type aboutErr struct {
+	err    error
+	result string
+	id     string
+	winner *client.Winner
+}
+
+func (e *aboutErr) Error() string { return e.err.Error() }
+func (e *aboutErr) Unwrap() error { return e.err }
+
+// about gives err what a --json object says of it.
+func about(err error, result, id string, w *client.Winner) error {
+	return &aboutErr{err: err, result: result, id: id, winner: w}
 }

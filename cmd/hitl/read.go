@@ -183,7 +183,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	var shown error
 	progress := func(p client.Progress) {
 		if shown == nil {
-			shown = show(journal.Unhandled(p.Items, a.journal.Handled()))
+			shown = show(journal.Unhandled(p.Items, a.journal.Hidden()))
 		}
 	}
 	// Between listings watch only waits: the process runs on one processor

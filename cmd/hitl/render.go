@@ -440,23 +440,46 @@ func printTool(w io.Writer, it client.Interrupt, a client.Action) {
 	if !ok {
 		return
 	}
-	if a.Name == "Bash" {
+	if present.IsShell(a.Name) {
 		fmt.Fprintf(w, "  $ %s\n", strings.ReplaceAll(safeBlock(v.Command), "\n", "\n    "))
+	}
+	for _, c := range v.Commands {
+		fmt.Fprintf(w, "  $ %s\n", strings.ReplaceAll(safeBlock(c), "\n", "\n    "))
+	}
+	for _, p := range v.Patterns {
+		fmt.Fprintf(w, "  · %s\n", safe(p))
+	}
+	if len(v.Always) > 0 {
+		fmt.Fprintf(w, "  approved for good (approve --always), allows: %s\n", safe(strings.Join(v.Always, ", ")))
 	}
 	if v.Path != "" {
 		fmt.Fprintf(w, "  file %s\n", safe(v.Path))
 	}
 	for _, c := range v.Changes {
 		fmt.Fprintf(w, "  %s:\n", c.Label)
-		for _, l := range diff.Lines(safeBlock(c.Before), safeBlock(c.After)) {
-			mark := "  "
-			switch l.Op {
-			case diff.Delete:
-				mark = "- "
-			case diff.Insert:
-				mark = "+ "
-			}
-			fmt.Fprintf(w, "    %s%s\n", mark, l.Text)
+		printLines(w, diff.Lines(safeBlock(c.Before), safeBlock(c.After)))
+	}
+	if len(v.Patch) > 0 {
+		fmt.Fprintln(w, "  change:")
+		lines := make([]diff.Line, len(v.Patch))
+		for i, l := range v.Patch {
+			l.Text = safe(l.Text)
+			lines[i] = l
 		}
+		printLines(w, lines)
+	}
+}
+
+// printLines prints the lines of a diff, marked - and +.
+func printLines(w io.Writer, lines []diff.Line) {
+	for _, l := range lines {
+		mark := "  "
+		switch l.Op {
+		case diff.Delete:
+			mark = "- "
+		case diff.Insert:
+			mark = "+ "
+		}
+		fmt.Fprintf(w, "    %s%s\n", mark, l.Text)
 	}
 }

@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/a2a"
 	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/client/langgraph"
+	"github.com/hitl-sh/hitl/client/opencode"
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
@@ -99,7 +101,8 @@ exit-codes say how to set it up and what its exit status means.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.flags.Profile, "profile", "", "config profile to use (env HITL_PROFILE)")
-	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest or events (env HITL_BACKEND)")
+	pf.StringVar(&e.flags.Backend, "backend", "", "backend kind: langgraph, rest, events, a2a or opencode (env HITL_BACKEND)")
+	pf.StringArrayVar(&e.flags.Tasks, "task", nil, "an A2A task id to review besides those the agent lists (repeatable; an agent of protocol 0.3 lists none)")
 	pf.StringVar(&e.flags.URL, "url", "", "server URL (env HITL_URL; default "+config.DefaultURL+")")
 	pf.StringVar(&e.flags.Graph, "graph", "", "only interrupts of this graph id (env HITL_GRAPH)")
 	pf.StringVar(&e.flags.Assistant, "assistant", "", "only interrupts of this assistant id (env HITL_ASSISTANT)")
@@ -309,7 +312,8 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
-	handled := a.sift(all).Handled
+	sifted := a.sift(all)
+	handled := sifted.Hidden
 	a.waiting = a.waiting[:0]
 	for _, it := range all {
 		if !handled[it.ID] {
@@ -344,7 +348,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 		}
 	}
 	for _, id := range ids {
-		it, err := a.findIn(ctx, all, handled, id)
+		it, err := a.findIn(ctx, all, sifted, id)
 		if err != nil {
 			return nil, err
 		}
@@ -353,7 +357,8 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	return out, nil
 }
 
-func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[string]bool, id string) (client.Interrupt, error) {
+func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal.Sifted, id string) (client.Interrupt, error) {
+	handled := sifted.Hidden
 	id = strings.ToLower(strings.TrimSpace(id))
 	var matches []client.Interrupt
 	for _, it := range all {
@@ -361,10 +366,23 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 			matches = append(matches, it)
 		}
 	}
-	var handledMatch string
+	// handledMatch: a decision sent from this machine answered it;
+	// elsewhereMatch: this machine found it answered by another decision.
+	var handledMatch, elsewhereMatch string
 	for h := range handled {
-		if strings.HasPrefix(h, id) {
+		switch {
+		case !strings.HasPrefix(strings.ToLower(h), id):
+		case sifted.Handled[h]:
 			handledMatch = h
+		default:
+			elsewhereMatch = h
+		}
+	}
+	if handledMatch != "" {
+		// hitl before 2026-11 wrote ids it found answered elsewhere as
+		// handled: the audit log tells them apart.
+		if e, ok := a.journal.Last(handledMatch); ok && e.Outcome == journal.HandledElsewhere {
+			handledMatch, elsewhereMatch = "", handledMatch
 		}
 	}
 	if len(matches) == 0 {
@@ -372,6 +390,19 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		// answered again (hitl list shows such threads).
 		if retry, err := a.retryIn(ctx, id); err != nil || retry != nil {
 			return derefOr(retry), err
+		}
+		// An A2A task named by its id (an agent that cannot list).
+		if tasks, ok := a.backend.(interface {
+			Task(context.Context, string) ([]client.Interrupt, error)
+		}); ok {
+			asked, err := tasks.Task(ctx, strings.TrimSpace(id))
+			if err != nil {
+				return client.Interrupt{}, err
+			}
+			if len(asked) == 1 && !handled[asked[0].ID] {
+				return asked[0], nil
+			}
+			matches = asked
 		}
 	}
 	switch {
@@ -395,10 +426,31 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		return client.Interrupt{}, nothingErr("%s (hitl history shows the decision)", msg)
 	case handledMatch != "":
 		msg := fmt.Sprintf("interrupt %s was already handled from this machine", safe(handledMatch))
+		var mine *client.Winner
 		if e, ok := a.journal.Last(handledMatch); ok {
 			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), safe(e.Reviewer), e.Outcome)
+			mine = &client.Winner{RunID: e.RunID, Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
 		}
-		return client.Interrupt{}, nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch))
+		return client.Interrupt{}, about(nothingErr("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch)),
+			"handled-here", handledMatch, mine)
+	case elsewhereMatch != "":
+		// Answered by another decision; what this machine tried (refused,
+		// or not applied) is in its audit log, with the winner it learnt.
+		var winner *client.Winner
+		if e, ok := a.journal.Last(elsewhereMatch); ok {
+			winner = e.Winner
+		}
+		if seen := a.journal.Sightings(elsewhereMatch); winner == nil && len(seen) == 1 {
+			// Refused before any attempt was recorded: the server says.
+			if st, err := a.backend.Standing(ctx, []client.Interrupt{seen[0].Interrupt()}); err == nil && len(st) == 1 {
+				winner = st[0].By
+			}
+		}
+		if a.reading {
+			return client.Interrupt{}, nothingErr("interrupt %s no longer waits: it was answered elsewhere%s", safe(elsewhereMatch), decide.WinnerText(winner))
+		}
+		return client.Interrupt{}, about(nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(elsewhereMatch)), decide.WinnerText(winner)),
+			"handled-elsewhere", elsewhereMatch, winner)
 	}
 	// Not listed: if it was seen pending before, its thread tells whether it
 	// was answered (and by whom) or is gone.
@@ -412,16 +464,18 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, handled map[st
 		if len(st) == 1 {
 			switch st[0].Presence {
 			case client.Answered:
-				_ = a.journal.MarkHandled(it.ID)
+				_ = a.journal.MarkElsewhere(it.ID)
 				if a.reading {
 					return client.Interrupt{}, nothingErr("%s no longer waits: it was answered elsewhere%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
 				}
-				return client.Interrupt{}, nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
+				return client.Interrupt{}, about(nothingErr("%s: already handled elsewhere; nothing sent%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By)),
+					"handled-elsewhere", it.ID, st[0].By)
 			case client.Gone:
 				if a.reading {
 					return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
 				}
-				return client.Interrupt{}, nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server()))
+				return client.Interrupt{}, about(nothingErr("interrupt %s: its thread %s no longer exists on %s; nothing sent", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(a.backend.Server())),
+					"gone", it.ID, nil)
 			}
 		}
 	}
@@ -543,6 +597,10 @@ func newBackend(s *config.Settings, follow time.Duration) (client.Backend, error
 		return rest.New(rest.Options{Options: t, UserID: s.UserID, Follow: follow})
 	case "events":
 		return events.New(events.Options{Options: t, Reviewer: s.Reviewer})
+	case "a2a":
+		return a2a.New(a2a.Options{Options: t, Tasks: s.Tasks, LangGraph: s.LangGraphURL, Follow: follow})
+	case "opencode":
+		return opencode.New(opencode.Options{Options: t})
 	}
 	return langgraph.New(langgraph.Options{Options: t, Graph: s.Graph, Assistant: s.Assistant, Metadata: s.Metadata, Follow: follow,
 		Live: s.LookEvery})

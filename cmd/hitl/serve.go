@@ -40,7 +40,7 @@ lets decisions being sent finish, then closes every session.
 
 --http ADDR serves hitl's coordinator protocol to the same team: reviewers
 open it with hitl --backend events --url http://ADDR (their token in
-HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex) put their
+HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex|gemini|cursor) put their
 permission requests up with a publisher's token. With a LangGraph server named
 (--url, HITL_URL or a profile's url), alone or beside --ssh, it serves that
 server's interrupts too, decided under the same roles and rules; with none

@@ -63,3 +63,18 @@ func Get(t testing.TB, k Kind) Server {
 	t.Skipf("no %s server: run the tests with scripts/test", k)
 	return Server{}
 }
+
+// A2A returns the URL of the scripted A2A agent scripts/test started
+// (testserver/a2a/, HITL_TEST_A2A_URL), skipping the test where it did not
+// (and failing under CI).
+func A2A(t testing.TB) string {
+	t.Helper()
+	if u := os.Getenv("HITL_TEST_A2A_URL"); u != "" {
+		return u
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("HITL_TEST_A2A_URL is not set: run the tests with scripts/test")
+	}
+	t.Skip("no A2A test agent: run the tests with scripts/test")
+	return ""
+}

@@ -36,6 +36,14 @@ const notify = tool(ran("notify"), {
   schema: z.object({ channel: z.string(), text: z.string() }),
 });
 
+// Configured `true` (every decision the middleware has: approve, edit,
+// reject; the Python middleware's True adds respond).
+const lookupOrder = tool(ran("lookup_order"), {
+  name: "lookup_order",
+  description: "Look an order up",
+  schema: z.object({ order_id: z.string() }),
+});
+
 const scenarios = {
   email: [
     {
@@ -53,6 +61,7 @@ const scenarios = {
     { name: "delete_records", args: { table: "sessions", where: "last_seen < now() - interval '90 days'" } },
     { name: "notify", args: { channel: "#ops", text: "Pruned stale sessions" } },
   ],
+  lookup: [{ name: "lookup_order", args: { order_id: "A-1001" } }],
 };
 
 class ScriptedModel extends BaseChatModel {
@@ -86,7 +95,7 @@ class ScriptedModel extends BaseChatModel {
 
 export const graph = createAgent({
   model: new ScriptedModel({}),
-  tools: [sendEmail, issueRefund, deleteRecords, notify],
+  tools: [sendEmail, issueRefund, deleteRecords, notify, lookupOrder],
   middleware: [
     humanInTheLoopMiddleware({
       interruptOn: {
@@ -101,6 +110,7 @@ export const graph = createAgent({
         },
         delete_records: { allowedDecisions: ["approve", "reject"], description: "**Destructive**: deletes rows." },
         notify: { allowedDecisions: ["approve", "edit", "reject"] },
+        lookup_order: true,
       },
       descriptionPrefix: "Tool execution pending approval",
     }),

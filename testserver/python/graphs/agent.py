@@ -48,7 +48,15 @@ def notify(channel: str, text: str) -> str:
     return _ran("notify", {"channel": channel, "text": text})
 
 
-TOOLS = [send_email, issue_refund, delete_records, notify]
+@tool
+def lookup_order(order_id: str) -> str:
+    """Look an order up"""
+    return _ran("lookup_order", {"order_id": order_id})
+
+
+# lookup_order is configured True: every decision the middleware has
+# (approve, edit, reject and respond; the JS middleware's true has no respond).
+TOOLS = [send_email, issue_refund, delete_records, notify, lookup_order]
 
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "email": [
@@ -67,6 +75,7 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
         {"name": "delete_records", "args": {"table": "sessions", "where": "last_seen < now() - interval '90 days'"}},
         {"name": "notify", "args": {"channel": "#ops", "text": "Pruned stale sessions"}},
     ],
+    "lookup": [{"name": "lookup_order", "args": {"order_id": "A-1001"}}],
     # The per-call graph's scenarios (percall.py): one gated call, or two at once.
     "percall": [
         {
@@ -131,6 +140,7 @@ graph = create_agent(
                 },
                 "delete_records": {"allowed_decisions": ["approve", "reject"], "description": "**Destructive**: deletes rows."},
                 "notify": {"allowed_decisions": ["approve", "edit", "reject"]},
+                "lookup_order": True,
             },
             description_prefix="Tool execution pending approval",
         )

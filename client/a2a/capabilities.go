@@ -1,0 +1,11 @@
+package a2a
+
+import "github.com/hitl-sh/hitl/client"
+
+// Features: what this backend offers beyond client.Backend (the table is
+// in ARCHITECTURE.md), every one of them; the compiler checks each.
+func (b *Backend) Features() client.Features {
+	return client.Features{
+		Redactor: b, // the journal hides credentials (transport.Conn)
+	}
+}

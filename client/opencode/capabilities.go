@@ -1,0 +1,12 @@
+package opencode
+
+import "github.com/hitl-sh/hitl/client"
+
+// Features: what this backend offers beyond client.Backend (the table is
+// in ARCHITECTURE.md), every one of them; the compiler checks each.
+func (b *Backend) Features() client.Features {
+	return client.Features{
+		Notifier: b, // change signals (opencode's event stream)
+		Redactor: b, // the journal hides credentials (transport.Conn)
+	}
+}
