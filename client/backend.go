@@ -133,6 +133,11 @@ const (
 	// server lost the run (an in-memory server restarted) and the answer
 	// never took effect.
 	Lost Took = "lost"
+	// Unconfirmed: the server ran this submission's answer, but shows
+	// nothing that tells whose answer the interrupt took (aegra: its runs
+	// carry neither the resume nor the metadata, and two resumes of one
+	// interrupt may both be accepted). Never "mine" without evidence.
+	Unconfirmed Took = "unconfirmed"
 )
 
 // Verdict is what became of one interrupt's answer.

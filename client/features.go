@@ -35,6 +35,9 @@ type Features struct {
 	// Redactor: the credentials the backend holds, hidden from what the
 	// journal and the screen show.
 	Redactor Redactor
+	// Attentive: a watcher told whether a reviewer is there, which looks
+	// seldom while none is (needs Notifier).
+	Attentive Attentive
 }
 
 // Redactor hides the credentials a backend holds (URL userinfo, tokens)

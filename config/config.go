@@ -49,6 +49,8 @@ type File struct {
 	Keys map[string][]string `yaml:"keys"`
 	// Team is who may use the shared inbox (`hitl serve`) and how.
 	Team *team.Config `yaml:"team"`
+	// Hub is where `hitl serve` keeps its state (docs/team.md).
+	Hub *Hub `yaml:"hub"`
 	// Warnings are problems that do not stop hitl (a secret in a file others
 	// can read), each saying how to fix it; the caller shows them once.
 	Warnings []string `yaml:"-"`
@@ -241,6 +243,19 @@ func (f *File) names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Hub is `hitl serve`'s own settings.
+type Hub struct {
+	// Store is the hub's store: empty for SQLite in the state directory,
+	// postgres://USER@HOST/DB for PostgreSQL (several hubs may share it),
+	// sqlite:PATH for another SQLite file. StoreEnv names a variable that
+	// holds it instead (a URL with a password stays out of the file).
+	Store    string `yaml:"store"`
+	StoreEnv string `yaml:"store_env"`
+	// Retention is how long a finished request stays readable (default
+	// 7 days).
+	Retention Duration `yaml:"retention"`
 }
 
 // Overrides are the settings given as flags; empty means not given.

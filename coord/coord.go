@@ -14,9 +14,13 @@
 //	                                 (expires_in, seconds: withdrawn then, should the publisher vanish)
 //	DELETE /hitl/requests/{id}      its publisher: {"reason"} -> 200 withdrawn; 409 answered (with the answer)
 //
+//	GET    /hitl/history            reviewers: the team's audit log, newest first (?reviewer=&source=&tool=&outcome=&request_id=&since=&limit=)
+//
 // Every call needs Authorization: Bearer TOKEN. Who decided
 // (responded_by) is the reviewer the token belongs to, never a name in the
-// body. Requests live in memory: a restarted coordinator starts empty.
+// body. Requests, their approvals and answers, the event log and the audit
+// log are kept in the hub's store (package store): a restarted coordinator
+// has them all, and so has every hub on one PostgreSQL store.
 package coord
 
 import (
@@ -35,6 +39,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/rules"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -50,18 +55,29 @@ type Options struct {
 	Team Team
 	// MaxWait caps a long poll (default 30 s).
 	MaxWait time.Duration
-	// Log, when set, gets one line per request put up, answered or
-	// withdrawn (server text in it is not made inert: the caller does).
-	Log func(string)
-	// Logger, when set, gets the door's refusals (401, 403) as logfmt
-	// lines with the caller's address (limits.go).
-	Logger *slog.Logger
+	// Log, when set, gets one record per request put up, answered or
+	// withdrawn, and per refused token (server text in it is not made
+	// inert: the caller's handler does).
+	Log *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
 	// Inbox, when set, is more of the hub's inbox served beside the
 	// coordinator's own requests: the LangGraph server's interrupts.
 	Inbox Inbox
+	// Store keeps the requests, the event log and the audit log; nil: a
+	// store in memory, gone with the process (tests).
+	Store *store.Store
+	// Hub names this hub among those sharing a store: its own events
+	// (what it saw of its LangGraph server) are on its stream only.
+	Hub string
+	// Retention is how long a finished request stays readable (GET
+	// /hitl/requests/{id}) and the event log replays; default
+	// DefaultRetention. The audit log is kept.
+	Retention time.Duration
 }
+
+// DefaultRetention is how long a finished request stays readable.
+const DefaultRetention = 7 * 24 * time.Hour
 
 // Inbox is the rest of a hub's inbox (inbox.go).
 type Inbox interface {
@@ -86,27 +102,28 @@ type Inbox interface {
 
 // Server is the coordinator. Its zero value is not usable: see New.
 type Server struct {
-	opts   Options
-	mu     sync.Mutex
-	reqs   map[string]*request
-	order  []string // pending ids, oldest first
-	done   []string // finished ids, oldest first (bounded)
-	events stream
+	opts     Options
+	st       *store.Store
+	ownStore bool // opened by New: closed by Close
+	closed   chan struct{}
+	once     sync.Once
+	ctx      context.Context // the background work's: expiry, pruning
+	stop     context.CancelFunc
+	bg       sync.WaitGroup
+	lmu      sync.Mutex
+	leases   map[string]*lease // this hub's waits on leased requests (lease.go)
 }
 
 // MaxBody is the largest request body taken (a Write of a large file).
 const MaxBody = 16 << 20
 
-// maxDone is how many finished requests are remembered for lookups.
-const maxDone = 10000
-
 // Status is where a request stands.
 type Status string
 
 const (
-	Pending   Status = "pending"
-	Answered  Status = "answered"
-	Withdrawn Status = "withdrawn"
+	Pending   Status = store.Pending
+	Answered  Status = store.Answered
+	Withdrawn Status = store.Withdrawn
 )
 
 type request struct {
@@ -126,11 +143,28 @@ type request struct {
 	decisionID  string
 	answeredAt  time.Time
 	reason      string
+	version     int64
 	// payload is the request's data as hitl reads it (client.Parse: every
 	// spelling it knows), what the rules decide on.
 	payload client.Payload
-	lease   *lease        // tied to its publisher's waits (lease.go); nil: not
-	changed chan struct{} // closed when the request leaves pending
+	lease   time.Duration // tied to its publisher's waits (lease.go); 0: not
+}
+
+// requestOf is the stored request r as the protocol speaks of it.
+func requestOf(r store.Request) *request {
+	out := &request{ID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data, Publisher: r.Publisher,
+		status: Status(r.Status), response: r.Response, respondedBy: r.RespondedBy, decisionID: r.DecisionID, answeredAt: r.AnsweredAt,
+		reason: r.Reason, version: r.Version, lease: r.Lease}
+	if len(r.Data) > 0 {
+		out.payload = client.Parse(r.Data)
+	}
+	if len(r.Approval) > 0 {
+		var a ApprovalView
+		if json.Unmarshal(r.Approval, &a) == nil {
+			out.Approval = &a
+		}
+	}
+	return out
 }
 
 // ApprovalView is a request's pending approval: client.Approval, whose
@@ -147,15 +181,103 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{opts: opts, reqs: map[string]*request{}}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	st, own := opts.Store, false
+	if st == nil {
+		var err error
+		if st, err = store.Open(context.Background(), store.Memory, ""); err != nil {
+			panic("coord: a store in memory: " + err.Error()) // SQLite in memory does not fail
+		}
+		own = true
+	}
+	if opts.Hub == "" {
+		opts.Hub = "hub-" + newID()[:8]
+	}
+	s := &Server{opts: opts, st: st, ownStore: own, closed: make(chan struct{}), leases: map[string]*lease{}}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.rearm() // the leased requests a hub that stopped left waiting
+	s.bg.Add(2)
+	go s.expiring()
+	go s.pruning()
+	return s
 }
 
-// Close ends every event stream.
-func (s *Server) Close() { s.events.closeAll() }
+// Close ends every event stream and the coordinator's background work
+// (a store given in Options stays open: its opener closes it).
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.closed)
+		s.stop()
+		s.stopLeases()
+		s.bg.Wait()
+		if s.ownStore {
+			_ = s.st.Close()
+		}
+	})
+}
 
-func (s *Server) log(format string, a ...any) {
+// Store is where the coordinator keeps its state.
+func (s *Server) Store() *store.Store { return s.st }
+
+// expiring withdraws each request whose publisher said it would stop
+// waiting by then: one timer, set to the next expiry, set again when the
+// store changes (this hub's requests, or another hub's).
+func (s *Server) expiring() {
+	defer s.bg.Done()
+	for {
+		changed := s.st.Changed()
+		now := s.opts.Now()
+		if due, err := s.st.Expired(s.ctx, now); err == nil {
+			for _, r := range due {
+				s.expire(r)
+			}
+		}
+		var wake <-chan time.Time
+		var t *time.Timer
+		if next, ok, err := s.st.NextExpiry(s.ctx); err == nil && ok {
+			t = time.NewTimer(max(next.Sub(s.opts.Now()), 10*time.Millisecond))
+			wake = t.C
+		}
+		select {
+		case <-s.ctx.Done():
+		case <-changed:
+		case <-wake:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if s.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// pruning forgets finished requests and events older than the retention
+// period, at start and every hour.
+func (s *Server) pruning() {
+	defer s.bg.Done()
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		now := s.opts.Now()
+		if n, err := s.st.Prune(s.ctx, now.Add(-s.opts.Retention), now.Add(-min(time.Hour, s.opts.Retention))); err != nil && s.ctx.Err() == nil {
+			s.log("pruning the store failed", "error", err)
+		} else if n > 0 {
+			s.log("pruned finished requests", "count", n, "older_than", s.opts.Retention)
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Server) log(msg string, args ...any) {
 	if s.opts.Log != nil {
-		s.opts.Log(fmt.Sprintf(format, a...))
+		s.opts.Log.Info(msg, args...)
 	}
 }
 
@@ -163,7 +285,8 @@ func (s *Server) log(format string, a ...any) {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /hitl/pending", s.auth(reviewers, s.pending))
-	mux.HandleFunc("GET /hitl/events", s.auth(reviewers, s.events.serve))
+	mux.HandleFunc("GET /hitl/events", s.auth(reviewers, s.serveEvents))
+	mux.HandleFunc("GET /hitl/history", s.auth(reviewers, s.history))
 	mux.HandleFunc("POST /hitl/respond", s.auth(approvers, s.respond))
 	mux.HandleFunc("GET /hitl/requests/{id}", s.auth(anyone, s.standing))
 	mux.HandleFunc("GET /hitl/sessions/{id}/conversation", s.auth(reviewers, s.conversation))
@@ -229,6 +352,13 @@ func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// refused logs a call the door turned away, with where it came from.
+func (s *Server) refused(r *http.Request, code int, who, why string) {
+	if s.opts.Log != nil {
+		s.opts.Log.Warn("door refused a call", "status", code, "addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "principal", who, "why", why)
+	}
+}
+
 func orWord(s, def string) string {
 	if s == "" {
 		return def
@@ -245,23 +375,25 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 			// requests are listed, and the answer says which source is down
 			// (SourceDownHeader), as the hub's sessions do.
 			w.Header().Set(SourceDownHeader, headerText(err.Error()))
-			s.log("listing without the LangGraph server: %v", err)
+			s.log("listing without the LangGraph server", "error", err)
 		}
 	}
-	s.mu.Lock()
-	out := make([]json.RawMessage, 0, len(s.order)+len(more))
+	reqs, err := s.st.Pending(r.Context())
+	if err != nil {
+		writeError(w, 503, "the hub cannot read its store: "+err.Error())
+		return
+	}
+	out := make([]json.RawMessage, 0, len(reqs)+len(more))
 	out = append(out, more...) // oldest first: the server's have waited longest, mostly
-	for _, id := range s.order {
-		b, err := json.Marshal(s.reqs[id])
+	for _, rq := range reqs {
+		b, err := json.Marshal(requestOf(rq))
 		if err != nil {
-			s.mu.Unlock()
 			writeError(w, 500, err.Error())
 			return
 		}
 		out = append(out, b)
 	}
 	b, err := json.Marshal(out)
-	s.mu.Unlock()
 	if err != nil {
 		writeError(w, 500, err.Error())
 		return
@@ -292,7 +424,15 @@ func headerText(s string) string {
 
 // Announce publishes an event on the stream (the hub's other interrupts
 // coming and going).
-func (s *Server) Announce(typ string, v any) { s.events.publish(typ, v) }
+func (s *Server) Announce(typ string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	if err := s.st.Append(s.ctx, store.Event{Type: typ, Hub: s.opts.Hub, Data: b, At: s.opts.Now().UTC()}); err != nil && s.ctx.Err() == nil {
+		s.log("the event log did not take an event", "error", err)
+	}
+}
 
 func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
@@ -315,28 +455,39 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 422, "the request needs data: what the reviewer is asked")
 		return
 	}
-	req := &request{ID: "req-" + newID(), Agent: body.Agent, SessionID: body.SessionID, CreatedAt: s.opts.Now().UTC(),
-		Data: body.Data, Publisher: p.Name, status: Pending, payload: client.Parse(body.Data), changed: make(chan struct{})}
-	if req.Agent == "" {
-		req.Agent = p.Name
+	rq := store.Request{ID: ReqPrefix + newID(), Agent: body.Agent, SessionID: body.SessionID, CreatedAt: s.opts.Now().UTC(),
+		Data: body.Data, Publisher: p.Name, Source: sourceOf(body.Data), Status: store.Pending, Version: 1,
+		Lease: leaseOf(body.LeaseSeconds)}
+	if rq.Lease > 0 {
+		rq.LeaseUntil = rq.CreatedAt.Add(rq.Lease)
 	}
-	s.mu.Lock()
-	s.reqs[req.ID] = req
-	s.order = append(s.order, req.ID)
-	s.startLease(req, body.LeaseSeconds)
-	s.events.publish("hitl_asked", req)
-	s.mu.Unlock()
-	s.log("%s: put up by %s (%s %s)", req.ID, p.Name, req.Agent, strings.Join(req.tools(), ", "))
+	if rq.Agent == "" {
+		rq.Agent = p.Name
+	}
 	if body.ExpiresIn > 0 {
 		// A publisher killed outright (kill -9, a runner torn down) cannot
 		// withdraw: the request goes when it said it would stop waiting.
-		d := time.Duration(min(body.ExpiresIn, 7*24*3600) * float64(time.Second))
-		time.AfterFunc(d, func() { s.expire(req, d) })
+		rq.ExpiresAt = rq.CreatedAt.Add(time.Duration(min(body.ExpiresIn, 7*24*3600) * float64(time.Second)))
 	}
+	if err := s.st.Publish(r.Context(), rq); err != nil {
+		writeError(w, 503, "the hub cannot keep the request in its store, so it is not up: "+err.Error())
+		return
+	}
+	if rq.Lease > 0 {
+		s.lmu.Lock()
+		s.arm(rq.ID, rq.Lease, rq.LeaseUntil)
+		s.lmu.Unlock()
+	}
+	req := requestOf(rq)
+	s.log("request put up", "request", rq.ID, "publisher", p.Name, "agent", rq.Agent, "tools", strings.Join(req.tools(), ","))
 	writeJSON(w, 201, s.standingOf(req))
 }
 
-// standingOf is a request's standing; s.mu is held or the request is final.
+// ReqPrefix begins the id of every request the coordinator gives out (the
+// LangGraph server's interrupts have no such ids).
+const ReqPrefix = "req-"
+
+// standingOf is a request's standing.
 func (s *Server) standingOf(r *request) map[string]any {
 	out := map[string]any{"request_id": r.ID, "status": r.status, "agent": r.Agent, "session_id": r.SessionID, "created_at": r.CreatedAt}
 	switch r.status {
@@ -348,8 +499,8 @@ func (s *Server) standingOf(r *request) map[string]any {
 		if r.Approval != nil {
 			out["approvals"] = r.Approval.Approvers
 		}
-		if r.lease != nil {
-			out["publisher_waiting"] = r.lease.waiters > 0
+		if r.lease > 0 {
+			_, out["publisher_waiting"] = s.Waiting(r.ID)
 		}
 	}
 	return out
@@ -368,63 +519,64 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 404, "no request "+id)
 		return
 	}
-	s.mu.Lock()
-	req, ok := s.reqs[id]
-	if ok && p.Kind == team.KindPublisher && req.Publisher != p.Name {
-		ok = false // a publisher sees its own requests only
-	}
-	if !ok {
-		s.mu.Unlock()
-		writeError(w, 404, "no request "+id)
-		return
-	}
-	changed, status := req.changed, req.status
-	s.mu.Unlock()
-	defer s.attach(req, p)()
-	if status == Pending && wait > 0 {
-		t := time.NewTimer(wait)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	attached := false
+	for {
+		changed := s.st.RequestChanged(id)
+		rq, ok, err := s.st.Standing(r.Context(), id)
+		if err != nil {
+			writeError(w, 503, "the hub cannot read its store: "+err.Error())
+			return
+		}
+		if ok && p.Kind == team.KindPublisher && rq.Publisher != p.Name {
+			ok = false // a publisher sees its own requests only
+		}
+		if !ok {
+			writeError(w, 404, "no request "+id+" (a finished request is kept "+s.opts.Retention.String()+")")
+			return
+		}
+		if !attached {
+			// A wait of its publisher holds a leased request up.
+			attached = true
+			defer s.attach(rq, p, wait)()
+		}
+		if rq.Status != store.Pending || wait == 0 {
+			writeJSON(w, 200, s.standingOf(requestOf(rq)))
+			return
+		}
 		select {
 		case <-changed:
+			continue
 		case <-t.C:
 		case <-r.Context().Done():
+		case <-s.closed:
 		}
-		t.Stop()
+		wait = 0 // once more, and answer
 	}
-	s.mu.Lock()
-	out := s.standingOf(req)
-	s.mu.Unlock()
-	writeJSON(w, 200, out)
 }
 
-// finish takes a pending request out of the list; s.mu is held.
-func (s *Server) finish(req *request) {
-	for i, id := range s.order {
-		if id == req.ID {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
+// finish ends a pending request as read at its version; ok false when it
+// changed meanwhile (another decision, another hub): read it again.
+func (s *Server) finish(ctx context.Context, req *request, f store.Finish, event map[string]any) (bool, error) {
+	f.At = s.opts.Now().UTC()
+	f.Event, _ = json.Marshal(event)
+	ok, err := s.st.Finish(ctx, req.ID, req.version, f)
+	if ok && req.lease > 0 {
+		s.endLease(req.ID)
 	}
-	s.endLease(req)
-	s.done = append(s.done, req.ID)
-	if len(s.done) > maxDone {
-		delete(s.reqs, s.done[0])
-		s.done = s.done[1:]
-	}
-	close(req.changed)
+	return ok, err
 }
 
 // expire withdraws a request its publisher stopped waiting for.
-func (s *Server) expire(req *request, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if req.status != Pending {
-		return
-	}
+func (s *Server) expire(r store.Request) {
+	d := r.ExpiresAt.Sub(r.CreatedAt)
 	reason := fmt.Sprintf("expired: its agent stopped waiting after %s", d.Round(time.Second))
-	req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
-	s.finish(req)
-	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Withdrawn, "reason": reason})
-	s.log("%s: withdrawn (%s)", req.ID, reason)
+	ok, err := s.finish(s.ctx, requestOf(r), store.Finish{Status: store.Withdrawn, Reason: reason},
+		map[string]any{"request_id": r.ID, "status": Withdrawn, "reason": reason})
+	if err == nil && ok {
+		s.log("request withdrawn", "request", r.ID, "reason", reason)
+	}
 }
 
 func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
@@ -443,23 +595,36 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	if r := []rune(reason); len(r) > 300 {
 		reason = string(r[:300]) + "…"
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, ok := s.reqs[id]
-	if !ok || req.Publisher != p.Name {
-		writeError(w, 404, "no request "+id+" of "+p.Name)
+	for {
+		rq, ok, err := s.st.Standing(r.Context(), id)
+		if err != nil {
+			writeError(w, 503, "the hub cannot read its store: "+err.Error())
+			return
+		}
+		if !ok || rq.Publisher != p.Name {
+			writeError(w, 404, "no request "+id+" of "+p.Name)
+			return
+		}
+		req := requestOf(rq)
+		if req.status != Pending {
+			// Answered first: the publisher gets the answer, and can act on it.
+			writeJSON(w, 409, s.standingOf(req))
+			return
+		}
+		done, err := s.finish(r.Context(), req, store.Finish{Status: store.Withdrawn, Reason: reason},
+			map[string]any{"request_id": id, "status": Withdrawn, "reason": reason})
+		if err != nil {
+			writeError(w, 503, "the hub cannot write its store, so the request stands: "+err.Error())
+			return
+		}
+		if !done {
+			continue // it changed meanwhile: where does it stand now?
+		}
+		s.log("request withdrawn", "request", id, "reason", reason, "publisher", p.Name)
+		req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
+		writeJSON(w, 200, s.standingOf(req))
 		return
 	}
-	if req.status != Pending {
-		// Answered first: the publisher gets the answer, and can act on it.
-		writeJSON(w, 409, s.standingOf(req))
-		return
-	}
-	req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
-	s.finish(req)
-	s.events.publish("hitl_answered", map[string]any{"request_id": id, "status": Withdrawn, "reason": reason})
-	s.log("%s: withdrawn (%s)", id, reason)
-	writeJSON(w, 200, s.standingOf(req))
 }
 
 // conversation serves a session's messages where the hub's inbox keeps
@@ -487,8 +652,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 422, "the body needs request_id and either response or end")
 		return
 	}
-	if s.opts.Inbox != nil && s.opts.Inbox.Owns(body.RequestID) {
-		// The LangGraph server's interrupt: the hub's one decision path.
+	if s.opts.Inbox != nil && !strings.HasPrefix(body.RequestID, ReqPrefix) && s.opts.Inbox.Owns(body.RequestID) {
+		// The LangGraph server's interrupt: the hub's one decision path
+		// (which writes its audit entry).
 		code, out := 0, any(nil)
 		if body.End != nil {
 			code, out = s.opts.Inbox.End(r.Context(), p.Name, body.RequestID, body.End, body.DecisionID)
@@ -502,64 +668,107 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 422, "request "+body.RequestID+" has no thread here to end: answer it (a reject), nothing sent")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, ok := s.reqs[body.RequestID]
-	if !ok {
-		writeError(w, 404, "no request "+body.RequestID)
-		return
-	}
-	switch req.status {
-	case Withdrawn:
-		writeJSON(w, 409, map[string]any{"error": "Conflict", "message": "already handled elsewhere: withdrawn (" + req.reason + ")",
-			"request_id": req.ID, "status": Withdrawn, "reason": req.reason})
-		return
-	case Answered:
-		writeJSON(w, 409, map[string]any{"error": "Conflict", "message": "already answered by " + req.respondedBy, "request_id": req.ID, "status": Answered})
-		return
-	}
-	ds, err := req.decisions(body.Response)
-	if err != nil {
-		writeError(w, 422, err.Error())
-		return
-	}
-	// The team's one rule engine: an action a rule names needs its
-	// distinct approvers of this exact answer, whatever the decisions on
-	// the other actions; an approval counts toward that exact answer, once
-	// per approver, and another answer replaces it.
-	v, err := rules.Judge(s.rules(), &req.payload, ds, req.Approval, p.Name, body.Response, s.opts.Now())
-	if err != nil {
-		writeError(w, 403, err.Error())
-		return
-	}
-	tools := v.Need.Tools
-	if !v.Send {
-		held := func() {
-			writeJSON(w, 202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": v.Tally.Next.Approvers, "needed": v.Need.Approvals,
-				"message": v.Tally.Message(tools)})
+	ctx := r.Context()
+	entry := store.Entry{Reviewer: p.Name, Role: string(p.Role), Door: "http", Hub: s.opts.Hub, RequestID: body.RequestID,
+		Value: body.Response, Decision: decisionTypes(body.Response), DecisionID: body.DecisionID}
+	answer := func(code int, v map[string]any, outcome string) {
+		entry.Outcome = outcome
+		if entry.Message == "" {
+			entry.Message, _ = v["message"].(string)
 		}
-		if v.Tally.Already {
-			held()
+		s.audit(ctx, entry)
+		writeJSON(w, code, v)
+	}
+	// Read, decide, write what was read: a change meanwhile (another
+	// reviewer, another hub) makes the write fail, and the request is read
+	// again; of two decisions at once, one is taken.
+	for attempt := 0; ; attempt++ {
+		if attempt > 20 {
+			writeError(w, 503, "the request kept changing while it was decided (other decisions at once): nothing was decided; send it again")
 			return
 		}
-		req.Approval = v.Tally.Next
-		// A change of the list: reviewers refetch.
-		s.events.publish("hitl_asked", req)
-		s.log("%s: approved by %s (%s)", req.ID, p.Name, v.Tally.Recorded(tools))
-		held()
+		rq, ok, err := s.st.Get(ctx, body.RequestID)
+		if err != nil {
+			writeError(w, 503, "the hub cannot read its store, so nothing was decided: "+err.Error())
+			return
+		}
+		if !ok {
+			writeError(w, 404, "no request "+body.RequestID)
+			return
+		}
+		req := requestOf(rq)
+		entry.Source, entry.Tools, entry.ThreadID = rq.Source, req.tools(), req.SessionID
+		switch req.status {
+		case Withdrawn:
+			answer(409, map[string]any{"error": "Conflict", "message": "already handled elsewhere: withdrawn (" + req.reason + ")",
+				"request_id": req.ID, "status": Withdrawn, "reason": req.reason}, store.OutcomeConflict)
+			return
+		case Answered:
+			answer(409, map[string]any{"error": "Conflict", "message": "already answered by " + req.respondedBy, "request_id": req.ID, "status": Answered},
+				store.OutcomeConflict)
+			return
+		}
+		ds, err := req.decisions(body.Response)
+		if err != nil {
+			answer(422, map[string]any{"error": http.StatusText(422), "message": err.Error()}, store.OutcomeRefused)
+			return
+		}
+		// The team's one rule engine: an action a rule names needs its
+		// distinct approvers of this exact answer, whatever the decisions on
+		// the other actions; an approval counts toward that exact answer,
+		// once per approver, and another answer replaces it. What it judged
+		// on is the request as read at its version: the write below takes
+		// effect only if nothing changed it since (else it is judged again).
+		v, err := rules.Judge(s.rules(), &req.payload, ds, req.Approval, p.Name, body.Response, s.opts.Now())
+		if err != nil {
+			answer(403, map[string]any{"error": http.StatusText(403), "message": err.Error()}, store.OutcomeRefused)
+			return
+		}
+		tools := v.Need.Tools
+		if !v.Send {
+			held := func(outcome string) {
+				entry.Approvers = v.Tally.Next.Approvers
+				answer(202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": v.Tally.Next.Approvers, "needed": v.Need.Approvals,
+					"message": v.Tally.Message(tools)}, outcome)
+			}
+			if v.Tally.Already {
+				held(store.OutcomeRefused)
+				return
+			}
+			done, err := s.st.SetApproval(ctx, req.ID, req.version, mustJSON(v.Tally.Next), s.opts.Now().UTC())
+			if err != nil {
+				writeError(w, 503, "the hub cannot write its store, so the approval is not recorded: "+err.Error())
+				return
+			}
+			if !done {
+				continue
+			}
+			s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(v.Tally.Next.Approvers), v.Need.Approvals),
+				"approvers", strings.Join(v.Tally.Next.Approvers, ","), "recorded", v.Tally.Recorded(tools))
+			held(store.OutcomeApproved)
+			return
+		}
+		approvers := v.Approvers
+		by := strings.Join(approvers, " + ") // in the order they approved
+		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID},
+			map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
+		if err != nil {
+			writeError(w, 503, "the hub cannot write its store, so nothing was decided: "+err.Error())
+			return
+		}
+		if !done {
+			continue
+		}
+		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
+		entry.Approvers = approvers
+		out := map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}
+		if req.lease > 0 {
+			// Its publisher waits on it, or not right now (lease.go).
+			_, out["publisher_waiting"] = s.Waiting(req.ID)
+		}
+		answer(200, out, store.OutcomeSent)
 		return
 	}
-	by := strings.Join(v.Approvers, " + ") // in the order they approved
-	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, body.Response, by, body.DecisionID, s.opts.Now().UTC()
-	s.finish(req)
-	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
-	s.log("%s: answered by %s", req.ID, by)
-	out := map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}
-	if req.lease != nil {
-		// Its publisher waits on it, or not right now (lease.go).
-		out["publisher_waiting"] = req.lease.waiters > 0
-	}
-	writeJSON(w, 200, out)
 }
 
 // tools are the request's tool calls' names (none: not a tool call).
@@ -589,6 +798,65 @@ func (s *Server) rules() rules.Team {
 		return nil
 	}
 	return s.opts.Team
+}
+
+// sourceOf says whose a request is: a coding agent's hook, or another
+// publisher's.
+func sourceOf(data json.RawMessage) string {
+	var d struct {
+		Hook json.RawMessage `json:"agent_hook"`
+	}
+	if json.Unmarshal(data, &d) == nil && len(d.Hook) > 0 {
+		return "hook"
+	}
+	return "publisher"
+}
+
+// decisionTypes are a response's decisions' types, "approve,reject".
+func decisionTypes(resp json.RawMessage) string {
+	var r struct {
+		Decisions []struct {
+			Type string `json:"type"`
+		} `json:"decisions"`
+	}
+	if json.Unmarshal(resp, &r) != nil {
+		return ""
+	}
+	var out []string
+	for _, d := range r.Decisions {
+		out = append(out, d.Type)
+	}
+	return strings.Join(out, ",")
+}
+
+// audit appends e to the team's audit log; a failure is logged, never the
+// decision's undoing.
+func (s *Server) audit(ctx context.Context, e store.Entry) {
+	if e.At.IsZero() {
+		e.At = s.opts.Now().UTC()
+	}
+	if _, err := s.st.Audit(context.WithoutCancel(ctx), e); err != nil {
+		s.log("the audit log did not take a decision", "request", e.RequestID, "reviewer", e.Reviewer, "error", err)
+	}
+}
+
+// Audit appends a decision taken elsewhere in the hub (an SSH session, the
+// door on the LangGraph server's interrupts) to the team's audit log. Its
+// Source, when empty, is the request's when it is one of the
+// coordinator's, else "langgraph".
+func (s *Server) Audit(ctx context.Context, e store.Entry) {
+	if e.Hub == "" {
+		e.Hub = s.opts.Hub
+	}
+	if e.Source == "" {
+		e.Source = "langgraph"
+		if strings.HasPrefix(e.RequestID, ReqPrefix) {
+			if rq, ok, err := s.st.Standing(ctx, e.RequestID); err == nil && ok {
+				e.Source = rq.Source
+			}
+		}
+	}
+	s.audit(ctx, e)
 }
 
 func newID() string {
@@ -631,13 +899,19 @@ type Request struct {
 	Approval  *ApprovalView   `json:"approval,omitempty"`
 }
 
-// Pending lists what waits, oldest first.
+// Pending lists what waits, oldest first (none when the store cannot be
+// read: the log says why).
 func (s *Server) Pending() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, 0, len(s.order))
-	for _, id := range s.order {
-		r := s.reqs[id]
+	reqs, err := s.st.Pending(s.ctx)
+	if err != nil {
+		if s.ctx.Err() == nil { // not the hub stopping
+			s.log("the store cannot be read", "error", err)
+		}
+		return nil
+	}
+	out := make([]Request, 0, len(reqs))
+	for _, rq := range reqs {
+		r := requestOf(rq)
 		out = append(out, Request{RequestID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data, Approval: r.Approval})
 	}
 	return out
@@ -655,13 +929,14 @@ type Standing struct {
 
 // Lookup says where request id stands; ok false for an unknown id.
 func (s *Server) Lookup(id string) (Standing, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.reqs[id]
-	if !ok {
+	if !strings.HasPrefix(id, ReqPrefix) {
+		return Standing{}, false // the LangGraph server's
+	}
+	r, ok, err := s.st.Standing(s.ctx, id)
+	if err != nil || !ok {
 		return Standing{}, false
 	}
-	return Standing{Status: r.status, Reason: r.reason, RespondedBy: r.respondedBy, Response: r.response, DecisionID: r.decisionID, AnsweredAt: r.answeredAt}, true
+	return Standing{Status: Status(r.Status), Reason: r.Reason, RespondedBy: r.RespondedBy, Response: r.Response, DecisionID: r.DecisionID, AnsweredAt: r.AnsweredAt}, true
 }
 
 // Errors of Resolve.
@@ -675,12 +950,15 @@ var (
 // any, the caller enforced), as the HTTP door does for a complete set of
 // approvals.
 func (s *Server) Resolve(id string, approvers []string, response json.RawMessage, decisionID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, ok := s.reqs[id]
+	rq, ok, err := s.st.Get(s.ctx, id)
 	switch {
+	case err != nil:
+		return err
 	case !ok:
 		return ErrUnknown
+	}
+	req := requestOf(rq)
+	switch {
 	case req.status == Withdrawn:
 		return fmt.Errorf("%w: withdrawn (%s)", ErrHandled, req.reason)
 	case req.status != Pending:
@@ -690,61 +968,71 @@ func (s *Server) Resolve(id string, approvers []string, response json.RawMessage
 		return fmt.Errorf("%w: %v", ErrNotAllow, err)
 	}
 	by := strings.Join(approvers, " + ")
-	req.status, req.response, req.respondedBy, req.decisionID, req.answeredAt = Answered, response, by, decisionID, s.opts.Now().UTC()
-	s.finish(req)
-	s.events.publish("hitl_answered", map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": response})
-	s.log("%s: answered by %s", req.ID, by)
+	// Not on the version read: an approval recorded meanwhile does not
+	// undo a decision its approvers completed; another answer does.
+	done, err := s.st.Finish(s.ctx, id, 0, store.Finish{Status: store.Answered, Response: response, RespondedBy: by, DecisionID: decisionID,
+		At: s.opts.Now().UTC(), Event: mustJSON(map[string]any{"request_id": id, "status": Answered, "responded_by": by, "response": response})})
+	if err != nil {
+		return err
+	}
+	if !done {
+		if r, ok, _ := s.st.Standing(s.ctx, id); ok && r.Status == store.Withdrawn {
+			return fmt.Errorf("%w: withdrawn (%s)", ErrHandled, r.Reason)
+		} else if ok {
+			return fmt.Errorf("%w: answered by %s", ErrHandled, r.RespondedBy)
+		}
+		return ErrHandled
+	}
+	s.log("request answered", "request", id, "approvers", strings.Join(approvers, ","), "decision_id", decisionID)
 	return nil
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // SetApproval records where a rule's approvals of request id stand (nil
 // clears them), as approvals of the HTTP door are: an approver there who
 // gives the same answer completes them.
 func (s *Server) SetApproval(id string, a *ApprovalView) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, ok := s.reqs[id]
-	if !ok || req.status != Pending {
-		return ErrUnknown
-	}
-	req.Approval = nil
+	var b []byte
 	if a != nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
-		v := *a
-		req.Approval = &v
+		b = mustJSON(a)
 	}
-	s.events.publish("hitl_asked", req)
-	return nil
+	for range 20 {
+		r, ok, err := s.st.Standing(s.ctx, id)
+		if err != nil {
+			return err
+		}
+		if !ok || r.Status != store.Pending {
+			return ErrUnknown
+		}
+		done, err := s.st.SetApproval(s.ctx, id, r.Version, b, s.opts.Now().UTC())
+		if err != nil || done {
+			return err
+		}
+	}
+	return errors.New("the request keeps changing: the approval is not recorded")
 }
 
-// Changes signals every change of the requests until ctx ends.
+// Changes signals every change of the requests (this hub's, and another
+// hub's on a shared store) until ctx ends.
 func (s *Server) Changes(ctx context.Context) <-chan struct{} {
 	out := make(chan struct{}, 1)
-	ch := make(chan sseEvent, 64)
-	s.events.mu.Lock()
-	if s.events.subs == nil {
-		s.events.subs = map[chan sseEvent]bool{}
-	}
-	s.events.subs[ch] = true
-	s.events.mu.Unlock()
 	go func() {
-		defer func() {
-			s.events.mu.Lock()
-			delete(s.events.subs, ch)
-			s.events.mu.Unlock()
-			close(out)
-		}()
+		defer close(out)
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case _, open := <-ch:
-				if !open {
-					return
-				}
-				select {
-				case out <- struct{}{}:
-				default:
-				}
+			case <-s.closed:
+				return
+			case <-s.st.Changed():
+			}
+			select {
+			case out <- struct{}{}:
+			default:
 			}
 		}
 	}()
@@ -754,26 +1042,51 @@ func (s *Server) Changes(ctx context.Context) <-chan struct{} {
 // Prune drops the pending approvals of reviewers who are no longer
 // approvers of the team in force (a reload removed them, or made them
 // viewers): each approval so changed names them (Dropped), every
-// reviewer's list shows it, and they no longer count. It returns how many
-// requests changed. The hub calls it after each reload of the team.
+// reviewer's list shows it, they no longer count, and the team's audit log
+// says so (OutcomeDropped, one entry per reviewer dropped). Each change is
+// made on the request as read (another hub's decision meanwhile: it is
+// read again). It returns how many requests changed. The hub calls it
+// after each reload of the team.
 func (s *Server) Prune() int {
 	t := s.rules()
 	if t == nil {
 		return 0
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	reqs, err := s.st.Pending(s.ctx)
+	if err != nil {
+		s.log("the store cannot be read, so no approval was pruned", "error", err)
+		return 0
+	}
 	n := 0
-	for _, id := range s.order {
-		req := s.reqs[id]
-		a, changed := rules.Prune(t, req.Approval)
-		if !changed {
-			continue
+	for _, rq := range reqs {
+		for range 20 {
+			req := requestOf(rq)
+			a, changed := rules.Prune(t, req.Approval)
+			if !changed {
+				break
+			}
+			done, err := s.st.SetApproval(s.ctx, req.ID, req.version, mustJSON(a), s.opts.Now().UTC())
+			if err != nil {
+				s.log("the store did not take a pruned approval", "request", req.ID, "error", err)
+				break
+			}
+			if done {
+				n++
+				gone := a.Dropped[len(a.Dropped)-(len(req.Approval.Approvers)-len(a.Approvers)):]
+				s.log("approval dropped", "request", req.ID, "dropped", strings.Join(gone, ","), "why", "no longer an approver", "approval", a.Words())
+				for _, who := range gone {
+					s.audit(s.ctx, store.Entry{Reviewer: who, Door: "reload", Hub: s.opts.Hub, Source: rq.Source, RequestID: req.ID, ThreadID: req.SessionID,
+						Tools: req.tools(), Approvers: a.Approvers, Outcome: store.OutcomeDropped,
+						Message: who + "'s approval dropped: no longer an approver of the team (" + a.Words() + ")"})
+				}
+				break
+			}
+			r, ok, err := s.st.Get(s.ctx, rq.ID)
+			if err != nil || !ok || r.Status != store.Pending {
+				break
+			}
+			rq = r
 		}
-		req.Approval = a
-		n++
-		s.events.publish("hitl_asked", req)
-		s.log("%s: approval of %s dropped: no longer an approver (%s)", req.ID, strings.Join(a.Dropped, ", "), a.Words())
 	}
 	return n
 }

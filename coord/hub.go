@@ -5,115 +5,134 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/hitl-sh/hitl/store"
 )
 
-// stream is a Server-Sent Events fan-out with replay: every event gets a
-// growing id, and a reader that reconnects with Last-Event-ID gets what it
-// missed (of the last maxLog events).
-type stream struct {
-	mu    sync.Mutex
-	log   []sseEvent
-	first int // id of log[0]
-	next  int
-	subs  map[chan sseEvent]bool
-}
-
-const maxLog = 4096
-
-type sseEvent struct {
-	ID   int
-	Type string
-	Data []byte
-}
-
-func (h *stream) publish(typ string, v any) {
-	b, _ := json.Marshal(v)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.subs == nil {
-		h.subs = map[chan sseEvent]bool{}
-	}
-	if h.next == 0 {
-		h.next, h.first = 1, 1
-	}
-	ev := sseEvent{ID: h.next, Type: typ, Data: b}
-	h.next++
-	h.log = append(h.log, ev)
-	if len(h.log) > maxLog {
-		drop := len(h.log) - maxLog
-		h.log = append([]sseEvent(nil), h.log[drop:]...)
-		h.first += drop
-	}
-	for ch := range h.subs {
-		select {
-		case ch <- ev:
-		default: // a stalled reader reconnects and replays from its last id
-		}
-	}
-}
-
-func (h *stream) closeAll() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		close(ch)
-		delete(h.subs, ch)
-	}
-}
-
-func (h *stream) serve(w http.ResponseWriter, req *http.Request) {
+// serveEvents is the event stream (Server-Sent Events), read from the
+// store's event log: every event has a growing id, and a reader that
+// reconnects with Last-Event-ID gets what it missed, across a restart of
+// the hub and from any hub on the same PostgreSQL store (within the
+// retention period). A reader without Last-Event-ID starts at the newest.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		writeError(w, 500, "streaming unsupported")
 		return
 	}
-	last, _ := strconv.Atoi(req.Header.Get("Last-Event-ID"))
-	ch := make(chan sseEvent, 64)
-	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = map[chan sseEvent]bool{}
-	}
-	var replay []sseEvent
-	for _, ev := range h.log {
-		if ev.ID > last {
-			replay = append(replay, ev)
+	ctx := r.Context()
+	last, err := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
+	if err != nil {
+		if last, err = s.st.LastEvent(ctx); err != nil {
+			writeError(w, 503, "the hub cannot read its event log: "+err.Error())
+			return
 		}
 	}
-	h.subs[ch] = true
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.subs, ch)
-		h.mu.Unlock()
-	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
-	write := func(ev sseEvent) {
-		fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, ev.Data)
-		fl.Flush()
-	}
 	fmt.Fprint(w, "retry: 1000\n\n")
 	fl.Flush()
-	for _, ev := range replay {
-		write(ev)
-	}
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()
+	const page = 256
 	for {
+		changed := s.st.Changed()
+		evs, err := s.st.Events(ctx, last, s.opts.Hub, page)
+		if err != nil {
+			return // the reader reconnects with its last id
+		}
+		for _, ev := range evs {
+			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, s.eventData(r, ev))
+			last = ev.ID
+		}
+		if len(evs) > 0 {
+			fl.Flush()
+		}
+		if len(evs) == page {
+			continue
+		}
 		select {
-		case <-req.Context().Done():
+		case <-ctx.Done():
 			return
-		case ev, open := <-ch:
-			if !open {
-				return
-			}
-			write(ev)
+		case <-s.closed:
+			return
+		case <-changed:
 		case <-keepalive.C:
 			fmt.Fprint(w, ": keepalive\n\n")
 			fl.Flush()
 		}
 	}
+}
+
+// eventData is what an event carries: its own data, or (hitl_asked of a
+// request) the request as it stands while it is pending, and its id and
+// status once it is not.
+func (s *Server) eventData(r *http.Request, ev store.Event) []byte {
+	if ev.Data != nil {
+		return ev.Data
+	}
+	rq, ok, err := s.st.Get(r.Context(), ev.RequestID)
+	if err != nil || !ok || rq.Status != store.Pending {
+		status := "gone"
+		if ok {
+			status = rq.Status
+		}
+		return mustJSON(map[string]any{"request_id": ev.RequestID, "status": status})
+	}
+	b, err := json.Marshal(requestOf(rq))
+	if err != nil {
+		return mustJSON(map[string]any{"request_id": ev.RequestID})
+	}
+	return b
+}
+
+// history serves the team's audit log, newest first, as JSON lines: one
+// entry a line, its value (the exact value sent) as JSON.
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := store.Filter{Reviewer: q.Get("reviewer"), Source: q.Get("source"), Outcome: q.Get("outcome"), RequestID: q.Get("request_id"), Tool: q.Get("tool")}
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			writeError(w, 422, "since must be a time like 2026-01-02T15:04:05Z")
+			return
+		}
+		f.Since = t
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			writeError(w, 422, "limit must be a positive number")
+			return
+		}
+		f.Limit = min(n, 10000)
+	}
+	entries, err := s.st.History(r.Context(), f)
+	if err != nil {
+		writeError(w, 503, "the hub cannot read its audit log: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(200)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, e := range entries {
+		_ = enc.Encode(AuditLine{Entry: e, Value: rawOrNull(e.Value)})
+	}
+}
+
+// AuditLine is one line of GET /hitl/history: an audit entry and the
+// exact value sent.
+type AuditLine struct {
+	store.Entry
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+func rawOrNull(b []byte) json.RawMessage {
+	if len(b) == 0 || !json.Valid(b) {
+		return nil
+	}
+	return b
 }

@@ -44,7 +44,7 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // never the token.
 func TestRefusalsAreLoggedWithTheAddress(t *testing.T) {
 	var logs syncBuf
-	srv := httptest.NewServer(New(Options{Team: testTeam(), Logger: slog.New(slog.NewTextHandler(&logs, nil))}).Handler())
+	srv := httptest.NewServer(New(Options{Team: testTeam(), Log: slog.New(slog.NewTextHandler(&logs, nil))}).Handler())
 	defer srv.Close()
 	if code, _ := call(t, srv, "not-a-token-of-the-team-42", "GET", "/hitl/pending", nil); code != 401 {
 		t.Fatalf("HTTP %d", code)
@@ -53,7 +53,7 @@ func TestRefusalsAreLoggedWithTheAddress(t *testing.T) {
 		t.Fatalf("HTTP %d", code)
 	}
 	out := logs.String()
-	for _, want := range []string{`msg="request refused"`, "addr=127.0.0.1:", "status=401", `why="a token not of the team"`, "status=403", "who=ci", "path=/hitl/pending"} {
+	for _, want := range []string{`msg="door refused a call"`, "addr=127.0.0.1:", "status=401", `why="a token not of the team"`, "status=403", "principal=ci", "path=/hitl/pending"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log lacks %q:\n%s", want, out)
 		}

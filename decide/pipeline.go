@@ -254,7 +254,7 @@ func (p *Pipeline) settle(ctx context.Context, s *client.Submission) ([]client.V
 func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc client.Receipt, verdicts []client.Verdict, res *Result) *Result {
 	mine := false
 	for _, v := range verdicts {
-		mine = mine || v.Took == client.Mine || v.Took == client.InFlight
+		mine = mine || v.Took == client.Mine || v.Took == client.InFlight || v.Took == client.Unconfirmed
 	}
 	if mine {
 		follow := ctx
@@ -286,11 +286,20 @@ func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc
 		if v.Took == client.Mine || v.Took == client.InFlight {
 			k, res.Kind = Sent, Sent
 		}
+		if v.Took == client.Unconfirmed {
+			k = Unconfirmed
+			if res.Kind != Sent {
+				res.Kind = Unconfirmed
+			}
+		}
 		res.Items = append(res.Items, ItemResult{ID: v.ID, Kind: k, Winner: v.Winner})
 	}
 	outcome := journal.HandledElsewhere
-	if res.Kind == Sent {
+	switch res.Kind {
+	case Sent:
 		outcome = journal.OfRun(res.Run.Status)
+	case Unconfirmed:
+		outcome = journal.Unconfirmed
 	}
 	p.record(s, res, outcome, true)
 	p.markAnswered(res)
@@ -423,7 +432,9 @@ func (p *Pipeline) markAnswered(res *Result) {
 		switch it.Kind {
 		case Sent:
 			mine = append(mine, it.ID)
-		case HandledElsewhere:
+		case HandledElsewhere, Unconfirmed:
+			// Unconfirmed: the server has an answer, but cannot say
+			// whose; never told as this machine's.
 			others = append(others, it.ID)
 		}
 	}

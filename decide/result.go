@@ -39,7 +39,15 @@ const (
 	// carries the decision, the interrupt still waits): it did not take
 	// effect. The interrupt is pending again on this machine.
 	Lost Kind = "lost"
+	// Unconfirmed: the server ran this decision, but cannot show whose
+	// decision the interrupt took (aegra keeps neither a run's resume nor
+	// its metadata, and may accept two resumes of one interrupt): it may
+	// have been another reviewer's. Never told as "sent".
+	Unconfirmed Kind = "sent-unconfirmed"
 )
+
+// ErrUnconfirmed is matched by the error of an Unconfirmed result.
+var ErrUnconfirmed = errors.New("sent; this server cannot confirm it was yours")
 
 // ErrNotSent is the error of a NotSent result.
 var ErrNotSent = errors.New("not sent")
@@ -111,6 +119,8 @@ func (e *OutcomeError) Is(target error) bool {
 		return target == client.ErrAwaitingApproval
 	case Unknown:
 		return target == client.ErrMaybeSent
+	case Unconfirmed:
+		return target == ErrUnconfirmed
 	}
 	return false
 }
@@ -133,6 +143,9 @@ func (r *Result) Text() string {
 			msg += " " + others
 		}
 		return msg
+	case Unconfirmed:
+		return fmt.Sprintf("Sent %s for %s (thread %s), but this server cannot confirm it was yours: it shows which runs ran, not whose answer the interrupt took, so another reviewer's decision may have taken effect instead. After it: %s",
+			r.what(), ids, thread, runText(r.Run, r.waitedBefore))
 	case HandledElsewhere:
 		if !r.left {
 			return fmt.Sprintf("%s: already handled elsewhere; nothing sent%s", ids, r.winnerText())

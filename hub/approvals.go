@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/rules"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -35,7 +36,9 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 	if !t.MayDecide(sub.Reviewer) {
 		// The TUI does not offer it; this is the door every path shares.
 		s.logf(ctx, "decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
-		return client.Receipt{}, &rules.ErrNotApprover{Reviewer: sub.Reviewer}
+		err := &rules.ErrNotApprover{Reviewer: sub.Reviewer}
+		s.audit(ctx, sub, store.OutcomeRefused, err.Error(), nil)
+		return client.Receipt{}, err
 	}
 	verdicts := map[int]rules.Verdict{}
 	complete := true
@@ -55,6 +58,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		}
 		if v.Tally.Already {
 			s.logf(ctx, "approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
+			s.audit(ctx, sub, store.OutcomeRefused, v.Tally.Message(v.Need.Tools), v.Tally.Next.Approvers)
 			return client.Receipt{}, &approvalError{v.Tally.Message(v.Need.Tools)}
 		}
 		verdicts[i] = v
@@ -99,6 +103,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","),
 			"replaced", v.Tally.Replaced != nil, "dropped", strings.Join(next.Dropped, ","))
 		said = append(said, v.Tally.Recorded(v.Need.Tools))
+		s.auditItem(ctx, sub, item, store.OutcomeApproved, v.Tally.Recorded(v.Need.Tools), next.Approvers)
 	}
 	return client.Receipt{}, &approvalError{strings.Join(said, "; ") + client.NothingSent}
 }
@@ -117,12 +122,56 @@ func (s *Shared) send(ctx context.Context, sub *client.Submission) (client.Recei
 	if len(sub.Approvers) > 0 {
 		args = append(args, "approvers", strings.Join(sub.Approvers, ","))
 	}
-	if err != nil {
+	approvers := sub.Approvers
+	if len(approvers) == 0 {
+		approvers = []string{sub.Reviewer}
+	}
+	switch {
+	case errors.Is(err, client.ErrAlreadyHandled):
 		s.logf(ctx, "decision not taken", append(args, "error", err.Error())...)
-	} else {
+		s.audit(ctx, sub, store.OutcomeConflict, err.Error(), approvers)
+	case err != nil:
+		s.logf(ctx, "decision not taken", append(args, "error", err.Error())...)
+		s.audit(ctx, sub, store.OutcomeFailed, err.Error(), approvers)
+	default:
 		s.logf(ctx, "decision sent", append(args, "run", rc.RunID)...)
+		s.audit(ctx, sub, store.OutcomeSent, "", approvers)
 	}
 	return rc, err
+}
+
+// audit appends the submission's items to the team's audit log, one entry
+// each: who, through which door, the exact value, what came of it.
+func (s *Shared) audit(ctx context.Context, sub *client.Submission, outcome, msg string, approvers []string) {
+	for _, item := range sub.Items {
+		s.auditItem(ctx, sub, item, outcome, msg, approvers)
+	}
+}
+
+func (s *Shared) auditItem(ctx context.Context, sub *client.Submission, item client.Item, outcome, msg string, approvers []string) {
+	if s.Audit == nil {
+		return
+	}
+	door, _ := ctx.Value(doorKey{}).(string)
+	if door == "" {
+		door = "ssh"
+	}
+	e := store.Entry{Reviewer: sub.Reviewer, Role: string(s.team().Reviewers[sub.Reviewer].Role), Door: door, RequestID: item.Interrupt.ID,
+		ThreadID: sub.ThreadID, Value: item.Resume.Value, Approvers: approvers, Outcome: outcome, Message: msg, DecisionID: sub.DecisionID}
+	if item.Resume.End != nil {
+		e.Decision = "end"
+	}
+	var kinds []string
+	for _, d := range item.Decisions {
+		kinds = append(kinds, string(d.Type))
+	}
+	if len(kinds) > 0 {
+		e.Decision = strings.Join(kinds, ",")
+	}
+	for _, a := range item.Interrupt.Actions {
+		e.Tools = append(e.Tools, a.Name)
+	}
+	s.Audit(context.WithoutCancel(ctx), e)
 }
 
 func (s *Shared) team() *team.Config {

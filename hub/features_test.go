@@ -20,9 +20,10 @@ func TestSharedOffersWhatItsUpstreamOffers(t *testing.T) {
 	s := NewShared(lg)
 	backendtest.SameFeatures(t, lg, s)
 	// What it shares, it answers itself: a session's signals, version,
-	// listing and failed runs never go past the one watcher.
+	// listing and failed runs never go past the one watcher, and a
+	// session's reviewer leaving does not slow the watcher everyone needs.
 	f := s.Features()
-	if f.Notifier != s || f.Settled != s || f.Progressive != s || f.FailureLister != s {
+	if f.Notifier != s || f.Settled != s || f.Progressive != s || f.FailureLister != s || f.Attentive != s {
 		t.Errorf("the shared watcher passes on what it shares: %+v", f)
 	}
 	// An upstream that offers less: the hub offers that less, no more.

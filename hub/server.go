@@ -31,7 +31,11 @@ import (
 )
 
 // NewLogger is the hub's log: one logfmt line per event, written to w.
-func NewLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+func NewLogger(w io.Writer) *Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// Logger is the hub's log (log/slog's), named here so that the command
+// passes it on without reaching for a logger of its own.
+type Logger = slog.Logger
 
 // DefaultIdle is how long a session may go without a key before it is
 // closed.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -39,6 +40,9 @@ type Shared struct {
 	Team func() *team.Config
 	// Log gets a line per decision.
 	Log *slog.Logger
+	// Audit, when set, takes every decision into the team's audit log
+	// (the hub's store).
+	Audit func(ctx context.Context, e store.Entry)
 
 	mu      sync.Mutex
 	items   []client.Interrupt
@@ -185,8 +189,16 @@ func (s *Shared) Features() client.Features {
 	if f.FailureLister != nil {
 		f.FailureLister = s
 	}
+	if f.Attentive != nil {
+		f.Attentive = s // the one watcher serves the team: its pace stays
+	}
 	return f
 }
+
+// Attend is client.Attentive: a session's reviewer coming or going leaves
+// the shared watcher's pace as it is. It looks for everyone, the HTTP door
+// and its publishers included, and a hub exists to notify.
+func (s *Shared) Attend(bool) {}
 
 // Pending answers a session: from the shared listing when the session's
 // watcher-driven read will do, from the server otherwise.

@@ -46,6 +46,11 @@ func run(cmd tea.Cmd) []act {
 	return []act{runCmd{cmd}}
 }
 
+// pushScreen puts a screen in front.
+type pushScreen struct{ s screen }
+
+func (a pushScreen) apply(m *Model) tea.Cmd { m.push(a.s); return nil }
+
 // popScreen closes the screen in front.
 type popScreen struct{}
 

@@ -9,7 +9,7 @@ import (
 )
 
 // The keys the inbox and the detail screen share, and what they ask of
-// the app: screens to open, a refresh, the detail pane scrolled, a
+// the app: screens to open (rooms, screen.go), a refresh, the detail pane scrolled, a
 // decision on the selected interrupt (decisions.go).
 
 // browseKey is what a browsing key asks for; false: not one of them.
@@ -18,16 +18,17 @@ func browseKey(v *env, msg tea.KeyPressMsg) ([]act, bool) {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}}, true
-	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}, true
-	case key.Matches(msg, k.History):
-		return []act{openHistory{}}, true
+	}
+	for _, r := range rooms {
+		if key.Matches(msg, r.key(k)) {
+			return r.open(v), true
+		}
+	}
+	switch {
 	case key.Matches(msg, k.Refresh):
 		return []act{refresh{}}, true
 	case key.Matches(msg, k.Check):
 		return []act{checkUnknown{}}, true
-	case key.Matches(msg, k.Failures):
-		return []act{openFailures{}}, true
 	case key.Matches(msg, k.ScrollDown, k.ScrollUp):
 		return []act{scrollDetail{msg}}, true
 	case key.Matches(msg, k.Suspend):
@@ -79,36 +80,18 @@ func moreHints(v *env, it *client.Interrupt) []hint {
 		// The toggle says what pressing it does now; from the list alone
 		// (below 100 columns) c always opens the detail on it.
 		conv := k.Conversation
-		_, narrowList := v.front.(*inboxScreen)
-		narrowList = narrowList && !v.lay.wide
+		narrowList := v.atInbox && !v.lay.wide
 		if v.detail.id == it.ID && v.detail.showConv && !narrowList {
 			conv = withHelp(conv, "hide conversation")
 		}
 		out = append(out, hint{b: conv, more: true})
 	}
-	out = append(out, hint{b: k.History, more: true})
-	if len(v.failed.list) > 0 {
-		out = append(out, hint{b: k.Failures, more: true})
+	for _, r := range rooms {
+		if r.offered != nil && r.offered(v, it) {
+			out = append(out, hint{b: r.key(k), more: true})
+		}
 	}
 	return out
-}
-
-// openHelp opens the key map.
-type openHelp struct{}
-
-func (openHelp) apply(m *Model) tea.Cmd {
-	s := newHelpScreen(m.help, m.helpGroups())
-	s.here = m.top().hints(m.env())
-	m.push(s)
-	return nil
-}
-
-// openHistory opens the audit log, reading it.
-type openHistory struct{}
-
-func (openHistory) apply(m *Model) tea.Cmd {
-	m.push(newHistoryScreen())
-	return loadHistory(m.opts.Journal)
 }
 
 // refresh lists again, now.
@@ -123,19 +106,6 @@ func (refresh) apply(m *Model) tea.Cmd {
 type checkUnknown struct{}
 
 func (checkUnknown) apply(m *Model) tea.Cmd { return m.check() }
-
-// openFailures opens the threads whose run failed, where the backend says.
-type openFailures struct{}
-
-func (openFailures) apply(m *Model) tea.Cmd {
-	if m.failed.lister == nil {
-		m.setStatus("This backend does not say which runs failed.", false)
-		return nil
-	}
-	m.push(newFailuresScreen())
-	m.failed.now = true
-	return m.refetch()
-}
 
 // scrollDetail scrolls the detail pane by a scrolling key.
 type scrollDetail struct{ msg tea.KeyPressMsg }

@@ -150,7 +150,7 @@ func (s *bulkScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}} // nothing is lost; during a send it asks
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Confirm) && s.results == nil:
 		if v.busy || len(s.subs) == 0 || s.err != "" {
 			return nil

@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/internal/ktimer"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -147,6 +146,9 @@ func (m *Model) due() time.Time {
 	if end := m.statusEnds(); !end.IsZero() {
 		soon(end) // the status line goes
 	}
+	if gone := m.goneAt(); !gone.IsZero() {
+		soon(gone) // the reviewer counts as gone: the watcher looks seldom
+	}
 	if _, failing := m.journalErrs[problemDrafts]; failing {
 		soon(now.Add(time.Second)) // drafts not saved: written again each second
 	}
@@ -222,11 +224,8 @@ func (m *Model) deadline(it *client.Interrupt) string {
 	return dl
 }
 
-// after is tea.Tick on the kernel's timer (internal/ktimer's After): the
-// periodic read, the clock and the renderer's rest wake an idle process
-// once each when due, where a Go timer woke it three to five times, and
-// the sessions of a hub share one timer.
+// after is tea.Tick: every wait of the app (the periodic read, the clock,
+// the renderer's rest) is one Go timer, and tests know it by its name.
 func after(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-	c := ktimer.After(d)
-	return func() tea.Msg { return fn(<-c) }
+	return tea.Tick(d, fn)
 }

@@ -69,6 +69,9 @@ func (c *confirmScreen) refresh(v *env) {
 
 func (*confirmScreen) decisionStep() {}
 
+// holdsWork: what it holds for its interrupt is not given up unasked.
+func (*confirmScreen) holdsWork() {}
+
 func (c *confirmScreen) shows(*env) string { return c.id }
 
 // onGone: the page says it, in full; an older status would mislead.
@@ -84,7 +87,7 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	k := v.keys
 	switch {
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}} // the drafts are kept; during a send it asks
 	case key.Matches(msg, k.Back):

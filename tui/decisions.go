@@ -211,7 +211,7 @@ func (m *Model) advance(it *client.Interrupt, d *draft) {
 			d.slot = j
 			m.setStatus(fmt.Sprintf("Recorded. Action %d of %d next (%s moves, %s submits when all are decided).",
 				j+1, len(d.decisions), name(m.keys.NextAction), name(m.keys.Submit)), true)
-			if _, ok := m.top().(*inboxScreen); ok && !m.lay.wide {
+			if m.atInbox() && !m.lay.wide {
 				// The list alone shows no action: the next one to decide
 				// is on the detail, as it is beside the list when wide.
 				m.push(&detailScreen{})

@@ -155,6 +155,12 @@ func (d *detailPane) signature(m *Model, it *client.Interrupt) detailKey {
 // detailScreen is the detail on a screen of its own, below 100 columns.
 type detailScreen struct{}
 
+// besideWhenWide: from 100 columns the detail sits beside the list.
+func (*detailScreen) besideWhenWide() {}
+
+// followsSelection: it shows whatever is selected.
+func (*detailScreen) followsSelection() {}
+
 // shows: the selected interrupt.
 func (*detailScreen) shows(v *env) string {
 	if it := v.items.current(); it != nil {
@@ -213,7 +219,7 @@ func (m *Model) toggleConversation() tea.Cmd {
 		return nil
 	}
 	show := !m.detail.showConv[it.ThreadID]
-	if _, ok := m.top().(*inboxScreen); ok && !m.lay.wide {
+	if m.atInbox() && !m.lay.wide {
 		// No detail on screen (a narrow window): c opens it, with the
 		// conversation shown, rather than changing what cannot be seen.
 		if m.held() {

@@ -49,6 +49,9 @@ type editorScreen struct {
 
 func (*editorScreen) decisionStep() {}
 
+// holdsWork: what it holds for its interrupt is not given up unasked.
+func (*editorScreen) holdsWork() {}
+
 func (ed *editorScreen) shows(*env) string { return ed.id }
 
 // typed is what is typed, for the draft.

@@ -160,10 +160,10 @@ func (m *Model) failuresSection(w int) []string {
 	head := fmt.Sprintf("✗ %d %s whose run failed · %s shows them", n, threads, name(m.keys.Failures))
 	lines := []string{m.st.err.Render(ansi.Truncate(head, w, "…"))}
 	shown := min(len(fs), 3)
-	for _, f := range fs[:shown] {
-		row := fmt.Sprintf("  ✗ %-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), m.age(f.UpdatedAt),
-			ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, m.failed.sentFor(&f)))
-		lines = append(lines, ansi.Truncate(row, w, "…"))
+	rows := failureCells(fs[:shown], "  ✗ ", m.age, m.failed.sentFor)
+	l := failureLayout(rows)
+	for _, c := range rows {
+		lines = append(lines, l.row(c, w))
 	}
 	if n > shown {
 		lines = append(lines, m.st.faint.Render(fmt.Sprintf("  … %d more (%s, or hitl list)", n-shown, name(m.keys.Failures))))
@@ -192,6 +192,19 @@ type failuresKey struct {
 	failure  string
 	held     detailKey
 	conv     convKey
+}
+
+// failuresRoom: its key opens the threads whose run failed, reading them
+// again, where the backend says which failed; offered while there are.
+var failuresRoom = room{
+	key:     func(k keyMap) key.Binding { return k.Failures },
+	offered: func(v *env, _ *client.Interrupt) bool { return len(v.failed.list) > 0 },
+	open: func(v *env) []act {
+		if v.failed.lister == nil {
+			return []act{status{"This backend does not say which runs failed.", false}}
+		}
+		return []act{pushScreen{newFailuresScreen()}, refreshFailures{}}
+	},
 }
 
 func newFailuresScreen() *failuresScreen {
@@ -242,7 +255,7 @@ func (s *failuresScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}}
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Open) && s.open == "":
 		if f := s.current(v); f != nil {
 			s.open = f.ThreadID
@@ -309,10 +322,10 @@ func (s *failuresScreen) text(v *env, w int) string {
 		if len(fs) == 0 {
 			line("None.")
 		}
-		for i, f := range fs {
-			row := fmt.Sprintf("%-8s %4s %-10s %s", safe(present.ShortThreadID(f.ThreadID)), v.age(f.UpdatedAt),
-				ansi.Truncate(safe(f.GraphID), 10, "…"), present.FailureGist(f, v.failed.sentFor(&f)))
-			row = ansi.Truncate(row, max(w-2, 10), "…")
+		rows := failureCells(fs, "", v.age, v.failed.sentFor)
+		l := failureLayout(rows)
+		for i, c := range rows {
+			row := l.row(c, max(w-2, 10))
 			if i == s.sel {
 				line(v.st.selected.Render("▸ " + row))
 			} else {
@@ -387,4 +400,26 @@ func (s *failuresScreen) hints(v *env) []hint {
 		cv = withHelp(cv, "hide conversation")
 	}
 	return append(out, on(cv, k.Back, k.Help, k.Quit)...)
+}
+
+// failureCells are the rows of the failed runs fs, after lead: the
+// thread, the age, the graph and what failed, measured in cells as the
+// inbox's rows are (inboxrows.go).
+func failureCells(fs []client.Failure, lead string, age func(time.Time) string, sentFor func(*client.Failure) *journal.Entry) []rowCells {
+	out := make([]rowCells, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		out[i] = rowCells{lead: lead, id: safe(present.ShortThreadID(f.ThreadID)), age: age(f.UpdatedAt),
+			graph: safe(f.GraphID), rest: present.FailureGist(*f, sentFor(f))}
+	}
+	return out
+}
+
+// failureLayout lays the failed runs' rows out in the list's steady
+// columns: the graph cut to its steady width (the screen of a failed run
+// names it in full).
+func failureLayout(rows []rowCells) rowLayout {
+	l := widest(rows)
+	l.id, l.age, l.graph = max(l.id, steady.id), max(l.age, steady.age), steady.graph
+	return l
 }

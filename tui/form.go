@@ -51,6 +51,9 @@ type formScreen struct {
 // holds typed work (claimed for the team, its text saved on quit).
 func (*formScreen) decisionStep() {}
 
+// holdsWork: what it holds for its interrupt is not given up unasked.
+func (*formScreen) holdsWork() {}
+
 func (s *formScreen) shows(*env) string { return s.id }
 
 // onGone: the status says what became of it, and that the typing is kept.
@@ -77,6 +80,16 @@ func (s *formScreen) focus() tea.Cmd {
 		return ff.area.Focus()
 	}
 	return ff.input.Focus()
+}
+
+// focusField puts the focus on field i, if the form has it.
+func (s *formScreen) focusField(i int) (tea.Cmd, bool) {
+	if i >= len(s.fields) {
+		return nil, false
+	}
+	s.blur()
+	s.focused = i
+	return s.focus(), true
 }
 
 func (s *formScreen) blur() {

@@ -108,10 +108,10 @@ func (ed *editorScreen) backToForm(m *Model) tea.Cmd {
 		ed.err = "the form cannot show this JSON (it does not parse, or holds what no field shows): fix it here, or " + name(m.keys.Back) + " again to leave (what you typed is kept)"
 		return nil
 	}
-	if s, isForm := m.top().(*formScreen); isForm && ed.formFocus < len(s.fields) {
-		s.blur()
-		s.focused = ed.formFocus
-		cmd = s.focus()
+	if s, ok := m.top().(fieldFocuser); ok {
+		if c, moved := s.focusField(ed.formFocus); moved {
+			cmd = c
+		}
 	}
 	return cmd
 }

@@ -26,6 +26,17 @@ type helpScreen struct {
 	here []hint
 }
 
+// helpRoom: its key opens the key map, the keys of the screen it was
+// opened from first (the key bar offers it always, at its end).
+var helpRoom = room{
+	key: func(k keyMap) key.Binding { return k.Help },
+	open: func(v *env) []act {
+		s := newHelpScreen(v.help, v.helpGroups())
+		s.here = v.front.hints(v)
+		return []act{pushScreen{s}}
+	},
+}
+
 func newHelpScreen(h help.Model, groups [][]key.Binding) *helpScreen {
 	return &helpScreen{page: newPage(), help: h, groups: groups}
 }

@@ -9,13 +9,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
 )
 
 // historyScreen lists the decisions sent from this machine (the audit
 // log); enter shows what the agent did next (the thread's conversation).
-// It reads the log again while open (rereadHistory), the cursor staying on
+// It reads the log again while open (afterReads), the cursor staying on
 // its entry.
 type historyScreen struct {
 	entries []journal.Entry
@@ -40,6 +41,16 @@ type historyKey struct {
 	conv   convKey
 }
 
+// historyRoom: its key opens the audit log, reading it; offered where
+// the key bar has room.
+var historyRoom = room{
+	key:     func(k keyMap) key.Binding { return k.History },
+	offered: func(*env, *client.Interrupt) bool { return true },
+	open: func(v *env) []act {
+		return []act{pushScreen{newHistoryScreen()}, runCmd{loadHistory(v.journal)}}
+	},
+}
+
 func newHistoryScreen() *historyScreen {
 	return &historyScreen{page: newPage()}
 }
@@ -60,15 +71,10 @@ func loadHistory(j *journal.Journal) tea.Cmd {
 	}
 }
 
-// rereadHistory reads the audit log again for an open history, on the
+// afterReads reads the audit log again for an open history, on the
 // root's reads and sends: a decision made meanwhile, here or by another
 // hitl on this machine, shows while the reviewer looks.
-func (m *Model) rereadHistory() tea.Cmd {
-	if _, ok := open[*historyScreen](m); !ok {
-		return nil
-	}
-	return loadHistory(m.opts.Journal)
-}
+func (h *historyScreen) afterReads(v *env) []act { return run(loadHistory(v.journal)) }
 
 func (h *historyScreen) receive(_ *env, msg tea.Msg) ([]act, bool) {
 	read, ok := msg.(historyMsg)
@@ -102,7 +108,7 @@ func (h *historyScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Quit):
 		return []act{askQuit{}} // q quits, as on every screen it does not type on
 	case key.Matches(msg, k.Help):
-		return []act{openHelp{}}
+		return helpRoom.open(v)
 	case key.Matches(msg, k.Back, k.History):
 		return []act{popScreen{}}
 	case key.Matches(msg, k.Open) && h.thread == "" && h.sel < len(h.entries):

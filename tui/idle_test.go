@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,36 +82,10 @@ func TestAgesOfABurstChangeTogether(t *testing.T) {
 	}
 }
 
-// A standalone reviewer whose screen rests asks for one processor, and
-// for the default number again as soon as a frame is drawn; a pacer
-// without rest (a hub's session) asks nothing (internal/procs applies it).
-func TestRestingScreenRunsOnOneProcessor(t *testing.T) {
-	ticker := time.NewTicker(time.Hour)
-	defer ticker.Stop()
-	hub := pacer{ticker: ticker}
-	hub.drew()
-	hub.onRest(restMsg{drawn: hub.drawn})
-
-	var asked []bool
-	pc := pacer{ticker: ticker, rest: func(one bool) { asked = append(asked, one) }}
-	pc.drew()
-	pc.drew()
-	if want := []bool{false}; !slices.Equal(asked, want) {
-		t.Fatalf("drawing asked %v, want %v", asked, want)
-	}
-	pc.onRest(restMsg{drawn: pc.drawn - 1}) // a frame since: no rest yet
-	pc.onRest(restMsg{drawn: pc.drawn})
-	pc.drew()
-	if want := []bool{false, true, false}; !slices.Equal(asked, want) {
-		t.Fatalf("drawing, resting, drawing asked %v, want %v", asked, want)
-	}
-}
-
 // An age that changes on a resting screen is written by one tick of the
-// ticker soon, and the process stays on one processor: the clock's frames
-// (with a thousand interrupts raised at different seconds, one every few
-// seconds) do not bring the full rate and the default processors back. A
-// key's frame does; a message that leaves the frame as it was does
+// ticker soon: the clock's frames (with a thousand interrupts raised at
+// different seconds, one every few seconds) do not bring the full rate
+// back. A key's frame does; a message that leaves the frame as it was does
 // neither.
 func TestTheClocksFrameLeavesTheScreenResting(t *testing.T) {
 	it := fixture(t, "middleware-js-email", strings.Repeat("a", 32), 2*time.Minute+30*time.Second)
@@ -123,14 +96,13 @@ func TestTheClocksFrameLeavesTheScreenResting(t *testing.T) {
 	h.msg(unchangedMsg{})        // drawn so
 	ticker := time.NewTicker(time.Hour)
 	defer ticker.Stop()
-	var asked []bool
-	h.m.pace = pacer{ticker: ticker, rest: func(one bool) { asked = append(asked, one) }}
+	h.m.pace = pacer{ticker: ticker}
 
 	drawn := h.m.pace.drawn
 	h.msg(tea.WindowSizeMsg{Width: 80, Height: 24}) // the same size: the same frame
-	if h.m.pace.drawn != drawn || h.m.pace.active || h.m.pace.flushing || len(asked) > 0 {
-		t.Fatalf("a message that left the frame as it was woke the renderer (drawn %d→%d, active %v, asked %v)",
-			drawn, h.m.pace.drawn, h.m.pace.active, asked)
+	if h.m.pace.drawn != drawn || h.m.pace.active || h.m.pace.flushing {
+		t.Fatalf("a message that left the frame as it was woke the renderer (drawn %d→%d, active %v)",
+			drawn, h.m.pace.drawn, h.m.pace.active)
 	}
 
 	before := h.screen()
@@ -139,17 +111,16 @@ func TestTheClocksFrameLeavesTheScreenResting(t *testing.T) {
 	if h.screen() == before || !strings.Contains(h.screen(), " 3m ") {
 		t.Fatalf("the tick did not redraw the age:\n%s", h.screen())
 	}
-	if !h.m.pace.flushing || h.m.pace.active || len(asked) > 0 {
-		t.Fatalf("the clock's frame: flushing %v, active %v, asked %v; want a flush, resting, nothing asked",
-			h.m.pace.flushing, h.m.pace.active, asked)
+	if !h.m.pace.flushing || h.m.pace.active {
+		t.Fatalf("the clock's frame: flushing %v, active %v; want a flush, resting", h.m.pace.flushing, h.m.pace.active)
 	}
 	h.m.pace.onRest(restMsg{drawn: h.m.pace.drawn})
-	if h.m.pace.flushing || h.m.pace.active || len(asked) > 0 {
-		t.Fatalf("after the rest check: flushing %v, active %v, asked %v", h.m.pace.flushing, h.m.pace.active, asked)
+	if h.m.pace.flushing || h.m.pace.active {
+		t.Fatalf("after the rest check: flushing %v, active %v", h.m.pace.flushing, h.m.pace.active)
 	}
 
 	h.keys("?") // a key's frame (the help)
-	if !h.m.pace.active || !slices.Equal(asked, []bool{false}) {
-		t.Fatalf("a key's frame: active %v, asked %v; want the full rate and the default processors", h.m.pace.active, asked)
+	if !h.m.pace.active {
+		t.Fatal("a key's frame: resting; want the full rate")
 	}
 }

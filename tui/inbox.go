@@ -7,9 +7,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-
-	"github.com/hitl-sh/hitl/present"
 )
 
 // inboxScreen is the list of pending interrupts, with the detail of the
@@ -68,6 +65,14 @@ func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	// Decisions act on the selected interrupt at every width: beside the
 	// detail, or from the list alone below 100 columns.
 	return []act{decideKey{msg: msg}}
+}
+
+// fetchErrLine is fetchErrText, or "" while the listing works.
+func (m *Model) fetchErrLine() string {
+	if m.fetchErr == nil {
+		return ""
+	}
+	return m.fetchErrText()
 }
 
 // fetchErrText says what failed, in full, and what to do about it.
@@ -249,149 +254,16 @@ func (m *Model) check() tea.Cmd {
 	return m.reconcile()
 }
 
-// view draws the list (the root's listView: its rows show most of what
-// the app knows), with the detail pane beside it from 100 columns.
+// view draws the list, with the detail pane beside it from 100 columns.
 func (s *inboxScreen) view(v *env, r rect) string {
 	if !v.lay.wide {
-		return v.root.listView(r)
+		return s.list(v, r)
 	}
 	l, d := v.lay.list, v.lay.detail
-	left := v.root.listView(rect{w: l.w, h: r.h})
+	left := s.list(v, rect{w: l.w, h: r.h})
 	sep := v.st.border.Render(strings.Repeat("│\n", r.h-1) + "│")
 	pane := marked(v.st, v.pane, d, name(v.keys.ScrollUp), name(v.keys.ScrollDown))
 	return lipgloss.JoinHorizontal(lipgloss.Top, fit(left, l.w, r.h), sep, " "+strings.ReplaceAll(pane, "\n", "\n "))
-}
-
-// listView draws the unknown-outcome section and the list rows into r.
-func (m *Model) listView(r rect) string {
-	x := &m.items
-	if !x.loaded && m.fetchErr == nil {
-		return "\n  Looking for pending interrupts…"
-	}
-	w, h := r.w, r.h
-	var b strings.Builder
-	if m.fetchErr != nil {
-		// The server cannot be read: that owns the body (an empty list would
-		// say "nothing pending", which nobody knows), or heads what was
-		// listed before.
-		text := m.fetchErrText()
-		if !x.loaded {
-			return "\n" + indentBlock(ansi.Wrap(text, max(w-2, 10), " "), "  ")
-		}
-		banner := strings.Split(ansi.Wrap(text, max(w, 10), " "), "\n")
-		if len(banner) > 4 {
-			banner = append(banner[:3], "… (the status line says when hitl tries again)")
-		}
-		b.WriteString(m.st.err.Render(strings.Join(banner, "\n")) + "\n")
-		h -= len(banner)
-	}
-	if n := len(m.unknown); n > 0 {
-		// Decisions whose fate is unknown are never hidden: a section of
-		// their own, above the inbox, until the server tells.
-		head := ansi.Wrap(fmt.Sprintf("? %d decision(s) of unknown outcome · %s looks them up again", n, name(m.keys.Check)), w, " ")
-		b.WriteString(m.st.warn.Render(head) + "\n")
-		h -= strings.Count(head, "\n")
-		shown := min(n, 3)
-		for _, e := range m.unknown[:shown] {
-			b.WriteString(ansi.Truncate(fmt.Sprintf("  ? %-8s %s %s", safe(present.ShortID(e.InterruptID)), e.Time.Local().Format("15:04"), safe(e.Title)), w, "…") + "\n")
-		}
-		h -= shown + 1
-		if n > shown {
-			b.WriteString(m.st.faint.Render(fmt.Sprintf("  … %d more (hitl check lists them all)", n-shown)) + "\n")
-			h--
-		}
-		h = max(h, 1)
-	}
-	if lines := m.failuresSection(w); len(lines) > 0 {
-		// A stuck agent is never invisible: failed runs, above the inbox.
-		b.WriteString(strings.Join(lines, "\n") + "\n")
-		h = max(h-len(lines), 1)
-	}
-	if len(x.shown) == 0 {
-		msg := "No pending interrupts. New ones appear here as agents pause."
-		if x.filter != "" {
-			msg = "Nothing matches the filter (" + name(m.keys.Back) + " clears it)."
-		}
-		return b.String() + "\n" + indentBlock(ansi.Wrap(msg, max(w-2, 10), " "), "  ")
-	}
-	// Keep the selection in view; rows out of view are counted above and
-	// below it.
-	start, rows, up, down := listWindow(max(x.index(), 0), len(x.shown), h)
-	if up {
-		b.WriteString(m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↑ %d more (%s, %s)", start, name(m.keys.Up), name(m.keys.PageUp)), w, "…")) + "\n")
-	}
-	h = rows
-	// The graph column when the summaries keep their width, or at least
-	// 60 columns of it: one long summary does not take it from every row.
-	withGraph := w-listFixed-graphColumn >= min(x.widest, 60)
-	// Badges padded to the widest on screen: the summaries line up.
-	bw := 0
-	for i := start; i < len(x.shown) && i < start+h; i++ {
-		bw = max(bw, len(present.BadgeOf(x.shown[i]))+2)
-	}
-	for i := start; i < len(x.shown) && i < start+h; i++ {
-		it := x.shown[i]
-		marker := "  "
-		if it.ID == x.selected {
-			marker = "▸ "
-		}
-		if m.marked[it.ID] {
-			marker = marker[:len(marker)-1] + "✓" // marked for a bulk approve
-		}
-		warn := " "
-		if x.warning(&it) != 0 {
-			warn = "⚠"
-		}
-		decided := ""
-		if dl := m.deadline(&it); dl != "" {
-			decided = "[" + dl + "] "
-		}
-		if d := m.drafts[it.ID]; d != nil && d.touched() {
-			decided = "✎ "
-		}
-		if it.Busy {
-			decided += "(run in progress) "
-		}
-		if who := m.editing(&it); who != "" {
-			decided += safe(who) + " · "
-		}
-		if it.Approval != nil {
-			decided += safe(it.Approval.Words()) + " · "
-		}
-		mark := x.threadMark(i)
-		if mark == "" {
-			mark = " "
-		}
-		var row string
-		switch {
-		case !m.lay.wide && w-listFixed-graphColumn < minSummary && w-listFixed >= minSummary:
-			// Narrow: the graph goes before the summary does (the
-			// detail names the graph).
-			row = fmt.Sprintf("%s%s%s%-8s %4s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt),
-				"["+present.BadgeOf(it)+"]", decided, x.gist(&it))
-		case !m.lay.wide && w-listFixed < minSummary:
-			// Narrower still: the badge goes too.
-			row = fmt.Sprintf("%s%s%s%-8s %4s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt),
-				decided, x.gist(&it))
-		case !m.lay.wide || withGraph:
-			row = fmt.Sprintf("%s%s%s%-8s %4s %-10s %-11s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt),
-				ansi.Truncate(safe(it.GraphID), 10, "…"), "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
-		default:
-			// Beside the detail, the graph only when the summaries keep their
-			// whole width (the detail shows it too).
-			row = fmt.Sprintf("%s%s%s%-8s %3s %-*s %s%s", marker, warn, mark, safe(present.ShortID(it.ID)), m.age(it.UpdatedAt), bw, "["+present.BadgeOf(it)+"]", decided, x.gist(&it))
-		}
-		row = ansi.Truncate(row, w, "…")
-		if it.ID == x.selected {
-			row = m.st.selected.Render(row + strings.Repeat(" ", max(w-ansi.StringWidth(row), 0)))
-		}
-		b.WriteString(row)
-		b.WriteString("\n")
-	}
-	if down {
-		b.WriteString(m.st.faint.Render(ansi.Truncate(fmt.Sprintf("↓ %d more (%s, %s)", len(x.shown)-start-rows, name(m.keys.Down), name(m.keys.PageDown)), w, "…")))
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 // listWindow is which rows of n a list h lines high shows with row i in

@@ -37,6 +37,7 @@ type items struct {
 	search   map[string]string        // per interrupt id: what `/` matches, lower-cased, built once
 	summary  map[string]string        // per interrupt id: the one-line gist, inert, built once
 	widest   int                      // the widest summary shown, in cells
+	columns  rowLayout                // the widest of each column of the rows shown (inboxrows.go)
 	selected string
 	handled  map[string]bool
 	filter   string
@@ -238,6 +239,7 @@ func (x *items) rebuild() {
 	for i := range x.shown {
 		x.widest = max(x.widest, ansi.StringWidth(x.gist(&x.shown[i])))
 	}
+	x.columns = listColumns(x.shown)
 	if x.current() == nil {
 		x.selected = ""
 		if len(x.shown) > 0 {

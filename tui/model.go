@@ -167,7 +167,11 @@ type Model struct {
 	lastKey              time.Time
 
 	changes <-chan struct{} // the backend's change signals, when it streams
-	help    help.Model
+	// attention is told when the reviewer comes and goes (attention.go);
+	// away: it was told the reviewer is gone.
+	attention client.Attentive
+	away      bool
+	help      help.Model
 
 	// presence is this reviewer's claims on the server (claims.go).
 	presence presence
@@ -223,6 +227,7 @@ func New(opts Options) (*Model, error) {
 	m.failed.activity = m.feat.Activity
 	if n := m.feat.Notifier; n != nil && opts.Context != nil {
 		m.changes = n.Changes(opts.Context)
+		m.attention = m.feat.Attentive
 	}
 	var err error
 	m.keys, err = m.keys.withOverrides(opts.Keys)
@@ -256,7 +261,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) resize(w, h int) {
-	m.lay = newLayout(w, h, m.listWidth(), m.split, len(m.statusLines(w, h)))
+	m.lay = newLayout(w, h, listWidth(&m.items), m.split, len(m.statusLines(w, h)))
 	m.detail.resize(m.lay.detail)
 	m.help.SetWidth(w)
 	if m.lay.wide {
@@ -265,11 +270,11 @@ func (m *Model) resize(w, h int) {
 		// and comes back if the window narrows again (a tmux pane zoomed
 		// in and out).
 		n := len(m.stack)
-		m.stack = slices.DeleteFunc(m.stack, func(s screen) bool { _, ok := s.(*detailScreen); return ok })
+		m.stack = slices.DeleteFunc(m.stack, func(s screen) bool { _, ok := s.(besideWhenWide); return ok })
 		m.detailGaveWay = m.detailGaveWay || len(m.stack) < n
 	} else if m.detailGaveWay {
 		m.detailGaveWay = false
-		if _, ok := m.top().(*inboxScreen); ok && m.items.current() != nil {
+		if m.atInbox() && m.items.current() != nil {
 			m.push(&detailScreen{})
 		}
 	}
@@ -281,28 +286,9 @@ func (m *Model) resize(w, h int) {
 	}
 }
 
-// listWidth is what the inbox list needs beside the detail: its fixed
-// columns and the widest summary.
-// The inbox row's columns around the summary: marker, warning, thread
-// mark, id, age, badge and spaces; then the graph, where there is room.
-const (
-	listFixed   = 34
-	graphColumn = 11
-	// minSummary is the width of the summary below which, in a narrow
-	// window, the graph column and then the badge give it their room.
-	minSummary = 24
-)
-
-func (m *Model) listWidth() int {
-	if len(m.items.shown) == 0 {
-		return 0 // nothing to show beside it
-	}
-	return listFixed + graphColumn + m.items.widest
-}
-
 // relayout lays the window out again when what it depends on changed.
 func (m *Model) relayout() {
-	if l := newLayout(m.lay.w, m.lay.h, m.listWidth(), m.split, len(m.statusLines(m.lay.w, m.lay.h))); l != m.lay {
+	if l := newLayout(m.lay.w, m.lay.h, listWidth(&m.items), m.split, len(m.statusLines(m.lay.w, m.lay.h))); l != m.lay {
 		m.resize(m.lay.w, m.lay.h)
 	}
 }

@@ -69,9 +69,6 @@ type pacer struct {
 	// flushing: resting, the ticker runs at flushEvery until the clock's
 	// frame is written (drewByClock).
 	flushing bool
-	// rest, when set, asks for one processor while the screen rests and
-	// for the default when it draws (procs.Rest; the standalone TUI only).
-	rest func(bool)
 }
 
 // restMsg checks whether frames stopped coming.
@@ -113,9 +110,6 @@ func (p *pacer) drew() tea.Cmd {
 	if !p.active {
 		t.Reset(time.Second / activeFPS)
 		p.active = true
-		if p.rest != nil {
-			p.rest(false)
-		}
 	}
 	return p.checkRest()
 }
@@ -123,12 +117,9 @@ func (p *pacer) drew() tea.Cmd {
 // drewByClock: a resting screen's frame changed by itself (an age, a
 // deadline, "updated just now" ending). Nobody is typing, so it is
 // written by one tick of the ticker soon (flushEvery) rather than at the
-// full rate, and the process stays on one processor: with a thousand
-// interrupts raised at different seconds an age changes on screen every
-// few seconds, and each such frame brought the full rate and the default
-// processors back (seen in strace of an idle TUI against the dev server:
-// changing GOMAXPROCS stops the world, and with the default the runtime
-// rereads the cgroup's CPU limit every second).
+// full rate: with a thousand interrupts raised at different seconds an age
+// changes on screen every few seconds, and each such frame brought the
+// full rate back for a while.
 func (p *pacer) drewByClock() tea.Cmd {
 	if p.active {
 		return p.drew() // frames are coming anyway
@@ -168,9 +159,6 @@ func (p *pacer) onRest(msg restMsg) tea.Cmd {
 	if t := p.reach(); t != nil && p.active {
 		t.Reset(restEvery)
 		p.active = false
-		if p.rest != nil {
-			p.rest(true)
-		}
 	}
 	return nil
 }

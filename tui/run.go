@@ -6,8 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/hitl-sh/hitl/internal/procs"
 )
 
 // signalQuitMsg asks the app to end as ctrl+c does (the terminal hung up,
@@ -45,8 +43,6 @@ func Run(ctx context.Context, opts Options) error {
 	// Signals come through ctx (main listens for SIGINT, SIGTERM, SIGHUP), so
 	// that they end the app the way ctrl+c does rather than at once.
 	p := NewProgram(m, tea.WithoutSignalHandler())
-	m.pace.rest = procs.Rest // the process is this reviewer's (internal/procs)
-	defer procs.Rest(false)
 	go func() {
 		select {
 		case <-ctx.Done():

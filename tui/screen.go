@@ -3,11 +3,13 @@ package tui
 import (
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/client/journal"
 )
 
 // A screen is a component: it sees the app through an env (sizes, styles,
@@ -56,7 +58,49 @@ type (
 	// decisionStep is a step of deciding (editor, form, confirm, prompt):
 	// closed when the decision is recorded or not sent.
 	decisionStep interface{ decisionStep() }
+	// holdsWork holds what the reviewer is doing on its interrupt (an
+	// editor, a form, the confirm screen): not closed because the list
+	// moved under it.
+	holdsWork interface{ holdsWork() }
+	// followsSelection shows whatever is selected (the detail): closed when
+	// the interrupt it showed left, as it would quietly show another one.
+	followsSelection interface{ followsSelection() }
+	// besideWhenWide is on a screen of its own only while the window is
+	// narrow (the detail): it gives way to the split when the window
+	// widens, and opens again if it narrows.
+	besideWhenWide interface{ besideWhenWide() }
+	// rereader reads again what it shows on the root's reads (history:
+	// the audit log, as decisions are made meanwhile).
+	rereader interface {
+		afterReads(v *env) []act
+	}
+	// fieldFocuser puts the focus on one of its fields (a form, back from
+	// its JSON): false when it has no such field.
+	fieldFocuser interface {
+		focusField(i int) (tea.Cmd, bool)
+	}
 )
+
+// rooms are the screens a key of the inbox and the detail opens (browse.go),
+// in the order the key bar offers their keys. This is where a screen is
+// registered: its file defines its room (its key, when the bar offers it,
+// what opening it asks), and one line here adds it.
+var rooms = []room{
+	helpRoom,
+	historyRoom,
+	failuresRoom,
+}
+
+// room is how a screen is opened from the inbox or the detail.
+type room struct {
+	// key is the key that opens it (keys.go).
+	key func(k keyMap) key.Binding
+	// offered: the key bar offers its key now, where there is room (nil:
+	// never; the bar offers it some other way).
+	offered func(v *env, it *client.Interrupt) bool
+	// open is what opening it asks of the app (pushScreen, and its read).
+	open func(v *env) []act
+}
 
 // hint is a key in the key bar; off: shown struck out and marked "not
 // allowed" (the interrupt does not allow that decision here).
@@ -89,8 +133,9 @@ type env struct {
 	drafts drafts
 	gone   map[string]gone
 	convs  conversations
-	// front is the screen in front.
-	front screen
+	// front is the screen in front; atInbox: that is the inbox.
+	front   screen
+	atInbox bool
 
 	viewOnly         bool
 	noExternalEditor bool
@@ -124,22 +169,36 @@ type env struct {
 	// prepare is what would be sent to answer the interrupt id.
 	prepare func(id string) prepared
 
-	// root is the whole app, for the inbox's drawing alone: its rows show
-	// most of what the root knows (listView).
-	root *Model
+	// What the inbox's rows and the sections above them show (inboxrows.go).
+	// fetchErr says why the listing failed, and what to do ("": it did
+	// not); unknown are the decisions of unknown outcome; failures are
+	// the lines on failed runs, in w cells.
+	fetchErr func() string
+	unknown  []journal.Entry
+	failures func(w int) []string
+	// deadline is the row's word on when the interrupt expires, editing
+	// who else is editing it ("": none).
+	deadline, editing func(it *client.Interrupt) string
+	// journal is this machine's record (nil: none), for a screen's reads.
+	journal *journal.Journal
+	// help lays out the key map, helpGroups is what of it works here.
+	help       help.Model
+	helpGroups func() [][]key.Binding
 }
 
 // env is what the screens see now.
 func (m *Model) env() *env {
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
-		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(),
+		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(), atInbox: m.atInbox(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), conversational: m.feat.Conversational != nil,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,
-		root: m,
+		fetchErr: m.fetchErrLine, unknown: m.unknown, failures: m.failuresSection,
+		deadline: m.deadline, editing: m.editing, journal: m.opts.Journal,
+		help: m.help, helpGroups: m.helpGroups,
 	}
 }
 
@@ -209,15 +268,20 @@ func (m *Model) backToDecisions() {
 	}
 }
 
-// open is the open screen of type T nearest the front, if any.
-func open[T screen](m *Model) (T, bool) {
-	for i := len(m.stack) - 1; i >= 0; i-- {
-		if s, ok := m.stack[i].(T); ok {
-			return s, true
+// atInbox: the inbox is in front (no screen over it).
+func (m *Model) atInbox() bool { return len(m.stack) == 0 }
+
+// afterReads lets the open screens read again what they show, after the
+// root's reads and sends.
+func (m *Model) afterReads() tea.Cmd {
+	v := m.env()
+	var cmds []tea.Cmd
+	for _, s := range m.stack {
+		if r, ok := s.(rereader); ok {
+			cmds = append(cmds, m.apply(r.afterReads(v)))
 		}
 	}
-	var zero T
-	return zero, false
+	return tea.Batch(cmds...)
 }
 
 // refreshScreens lets every open screen work out again what depends on

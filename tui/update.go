@@ -35,7 +35,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.quiet {
 			m.refreshScreens()
 		}
-		cmd = tea.Batch(cmd, m.rereadHistory())
+		cmd = tea.Batch(cmd, m.afterReads())
 	}
 	if m.expireStatus() {
 		m.quiet = false // the status line changed
@@ -60,6 +60,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			cmd = tea.Batch(cmd, drew())
 		}
+	}
+	if c := m.attend(); c != nil {
+		cmd = tea.Batch(cmd, c)
 	}
 	if c := m.schedule(); c != nil {
 		cmd = tea.Batch(cmd, c)
@@ -154,7 +157,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.lastKey = m.opts.Now() // the reviewer at work: see activeFor
 	case tea.KeyPressMsg:
 		m.lastKey = m.opts.Now()
-		if m.top() == screen(m.inbox) {
+		if m.atInbox() {
 			// A key on the list: the reviewer is looking at it, arrivals
 			// and all ("N new since you last looked" has been read). A
 			// resize, or a key on another screen, is not a look at it.
@@ -334,12 +337,12 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		text += " (" + w + ")"
 	}
 	switch r.Kind {
-	case decide.Sent, decide.HandledElsewhere:
+	case decide.Sent, decide.HandledElsewhere, decide.Unconfirmed:
 		for _, ir := range r.Items {
-			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
+			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere || ir.Kind == decide.Unconfirmed {
 				m.items.handled[ir.ID] = true
 			}
-			if ir.Kind == decide.Sent {
+			if ir.Kind == decide.Sent || ir.Kind == decide.Unconfirmed {
 				delete(m.drafts, ir.ID)
 			} else if ir.Kind == decide.HandledElsewhere && m.drafts[ir.ID] != nil && m.drafts[ir.ID].typed() {
 				text += keptGone

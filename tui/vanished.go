@@ -43,11 +43,13 @@ func (m *Model) onScreen() *client.Interrupt {
 // detailOnly: the detail is open, with no step of deciding over it (an
 // editor, a form, the confirm screen keep what the reviewer was doing).
 func (m *Model) detailOnly() bool {
-	_, detail := open[*detailScreen](m)
-	_, editor := open[*editorScreen](m)
-	_, form := open[*formScreen](m)
-	_, confirm := open[*confirmScreen](m)
-	return detail && !editor && !form && !confirm
+	detail, work := false, false
+	for _, s := range m.stack {
+		_, follows := s.(followsSelection)
+		_, holds := s.(holdsWork)
+		detail, work = detail || follows, work || holds
+	}
+	return detail && !work
 }
 
 // lookUpWinner asks where it stands, once; the answer is a winnerMsg. An

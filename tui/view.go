@@ -213,7 +213,7 @@ func wrapWords(s string, w int) string {
 // keyBar is the footer of the screen in front (footer.go).
 func (m *Model) keyBar() string {
 	lead := ""
-	if m.inbox.filtering && m.top() == screen(m.inbox) {
+	if m.inbox.filtering && m.atInbox() {
 		lead = "type to filter"
 	}
 	return footer(m.st, m.keys, lead, m.top().hints(m.env()), m.lay.w)

@@ -42,7 +42,7 @@ func TestEveryBackendStatesAllItOffers(t *testing.T) {
 		backendtest.StatesAll(t, b)
 	}
 	// LangGraph offers everything but run controls.
-	want := "Batcher Claimer Conversational Ender FailureLister Notifier Progressive Settled Activity ApprovalKeeper Redactor"
+	want := "Batcher Claimer Conversational Ender FailureLister Notifier Progressive Settled Activity ApprovalKeeper Redactor Attentive"
 	if got := strings.Join(lg.Features().Names(), " "); got != want {
 		t.Errorf("LangGraph offers %s\nwant %s", got, want)
 	}

@@ -50,6 +50,9 @@ const (
 	// Lost: the server took it (it created a run), then lost the run: no
 	// run carries it and the interrupt still waits. It did not take effect.
 	Lost Outcome = "lost"
+	// Unconfirmed: the server ran it, but cannot show whose decision the
+	// interrupt took (it may have been another reviewer's).
+	Unconfirmed Outcome = "sent-unconfirmed"
 	// legacyError is what older versions wrote for a failed send.
 	legacyError Outcome = "error"
 )
@@ -81,11 +84,15 @@ func OfRun(s client.OutcomeStatus) Outcome {
 // Entry is one line of the audit log: an intent, an outcome, or (written by
 // older versions) both at once.
 type Entry struct {
-	Kind        Kind          `json:"kind,omitempty"`
-	DecisionID  string        `json:"decision_id,omitempty"`
-	Time        time.Time     `json:"time"`
-	Reviewer    string        `json:"reviewer,omitempty"`
-	Server      string        `json:"server,omitempty"`
+	Kind       Kind      `json:"kind,omitempty"`
+	DecisionID string    `json:"decision_id,omitempty"`
+	Time       time.Time `json:"time"`
+	Reviewer   string    `json:"reviewer,omitempty"`
+	Server     string    `json:"server,omitempty"`
+	// Deployment names the deployment the decision was sent to, whatever
+	// its address ("profile prod"): behind a load balancer, or after a
+	// replica moved, the same deployment answers at another URL.
+	Deployment  string        `json:"deployment,omitempty"`
 	ThreadID    string        `json:"thread_id,omitempty"`
 	InterruptID string        `json:"interrupt_id"`
 	Schema      client.Schema `json:"schema,omitempty"`
@@ -139,8 +146,14 @@ func (j *Journal) Record(e Entry) error { return j.write([]Entry{e}) }
 
 func (j *Journal) write(es []Entry) error {
 	lines := make([][]byte, 0, len(es))
+	j.mu.Lock()
+	deployment := j.deployment
+	j.mu.Unlock()
 	for _, e := range es {
 		e = j.redacted(e)
+		if e.Deployment == "" {
+			e.Deployment = deployment
+		}
 		if e.Time.IsZero() {
 			e.Time = time.Now().UTC()
 		}
@@ -254,7 +267,7 @@ func (j *Journal) Unresolved(server string) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, e := range h {
-		if e.DecisionID == "" || e.Server != server || (e.Outcome != "" && e.Outcome != Unknown) {
+		if e.DecisionID == "" || !j.here(e, server) || (e.Outcome != "" && e.Outcome != Unknown) {
 			continue
 		}
 		if sendingElsewhere(e) {
@@ -289,7 +302,7 @@ func (j *Journal) Unsettled(server string) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, e := range h {
-		if unresolved[e.DecisionID+"\x00"+e.InterruptID] || (e.DecisionID != "" && e.Server == server && e.Outcome == Running) {
+		if unresolved[e.DecisionID+"\x00"+e.InterruptID] || (e.DecisionID != "" && j.here(e, server) && e.Outcome == Running) {
 			out = append(out, e)
 		}
 	}
@@ -308,4 +321,22 @@ func (j *Journal) Last(id string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
+}
+
+// SetDeployment names the deployment this journal's decisions go to (a
+// profile): entries written from now on carry it, and the decisions of
+// unknown outcome sent to it are found at any of its addresses.
+func (j *Journal) SetDeployment(name string) {
+	j.mu.Lock()
+	j.deployment = name
+	j.mu.Unlock()
+}
+
+// here reports whether e was sent to the server at this address, or to
+// the same deployment at another.
+func (j *Journal) here(e Entry, server string) bool {
+	j.mu.Lock()
+	d := j.deployment
+	j.mu.Unlock()
+	return e.Server == server || (d != "" && e.Deployment == d)
 }

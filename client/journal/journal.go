@@ -49,6 +49,8 @@ type Journal struct {
 	size      int64 // bytes of the handled file already read
 	redact    func(string) string
 	seen      map[string]bool // ids in the sightings file
+	// deployment names where decisions go (SetDeployment).
+	deployment string
 
 	// hist is the audit log as History last read it, kept while the file
 	// is unchanged: a reviewer left open asks for the decisions of unknown

@@ -19,5 +19,6 @@ func (b *Backend) Features() client.Features {
 		Activity:       b, // when any thread last changed (look.go)
 		ApprovalKeeper: b, // a team's approvals (approvals.go)
 		Redactor:       b, // the journal hides credentials (transport.Conn)
+		Attentive:      b, // looks seldom while no reviewer is there (stream.go)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,8 +44,12 @@ func compact(b []byte) string {
 
 // target is one server under test and the graphs that play each role there.
 type target struct {
-	name     string
-	url      string
+	name string
+	url  string
+	// peer is where the decisions go: langhost's second replica (the
+	// interrupt raised through one replica, decided through the other);
+	// elsewhere url.
+	peer     string
 	kind     realserver.Kind // "" for the embedded server
 	single   graphInput      // one middleware interrupt with one send_email action
 	parallel graphInput      // two interrupts in one thread: raw + prompt
@@ -68,7 +74,21 @@ func email() any {
 	return map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}}
 }
 
+// targets are the embedded server and the dev servers; with
+// HITL_TEST_PRODUCTION_CONFORMANCE set, langhost too (not yet passing the
+// whole suite there: docs/servers.md).
 func targets(t *testing.T) []target {
+	return targetsOf(t, os.Getenv("HITL_TEST_PRODUCTION_CONFORMANCE") != "", false)
+}
+
+// targetsWithProduction adds langhost (the interrupt raised through one
+// replica, decided through the other) and aegra, to the tests that pass
+// there (docs/servers.md).
+func targetsWithProduction(t *testing.T) []target {
+	return targetsOf(t, true, true)
+}
+
+func targetsOf(t *testing.T, langhost, aegra bool) []target {
 	t.Helper()
 	srv := demo.New()
 	srv.RunDelay = 300 * time.Millisecond // long enough to see a busy thread
@@ -99,9 +119,13 @@ func targets(t *testing.T) []target {
 		}
 		return got
 	}
-	for _, rs := range realserver.All(t) {
+	out[0].peer = out[0].url
+	for _, rs := range realserver.Everywhere(t) {
+		if (rs.Kind == realserver.Aegra && !aegra) || (rs.Kind == realserver.Langhost && !langhost) {
+			continue
+		}
 		u := rs.URL
-		out = append(out, target{name: rs.Name(), url: u, kind: rs.Kind,
+		out = append(out, target{name: rs.Name(), url: u, peer: rs.Peer, kind: rs.Kind,
 			single: graphInput{"agent", email()}, parallel: graphInput{"parallel", map[string]any{}},
 			bp: graphInput{"breakpoint", map[string]any{}}, slow: graphInput{"slow", map[string]any{}},
 			fanout: graphInput{"fanout", map[string]any{"topic": "a,b,c"}}, slowAnswer: json.RawMessage(`{"sleep":1500}`),
@@ -135,8 +159,13 @@ func targets(t *testing.T) []target {
 // forEach runs f on each target. The test runs in parallel with the
 // others; on a real server, one test at a time.
 func forEach(t *testing.T, f func(t *testing.T, tg target)) {
+	forEachOf(t, targets(t), f)
+}
+
+// forEachOf runs f on each of tgs, as forEach does.
+func forEachOf(t *testing.T, tgs []target, f func(t *testing.T, tg target)) {
 	t.Parallel()
-	for _, tg := range targets(t) {
+	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
 			if tg.name != "embedded" {
 				realServer.Lock()
@@ -187,7 +216,11 @@ func start(t *testing.T, tg target, g graphInput, meta map[string]any) string {
 
 func backend(t *testing.T, tg target, meta map[string]string, pageSize int) *langgraph.Backend {
 	t.Helper()
-	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: tg.url}, Metadata: meta, PageSize: pageSize, Follow: 20 * time.Second})
+	u := tg.peer
+	if u == "" {
+		u = tg.url
+	}
+	b, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: u}, Metadata: meta, PageSize: pageSize, Follow: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +448,7 @@ func TestConformBreakpointAndUnknownAssistant(t *testing.T) {
 // server with injected faults, and against the real server without.
 func TestConformSuite(t *testing.T) {
 	t.Parallel()
-	for _, tg := range targets(t) {
+	for _, tg := range targetsWithProduction(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			url := tg.url
 			var faults *backendtest.Faults
@@ -433,7 +466,13 @@ func TestConformSuite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			other, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: url, ReadRetries: -1}, Metadata: meta, Follow: 20 * time.Second})
+			// The second reviewer decides through the deployment's other
+			// replica (langhost), where there is one.
+			otherURL := url
+			if tg.peer != "" && tg.name != "embedded" {
+				otherURL = tg.peer
+			}
+			other, err := langgraph.New(langgraph.Options{Options: transport.Options{URL: otherURL, ReadRetries: -1}, Metadata: meta, Follow: 20 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -460,6 +499,10 @@ func TestConformSuite(t *testing.T) {
 					}
 				},
 				Faults: faults,
+				// The production-shaped servers race more rounds: there
+				// (aegra) the race decides what a reviewer is told.
+				Races:         map[bool]int{true: envInt("HITL_SUITE_RACES", 20)}[tg.kind == realserver.Langhost || tg.kind == realserver.Aegra],
+				Unconfirmable: tg.kind == realserver.Aegra,
 			})
 		})
 	}
@@ -812,4 +855,44 @@ func (tg target) logOf(t *testing.T, thread string) string {
 	}
 	json.Unmarshal(body, &st)
 	return compact(st.Values.Log)
+}
+
+// envInt is the number in the environment variable, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// The arguments are listed in the order the graph wrote them (to, subject,
+// body, cc), on every server: the pg runtime (langhost) keeps
+// thread.interrupts in a JSONB column, which reorders an object's keys
+// (to, body, subject), and hitl then takes the value from the thread's
+// state, which keeps the graph's order. aegra lists no thread.interrupts
+// at all: hitl reads the state there anyway.
+func TestConformArgumentsInTheGraphsOrder(t *testing.T) {
+	forEachOf(t, targetsWithProduction(t), func(t *testing.T, tg target) {
+		if tg.kind == "" {
+			t.Skip("the embedded server keeps what it is given")
+		}
+		meta := tag(t)
+		thread := start(t, tg, tg.single, anyMap(meta))
+		its := pendingOf(t, backend(t, tg, meta, 0))
+		if len(its) != 1 || its[0].ThreadID != thread || len(its[0].Actions) != 1 {
+			t.Fatalf("listed %+v", its)
+		}
+		dec := json.NewDecoder(bytes.NewReader(its[0].Actions[0].Args))
+		var keys []string
+		dec.Token() // {
+		for dec.More() {
+			k, _ := dec.Token()
+			keys = append(keys, k.(string))
+			var skip json.RawMessage
+			dec.Decode(&skip)
+		}
+		if got := strings.Join(keys, ", "); got != "to, subject, body, cc" {
+			t.Fatalf("the arguments' keys in the order %s, want the graph's: to, subject, body, cc (raw %s)", got, its[0].Raw)
+		}
+	})
 }

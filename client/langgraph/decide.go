@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/transport"
@@ -157,8 +159,14 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 	defer cancel()
 	var joined map[string]json.RawMessage
 	resp, err := b.Long.R().SetContext(ctx).Get("/threads/" + url.PathEscape(s.ThreadID) + "/runs/" + url.PathEscape(rc.RunID) + "/join")
-	if err := b.Check(resp, err, "follow run "+rc.RunID, &joined); err != nil {
-		out.Error = err.Error()
+	if cerr := b.Check(resp, err, "follow run "+rc.RunID, &joined); cerr != nil {
+		out.Error = cerr.Error()
+		if err != nil && ctx.Err() == nil && b.wentAway(ctx) {
+			// Not "is something else listening there?": the server that
+			// took the decision stopped answering while the run went on.
+			out.Error = fmt.Sprintf("the server at %s went away while hitl followed run %s (it no longer accepts connections): the decision reached it; another replica may finish the run, or it is lost: `hitl check` looks again once a server of this deployment answers",
+				b.Server(), rc.RunID)
+		}
 		return out
 	}
 	var r run
@@ -192,8 +200,14 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 // busyAnswer recognizes the refusal of a second run on a busy thread: 409
 // from the Python platform, 422 "Thread is already running a task" from the
 // JS server (whose 422 also means a malformed request).
+//
+// aegra refuses a resume on a thread that is not interrupted (answered, or
+// running another branch) with 400 "Cannot resume: thread is not in
+// interrupted state": nothing was taken, and Standing then says whether
+// the interrupt was answered (already handled elsewhere) or still waits.
 func busyAnswer(code int, body []byte) bool {
 	return code == http.StatusConflict ||
+		(code == http.StatusBadRequest && strings.Contains(string(body), "thread is not in interrupted state")) ||
 		(code == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(string(body)), "already running"))
 }
 
@@ -224,4 +238,33 @@ func runError(raw json.RawMessage, status string) string {
 		return e.Error + ": " + e.Message
 	}
 	return e.Message
+}
+
+// wentAway reports whether the server now refuses connections: after a
+// broken follow, it tells a server that stopped from a connection that
+// broke on the way. A process being killed may still accept a connection
+// for a moment (and reset it): it is asked a few times over a second.
+func (b *Backend) wentAway(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	for range 6 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(b.Server(), "/")+"/ok", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return false // it answers
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return false
 }

@@ -32,6 +32,9 @@ func (b *Backend) threadInterrupts(ctx context.Context, t *thread, cached bool) 
 	case t.Status == "interrupted" && n == 0:
 	case t.Status == "busy" && n > 0:
 	case t.Status == "interrupted" && len(t.Interrupts) > 1:
+	case t.Status == "interrupted" && b.keyOrder.Load() != orderKept && t.hasKeyOrder():
+		// Whether the thread keeps the graph's key order is not known
+		// yet, or it does not (a JSONB column): the state tells.
 	case t.Status == "interrupted":
 		return t.interrupts(b.Server(), nil), nil
 	default:
@@ -60,6 +63,7 @@ func (b *Backend) threadInterrupts(ctx context.Context, t *thread, cached bool) 
 		skip[id] = true
 	}
 	its := t.interrupts(b.Server(), skip)
+	b.inGraphOrder(t, f.state, its)
 	if t.Status == "busy" {
 		for i := range its {
 			its[i].Busy = true
@@ -167,4 +171,64 @@ func (b *Backend) activeRuns(ctx context.Context, threadID string) ([]run, error
 		out = append(out, list...)
 	}
 	return out, nil
+}
+
+// What hitl knows of a server's thread.interrupts: whether it keeps the
+// key order the graph wrote (Backend.keyOrder).
+const (
+	orderUnknown int32 = iota
+	orderKept
+	orderChanged
+)
+
+// inGraphOrder gives each interrupt the value of the thread's state, which
+// keeps the graph's key order, where thread.interrupts has the same value
+// in another order: the pg runtime keeps thread.interrupts in a JSONB
+// column, which orders an object's keys by length (`to, body, subject`
+// for a graph that wrote `to, subject, body`). The first value that tells
+// settles which kind of server this is: one that keeps the order is then
+// read without the state.
+func (b *Backend) inGraphOrder(t *thread, st *threadState, its []client.Interrupt) {
+	if st == nil {
+		return
+	}
+	byID := map[string]wireInterrupt{}
+	for _, task := range st.Tasks {
+		for i, w := range task.Interrupts {
+			byID[interruptID(w, t.ThreadID, task.ID, i)] = w
+		}
+	}
+	for i := range its {
+		w, ok := byID[its[i].ID]
+		if !ok || len(w.Value) == 0 {
+			continue
+		}
+		switch sameJSON(its[i].Raw, w.Value) {
+		case sameBytes:
+			if !jsonbOrdered(w.Value) {
+				b.keyOrder.CompareAndSwap(orderUnknown, orderKept)
+			}
+		case sameValue:
+			b.keyOrder.Store(orderChanged)
+			p := w.payload()
+			if its[i].Payload.ResponseSchema != nil && len(w.ResponseSchema) == 0 {
+				continue // the state lacks the schema the thread has: keep the thread's
+			}
+			its[i].Payload = p
+			its[i].WithValue(w.Value)
+		}
+	}
+}
+
+// hasKeyOrder reports whether any of the thread's interrupt values has an
+// object of two keys or more: one whose order a server could have changed.
+func (t *thread) hasKeyOrder() bool {
+	for _, e := range t.Interrupts {
+		for _, w := range e.Interrupts {
+			if multiKey(w.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -80,9 +80,20 @@ type Backend struct {
 	// lookEvery is how long the watcher waits between looks now (its
 	// cadence: Options.Live, longer for a slow server), in nanoseconds.
 	lookEvery atomic.Int64
-	infoOnce  sync.Once
-	info      *Info // nil when the server has no /info
-	noJoin    bool  // the server has no run streams to join
+	// away: no reviewer is at the screen (Attend): the watcher looks every
+	// restingLook; back is closed (and replaced) when one comes back.
+	away     atomic.Bool
+	back     chan struct{}
+	infoOnce sync.Once
+	info     *Info // nil when the server has no /info
+	noJoin   bool  // the server has no run streams to join
+	// keyOrder: whether thread.interrupts keeps the key order the graph
+	// wrote (orderKept), or not (orderChanged: the pg runtime's JSONB),
+	// as the first value that tells showed (facts.go, inGraphOrder).
+	keyOrder atomic.Int32
+	// mostPage is the largest search page the server takes, where it
+	// refused a larger one (aegra: 100); 0 while none was refused.
+	mostPage atomic.Int32
 }
 
 // New returns a backend for the server at opts.URL.
@@ -106,7 +117,8 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1)}
+	b := &Backend{opts: opts, Conn: c, state: map[string]threadFacts{}, failed: map[string]failedFacts{}, turn: make(chan struct{}, 1),
+		back: make(chan struct{})}
 	b.listing = lister{
 		search: b.firstPage, // searchPage, cheap for the watcher's look (look.go)
 		interrupts: func(ctx context.Context, t *thread) ([]client.Interrupt, error) {

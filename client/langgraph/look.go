@@ -5,22 +5,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/hitl-sh/hitl/client/transport"
 )
 
 // The watcher's look, made cheap.
 //
-// A watcher looks five times a second, and when nothing changed every look
-// is the same request (the first page of the watermark poll) answered with
-// the same bytes. A look through the read client costs most of an idle
-// reviewer's CPU besides the runtime's wake-ups: the request body encoded
-// again, the client's middleware, the answer copied and decoded. So the
-// first page of a watermark poll is asked with bytes encoded once, on the
-// same connection (kept alive by the same transport), read into a buffer
-// kept from look to look, and decoded only when its bytes differ from the
-// last answer's: the same bytes are the same threads.
+// A watcher looks five times a second while the reviewer is there, and when
+// nothing changed every look is the same request (the first page of the
+// watermark poll) answered with the same bytes. So the first page of a
+// watermark poll is asked with bytes encoded once, through the read
+// client's http.Client (its connection kept alive by its transport), read
+// into a buffer kept from look to look, and decoded only when its bytes
+// differ from the last answer's: the same bytes are the same threads.
 //
 // Anything but a clean 200 (a transport error, another status, a body too
 // large or that does not decode) is asked again the usual way, whose
@@ -32,7 +34,6 @@ type looker struct {
 	buf  []byte   // the last answer's bytes (decoded into page)
 	page []thread // the last answer, decoded (given out as copies)
 	read bytes.Buffer
-	conn lookConn // the look's own connection (lookconn.go)
 
 	httpReq     *http.Request // the look's request (request)
 	base        string        // the read client's URL it was made with
@@ -71,11 +72,7 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 	if req == nil {
 		return nil, answered{}, false
 	}
-	hc := b.Reads.GetClient()
-	resp, err := l.conn.do(ctx, hc, req, l.req, &l.read)
-	if errors.Is(err, errNoDirect) {
-		resp, err = viaClient(ctx, hc, req, &l.read)
-	}
+	resp, err := send(ctx, b.Reads.GetClient(), req, &l.read)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil, answered{}, false
 	}
@@ -96,7 +93,7 @@ func (l *looker) ask(ctx context.Context, b *Backend, q query) ([]thread, answer
 // times a second), with what the read client sends (its extra headers and
 // key) and the bearer token, which it keeps apart; nil if it cannot be made.
 func (l *looker) request(b *Backend) *http.Request {
-	if l.httpReq != nil && l.base == b.Reads.BaseURL && sameHeader(l.readsHeader, b.Reads.Header) {
+	if l.httpReq != nil && l.base == b.Reads.BaseURL && maps.EqualFunc(l.readsHeader, b.Reads.Header, slices.Equal[[]string]) {
 		return l.httpReq
 	}
 	req, err := http.NewRequest(http.MethodPost, b.Reads.BaseURL+"/threads/search", bytes.NewReader(l.req))
@@ -134,10 +131,9 @@ type said struct {
 	ok          bool
 }
 
-// viaClient makes the look through the read client's http.Client (a proxy,
-// or a transport the look's own connection does not copy), reading the
-// answer's body into out as lookConn.do does.
-func viaClient(ctx context.Context, hc *http.Client, req *http.Request, out *bytes.Buffer) (*http.Response, error) {
+// send makes the look through the read client's http.Client, reading the
+// answer's body into out (at most transport.MaxBody bytes).
+func send(ctx context.Context, hc *http.Client, req *http.Request, out *bytes.Buffer) (*http.Response, error) {
 	req = req.Clone(ctx)
 	body, err := req.GetBody()
 	if err != nil {
@@ -152,6 +148,27 @@ func viaClient(ctx context.Context, hc *http.Client, req *http.Request, out *byt
 		return nil, err
 	}
 	return resp, nil
+}
+
+// readAnswer reads resp's body into out and closes it: a 200's whole (at
+// most transport.MaxBody bytes), another status's skipped, so that the
+// connection carries the next look.
+func readAnswer(resp *http.Response, out *bytes.Buffer) error {
+	defer resp.Body.Close()
+	out.Reset()
+	if resp.StatusCode != http.StatusOK {
+		if n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)); err != nil || n == 64<<10 {
+			return errors.New("an answer too large to skip")
+		}
+		return nil
+	}
+	if _, err := out.ReadFrom(io.LimitReader(resp.Body, transport.MaxBody+1)); err != nil {
+		return err
+	}
+	if out.Len() > transport.MaxBody {
+		return errors.New("an answer too large")
+	}
+	return nil
 }
 
 // Settled is client.Settled: the view's version, and whether a

@@ -2,7 +2,9 @@ package langgraph
 
 import (
 	"context"
-	"strconv"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/hitl-sh/hitl/client/transport"
@@ -13,9 +15,13 @@ import (
 // client's share of a look (scripts/bench measures the whole process).
 func BenchmarkLook(b *testing.B) {
 	body := `[{"thread_id":"t1","status":"interrupted","updated_at":"2026-11-28T00:00:00Z"}]`
-	answer := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Sat, 28 Nov 2026 07:00:00 GMT\r\nX-Pagination-Total: 1\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-	u := rawServer(b, func(int64) string { return answer })
-	bk, err := New(Options{Options: transport.Options{URL: u, APIKey: "k"}})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Pagination-Total", "1")
+		io.WriteString(w, body)
+	}))
+	b.Cleanup(hs.Close)
+	bk, err := New(Options{Options: transport.Options{URL: hs.URL, APIKey: "k"}})
 	if err != nil {
 		b.Fatal(err)
 	}

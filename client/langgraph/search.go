@@ -2,6 +2,8 @@ package langgraph
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -64,8 +66,17 @@ type answered struct {
 // searchPage asks for one page.
 func (b *Backend) searchPage(ctx context.Context, q query) ([]thread, answered, error) {
 	var page threadPage // one unreadable thread is one item, not a failed listing
+	if most := int(b.mostPage.Load()); most > 0 && q.limit > most {
+		return nil, answered{total: -1}, &pageTooLarge{most: most, err: fmt.Errorf("the server at %s lists at most %d threads a page", b.Server(), most)}
+	}
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(b.searchBody(q)).Post("/threads/search")
 	if err := b.Check(resp, err, "list interrupted threads", &page); err != nil {
+		if resp != nil && resp.StatusCode() == http.StatusUnprocessableEntity {
+			if most := limitRefused(resp.Body()); most > 0 && most < q.limit {
+				b.mostPage.Store(int32(most))
+				return nil, answered{total: -1}, &pageTooLarge{most: most, err: err}
+			}
+		}
 		if resp == nil || resp.StatusCode() != http.StatusNotFound {
 			return nil, answered{total: -1}, err
 		}
@@ -131,32 +142,54 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 	var all []thread
 	var date time.Time // of the first page
 	size := q.limit
+	maxSize := maxPage
+	seen := map[string]bool{}
 	known := -1 // the total the first page counted
 	for offset := 0; ; {
 		q.limit, q.offset = size, offset
 		page, a, err := search(ctx, q)
+		var large *pageTooLarge
+		if errors.As(err, &large) && large.most < size {
+			// A server with a smaller page (aegra: 100): ask again, and
+			// never for more.
+			size, maxSize = large.most, large.most
+			continue
+		}
 		if err != nil {
 			return nil, date, err
 		}
 		if offset == 0 {
 			known, date = countOf(page, size, a.total), a.date
 		}
-		all = append(all, page...)
+		full := len(page)
+		fresh := page[:0:0]
+		for _, t := range page {
+			if !seen[t.ThreadID] {
+				seen[t.ThreadID] = true
+				fresh = append(fresh, t)
+			}
+		}
+		all = append(all, fresh...)
 		if each != nil {
-			if err := each(page, known); err != nil {
+			if err := each(fresh, known); err != nil {
 				return nil, date, err
 			}
 		}
-		offset += len(page)
+		// The next page overlaps this one by an eighth: a thread that
+		// leaves the search while hitl pages (answered: no longer
+		// interrupted) moves every later one up, and the first of the
+		// next page would otherwise be skipped (seen on langhost, with
+		// four decisions at once among 100+ waiting threads).
+		offset += full - full/8
 		// Only a short page ends the paging. The server's count
 		// (X-Pagination-Total) is for progress only: the JS server counts
 		// one too many when the matches fill the page exactly, past the
 		// first page its count is not the total, and a count that fell
 		// short (threads made while paging) would drop threads.
-		if len(page) < size {
+		if full < size {
 			return all, date, nil
 		}
-		size = min(size*4, maxPage)
+		size = min(size*4, maxSize)
 	}
 }
 
@@ -183,4 +216,37 @@ func (search searchFunc) newest(ctx context.Context) (time.Time, int, error) {
 		return time.Time{}, a.total, err
 	}
 	return page[0].UpdatedAt, countOf(page, 1, a.total), nil
+}
+
+// pageTooLarge is a search refused for its limit: the server takes at most
+// most threads a page.
+type pageTooLarge struct {
+	most int
+	err  error
+}
+
+func (e *pageTooLarge) Error() string { return e.err.Error() }
+func (e *pageTooLarge) Unwrap() error { return e.err }
+
+// limitRefused reads, from a 422 answer, the most a search's limit may be:
+// FastAPI's {"detail": [{"loc": ["body", "limit"], "ctx": {"le": 100}}]}
+// (aegra), or 0.
+func limitRefused(body []byte) int {
+	var e struct {
+		Detail []struct {
+			Loc []any `json:"loc"`
+			Ctx struct {
+				LE int `json:"le"`
+			} `json:"ctx"`
+		} `json:"detail"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return 0
+	}
+	for _, d := range e.Detail {
+		if len(d.Loc) > 0 && d.Loc[len(d.Loc)-1] == "limit" && d.Ctx.LE > 0 {
+			return d.Ctx.LE
+		}
+	}
+	return 0
 }

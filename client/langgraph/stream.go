@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/hitl-sh/hitl/internal/ktimer"
 )
 
 // Saying when something changed (client.Notifier).
@@ -32,6 +30,14 @@ import (
 // defaultLive is how often a watched backend looks for changes: the p95 of
 // an interrupt's arrival on screen is about this plus two round trips.
 const defaultLive = 200 * time.Millisecond
+
+// restingLook is how often the watcher looks while no reviewer is there
+// (Attend(false)): a TUI left alone asks its server about ten times a
+// minute, where it asks five times a second while the reviewer works. Six
+// seconds, not five: the TUI's other reads (the failed threads every two
+// minutes, the listing retaken every ten) keep the whole under twelve
+// requests a minute (docs/performance.md).
+const restingLook = 6 * time.Second
 
 // maxJoins bounds the run streams joined at once.
 const maxJoins = 8
@@ -98,6 +104,28 @@ func (b *Backend) detect(ctx context.Context) {
 	})
 }
 
+// Attend is client.Attentive: while no reviewer is there the watcher looks
+// every restingLook; when one comes back it looks at once. The streams of
+// runs already joined wake it whatever the pace.
+func (b *Backend) Attend(there bool) {
+	if b.away.Swap(!there) == !there {
+		return // said already
+	}
+	if there {
+		b.mu.Lock()
+		close(b.back)
+		b.back = make(chan struct{})
+		b.mu.Unlock()
+	}
+}
+
+// cameBack is closed when a reviewer comes back (Attend(true)).
+func (b *Backend) cameBack() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.back
+}
+
 // Changes signals (at most one signal waiting) whenever the pending set
 // changed, until ctx ends; then the channel closes. With Options.Live
 // negative it closes at once, and the caller polls.
@@ -118,19 +146,19 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 	b.detect(ctx)
 	j := &joiner{b: b, wake: make(chan struct{}, 1), joined: map[string]context.CancelFunc{}, probed: map[string]time.Time{}}
 	defer j.stop()
-	defer b.looker.conn.close() // the look's own connection goes with the watcher (lookconn.go)
 	wait := time.Duration(0)
 	var took time.Duration // how long a look takes, smoothed
 	var quick []time.Duration
-	// The kernel keeps the time between looks (internal/ktimer): a Go
-	// timer woke the idle process three to five times for each look.
-	timer := ktimer.New(0)
-	defer timer.Close()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+		case <-b.cameBack():
+			// A reviewer came back: look now, whatever the wait was.
+			timer.Stop()
 		case <-j.wake:
 			// A joined run paused or ended: its thread's status follows,
 			// within milliseconds on a quiet server, seconds later on a
@@ -155,6 +183,9 @@ func (b *Backend) notify(ctx context.Context, ch chan<- struct{}) {
 			// of the server's garbage collector) does not delay the next.
 			took = (4*took + time.Since(at)) / 5
 			wait = max(b.opts.Live, 3*took)
+			if b.away.Load() {
+				wait = max(wait, restingLook) // nobody is there: look seldom
+			}
 			if changed {
 				quick = nil // seen: the usual pace again
 				select {

@@ -64,10 +64,21 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 			}
 			return out, nil
 		}
+		for i := 1; i < len(runs); i++ {
+			if !runs[i].showsDecision() {
+				// A run after the thread's first that shows neither a
+				// resume nor metadata: on a server that keeps neither
+				// (aegra) it may be this very decision.
+				return nil, fmt.Errorf("the server does not show what run %s of thread %s was started with, so hitl cannot tell whether it carries this decision", runs[i].RunID, s.ThreadID)
+			}
+		}
 		for i, it := range s.Items {
 			out[i] = client.Verdict{ID: it.Interrupt.ID, Took: client.NotTaken}
 		}
 		return out, nil
+	}
+	if !mine.showsDecision() && !s.Items[0].Resume.Continue && s.Items[0].Resume.End == nil {
+		return b.verifyWithoutEvidence(ctx, s, mine)
 	}
 	stale, err := b.refusedAsStale(ctx, s.ThreadID, runs, mine)
 	if err != nil {
@@ -158,7 +169,7 @@ func (b *Backend) allWait(ctx context.Context, s *client.Submission) (bool, erro
 // the breakpoint's, or nil where id is no breakpoint of the thread's last
 // 100 checkpoints or the server does not tell.
 func (b *Backend) continuedBy(ctx context.Context, threadID, id, cp string, runs []run) *run {
-	cps, err := b.history(ctx, threadID, map[string]any{}, 100)
+	cps, err := b.history(ctx, threadID, nil, 100)
 	if err != nil {
 		return nil
 	}
@@ -304,7 +315,12 @@ func (b *Backend) allRuns(ctx context.Context, threadID string) ([]run, error) {
 // history reads the thread's checkpoints whose metadata matches, newest first.
 func (b *Backend) history(ctx context.Context, threadID string, meta map[string]any, limit int) ([]checkpoint, error) {
 	var cps checkpointList
-	resp, err := b.Reads.R().SetContext(ctx).SetBody(map[string]any{"limit": limit, "metadata": meta}).
+	body := map[string]any{"limit": limit}
+	if meta != nil {
+		// aegra answers 500 to any metadata filter, an empty one too.
+		body["metadata"] = meta
+	}
+	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).
 		Post("/threads/" + url.PathEscape(threadID) + "/history")
 	if err := b.Check(resp, err, "read the history of thread "+threadID, &cps); err != nil {
 		return nil, err
@@ -331,4 +347,46 @@ func winnerOf(runs []run, id, mine string) *run {
 func describe(r *run, id string) *client.Winner {
 	v, _ := r.resumes(id)
 	return &client.Winner{RunID: r.RunID, Reviewer: r.meta(metaReviewer), At: r.CreatedAt, Value: v}
+}
+
+// showsDecision reports whether the server shows, on this submission's own
+// run, what hitl sent: the resume (kwargs.command) or the decision id in
+// the run's metadata. A server that keeps neither (aegra) cannot tell one
+// reviewer's run from another's answer to the same interrupt.
+func (r *run) showsDecision() bool {
+	return r.Kwargs.Command != nil || r.meta(metaDecision) != ""
+}
+
+// verifyWithoutEvidence decides what it can on a server whose runs do not
+// show what they resumed. A run in progress is unconfirmed (never in
+// flight, which counts as sent: two such runs of one interrupt may both
+// be going, and the server shows neither's answer); a run that ended
+// without writing any checkpoint (the checkpoints' metadata names the run
+// that wrote them) did nothing: another answer took the interrupt. A run
+// that wrote checkpoints ran the graph, but whether with this answer or
+// after another reviewer's the server does not say: unconfirmed.
+func (b *Backend) verifyWithoutEvidence(ctx context.Context, s *client.Submission, mine *run) ([]client.Verdict, error) {
+	out := make([]client.Verdict, len(s.Items))
+	took := client.Unconfirmed
+	switch {
+	case mine.active():
+	case !mine.failed():
+		cps, err := b.history(ctx, s.ThreadID, nil, 100)
+		if err != nil {
+			return nil, err
+		}
+		wrote := false
+		for _, c := range cps {
+			if id, _ := c.Metadata["run_id"].(string); id == mine.RunID {
+				wrote = true
+			}
+		}
+		if !wrote {
+			took = client.Theirs
+		}
+	}
+	for i, it := range s.Items {
+		out[i] = client.Verdict{ID: it.Interrupt.ID, Took: took, RunID: mine.RunID, Active: mine.active()}
+	}
+	return out, nil
 }

@@ -28,6 +28,11 @@ func (l *lister) window(ctx context.Context) (list []thread, total int, ok bool,
 	last := time.Time{}
 	for offset := 0; ; {
 		page, a, err := l.search(ctx, query{sel: lightSelect, limit: size, offset: offset})
+		var large *pageTooLarge
+		if errors.As(err, &large) && large.most < size {
+			size = large.most
+			continue
+		}
 		if err != nil {
 			return nil, -1, true, err
 		}
@@ -196,13 +201,19 @@ func (l *lister) update(ctx context.Context, threads map[string]*entry, list []t
 			ids = append(ids, t.ThreadID)
 		}
 	}
+	most := maxPage
 	for len(ids) > 0 {
-		chunk := ids[:min(len(ids), maxPage)]
-		ids = ids[len(chunk):]
+		chunk := ids[:min(len(ids), most)]
 		page, _, err := l.search(ctx, query{ids: chunk, sel: l.fullSelect(ctx), limit: len(chunk)})
+		var large *pageTooLarge
+		if errors.As(err, &large) && large.most < len(chunk) {
+			most = large.most
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		ids = ids[len(chunk):]
 		asked := make(map[string]bool, len(chunk))
 		for _, id := range chunk {
 			asked[id] = true

@@ -986,7 +986,7 @@ func (a *app) endsAlone(drafts []decide.Draft) error {
 var errAlreadyPrinted = errors.New("")
 
 // worseExit is the exit code of two results: the higher code, except that
-// an approval recorded (5) gives way to any other code but 0 (what else
+// an approval recorded (6) gives way to any other code but 0 (what else
 // happened is what a script must hear).
 func worseExit(a, b int) int {
 	rank := func(c int) int {
@@ -1014,6 +1014,8 @@ func resultExit(r *decide.Result) (int, error) {
 		return exitOK, nil
 	case decide.HandledElsewhere:
 		return exitNothing, &exitErr{exitNothing, r.Err()}
+	case decide.Unconfirmed:
+		return exitUnconfirmed, &exitErr{exitUnconfirmed, r.Err()}
 	case decide.Busy: // not handled: it still waits
 		return exitRefused, &exitErr{exitRefused, r.Err()}
 	case decide.ApprovalRecorded: // nothing broke: the rule waits for another approver

@@ -44,7 +44,8 @@ var examples = map[string]string{
 	"conversation": `  hitl conversation 9605
   hitl conversation 9605 --json -n 0`,
 	"history": `  hitl history
-  hitl history --json -n 0 > decisions.jsonl`,
+  hitl history --json -n 0 > decisions.jsonl
+  hitl --url http://hub:8700 history --team --by alice --since 24h`,
 	"approve": `  hitl approve 3d96
   hitl approve --all --tool send_email --match acme.example --dry-run
   hitl approve 3d96 --dry-run
@@ -118,7 +119,10 @@ var topics = []struct{ name, short, text string }{
      interrupt listed here has (mistyped, or answered before this machine
      saw it), a decision it does not allow, another run in progress on its
      thread, ending a thread whose other branches wait
-  5  approval recorded, nothing sent yet: a team rule (hitl serve) asks for
+  5  sent, but this server cannot confirm it was yours: it ran the decision
+     without showing whose answer the interrupt took (aegra), so another
+     reviewer's may have taken effect instead
+  6  approval recorded, nothing sent yet: a team rule (hitl serve) asks for
      another approver of this decision; it is sent when one confirms the
      same decision (--json: "result": "approval-recorded")
 

@@ -881,4 +881,11 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	if st := h.standing(id); st["responded_by"] != "bob + alice" {
 		t.Fatalf("responded_by %v", st["responded_by"])
 	}
+	// The team's audit log has the SSH session's decisions on hook
+	// requests, with the door they came by, beside the HTTP door's.
+	code, hist, errs := h.cli(bobToken, "history", "--team", "--request", id, "--json")
+	if code != 0 || strings.Count(hist, "\n") != 2 || !strings.Contains(hist, `"reviewer":"alice","role":"approver","source":"hook","door":"ssh"`) ||
+		!strings.Contains(hist, `"approvers":["bob","alice"],"outcome":"sent"`) || !strings.Contains(hist, `"reviewer":"bob","role":"approver","source":"hook","door":"http"`) {
+		t.Fatalf("history --team: exit %d\n%s%s", code, hist, errs)
+	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // The two-person rule through a real `hitl serve`: the first approval is
-// its own outcome (exit 5, "approval-recorded" in --json), and a reviewer
+// its own outcome (exit 6, "approval-recorded" in --json), and a reviewer
 // the team's reload takes out loses the approval she gave: the row says
 // so, and the next approval is a first one again, not a send naming her.
 func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {

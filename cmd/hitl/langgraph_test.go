@@ -30,6 +30,9 @@ import (
 type target struct {
 	name string
 	url  string
+	// peer is where a second reviewer decides: langhost's second replica
+	// (same database); elsewhere url.
+	peer string
 	// kind is the real server's kind, "" for the embedded one.
 	kind realserver.Kind
 	// real: a real server running the test graphs (testserver/graphs on
@@ -51,7 +54,11 @@ type target struct {
 
 // targets starts the embedded server for this test and adds the real ones
 // scripts/test runs; under CI both real ones are required.
-func targets(t *testing.T) []target {
+func targets(t *testing.T) []target { return targetsOf(t, false) }
+
+// targetsOf adds, with production, the production-shaped servers
+// (langhost's two replicas, aegra), which serve the Python test graphs.
+func targetsOf(t *testing.T, production bool) []target {
 	t.Helper()
 	srv := demo.New()
 	if err := srv.Start("127.0.0.1:0"); err != nil {
@@ -61,8 +68,13 @@ func targets(t *testing.T) []target {
 	out := []target{{name: "embedded", url: srv.URL(), record: (*server).runResumes, graphs: map[string]string{
 		"email": "support", "ops": "ops", "refund": "support", "questions": "planner", "prompt": "asker",
 		"inbox": "inbox", "parallel": "parallel", "breakpoint": "release", "fanout": "fanout"}}}
-	for _, rs := range realserver.All(t) {
-		out = append(out, target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, js: rs.Kind == realserver.JS,
+	out[0].peer = out[0].url
+	servers := realserver.All(t)
+	if production {
+		servers = realserver.Everywhere(t)
+	}
+	for _, rs := range servers {
+		out = append(out, target{name: rs.Name(), url: rs.URL, peer: rs.Peer, kind: rs.Kind, real: true, js: rs.Kind == realserver.JS,
 			record: (*server).log, graphs: map[string]string{
 				"email": "agent", "ops": "agent", "refund": "agent", "questions": "questions", "prompt": "prompt",
 				"inbox": "inbox", "parallel": "parallel", "breakpoint": "breakpoint", "fanout": "fanout"}})
@@ -80,8 +92,19 @@ type server struct {
 // server, one test at a time (they list what the whole server holds).
 func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
+	eachOf(t, targets(t), f)
+}
+
+// everyServer is eachServer with the production-shaped servers too.
+func everyServer(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachOf(t, targetsOf(t, true), f)
+}
+
+func eachOf(t *testing.T, tgs []target, f func(t *testing.T, s *server)) {
+	t.Helper()
 	t.Parallel()
-	for _, tg := range targets(t) {
+	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
 			if tg.name != "embedded" {
 				realServer.Lock()
@@ -185,7 +208,7 @@ func (s *server) toolMessages(thread string) map[string]string {
 // middleware words it: the reason itself (JS, embedded), or a sentence
 // around it (Python).
 func (s *server) rejected(tool, reason string) string {
-	if s.kind == realserver.Python {
+	if s.kind == realserver.Python || s.kind == realserver.Langhost || s.kind == realserver.Aegra {
 		return "User rejected the tool call for `" + tool + "` with reason: " + reason
 	}
 	return reason

@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/internal/procs"
 )
 
 // Stamped by the release build (see .goreleaser.yaml).
@@ -30,7 +29,10 @@ const (
 	exitUsage   = 2
 	exitNothing = 3 // it no longer waits: nothing left to do
 	exitRefused = 4 // nothing sent, and nothing says it was handled
-	exitPending = 5 // recorded as a first approval: another approver confirms it
+	// exitUnconfirmed: sent, but the server cannot confirm it was this
+	// decision that took effect (aegra).
+	exitUnconfirmed = 5
+	exitPending     = 6 // recorded as a first approval: another approver confirms it
 )
 
 func main() {
@@ -50,8 +52,7 @@ func main() {
 			}
 		}
 	}()
-	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ,
-		rest: procs.Rest}
+	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ}
 	code := runEnv(ctx, e, os.Args[1:])
 	stop()
 	os.Exit(code)

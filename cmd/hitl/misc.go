@@ -86,13 +86,20 @@ func (e *env) warn(f *config.File) {
 }
 
 func historyCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, fromTeam bool
 	var limit int
+	var tf teamFilter
 	cmd := &cobra.Command{
 		Use:   "history",
-		Short: "Decisions sent from this machine, newest first (the audit log)",
+		Short: "Decisions sent from this machine, newest first (the audit log); --team: the hub's, of the whole team",
 		Args:  exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fromTeam {
+				return e.teamHistory(cmd.Context(), tf, limit, asJSON)
+			}
+			if tf != (teamFilter{}) {
+				return usageErr("history: --by, --source, --tool, --outcome, --request and --since filter the team's audit log: add --team (with --url http://HUB)")
+			}
 			j, err := journal.Open(config.StateDir(e.getenv))
 			if err != nil {
 				return err
@@ -126,6 +133,13 @@ func historyCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines: one object per decision (tool, proposed and edited args, decision, message, reviewer, time, outcome)")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most this many entries (0: all)")
+	cmd.Flags().BoolVar(&fromTeam, "team", false, "the team's audit log, read from the hub at --url (hitl serve --http) with your token: every reviewer, every door")
+	cmd.Flags().StringVar(&tf.reviewer, "by", "", "with --team: only this reviewer's decisions")
+	cmd.Flags().StringVar(&tf.source, "source", "", "with --team: only decisions on this source's requests (hook, publisher, langgraph)")
+	cmd.Flags().StringVar(&tf.tool, "tool", "", "with --team: only decisions on this tool")
+	cmd.Flags().StringVar(&tf.outcome, "outcome", "", "with --team: only this outcome (sent, approval recorded, refused, handled elsewhere, failed)")
+	cmd.Flags().StringVar(&tf.request, "request", "", "with --team: only decisions on this request id")
+	cmd.Flags().StringVar(&tf.since, "since", "", "with --team: only decisions since a duration ago (24h) or a time (RFC 3339)")
 	return cmd
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
-	"github.com/hitl-sh/hitl/internal/ktimer"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -186,21 +185,13 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			shown = show(journal.Unhandled(p.Items, a.journal.Hidden()))
 		}
 	}
-	// Between listings watch only waits: the process runs on one processor
-	// (internal/procs), and on the default again from the moment a wait
-	// ends until the listing it leads to is printed (a burst of arrivals,
-	// a re-listing of 1,000 threads). A wait that ends in nothing to read
-	// goes on resting.
-	defer e.restProcs(false)
 	wait := interval
 	failing := false
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
 	settled := a.feat.Settled
 	var read uint64 // the version of the last listing, when settled says
-	// The kernel keeps the time between periodic reads (internal/ktimer):
-	// a Go timer woke the idle process several times for each.
-	timer := ktimer.New(time.Hour)
-	defer timer.Close()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
 		shown = nil
 		if settled != nil {
@@ -230,7 +221,6 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			}
 			hook.reportSkipped()
 		}
-		e.restProcs(true)
 		timer.Reset(wait)
 	wait:
 		select {
@@ -248,7 +238,6 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				changes = nil // the stream is gone: keep polling
 			}
 		}
-		e.restProcs(false)
 	}
 }
 

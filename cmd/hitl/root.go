@@ -37,19 +37,8 @@ type env struct {
 	// environ is the whole environment, for the commands watch --exec
 	// runs (os.Environ; a test's own in tests).
 	environ func() []string
-	// rest asks for one processor while the process rests, and for the
-	// default when it works (procs.Rest in the binary; nil, nothing
-	// asked, in tests that run hitl in their own process).
-	rest func(bool)
 
 	flags config.Overrides
-}
-
-// restProcs asks for one processor (rest) or the default (internal/procs).
-func (e *env) restProcs(rest bool) {
-	if e.rest != nil {
-		e.rest(rest)
-	}
 }
 
 // app is what a command works with once settings are resolved.
@@ -190,6 +179,12 @@ func (e *env) open(follow time.Duration) (*app, error) {
 	feat := b.Features()
 	if r := feat.Redactor; r != nil { // every backend on transport.Conn
 		j.SetRedactor(r.Redact)
+	}
+	if s.ProfileName != "" && e.flags.URL == "" && e.getenv("HITL_URL") == "" {
+		// hitl check finds a profile's decisions at any of its addresses
+		// (a load balancer's replicas, a server that moved). Not with
+		// another address given: that may be another deployment.
+		j.SetDeployment("profile " + s.ProfileName)
 	}
 	return &app{settings: s, backend: b, feat: feat, journal: j, stderr: e.stderr}, nil
 }

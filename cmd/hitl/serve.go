@@ -19,12 +19,13 @@ import (
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/hub"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 	"github.com/hitl-sh/hitl/tui"
 )
 
 func serveCmd(e *env) *cobra.Command {
-	var sshAddr, httpAddr, hostKey, tlsCert, tlsKey string
+	var sshAddr, httpAddr, hostKey, tlsCert, tlsKey, storeFlag string
 	var idle time.Duration
 	var check bool
 	cmd := &cobra.Command{
@@ -45,6 +46,11 @@ permission requests up with a publisher's token. With a LangGraph server named
 (--url, HITL_URL or a profile's url), alone or beside --ssh, it serves that
 server's interrupts too, decided under the same roles and rules; with none
 named it serves the hooks' requests only. See docs/hooks.md.
+
+The hub keeps its state (agents' requests, their approvals and answers, the
+event log, the team's audit log) in SQLite in the state directory, or in
+PostgreSQL with --store postgres://USER@HOST/DB (or hub.store in the config):
+hubs on one database serve one team. Nothing is lost on a restart.
 
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
 interface (or 0.0.0.0) to be reached from elsewhere. The HTTP door serves TLS
@@ -91,22 +97,29 @@ at start and by --check. See docs/team.md.`,
 			if tlsErr != nil {
 				return tlsErr
 			}
+			spec, retention, err := e.storeSpec(f, storeFlag)
+			if err != nil {
+				return usageErr("serve: %v", err)
+			}
+			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention, tls: tlsConf}
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
 			case sshAddr == "" && !e.backendGiven(f):
 				// No LangGraph server named: the door serves the hooks' requests.
-				return e.serveHTTPOnly(cmd.Context(), t, serveOptions{http: loopback(httpAddr), tls: tlsConf})
+				o.http = loopback(httpAddr)
+				return e.serveHTTPOnly(cmd.Context(), t, o)
 			case sshAddr == "":
 				// A server named (--url, HITL_URL, a profile's url): its
 				// interrupts are in the door's inbox too.
-				return e.serve(cmd.Context(), t, serveOptions{http: loopback(httpAddr), hostKey: hostKey, idle: idle, tls: tlsConf})
+				o.http = loopback(httpAddr)
+				return e.serve(cmd.Context(), t, o)
 			}
-			var http string
 			if httpAddr != "" {
-				http = loopback(httpAddr)
+				o.http = loopback(httpAddr)
 			}
-			return e.serve(cmd.Context(), t, serveOptions{ssh: loopback(sshAddr), http: http, hostKey: hostKey, idle: idle, tls: tlsConf})
+			o.ssh = loopback(sshAddr)
+			return e.serve(cmd.Context(), t, o)
 		},
 	}
 	cmd.Flags().StringVar(&sshAddr, "ssh", "", "serve the reviewer over SSH on ADDR (host:port; no host: loopback)")
@@ -116,6 +129,7 @@ at start and by --check. See docs/team.md.`,
 	cmd.Flags().BoolVar(&check, "check", false, "check the team config (and the door's TLS and address), say what is wrong, and exit")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")
 	return cmd
 }
 
@@ -158,7 +172,9 @@ func loopback(addr string) string {
 type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
-	tls                *tls.Config // the HTTP door's; nil: plain HTTP
+	tls                *tls.Config   // the HTTP door's; nil: plain HTTP
+	store              string        // the store's spec (store.Open)
+	retention          time.Duration // of finished requests; 0: coord's default
 }
 
 // loopbackIf is loopback(addr), "" for "".
@@ -188,6 +204,11 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	}
 	// The hub's log goes through stderr's writer, which makes every byte inert.
 	logger := hub.NewLogger(e.stderr)
+	st, err := e.openStore(ctx, o.store, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	// Whatever the hub logs hides the team's tokens too.
 	e.hideSecrets(a.settings, t.Secrets()...)
 
@@ -218,6 +239,10 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	defer onHangup.Store(nil)
 
 	var up hub.Upstream = lg
+	if st.Kind() == store.Postgres {
+		// Hubs on one store: one of them watches the server for all.
+		up = &electedWatch{Upstream: lg, st: st, log: logger}
+	}
 	var c *coord.Server
 	var door *hub.Door
 	if o.http != "" {
@@ -226,14 +251,26 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		// server's interrupts are on the HTTP door, beside its requests
 		// (door), decided by the path a session's decision takes.
 		door = &hub.Door{Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}, Log: logger}
-		c = e.coordinator(liveTeam(current.Load), door)
-		c.SetLogger(logger)
-		up = &oneInbox{Upstream: lg, c: c}
+		c = e.coordinator(liveTeam(current.Load), door, st, o.retention, logger)
+		defer c.Close()
+		up = &oneInbox{Upstream: up, c: c}
 		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}
 	shared := hub.NewShared(up)
 	shared.Team = current.Load
 	shared.Log = logger
+	// Every decision, whatever the door and the source, in the team's
+	// audit log (the store).
+	shared.Audit = func(ctx context.Context, en store.Entry) {
+		if c != nil {
+			c.Audit(ctx, en) // names the source: a hook's, a publisher's or the server's
+			return
+		}
+		en.Source = "langgraph"
+		if _, err := st.Audit(ctx, en); err != nil {
+			logger.Error("the audit log did not take a decision", "reviewer", en.Reviewer, "request", en.RequestID, "error", err)
+		}
+	}
 	stateDir := filepath.Join(config.StateDir(e.getenv), "hub")
 	if o.hostKey == "" {
 		o.hostKey = filepath.Join(stateDir, "host_ed25519")

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/hub"
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -24,10 +26,42 @@ func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByTo
 func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
 func (l liveTeam) MayDecide(reviewer string) bool              { return l().MayDecide(reviewer) }
 
-// coordinator is the hub's HTTP door: the coordinator protocol for the team.
-// inbox, when not nil, is the rest of the hub's inbox (hub.Door).
-func (e *env) coordinator(t coord.Team, inbox coord.Inbox) *coord.Server {
-	return coord.New(coord.Options{Team: t, Inbox: inbox, Log: func(line string) { fmt.Fprintln(e.stderr, "hitl serve:", line) }})
+// coordinator is the hub's HTTP door: the coordinator protocol for the team,
+// its state in st. inbox, when not nil, is the rest of the hub's inbox
+// (hub.Door).
+func (e *env) coordinator(t coord.Team, inbox coord.Inbox, st *store.Store, retention time.Duration, logger *hub.Logger) *coord.Server {
+	return coord.New(coord.Options{Team: t, Inbox: inbox, Store: st, Retention: retention, Log: logger})
+}
+
+// storeSpec is the hub's store as the command gives it: --store, else the
+// variable hub.store_env names, else hub.store; "" is SQLite in the state
+// directory.
+func (e *env) storeSpec(f *config.File, flag string) (spec string, retention time.Duration, err error) {
+	h := f.Hub
+	if h == nil {
+		h = &config.Hub{}
+	}
+	retention = time.Duration(h.Retention)
+	switch {
+	case flag != "":
+		return flag, retention, nil
+	case h.StoreEnv != "":
+		if v := e.getenv(h.StoreEnv); v != "" {
+			return v, retention, nil
+		}
+		return "", 0, fmt.Errorf("hub.store_env names %s, which is not set: set it to the store's URL (postgres://USER@HOST/DB), or remove store_env for SQLite in the state directory", safe(h.StoreEnv))
+	}
+	return h.Store, retention, nil
+}
+
+// openStore opens the hub's store, saying which.
+func (e *env) openStore(ctx context.Context, spec string, logger *hub.Logger) (*store.Store, error) {
+	st, err := store.Open(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub"))
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("store open", "kind", st.Kind(), "where", st.Where(), "schema", store.SchemaVersion())
+	return st, nil
 }
 
 // serveCoord serves the coordinator on ln until ctx ends; over TLS when
@@ -64,25 +98,33 @@ func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server, tc *tls.C
 func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions) error {
 	addr := o.http
 	e.hideSecrets(&config.Settings{}, t.Secrets()...)
+	logger := hub.NewLogger(e.stderr)
+	st, err := e.openStore(ctx, o.store, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
-	c := e.coordinator(liveTeam(current.Load), nil)
-	c.SetLogger(hub.NewLogger(e.stderr))
+	c := e.coordinator(liveTeam(current.Load), nil, st, o.retention, logger)
+	defer c.Close()
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
-			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded:", err)
+			logger.Error("team not reloaded", "error", err)
 			return
 		}
 		nt := teamOf(f, e.getenv)
 		if problems := nt.Check(); len(problems) > 0 {
-			fmt.Fprintln(e.stderr, "hitl serve: team not reloaded: the config has problems; the team in force stays:", errors.Join(problems...))
+			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
 			return
 		}
 		current.Store(nt)
 		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
-		fmt.Fprintln(e.stderr, "hitl serve: team reloaded")
-		c.Prune() // a reviewer taken out loses their pending approvals
+		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
+		if n := c.Prune(); n > 0 { // a reviewer taken out loses their pending approvals
+			logger.Info("approvals dropped at reload", "requests", n)
+		}
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
@@ -94,9 +136,9 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions)
 	if o.tls != nil {
 		scheme = "https"
 	}
-	fmt.Fprintf(e.stderr, "hitl serve: the coordinator listens on %s://%s (hitl --backend events --url %s://%s)\n", scheme, ln.Addr(), scheme, ln.Addr())
+	logger.Info(fmt.Sprintf("the coordinator listens on %s://%s (hitl --backend events --url %s://%s)", scheme, ln.Addr(), scheme, ln.Addr()), "door", "http", "addr", ln.Addr().String(), "tls", o.tls != nil)
 	if w := plainDoorWarning(addr, o.tls != nil); w != "" {
-		fmt.Fprintln(e.stderr, "hitl serve: warning:", w)
+		logger.Warn("warning: " + w)
 	}
 	return serveCoord(ctx, ln, c, o.tls)
 }

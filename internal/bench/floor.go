@@ -1,23 +1,14 @@
 package main
 
-// What a look costs at the least. Four bare Go programs, run side by side
+// What a look costs at the least. Two bare Go programs, run side by side
 // in one window (the same load on the machine for each), wake five times a
-// second, hitl's default look rate:
+// second, hitl's default look rate while a reviewer is there:
 //
 //   - wake: sleeps on a Go timer and does nothing else (what waking costs
 //     any Go program here: the timer, the runtime's monitor thread);
-//   - look: asks the watcher's look, the first page of a watermark poll, on
-//     one kept-alive connection, written and read on the asking goroutine
-//     with raw system calls, waiting between looks on a timer the kernel
-//     keeps (as hitl's look does: client/langgraph/lookconn.go,
-//     internal/rawconn, internal/ktimer): the request's bytes written once
-//     by net/http and sent as they are, the answer read up to its
-//     Content-Length with no parsing beyond it, nothing decoded;
-//   - look, one processor: the same, with GOMAXPROCS=1 (as hitl runs while
-//     its screen rests, or between `hitl watch`'s listings: internal/procs);
-//   - nethttp: the same look through net/http, waiting on a Go timer (as
-//     hitl's look did before), whose connection hands each request between
-//     goroutines.
+//   - nethttp: asks the watcher's look, the first page of a watermark poll,
+//     through net/http on a kept-alive connection, waiting on a Go timer
+//     (as hitl's look does), and decodes nothing.
 //
 // Their CPU is the floor under `hitl watch`'s at five looks a second (or at
 // the bench's -look-every). The bench runs each build's `hitl watch` in the
@@ -30,16 +21,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
-	"strconv"
 	"time"
-
-	"github.com/hitl-sh/hitl/internal/ktimer"
-	"github.com/hitl-sh/hitl/internal/rawconn"
 )
 
 // floorEvery is the look interval of the bare pollers: hitl's default.
@@ -54,22 +39,19 @@ func (b *bench) looks() string {
 }
 
 // floorModes are the bare programs' modes.
-var floorModes = []string{"wake", "look", "nethttp"}
+var floorModes = []string{"wake", "nethttp"}
 
-// floorProgram is one bare program the bench runs: a mode, on one
-// processor or on Go's default number, and its row's words.
+// floorProgram is one bare program the bench runs: a mode and its row's
+// words.
 type floorProgram struct {
 	mode string
-	one  bool
 	what string
 }
 
 // floorPrograms are the bare programs, in the order the bench shows them.
 var floorPrograms = []floorProgram{
-	{"wake", false, "a Go program that only wakes, on a Go timer"},
-	{"look", false, "a bare Go poller, the same look on one goroutine, raw system calls, a kernel timer, the request's bytes kept (as hitl now), no parsing or decoding"},
-	{"look", true, "the same bare poller on one processor (GOMAXPROCS=1, as hitl at rest)"},
-	{"nethttp", false, "a bare Go poller, the same look through net/http, no decoding"},
+	{"wake", "a Go program that only wakes, on a Go timer"},
+	{"nethttp", "a bare Go poller, the same look through net/http on a Go timer (as hitl), no decoding"},
 }
 
 // runFloor is a bare program (bench -floor URL -floor-mode MODE): it wakes
@@ -94,66 +76,9 @@ func runFloor(mode, u string, every time.Duration) {
 			_, _ = io.Copy(&buf, resp.Body)
 			resp.Body.Close()
 		}
-	case "look":
-		pu, err := url.Parse(u)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		req, _ := http.NewRequest(http.MethodPost, u+"/threads/search", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		var wire bytes.Buffer
-		_ = req.Write(&wire)
-		var conn net.Conn
-		answer := make([]byte, 64<<10)
-		timer := ktimer.New(every)
-		for {
-			<-timer.C
-			timer.Reset(every)
-			if conn == nil {
-				if conn, err = net.Dial("tcp", pu.Host); err != nil {
-					conn = nil
-					continue
-				}
-				conn = rawconn.Wrap(conn)
-			}
-			if _, err := conn.Write(wire.Bytes()); err != nil || !readAnswer(conn, answer) {
-				conn.Close()
-				conn = nil
-			}
-		}
 	default:
 		fmt.Fprintf(os.Stderr, "-floor-mode: %q is not one of %v\n", mode, floorModes)
 		os.Exit(2)
-	}
-}
-
-// readAnswer reads one answer into buf: its headers, then its body up to
-// its Content-Length (false: the connection is to be dropped).
-func readAnswer(conn net.Conn, buf []byte) bool {
-	n := 0
-	for {
-		m, err := conn.Read(buf[n:])
-		if err != nil {
-			return false
-		}
-		n += m
-		head := bytes.Index(buf[:n], []byte("\r\n\r\n"))
-		if head < 0 {
-			continue
-		}
-		i := bytes.Index(bytes.ToLower(buf[:head]), []byte("\r\ncontent-length:"))
-		if i < 0 {
-			return false
-		}
-		v, _, _ := bytes.Cut(buf[i+17:head+2], []byte("\r\n"))
-		length, err := strconv.Atoi(string(bytes.TrimSpace(v)))
-		if err != nil || head+4+length > len(buf) {
-			return false
-		}
-		if n >= head+4+length {
-			return n == head+4+length
-		}
 	}
 }
 
@@ -175,9 +100,6 @@ func (b *bench) idleWindow(ctx context.Context, u string) ([]cost, []cost, error
 	}()
 	for _, fp := range floorPrograms {
 		cmd := exec.CommandContext(ctx, self, "-floor", u, "-floor-mode", fp.mode, "-look-every", cmp.Or(b.lookEvery, floorEvery).String())
-		if fp.one {
-			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-		}
 		if err := b.spawn(cmd); err != nil {
 			return nil, nil, err
 		}

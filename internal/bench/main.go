@@ -48,7 +48,8 @@ type config struct {
 	idle          time.Duration
 	tuiIdle       time.Duration // the window of an idle TUI's CPU
 	coldRuns      int
-	only          string        // comma-separated parts: real, demo, small, slow, hub, cold
+	only          string        // comma-separated parts: real, demo, small, attention, slow, hub, cold, store
+	postgres      string        // a PostgreSQL (a role that may CREATE DATABASE) for the store's two-hub column
 	lookEvery     time.Duration // HITL_LOOK_EVERY for every hitl run, and the bare poller's rate (0: hitl's default)
 }
 
@@ -68,10 +69,11 @@ func main() {
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
 	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests and CPU (default 60s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
-	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, slow, hub, cold")
+	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, attention, slow, hub, cold, store")
+	flag.StringVar(&c.postgres, "postgres", "", "the store part: a PostgreSQL URL (a role that may CREATE DATABASE) for two hubs on one database")
 	flag.DurationVar(&c.lookEvery, "look-every", 0, "the look interval of every hitl run (HITL_LOOK_EVERY; a build older than the setting keeps 200ms) and of the bare programs (default: hitl's, 200ms)")
 	floor := flag.String("floor", "", "run a bare program against this URL (the bench runs them to measure a look's least cost)")
-	floorMode := flag.String("floor-mode", "look", "with -floor: wake (only wake), look (one goroutine, as hitl) or nethttp")
+	floorMode := flag.String("floor-mode", "nethttp", "with -floor: wake (only wake) or nethttp (the look through net/http, as hitl)")
 	hold := flag.String("hold", "", "start one server the bench measures (real: langgraphjs dev, needs -real; demo), raise -pending interrupts on it, print its URL and keep it until interrupted, to measure by hand")
 	flag.Parse()
 	if *floor != "" {
@@ -209,6 +211,13 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		tables = append(tables, t)
 	}
+	if b.part("attention") && (!b.smoke || b.only != "") { // attention.go: over four minutes
+		t, err := b.attention(ctx)
+		if err != nil {
+			return fmt.Errorf("attention: %w", err)
+		}
+		tables = append(tables, t)
+	}
 	if b.part("slow") {
 		t, err := b.slowLink(ctx)
 		if err != nil {
@@ -229,6 +238,13 @@ func (b *bench) run(ctx context.Context) error {
 	}
 	if b.part("cold") {
 		tables = append(tables, b.coldStart(ctx))
+	}
+	if b.part("store") && (!b.smoke || b.only != "") { // store.go
+		t, err := b.hubStore(ctx)
+		if err != nil {
+			return fmt.Errorf("the hub's store: %w", err)
+		}
+		tables = append(tables, t)
 	}
 	b.print(tables)
 	return nil

@@ -15,7 +15,9 @@ import (
 
 // Instance is a dev server of its own that a test starts, kills and
 // restarts on the same port (to lose a run, as an in-memory server does
-// when it restarts), from a temporary copy of the server's directory.
+// when it restarts), from a temporary copy of the server's directory; or a
+// langhost replica of its own, on the database and Redis of the replicas
+// scripts/test runs (to kill -9 a replica while the others go on).
 type Instance struct {
 	Kind Kind
 	URL  string
@@ -70,6 +72,20 @@ func Start(t testing.TB, k Kind) *Instance {
 		in.bin = filepath.Join(venv, "bin", "langgraph")
 		in.env = append(in.env, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 		in.args = []string{"--no-reload"}
+	case Langhost:
+		venv, db, redis := os.Getenv("HITL_TEST_LANGHOST_VENV"), os.Getenv("HITL_TEST_LANGHOST_DATABASE_URI"), os.Getenv("HITL_TEST_LANGHOST_REDIS_URI")
+		if venv == "" || db == "" || redis == "" {
+			t.Skip("HITL_TEST_LANGHOST_VENV, _DATABASE_URI or _REDIS_URI is not set: run the tests with scripts/test")
+		}
+		if out, err := exec.Command("cp", "-R", filepath.Join(root, "testserver", "python", "graphs"),
+			filepath.Join(root, "testserver", "python", "langgraph.json"), dir).CombinedOutput(); err != nil {
+			t.Fatalf("copy: %v %s", err, out)
+		}
+		in.bin = filepath.Join(venv, "bin", "langhost")
+		in.env = append(in.env, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"DATABASE_URI="+db, "REDIS_URI="+redis, "LG_RUNTIME_PG_AUTO_MIGRATE=false", "LG_BG_JOB_HEARTBEAT=5", "N_JOBS_PER_WORKER=4")
+	default:
+		t.Fatalf("realserver.Start: no instance of a %s server", k)
 	}
 	if in.port, err = freePort(); err != nil {
 		t.Fatal(err)
@@ -89,6 +105,9 @@ func Start(t testing.TB, k Kind) *Instance {
 func (in *Instance) start() {
 	in.t.Helper()
 	args := append([]string{"dev", "--host", "127.0.0.1", "--port", strconv.Itoa(in.port), "--no-browser"}, in.args...)
+	if in.Kind == Langhost {
+		args = []string{"serve", "--host", "127.0.0.1", "--port", strconv.Itoa(in.port), "-c", "langgraph.json", "--no-browser", "--allow-blocking"}
+	}
 	in.cmd = exec.Command(in.bin, args...)
 	in.cmd.Dir, in.cmd.Env = in.dir, in.env
 	in.cmd.Stdout, in.cmd.Stderr = in.log, in.log

@@ -1,7 +1,11 @@
 // Package realserver names the real LangGraph Agent Servers that scripts/test
 // starts for the tests: the JavaScript dev server (`langgraphjs dev`) and the
-// Python one (`langgraph dev` from langgraph-cli[inmem]). Tests that prove a
-// backend behaviour run once per server it returns.
+// Python one (`langgraph dev` from langgraph-cli[inmem]), and the
+// production-shaped ones: two langhost replicas (langgraph-api on PostgreSQL
+// and Redis) on one database, and aegra (an open-source Agent Protocol
+// server). Tests that prove a backend behaviour run once per server All
+// returns; the suites that must hold where LangGraph runs at scale add
+// Production's.
 package realserver
 
 import (
@@ -15,12 +19,20 @@ type Kind string
 const (
 	JS     Kind = "langgraphjs"  // langgraphjs dev, testserver/
 	Python Kind = "langgraph-py" // langgraph dev, testserver/python/
+	// Langhost: two replicas of `langhost serve` (langgraph-runtime-pg) on
+	// one PostgreSQL database and one Redis, serving testserver/python/.
+	Langhost Kind = "langhost"
+	// Aegra: `aegra-api` on PostgreSQL, serving testserver/python/.
+	Aegra Kind = "aegra"
 )
 
 // Server is one real server that scripts/test started.
 type Server struct {
 	Kind Kind
 	URL  string
+	// Peer is another address of the same deployment: langhost's second
+	// replica (on the same database). Elsewhere it is URL.
+	Peer string
 }
 
 // Name is the server's name in subtest names ("langgraphjs", "langgraph-py").
@@ -35,6 +47,47 @@ var env = []struct {
 	{Python, "HITL_TEST_LANGGRAPH_PY_URL"},
 }
 
+// production names the variables of the production-shaped servers; peer,
+// when set, names the deployment's second replica.
+var production = []struct {
+	kind       Kind
+	name, peer string
+}{
+	{Langhost, "HITL_TEST_LANGHOST_A_URL", "HITL_TEST_LANGHOST_B_URL"},
+	{Aegra, "HITL_TEST_AEGRA_URL", ""},
+}
+
+// Production returns the production-shaped servers scripts/test started
+// (langhost, with its second replica as Peer, and aegra). As with All,
+// none outside scripts/test, and a missing one fails the test under CI.
+func Production(t testing.TB) []Server {
+	t.Helper()
+	var out []Server
+	for _, e := range production {
+		u := os.Getenv(e.name)
+		if u == "" {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not set: run the tests with scripts/test", e.name)
+			}
+			continue
+		}
+		s := Server{Kind: e.kind, URL: u, Peer: u}
+		if e.peer != "" {
+			if s.Peer = os.Getenv(e.peer); s.Peer == "" {
+				t.Fatalf("%s is set but %s is not", e.name, e.peer)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Everywhere returns All's servers and then Production's.
+func Everywhere(t testing.TB) []Server {
+	t.Helper()
+	return append(All(t), Production(t)...)
+}
+
 // All returns every real server scripts/test started. Outside scripts/test it
 // returns none (the tests that need one are skipped); under CI, where
 // scripts/test always starts both, a missing one fails the test.
@@ -43,7 +96,7 @@ func All(t testing.TB) []Server {
 	var out []Server
 	for _, e := range env {
 		if u := os.Getenv(e.name); u != "" {
-			out = append(out, Server{Kind: e.kind, URL: u})
+			out = append(out, Server{Kind: e.kind, URL: u, Peer: u})
 		} else if os.Getenv("CI") != "" {
 			t.Fatalf("%s is not set: run the tests with scripts/test", e.name)
 		}
@@ -55,7 +108,7 @@ func All(t testing.TB) []Server {
 // did not start it (and failing under CI).
 func Get(t testing.TB, k Kind) Server {
 	t.Helper()
-	for _, s := range All(t) {
+	for _, s := range Everywhere(t) {
 		if s.Kind == k {
 			return s
 		}

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+)
+
+// Entry is one decision in the team's audit log: whoever made it, through
+// whichever door, on whichever source's request.
+type Entry struct {
+	ID       int64     `json:"id"`
+	At       time.Time `json:"at"`
+	Reviewer string    `json:"reviewer"`
+	Role     string    `json:"role,omitempty"`
+	// Source is whose request it decided: "hook" (a coding agent's),
+	// "publisher" (another publisher's), "langgraph" (the LangGraph
+	// server's interrupt).
+	Source string `json:"source"`
+	// Door is how the decision came: "http" (the door: hitl --backend
+	// events, the CLI through it) or "ssh" (a session).
+	Door      string   `json:"door"`
+	Hub       string   `json:"hub,omitempty"`
+	RequestID string   `json:"request_id"`
+	ThreadID  string   `json:"thread_id,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
+	// Decision is the decisions' types, one per action ("approve,reject").
+	Decision string `json:"decision,omitempty"`
+	// Value is the exact value sent (or, for an approval, approved).
+	Value     []byte   `json:"-"`
+	Approvers []string `json:"approvers,omitempty"`
+	// Outcome: Sent, Approved (an approval recorded, more needed), Refused,
+	// Conflict (handled elsewhere first), Failed, Dropped (a pending
+	// approval of a reviewer no longer an approver, at a reload).
+	Outcome    string `json:"outcome"`
+	Message    string `json:"message,omitempty"`
+	DecisionID string `json:"decision_id,omitempty"`
+	// First is the entry of the first approval this one completes.
+	First int64 `json:"first_approval,omitempty"`
+}
+
+// Outcomes of an audit entry.
+const (
+	OutcomeSent     = "sent"
+	OutcomeApproved = "approval recorded"
+	OutcomeRefused  = "refused"
+	OutcomeConflict = "handled elsewhere"
+	OutcomeFailed   = "failed"
+	OutcomeDropped  = "approval dropped"
+)
+
+// Audit appends e to the audit log and returns its id. An entry that
+// completes approvals names the first one's entry (First), found here when
+// the caller left it 0.
+func (s *Store) Audit(ctx context.Context, e Entry) (int64, error) {
+	if e.At.IsZero() {
+		e.At = time.Now().UTC()
+	}
+	var id int64
+	err := s.quietly(ctx, func(tx *sql.Tx) error {
+		if e.First == 0 && e.Outcome == OutcomeSent && len(e.Approvers) > 1 {
+			var first sql.NullInt64
+			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
+				e.RequestID, OutcomeApproved, e.RequestID, OutcomeSent).Scan(&first); err != nil {
+				return err
+			}
+			e.First = first.Int64
+		}
+		args := []any{nanos(e.At), text(e.Reviewer), text(e.Role), e.Source, e.Door, text(e.Hub), text(e.RequestID), text(e.ThreadID),
+			text(strings.Join(e.Tools, ",")), text(e.Decision), e.Value, text(strings.Join(e.Approvers, ",")), e.Outcome, text(e.Message),
+			text(e.DecisionID), e.First}
+		const cols = "at, reviewer, role, source, door, hub, request_id, thread_id, tools, decision, value, approvers, outcome, message, decision_id, first_id"
+		if s.kind == Postgres {
+			return tx.QueryRowContext(ctx, s.q("INSERT INTO audit ("+cols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"), args...).Scan(&id)
+		}
+		res, err := tx.ExecContext(ctx, "INSERT INTO audit ("+cols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", args...)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	return id, err
+}
+
+// Filter picks audit entries; its zero value picks the newest.
+type Filter struct {
+	Reviewer, Source, Outcome, RequestID, Tool string
+	Since                                      time.Time
+	// Limit caps how many (newest first); 0: 1000.
+	Limit int
+}
+
+// History lists the audit entries f picks, newest first.
+func (s *Store) History(ctx context.Context, f Filter) ([]Entry, error) {
+	q := "SELECT id, at, reviewer, role, source, door, hub, request_id, thread_id, tools, decision, value, approvers, outcome, message, decision_id, first_id FROM audit WHERE 1 = 1"
+	var args []any
+	add := func(cond string, v any) {
+		q += " AND " + cond
+		args = append(args, v)
+	}
+	if f.Reviewer != "" {
+		add("reviewer = ?", f.Reviewer)
+	}
+	if f.Source != "" {
+		add("source = ?", f.Source)
+	}
+	if f.Outcome != "" {
+		add("outcome = ?", f.Outcome)
+	}
+	if f.RequestID != "" {
+		add("request_id = ?", f.RequestID)
+	}
+	if f.Tool != "" {
+		add("(tools = ? OR tools LIKE ? OR tools LIKE ? OR tools LIKE ?)", f.Tool)
+		args = append(args, f.Tool+",%", "%,"+f.Tool, "%,"+f.Tool+",%")
+	}
+	if !f.Since.IsZero() {
+		add("at >= ?", nanos(f.Since))
+	}
+	if f.Limit <= 0 {
+		f.Limit = 1000
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	args = append(args, f.Limit)
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var at int64
+		var tools, approvers string
+		if err := rows.Scan(&e.ID, &at, &e.Reviewer, &e.Role, &e.Source, &e.Door, &e.Hub, &e.RequestID, &e.ThreadID, &tools, &e.Decision,
+			&e.Value, &approvers, &e.Outcome, &e.Message, &e.DecisionID, &e.First); err != nil {
+			return nil, err
+		}
+		e.At = timeOf(at)
+		if tools != "" {
+			e.Tools = strings.Split(tools, ",")
+		}
+		if approvers != "" {
+			e.Approvers = strings.Split(approvers, ",")
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
