@@ -1,12 +1,14 @@
 package coord
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
@@ -154,6 +156,20 @@ func TestARemovedReviewersApprovalIsDropped(t *testing.T) {
 	}
 	if code, said := respondAs(t, srv, carolTok, id, approve); code != 200 || !strings.Contains(said, "bob + carol") || strings.Contains(said, "alice") {
 		t.Fatalf("carol's confirmation: %d %s", code, said)
+	}
+	// The team's audit log: alice's approval recorded, then dropped at the
+	// reload; bob's recorded; the decision sent by bob + carol.
+	es, err := c.Store().History(context.Background(), store.Filter{RequestID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(es) - 1; i >= 0; i-- {
+		got = append(got, es[i].Reviewer+": "+es[i].Outcome+" ["+strings.Join(es[i].Approvers, ",")+"]")
+	}
+	want := []string{"alice: approval recorded [alice]", "alice: approval dropped []", "bob: approval recorded [bob]", "carol: sent [bob,carol]"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the audit log:\n got %q\nwant %q", got, want)
 	}
 }
 
