@@ -228,6 +228,17 @@ func (s *Shared) PruneApprovals(ctx context.Context) int {
 		n++
 		s.logf(ctx, "approval dropped", "interrupt", it.ID, "thread", it.ThreadID, "dropped", strings.Join(a.Dropped, ","),
 			"why", "no longer an approver", "approvals", fmt.Sprintf("%d/%d", len(a.Approvers), a.Needed))
+		if s.Audit != nil {
+			// The team's audit log: one entry per reviewer dropped.
+			var tools []string
+			for _, act := range it.Actions {
+				tools = append(tools, act.Name)
+			}
+			for _, who := range a.Dropped[len(a.Dropped)-(len(rec.Approvers)-len(a.Approvers)):] {
+				s.Audit(context.WithoutCancel(ctx), store.Entry{Reviewer: who, Door: "reload", RequestID: it.ID, ThreadID: it.ThreadID, Tools: tools,
+					Approvers: a.Approvers, Outcome: store.OutcomeDropped, Message: who + "'s approval dropped: no longer an approver of the team (" + a.Words() + ")"})
+			}
+		}
 	}
 	if n > 0 && s.list(ctx) {
 		s.signal()
