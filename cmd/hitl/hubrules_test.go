@@ -84,6 +84,26 @@ func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {
 	if st := standingAs(h, bobToken, id); st["responded_by"] != "bob + carol" {
 		t.Fatalf("responded_by %v", st["responded_by"])
 	}
+	// The team's audit log tells the story, alice's drop included.
+	_, out, _ = h.cli(bobToken, "history", "--team", "--request", id, "--json")
+	if got := auditStory(t, out); got != "alice:approval recorded alice:approval dropped bob:approval recorded carol:sent" {
+		t.Fatalf("the team's audit log of %s: %s\n%s", id, got, out)
+	}
+}
+
+// auditStory is hitl history --team --json's lines, oldest first, as
+// "reviewer:outcome" words.
+func auditStory(t *testing.T, out string) string {
+	t.Helper()
+	var words []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON lines: %v\n%s", err, out)
+		}
+		words = append([]string{fmt.Sprint(m["reviewer"], ":", m["outcome"])}, words...)
+	}
+	return strings.Join(words, " ")
 }
 
 func standingAs(h *hubProc, token, id string) map[string]any {
@@ -352,6 +372,10 @@ func TestHubDropsARemovedReviewersApprovalOnTheServer(t *testing.T) {
 			runs := s.decisionMeta(th)
 			if len(runs) != 1 || fmt.Sprint(runs[0]["hitl_approvers"]) != "[bob carol]" {
 				t.Fatalf("decision runs: %v", runs)
+			}
+			_, out, _ = d.cli(bobToken, "history", "--team", "--request", id, "--json")
+			if got := auditStory(t, out); got != "alice:approval recorded alice:approval dropped bob:approval recorded carol:sent" {
+				t.Fatalf("the team's audit log of %s: %s\n%s", id, got, out)
 			}
 		})
 	}
