@@ -750,6 +750,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		approvers := v.Approvers
 		by := strings.Join(approvers, " + ") // in the order they approved
+		// Whether its publisher waits on it as it is decided: once taken,
+		// the wait ends with the answer (lease.go).
+		_, waiting := s.Waiting(req.ID)
 		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID},
 			map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
 		if err != nil {
@@ -764,7 +767,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		out := map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}
 		if req.lease > 0 {
 			// Its publisher waits on it, or not right now (lease.go).
-			_, out["publisher_waiting"] = s.Waiting(req.ID)
+			out["publisher_waiting"] = waiting
 		}
 		answer(200, out, store.OutcomeSent)
 		return

@@ -114,3 +114,33 @@ func TestALeaseHeldByAWaitOnAnotherHub(t *testing.T) {
 	}
 	waitStatus(t, sa, id, "withdrawn", 5*time.Second)
 }
+
+// A decision taken while its publisher waits says so (publisher_waiting),
+// though the wait ends with the answer as it is taken.
+func TestADecisionWhileThePublisherWaitsSaysSo(t *testing.T) {
+	c := New(Options{Team: testTeam()})
+	defer c.Close()
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	id := publishLeased(t, srv, 5)
+	done := make(chan map[string]any, 1)
+	go func() {
+		_, st := call(t, srv, ciTok, "GET", "/hitl/requests/"+id+"?wait=10s", nil)
+		done <- st
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, waiting := c.Waiting(id); waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the publisher's wait never reached the hub")
+		}
+	}
+	code, out := call(t, srv, aliceTok, "POST", "/hitl/respond", map[string]any{"request_id": id, "response": map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}})
+	if code != 200 || out["publisher_waiting"] != true {
+		t.Fatalf("respond: %d %v", code, out)
+	}
+	if st := <-done; st["status"] != "answered" || st["responded_by"] != "alice" {
+		t.Fatalf("the publisher's wait: %v", st)
+	}
+}
