@@ -171,6 +171,10 @@ func TestARemovedReviewersApprovalIsDropped(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the audit log:\n got %q\nwant %q", got, want)
 	}
+	// The confirmation's first approval is bob's, not alice's dropped one.
+	if es[0].First != es[1].ID {
+		t.Fatalf("the confirmation names entry %d as its first approval, want bob's %d", es[0].First, es[1].ID)
+	}
 }
 
 // Without a reload (a hub restarted on a changed config), a removed

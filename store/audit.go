@@ -61,8 +61,10 @@ func (s *Store) Audit(ctx context.Context, e Entry) (int64, error) {
 	err := s.quietly(ctx, func(tx *sql.Tx) error {
 		if e.First == 0 && e.Outcome == OutcomeSent && len(e.Approvers) > 1 {
 			var first sql.NullInt64
-			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
-				e.RequestID, OutcomeApproved, e.RequestID, OutcomeSent).Scan(&first); err != nil {
+			// The first approver's (Approvers are in the order they
+			// approved): an approval dropped at a reload is not its first.
+			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND reviewer = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
+				e.RequestID, OutcomeApproved, e.Approvers[0], e.RequestID, OutcomeSent).Scan(&first); err != nil {
 				return err
 			}
 			e.First = first.Int64
