@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"slices"
 	"strings"
 )
@@ -129,10 +131,10 @@ type schemaNode struct {
 	ExclusiveMinimum     json.RawMessage   `json:"exclusiveMinimum"`
 	ExclusiveMaximum     json.RawMessage   `json:"exclusiveMaximum"`
 	MultipleOf           json.Number       `json:"multipleOf"`
-	MinLength            *int              `json:"minLength"`
-	MaxLength            *int              `json:"maxLength"`
-	MinItems             *int              `json:"minItems"`
-	MaxItems             *int              `json:"maxItems"`
+	MinLength            *count            `json:"minLength"`
+	MaxLength            *count            `json:"maxLength"`
+	MinItems             *count            `json:"minItems"`
+	MaxItems             *count            `json:"maxItems"`
 	Items                json.RawMessage   `json:"items"`
 	Properties           json.RawMessage   `json:"properties"`
 	Required             []string          `json:"required"`
@@ -145,6 +147,32 @@ type schemaNode struct {
 	If                   json.RawMessage   `json:"if"`
 	Ref                  string            `json:"$ref"`
 	DynamicRef           string            `json:"$dynamicRef"`
+}
+
+// count is a schema's length or number of items: a whole number, written
+// as one or not (an A2A agent served by a2a-sdk keeps a data part as a
+// protobuf Struct, where 5 arrives as 5.0).
+type count int
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() || r.Num().Int64() < 0 || r.Num().Int64() > math.MaxInt32 {
+		return fmt.Errorf("%s is not a count", n)
+	}
+	*c = count(r.Num().Int64())
+	return nil
+}
+
+func (c *count) int() *int {
+	if c == nil {
+		return nil
+	}
+	n := int(*c)
+	return &n
 }
 
 func readNode(raw json.RawMessage) (*schemaNode, error) {
@@ -352,7 +380,7 @@ func scalarField(n *schemaNode, path []string, required bool) (Field, error) {
 	name := strings.Join(path, ".")
 	f := Field{Name: name, Path: path, Title: n.Title, Description: n.Description, Required: required,
 		Default: n.Default, Format: n.Format, Pattern: n.Pattern, MultipleOf: n.MultipleOf,
-		MinLength: n.MinLength, MaxLength: n.MaxLength, MinItems: n.MinItems, MaxItems: n.MaxItems}
+		MinLength: n.MinLength.int(), MaxLength: n.MaxLength.int(), MinItems: n.MinItems.int(), MaxItems: n.MaxItems.int()}
 	types, nullable := n.types()
 	f.Nullable = nullable
 	f.Min, f.Max = bounds(n)

@@ -187,3 +187,29 @@ func TestSkeleton(t *testing.T) {
 		}
 	}
 }
+
+// An A2A agent served by a2a-sdk keeps a data part as a protobuf Struct:
+// every number of a response_schema arrives as a double (5 as 5.0). The
+// form is the same as with the integers written, its words too.
+func TestFormOfNumbersAsDoubles(t *testing.T) {
+	schema := `{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1.0,"maxLength":40.0},` +
+		`"tags":{"type":"array","items":{"type":"string"},"maxItems":3.0},"replicas":{"type":"integer","minimum":1.0,"maximum":5.0}}}`
+	f, err := FormOf(json.RawMessage(schema))
+	if err != nil {
+		t.Fatalf("no form: %v", err)
+	}
+	name, tags := f.Field("name"), f.Field("tags")
+	if name == nil || name.MinLength == nil || *name.MinLength != 1 || name.MaxLength == nil || *name.MaxLength != 40 ||
+		tags == nil || tags.MaxItems == nil || *tags.MaxItems != 3 {
+		t.Fatalf("fields: %+v", f.Fields)
+	}
+	if err := CheckValue(json.RawMessage(`{"name":"ada","tags":["a"],"replicas":3}`), json.RawMessage(schema)); err != nil {
+		t.Fatalf("a good answer refused: %v", err)
+	}
+	if err := CheckValue(json.RawMessage(`{"name":"ada","replicas":7}`), json.RawMessage(schema)); err == nil || !strings.Contains(err.Error(), "must be at most 5 (got 7)") {
+		t.Fatalf("replicas 7: %v", err)
+	}
+	if _, err := FormOf(json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","maxLength":2.5}}}`)); err == nil {
+		t.Fatal("a maxLength of 2.5 was taken")
+	}
+}

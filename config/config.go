@@ -476,6 +476,8 @@ func (s *Settings) Redacted() map[string]any {
 		"theme":         s.Theme,
 		"config_file":   s.ConfigFile,
 		"state_dir":     s.StateDir,
+		"tasks":         s.Tasks,
+		"langgraph_url": redact.URL(s.LangGraphURL),
 	}
 }
 

@@ -220,3 +220,22 @@ func TestPathsReadTheGivenEnvironment(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+// config show prints the A2A backend's settings too: the tasks named
+// besides those listed, and the LangGraph server behind an /a2a endpoint
+// (its credentials hidden, as the url's).
+func TestShowA2ASettings(t *testing.T) {
+	f := &File{Profiles: map[string]*Profile{"agent": {Backend: "a2a", URL: "http://127.0.0.1:9999/", Tasks: []string{"task-1"},
+		LangGraphURL: "https://bob:s3cret@lg.example"}}}
+	s, err := Resolve(f, Overrides{Profile: "agent", Tasks: []string{"task-2"}}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Redacted()
+	if got := fmt.Sprint(r["tasks"]); got != "[task-1 task-2]" {
+		t.Errorf("tasks shown as %v", got)
+	}
+	if got := r["langgraph_url"]; got != "https://[redacted]@lg.example" {
+		t.Errorf("langgraph_url shown as %v", got)
+	}
+}

@@ -710,7 +710,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		ds, err := req.decisions(body.Response)
 		if err != nil {
-			answer(422, map[string]any{"error": http.StatusText(422), "message": err.Error()}, store.OutcomeRefused)
+			answer(http.StatusUnprocessableEntity, map[string]any{"error": http.StatusText(http.StatusUnprocessableEntity), "message": err.Error()}, store.OutcomeRefused)
 			return
 		}
 		// The team's one rule engine: an action a rule names needs its

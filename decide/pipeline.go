@@ -430,11 +430,12 @@ func (p *Pipeline) markAnswered(res *Result) {
 	var mine, others []string
 	for _, it := range res.Items {
 		switch it.Kind {
-		case Sent:
+		case Sent, Unconfirmed:
+			// Unconfirmed: this machine sent it and the server has an
+			// answer, but cannot say whose; the audit log says so
+			// (sent-unconfirmed), and show points there.
 			mine = append(mine, it.ID)
-		case HandledElsewhere, Unconfirmed:
-			// Unconfirmed: the server has an answer, but cannot say
-			// whose; never told as this machine's.
+		case HandledElsewhere:
 			others = append(others, it.ID)
 		}
 	}

@@ -3,6 +3,7 @@ package present
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/hitl-sh/hitl/client"
@@ -67,13 +68,13 @@ func numberKind(f client.Field) string {
 	lo, hi := f.Min, f.Max
 	switch {
 	case lo != nil && hi != nil && !lo.Exclusive && !hi.Exclusive:
-		s += fmt.Sprintf(" from %s to %s", lo.Value, hi.Value)
+		s += fmt.Sprintf(" from %s to %s", numText(lo.Value), numText(hi.Value))
 	default:
 		if lo != nil {
 			if lo.Exclusive {
-				s += " more than " + string(lo.Value)
+				s += " more than " + numText(lo.Value)
 			} else {
-				s += " at least " + string(lo.Value)
+				s += " at least " + numText(lo.Value)
 			}
 		}
 		if hi != nil {
@@ -81,16 +82,26 @@ func numberKind(f client.Field) string {
 				s += ","
 			}
 			if hi.Exclusive {
-				s += " less than " + string(hi.Value)
+				s += " less than " + numText(hi.Value)
 			} else {
-				s += " at most " + string(hi.Value)
+				s += " at most " + numText(hi.Value)
 			}
 		}
 	}
 	if f.MultipleOf != "" {
-		s += ", in steps of " + string(f.MultipleOf)
+		s += ", in steps of " + numText(f.MultipleOf)
 	}
 	return s
+}
+
+// numText is a schema's number as a reviewer reads it: a whole one without
+// the ".0" an A2A agent's protobuf Struct gives every number, any other as
+// written.
+func numText(n json.Number) string {
+	if r, ok := new(big.Rat).SetString(string(n)); ok && r.IsInt() {
+		return r.Num().String()
+	}
+	return string(n)
 }
 
 func sizes(lo, hi *int, unit string) string {

@@ -133,7 +133,7 @@ func (m *Model) read(watched bool, unless *readMark) tea.Cmd {
 		}
 		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		return readFailures(fctx, failures, j, b.Server())
+		return failures.read(fctx, j, b.Server())
 	}
 	var settled client.Settled
 	if m.changes != nil { // its watcher runs

@@ -45,12 +45,15 @@ type failedList struct {
 	sent map[string]journal.Entry
 	// auditErr: the audit log could not be read, so sent is empty.
 	auditErr error
+	// seen: what the watcher said (client.Activity) when this was read.
+	seen activitySeen
 }
 
 // failedState is what the app knows of failed threads.
 type failedState struct {
 	lister client.FailureLister // nil: the backend cannot tell
-	at     time.Time            // when they were last asked for
+	at     time.Time            // when they were last read for sure
+	readAt time.Time            // when they were last read
 	now    bool                 // ask at the next fetch
 	// activity is the watcher's (nil: none), and seen what it said when
 	// the failed threads were last asked for (zero: it could not tell,
@@ -67,29 +70,53 @@ type activitySeen struct {
 	ok      bool
 }
 
-// failuresDue is the lister when the failed threads are to be read with
-// this fetch (nil otherwise).
-func (m *Model) failuresDue() client.FailureLister {
+// failuresDue is when the failed threads may be read with this fetch: the
+// lister (nil: not now), and what the command then asks of the watcher
+// (client.Activity) before it reads them. Update asks the watcher nothing:
+// its answer waits for a look under way.
+func (m *Model) failuresDue() *failuresAsk {
 	f := &m.failed
 	if f.lister == nil {
 		return nil
 	}
 	now := m.opts.Now()
+	if !f.now && !f.at.IsZero() && now.Sub(f.at) < failuresEvery {
+		return nil
+	}
+	ask := &failuresAsk{lister: f.lister, prev: f.seen,
+		quiet: !f.now && !f.readAt.IsZero() && now.Sub(f.readAt) < failuresQuiet}
+	if m.changes != nil { // its watcher runs
+		ask.activity = f.activity
+	}
+	if !ask.quiet {
+		f.at = now // read for sure; while quiet, asked again at each fetch
+	}
+	f.now = false
+	return ask
+}
+
+// failuresAsk is a reading of the failed threads that a command makes
+// unless the watcher saw no thread change since the last one.
+type failuresAsk struct {
+	lister   client.FailureLister
+	activity client.Activity // nil: none to ask
+	prev     activitySeen    // what it said at the last reading
+	quiet    bool            // the last reading is recent enough to skip
+}
+
+// read reads the failed threads, or nothing (nil) where no thread changed
+// since the last reading: a run fails only by changing its thread.
+func (a *failuresAsk) read(ctx context.Context, j *journal.Journal, server string) *failedList {
 	var seen activitySeen
-	if f.activity != nil && m.changes != nil { // its watcher runs
-		seen.newest, seen.threads, seen.ok = f.activity.Activity()
+	if a.activity != nil {
+		seen.newest, seen.threads, seen.ok = a.activity.Activity()
 	}
-	if !f.now && !f.at.IsZero() {
-		since := now.Sub(f.at)
-		if since < failuresEvery {
-			return nil
-		}
-		if seen.ok && f.seen.ok && seen.newest.Equal(f.seen.newest) && seen.threads == f.seen.threads && since < failuresQuiet {
-			return nil // no thread changed since the last reading
-		}
+	if a.quiet && seen.ok && a.prev.ok && seen.newest.Equal(a.prev.newest) && seen.threads == a.prev.threads {
+		return nil
 	}
-	f.at, f.now, f.seen = now, false, seen
-	return f.lister
+	fl := readFailures(ctx, a.lister, j, server)
+	fl.seen = seen
+	return fl
 }
 
 // readFailures reads the failed threads and, from the journal, the
@@ -115,12 +142,14 @@ func (m *Model) onFailures(fl *failedList) {
 	if fl.auditErr != nil {
 		m.journalProblem(problemAudit, fl.auditErr)
 	}
+	m.failed.at = m.opts.Now()
 	if fl.err != nil {
 		m.failed.err = fl.err
 		m.failed.seen = activitySeen{} // asked again at the usual pace
 		return
 	}
 	m.failed.failedList = *fl
+	m.failed.seen, m.failed.readAt = fl.seen, m.failed.at
 	m.items.retry = map[string]*client.Interrupt{}
 	for _, f := range fl.list {
 		for i := range f.Interrupts {

@@ -87,6 +87,9 @@ func (m *Model) onUnchanged(msg unchangedMsg) tea.Cmd {
 	if msg.failed != nil && !m.failed.same(msg.failed) {
 		m.onFailures(msg.failed)
 		m.quiet = false
+	} else if msg.failed != nil && msg.failed.err == nil {
+		m.failed.at = m.opts.Now()
+		m.failed.seen, m.failed.readAt = msg.failed.seen, m.failed.at
 	}
 	if m.refetchAfter {
 		m.refetchAfter = false

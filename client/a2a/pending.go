@@ -161,10 +161,22 @@ func (b *Backend) get(ctx context.Context, id string) (task, error) {
 	return t, nil
 }
 
+// NotWaitingError is a task the agent knows that waits for no answer: it
+// was answered (here or elsewhere), finished, failed or was canceled.
+type NotWaitingError struct {
+	Task  string
+	State string // in 0.3's words: "completed", "working", "canceled", …
+}
+
+func (e *NotWaitingError) Error() string {
+	return fmt.Sprintf("task %s waits for no answer: it is %s", e.Task, e.State)
+}
+
 // Task reads one task by its exact id (hitl show TASK, hitl approve
-// TASK): the questions it asks, none when it does not wait in
-// input-required or the agent does not know it. This process's later
-// listings read it too (an agent of protocol 0.3 lists nothing).
+// TASK): the questions it asks; none when the agent does not know it, and
+// a *NotWaitingError when the task does not wait in input-required. This
+// process's later listings read it too (an agent of protocol 0.3 lists
+// nothing).
 func (b *Backend) Task(ctx context.Context, id string) ([]client.Interrupt, error) {
 	t, err := b.get(ctx, id)
 	if isRPC(err, errTaskNotFound) {
@@ -174,7 +186,7 @@ func (b *Backend) Task(ctx context.Context, id string) ([]client.Interrupt, erro
 		return nil, err
 	}
 	if t.problem == "" && t.State != inputRequired {
-		return nil, nil
+		return nil, &NotWaitingError{Task: id, State: t.State}
 	}
 	b.remember(id)
 	qs, err := b.asked(ctx, t)

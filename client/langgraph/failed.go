@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -65,8 +66,9 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 	total := len(page)
 	if len(page) == limit {
 		// More may fail than one page holds: count them (POST /threads/
-		// count, on both servers) rather than trust X-Pagination-Total,
-		// which the JS server gets wrong by one when the page is full.
+		// count, on the LangGraph servers; a search of ids where there is
+		// none, aegra) rather than trust X-Pagination-Total, which the JS
+		// server gets wrong by one when the page is full.
 		n, err := b.count(ctx, "error")
 		if err != nil {
 			return nil, 0, err
@@ -114,8 +116,39 @@ func (b *Backend) count(ctx context.Context, status string) (int, error) {
 	}
 	var n int
 	resp, err := b.Reads.R().SetContext(ctx).SetBody(body).Post("/threads/count")
+	if err == nil && resp != nil && (resp.StatusCode() == http.StatusMethodNotAllowed || resp.StatusCode() == http.StatusNotFound) {
+		// aegra has no POST /threads/count (405): count by searching,
+		// thread ids only, a page at a time (docs/servers.md).
+		return b.countBySearch(ctx, body)
+	}
 	if err := b.Check(resp, err, "count the threads whose run failed", &n); err != nil {
 		return 0, err
+	}
+	return n, nil
+}
+
+// countBySearch counts what a search with body finds, a page of ids at a
+// time, for a server without POST /threads/count. Pages are of 100, the
+// most aegra gives; counting stops at maxCounted, a bound said as the total.
+func (b *Backend) countBySearch(ctx context.Context, body map[string]any) (int, error) {
+	const page, maxCounted = 100, 100_000
+	n := 0
+	for n < maxCounted {
+		q := map[string]any{"limit": page, "offset": n, "select": []string{"thread_id"}, "sort_by": "created_at", "sort_order": "asc"}
+		for k, v := range body {
+			q[k] = v
+		}
+		var ids []struct {
+			ThreadID string `json:"thread_id"`
+		}
+		resp, err := b.Reads.R().SetContext(ctx).SetBody(q).Post("/threads/search")
+		if err := b.Check(resp, err, "count the threads whose run failed", &ids); err != nil {
+			return 0, err
+		}
+		n += len(ids)
+		if len(ids) < page {
+			break
+		}
 	}
 	return n, nil
 }

@@ -171,14 +171,33 @@ func readAnswer(resp *http.Response, out *bytes.Buffer) error {
 	return nil
 }
 
+// turnSoon takes the turn, waiting for a look under way (milliseconds)
+// but not for a listing (up to a second): a periodic reader that met the
+// watcher's look at the same moment would otherwise be told nothing can
+// be said, and ask the server itself (an idle TUI's reads and the
+// watcher's looks fall on the same ticks). Its caller unlocks.
+func (b *Backend) turnSoon() bool {
+	select {
+	case b.turn <- struct{}{}:
+		return true
+	default:
+	}
+	wait := time.NewTimer(time.Second)
+	defer wait.Stop()
+	select {
+	case b.turn <- struct{}{}:
+		return true
+	case <-wait.C:
+		return false
+	}
+}
+
 // Settled is client.Settled: the view's version, and whether a
 // WatchedWillDo listing taken now would be answered from it (the test
 // PendingProgress makes), while no refresh holds the turn.
 func (b *Backend) Settled() (uint64, bool) {
-	select {
-	case b.turn <- struct{}{}:
-	default:
-		return 0, false // a look (or a listing) is under way
+	if !b.turnSoon() {
+		return 0, false // a listing is under way
 	}
 	defer b.unlock()
 	return b.listing.view.version, b.current()
@@ -196,9 +215,7 @@ func (b *Backend) current() bool {
 // of them (-1: not counted), while no refresh holds the turn. A server
 // listed in full has no watermark.
 func (b *Backend) Activity() (time.Time, int, bool) {
-	select {
-	case b.turn <- struct{}{}:
-	default:
+	if !b.turnSoon() {
 		return time.Time{}, 0, false
 	}
 	defer b.unlock()

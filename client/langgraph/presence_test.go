@@ -44,7 +44,7 @@ func threadMeta(t *testing.T, tg target, thread string) (map[string]json.RawMess
 }
 
 func TestConformPatchMergesMetadataKeys(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		thread := start(t, tg, tg.single, anyMap(meta))
 		_, before := threadMeta(t, tg, thread)
@@ -76,7 +76,7 @@ func TestConformPatchMergesMetadataKeys(t *testing.T) {
 }
 
 func TestConformClaims(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		start(t, tg, tg.parallel, anyMap(meta))
 		b := backend(t, tg, meta, 0)
@@ -171,8 +171,9 @@ func failing(tg target) (graphInput, string, string) {
 	if tg.name == "embedded" {
 		return graphInput{"survey", map[string]any{}}, `{"framework":"angular","tests":true,"budget":500}`, "the answer does not match the response schema"
 	}
-	if tg.kind == realserver.Python {
-		// A Pydantic model as the response schema: LangGraph checks the
+	if tg.kind != realserver.JS {
+		// A Pydantic model as the response schema (the Python graphs,
+		// which langhost and aegra serve too): LangGraph checks the
 		// answer, and the run fails with Pydantic's ValidationError.
 		return graphInput{"form", map[string]any{"topic": "zod"}}, `{"framework":"angular","tests":true,"budget":500}`,
 			"ValidationError: framework: Input should be 'react', 'vue' or 'svelte'\nbudget: Input should be less than or equal to 100"
@@ -180,19 +181,55 @@ func failing(tg target) (graphInput, string, string) {
 	return graphInput{"form", map[string]any{"topic": "zod"}}, `{"framework":"angular","tests":true,"budget":500}`, "ZodError: framework: Invalid enum value. Expected 'react' | 'vue' | 'svelte', received 'angular'\nbudget: Number must be less than or equal to 100"
 }
 
+// failRun answers interrupt id of thread with bad, which the graph
+// refuses, as another client would, and checks that the run failed: its
+// wait answers {"__error__": …}; aegra's answers {} (docs/servers.md), and
+// its thread then says "error".
+func failRun(t *testing.T, tg target, graph, thread, id, bad string) {
+	t.Helper()
+	code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": graph,
+		"command": map[string]any{"resume": map[string]json.RawMessage{id: json.RawMessage(bad)}}})
+	if code == 200 && strings.Contains(string(body), "__error__") {
+		return
+	}
+	if tg.kind == realserver.Aegra && code == 200 && compact(body) == "{}" {
+		_, th := call(t, "GET", tg.url+"/threads/"+thread, nil)
+		var st struct {
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(th, &st) == nil && st.Status == "error" {
+			return
+		}
+		t.Fatalf("bad answer: %d %s; the thread: %.300s", code, body, th)
+	}
+	t.Fatalf("bad answer: %d %s", code, body)
+}
+
 func TestConformFailedRunAndAnswerAgain(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachWithLanghost(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		g, bad, wantErr := failing(tg)
+		if tg.kind == realserver.Aegra {
+			// aegra keeps the error as the failed task's text only,
+			// Pydantic's own (no exception name): docs/servers.md.
+			wantErr = "Input should be 'react', 'vue' or 'svelte'"
+		}
 		thread := start(t, tg, g, anyMap(meta))
 		b := backend(t, tg, meta, 0)
 		it := pendingOf(t, b)[0]
-		// Another client sends an answer the graph refuses: the run fails.
-		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
-			"command": map[string]any{"resume": map[string]json.RawMessage{it.ID: json.RawMessage(bad)}}})
-		if code != 200 || !strings.Contains(string(body), "__error__") {
-			t.Fatalf("bad answer: %d %s", code, body)
+		// langhost (langgraph-api 0.11.1 on the pg runtime) and aegra
+		// keep no response_schema, neither on the thread nor in its
+		// state: the answer's schema is nowhere to read, and the interrupt
+		// is its value alone, answered with text or JSON (docs/servers.md).
+		schema := client.SchemaForm
+		if tg.kind == realserver.Langhost || tg.kind == realserver.Aegra {
+			schema = client.SchemaRaw
 		}
+		if it.Schema != schema {
+			t.Fatalf("pending: %s, want %s", it.Schema, schema)
+		}
+		// Another client sends an answer the graph refuses: the run fails.
+		failRun(t, tg, g.graph, thread, it.ID, bad)
 		if len(pendingOf(t, b)) != 0 {
 			t.Fatal("a failed thread is listed as pending")
 		}
@@ -201,7 +238,7 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 			t.Fatalf("failures: %v %d %+v", err, total, fs)
 		}
 		f := fs[0]
-		if f.ThreadID != thread || !strings.Contains(f.Error, wantErr) || len(f.Interrupts) != 1 || f.Interrupts[0].ID != it.ID || !f.Interrupts[0].Retry || f.Interrupts[0].Schema != client.SchemaForm {
+		if f.ThreadID != thread || !strings.Contains(f.Error, wantErr) || len(f.Interrupts) != 1 || f.Interrupts[0].ID != it.ID || !f.Interrupts[0].Retry || f.Interrupts[0].Schema != schema {
 			t.Fatalf("failure: %+v", f)
 		}
 		// The earlier answer stands for a decision that does not say it
@@ -225,7 +262,7 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 // watermark) moves when one does, and stands while nothing happens. The
 // TUI reads the failed threads again only when it moved.
 func TestConformActivityMovesWhenARunFails(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		g, bad, _ := failing(tg)
 		thread := start(t, tg, g, anyMap(meta))
@@ -251,11 +288,7 @@ func TestConformActivityMovesWhenARunFails(t *testing.T) {
 			t.Fatalf("idle: the watermark moved from %s (%d threads) to %s (%d)", before, n, again, m)
 		}
 		it := pendingOf(t, w)[0]
-		code, body := call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
-			"command": map[string]any{"resume": map[string]json.RawMessage{it.ID: json.RawMessage(bad)}}})
-		if code != 200 || !strings.Contains(string(body), "__error__") {
-			t.Fatalf("bad answer: %d %s", code, body)
-		}
+		failRun(t, tg, g.graph, thread, it.ID, bad)
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 			if after, _ := activity(); after.After(before) {
 				break
@@ -274,22 +307,26 @@ func TestConformActivityMovesWhenARunFails(t *testing.T) {
 // (POST /threads/count), not a guess from the page or a header (here taken
 // away, as a gateway may).
 func TestConformFailuresCounted(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		g, bad, _ := failing(tg)
 		for range 3 {
 			thread := start(t, tg, g, anyMap(meta))
-			_, body := call(t, "GET", tg.url+"/threads/"+thread, nil)
-			var th struct {
-				Interrupts map[string][]struct {
-					ID string `json:"id"`
-				} `json:"interrupts"`
+			// The interrupt's id from the state's tasks: aegra lists none
+			// on the thread (docs/servers.md).
+			_, body := call(t, "GET", tg.url+"/threads/"+thread+"/state", nil)
+			var st struct {
+				Tasks []struct {
+					Interrupts []struct {
+						ID string `json:"id"`
+					} `json:"interrupts"`
+				} `json:"tasks"`
 			}
-			json.Unmarshal(body, &th)
-			for _, list := range th.Interrupts {
-				call(t, "POST", tg.url+"/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": g.graph,
-					"command": map[string]any{"resume": map[string]json.RawMessage{list[0].ID: json.RawMessage(bad)}}})
+			json.Unmarshal(body, &st)
+			if len(st.Tasks) != 1 || len(st.Tasks[0].Interrupts) != 1 {
+				t.Fatalf("the form's state: %.500s", body)
 			}
+			failRun(t, tg, g.graph, thread, st.Tasks[0].Interrupts[0].ID, bad)
 		}
 		b := backend(t, target{url: totalProxy(t, tg.url, "")}, meta, 0)
 		fs, total, err := b.Failures(context.Background(), 2)
@@ -325,7 +362,7 @@ func totalProxy(t *testing.T, target, total string) string {
 // embedded one) have no such field, but their state's created_at (the
 // checkpoint's time) is not moved either.
 func TestConformClaimKeepsSiblingsAge(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		start(t, tg, tg.fanout, anyMap(meta))
 		b := backend(t, tg, meta, 0)

@@ -14,7 +14,7 @@ import (
 // version stands, shows claims as soon as the watcher sees them; so does
 // its release.
 func TestConformClaimMovesTheVersion(t *testing.T) {
-	forEach(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		start(t, tg, tg.single, anyMap(meta))
 		b := backend(t, tg, meta, 0)

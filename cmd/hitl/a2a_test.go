@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -261,8 +262,7 @@ func interruptResponse(t *testing.T, parts string) (id, response string) {
 func TestA2ALangGraphEndpoint(t *testing.T) {
 	lg := realserver.Get(t, realserver.Python)
 	t.Parallel()
-	realServer.Lock()
-	defer realServer.Unlock()
+	realserver.Hold(t, lg.URL)
 	e := isolate(t)
 	a := &a2aAgent{t: t}
 	var found []struct {
@@ -360,8 +360,24 @@ func TestA2ATaskByID(t *testing.T) {
 	if _, resp := interruptResponse(t, a.received(task)); resp != `"y"` {
 		t.Fatalf("the agent received %s", a.received(task))
 	}
-	if r := a.hitl("", "approve", task); r.code == 0 {
-		t.Fatalf("approved twice: %s", r.stdout)
+	// Named again: nothing sent, and the reviewer is told it was decided
+	// here (exit 3), not that it may never have existed.
+	if r := a.hitl("", "approve", task); r.code != 3 || !strings.Contains(r.stderr, "task "+task+" no longer waits: it was decided from this machine: approve") {
+		t.Fatalf("approved twice: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(task); strings.Count(got, "interruptResponse") != 1 {
+		t.Fatalf("sent twice: %s", got)
+	}
+	// A task answered by someone else, named by its id: nothing sent,
+	// exit 3.
+	other := a.start("text")
+	a.rpc("SendMessage", map[string]any{"message": map[string]any{"messageId": "elsewhere-" + other, "taskId": other, "role": "ROLE_USER",
+		"parts": []any{map[string]any{"text": "us-east-1"}}}})
+	if r := a.hitl("", "respond", other, "-m", "eu-west-1"); r.code != 3 || !strings.Contains(r.stderr, "task "+other+" waits for no answer: it is completed (answered elsewhere, or ended); nothing sent") {
+		t.Fatalf("respond to a task answered elsewhere: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if got := a.received(other); got != `[{"text":"us-east-1"}]` {
+		t.Fatalf("the agent received %s", got)
 	}
 }
 
@@ -410,5 +426,54 @@ func TestA2ATwoReviewersRace(t *testing.T) {
 		if want := map[bool]string{true: `"y"`, false: `"n: no"`}[codes[0] == 0]; resp != want {
 			t.Fatalf("round %d: the agent acted on %s, but the reviewer told sent sent %s:\n  alice: %s\n  bob: %s", round, resp, want, outs[0], outs[1])
 		}
+	}
+}
+
+// TestA2ADocsTryIt runs docs/backends.md's "try it by hand" on the test
+// agent: the documented message starts a task, and hitl shows it by the
+// task's id and approves it.
+func TestA2ADocsTryIt(t *testing.T) {
+	a := newA2A(t)
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "backends.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	for _, l := range strings.Split(string(doc), "\n") {
+		if i := strings.Index(l, `-d '{"jsonrpc"`); i >= 0 && strings.Contains(l, `"method":"SendMessage"`) {
+			body = strings.TrimSuffix(strings.TrimSpace(l[i+len("-d '"):]), "'")
+		}
+	}
+	if body == "" {
+		t.Fatal("docs/backends.md does not say how to start a task of the test agent")
+	}
+	var msg struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(body), &msg); err != nil {
+		t.Fatalf("the documented message is not JSON: %v\n%s", err, body)
+	}
+	var res struct {
+		Task struct {
+			ID string `json:"id"`
+		} `json:"task"`
+	}
+	json.Unmarshal(a.rpc(msg.Method, msg.Params), &res)
+	task := res.Task.ID
+	if task == "" {
+		t.Fatal("the documented message started no task")
+	}
+	r := a.hitl("", "show", task)
+	for _, want := range []string{"send_email", "allowed: approve, reject", task} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("show TASK (exit %d) lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+	if r := a.hitl("", "approve", task); r.code != 0 || !strings.Contains(r.stdout, "Sent approve") {
+		t.Fatalf("approve TASK: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if _, resp := interruptResponse(t, a.received(task)); resp != `"y"` {
+		t.Fatalf("the agent received %s", a.received(task))
 	}
 }

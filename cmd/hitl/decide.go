@@ -574,6 +574,16 @@ func mergeSets(args json.RawMessage, sets []set) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
+// canonicalJSON is raw JSON indented for a diff, keys sorted, every byte
+// inert.
+func canonicalJSON(raw json.RawMessage) (string, error) {
+	c, err := diff.Canonical(raw)
+	if err != nil {
+		return "", err
+	}
+	return present.IndentJSON([]byte(c), present.JSONOptions{})
+}
+
 // printEdits writes, for each edit among the drafts, the change to the
 // arguments as a line diff of the proposed and the sent ones: what a key
 // left out of --args drops is seen before it is sent.
@@ -584,8 +594,12 @@ func printEdits(e *env, drafts []decide.Draft) {
 				continue
 			}
 			a := d.Interrupt.Actions[i]
-			before, err1 := present.IndentJSON(a.Args, present.JSONOptions{})
-			after, err2 := present.IndentJSON(dec.Args, present.JSONOptions{})
+			// Both sides with their keys sorted, as the reviewer's diff
+			// does: a key the edit kept is not shown as removed and added
+			// again because --args wrote it in another place (or an A2A
+			// agent's Struct came in an order of its own).
+			before, err1 := canonicalJSON(a.Args)
+			after, err2 := canonicalJSON(dec.Args)
 			if err1 != nil || err2 != nil {
 				continue
 			}

@@ -262,6 +262,7 @@ func oneStderrLine(t *testing.T, p *hookProc, want string) {
 }
 
 func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 
 	t.Run("approve a Bash command", func(t *testing.T) {
@@ -346,6 +347,7 @@ func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
 }
 
 func TestHookCodex(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 	p := h.hook("codex", codexBash)
 	id := h.waitRequest("thread-7")
@@ -385,6 +387,7 @@ func TestHookCodex(t *testing.T) {
 }
 
 func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 
 	t.Run("timeout", func(t *testing.T) {
@@ -458,6 +461,7 @@ func TestHookWithdrawsAndPrintsNothing(t *testing.T) {
 }
 
 func TestHubTokensAndRoles(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 	for _, path := range []string{"/hitl/pending", "/hitl/events", "/hitl/requests/x"} {
 		if code, _ := h.do("", "GET", path, nil); code != 401 {
@@ -503,6 +507,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 }
 
 func TestHookTwoPersonRuleOnBash(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
 	p := h.hook("claude", claudeBash)
 	id := h.waitRequest("sess-bash")
@@ -550,6 +555,7 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 // it replaced does not count toward the edit, nor toward what they
 // approved once it was replaced.
 func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML+"  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n")
 	edit := func(id string) {
 		t.Helper()
@@ -578,9 +584,7 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 	tui.waitFor("[claude]", "1 of 2 approvals (bob)")
 	tui.keys("Enter")
 	tui.waitFor("1 of 2 approvals (bob): edit Bash with", `{"command":"npm publish --dry-`)
-	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
-	tui.keys("a")
-	tui.waitFor("Send this?", "Confirming bob's approval", "npm publish --dry-run")
+	tui.press("a", "Send this?", "Confirming bob's approval", "npm publish --dry-run") // pressed again if ignored: the list just changed, on purpose
 	tui.keys("y")
 	if code := p.finish(t, 20*time.Second); code != 0 || !strings.Contains(p.stdout.String(), `"behavior":"allow","updatedInput":{"command":"npm publish --dry-run"`) {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
@@ -705,6 +709,7 @@ func (tt *hookTUI) text(s string) {
 }
 
 func TestHookDecidedInTheTUI(t *testing.T) {
+	t.Parallel()
 	h := startHub(t, teamYAML)
 	p := h.hook("claude", claudeEdit)
 	h.waitRequest("sess-edit")
@@ -728,9 +733,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	h.waitRequest("thread-7")
 	tui.waitFor("[codex]", "git push --force")
 	tui.press("Enter", "$ git push --force origin main", "Push the rewritten history", "allowed: approve, reject")
-	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
-	tui.keys("e")
-	tui.waitFor("edit is not allowed")
+	tui.press("e", "edit is not allowed") // pressed again if ignored: the list just changed, on purpose
 	tui.keys("r")
 	tui.waitFor("Reason for rejecting")
 	tui.text("not on a Friday")
@@ -757,6 +760,7 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 // sessions' inbox beside the LangGraph server's interrupts (here the demo's
 // LangGraph-compatible server), and an approver decides it there.
 func TestHookRequestInTheSSHInbox(t *testing.T) {
+	t.Parallel()
 	needSSH(t)
 	bin := builtBinary(t)
 	dir := t.TempDir()
@@ -825,9 +829,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.waitFor("[claude]", "Write(file_path=")
 	tt.open("sess-write", "Review tool call Write")
 	tt.waitFor("file /src/app/NOTES.md", "+ ship on friday", "in /src/app (session sess-write")
-	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
-	tt.keys("a")
-	tt.waitFor("Send this?")
+	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q\n%s", code, p.stdout.String(), p.stderr.String(), logs.String())
@@ -843,9 +845,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("Escape")
 	tt.open("sess-bash", "Review tool call Bash")
 	tt.waitFor("$ rm -rf node_modules && npm ci")
-	time.Sleep(1500 * time.Millisecond)
-	tt.keys("a")
-	tt.waitFor("Send this?")
+	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	tt.waitFor("1 of 2 approvals (alice)")
 	time.Sleep(300 * time.Millisecond)
@@ -871,9 +871,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("Escape")
 	tt.open("sess-again", "Review tool call Bash")
 	tt.waitFor("1 of 2 approvals (bob)")
-	time.Sleep(1500 * time.Millisecond)
-	tt.keys("a")
-	tt.waitFor("Send this?")
+	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())

@@ -8,6 +8,8 @@ package main
 import (
 	"encoding/json"
 	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -244,4 +246,48 @@ func TestHookGeminiAndCursorInTheTUI(t *testing.T) {
 		t.Fatalf("hook: exit %d; stderr %q", code, p.stderr.String())
 	}
 	wantFields(t, p, map[string]any{"permission": "deny", "user_message": "Denied by alice in hitl: not on main", "agent_message": "not on main"})
+}
+
+// TestHookDocsTryIt pipes docs/hooks.md's "try it without an agent" inputs
+// into their hooks, as written there, against a real hub: each is put up
+// and prints its agent's allow once approved.
+func TestHookDocsTryIt(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	inputs := map[string]string{}
+	for i, l := range lines[:len(lines)-1] {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "echo '") || !strings.HasSuffix(l, "' |") {
+			continue
+		}
+		f := strings.Fields(lines[i+1])
+		if len(f) < 3 || f[0] != "hitl" || f[1] != "hook" {
+			continue
+		}
+		// The shell's '"$PWD"' inside the single quotes: the directory.
+		inputs[f[2]] = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(l, "echo '"), "' |"), `'"$PWD"'`, "/src/app")
+	}
+	h := startHub(t, teamYAML)
+	for _, tc := range []struct{ agent, session, allow string }{
+		{"claude", "try-1", allowJSON},
+		{"gemini", "try-2", `{"decision":"allow"}` + "\n"},
+		{"cursor", "try-3", `{"permission":"allow"}` + "\n"},
+	} {
+		in, ok := inputs[tc.agent]
+		if !ok {
+			t.Errorf("docs/hooks.md gives no input to pipe into hitl hook %s", tc.agent)
+			continue
+		}
+		p := h.hook(tc.agent, in, "--timeout", "2m")
+		id := h.waitRequest(tc.session)
+		if code, out, errs := h.cli(aliceToken, "approve", id); code != 0 {
+			t.Fatalf("%s: approve: exit %d\n%s%s", tc.agent, code, out, errs)
+		}
+		if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != tc.allow {
+			t.Errorf("hitl hook %s: exit %d, printed %q, want %q (stderr %q)", tc.agent, code, p.stdout.String(), tc.allow, p.stderr.String())
+		}
+	}
 }

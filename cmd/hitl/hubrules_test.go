@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/internal/faultproxy"
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 // The two-person rule through a real `hitl serve`: the first approval is
@@ -312,8 +313,7 @@ func TestHubDropsARemovedReviewersApprovalOnTheServer(t *testing.T) {
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			if tg.real {
-				realServer.Lock()
-				defer realServer.Unlock()
+				realserver.Hold(t, tg.url)
 			}
 			s := &server{t: t, target: tg}
 			port := freePort(t)

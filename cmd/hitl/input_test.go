@@ -96,3 +96,28 @@ func embedded(t *testing.T, graphs map[string]string) (*demo.Server, *server) {
 	t.Cleanup(func() { srv.Close() })
 	return srv, &server{t: t, target: target{name: "embedded", url: srv.URL(), record: (*server).runResumes, graphs: graphs}}
 }
+
+// An edit's diff on standard error compares the arguments key by key: a
+// key the edit kept, written in another place by --args (or in an order
+// of an A2A agent's own), is not shown as removed and added again.
+func TestEditDiffIgnoresKeyOrder(t *testing.T) {
+	t.Parallel()
+	isolate(t)
+	_, s := embedded(t, map[string]string{"email": "support"})
+	email := s.onlyPending(s.agent("email"))
+	r := s.hitl(`{"cc":["billing@example.com"],"body":"Hi Dana","subject":"Your refund for order A-1001","to":"dana@customer.example"}`,
+		"edit", email.ID, "--args", "-", "--dry-run")
+	must(t, r, 0, "the arguments sent (- proposed, + sent)")
+	var changed []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "+ ") {
+			changed = append(changed, l)
+		}
+	}
+	if len(changed) != 2 || !strings.HasPrefix(changed[0], `-   "body": "Hi Dana,\n`) || changed[1] != `+   "body": "Hi Dana",` {
+		t.Fatalf("the diff shows as changed:\n%s\nwant only the body:\n%s", strings.Join(changed, "\n"), r.stderr)
+	}
+	if s.runs(email.ThreadID) != 1 {
+		t.Fatal("a dry run sent something")
+	}
+}

@@ -56,6 +56,19 @@ type target struct {
 // scripts/test runs; under CI both real ones are required.
 func targets(t *testing.T) []target { return targetsOf(t, false) }
 
+// withLanghost is eachServer with langhost too (its replica A: the tests
+// that run there, docs/servers.md).
+func withLanghost(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	var tgs []target
+	for _, tg := range targetsOf(t, true) {
+		if tg.kind != realserver.Aegra {
+			tgs = append(tgs, tg)
+		}
+	}
+	eachOf(t, tgs, f)
+}
+
 // targetsOf adds, with production, the production-shaped servers
 // (langhost's two replicas, aegra), which serve the Python test graphs.
 func targetsOf(t *testing.T, production bool) []target {
@@ -88,8 +101,9 @@ type server struct {
 }
 
 // eachServer runs f once per target, each with its own state directory and
-// no config file. The test runs in parallel with the others; on a real
-// server, one test at a time (they list what the whole server holds).
+// no config file. The test and each of its targets run in parallel with
+// the others; on a real server, one test at a time (they list what the
+// whole server holds), while the other servers serve other tests.
 func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
 	eachOf(t, targets(t), f)
@@ -106,18 +120,15 @@ func eachOf(t *testing.T, tgs []target, f func(t *testing.T, s *server)) {
 	t.Parallel()
 	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
+			t.Parallel()
 			if tg.name != "embedded" {
-				realServer.Lock()
-				defer realServer.Unlock()
+				realserver.Hold(t, tg.url)
 			}
 			isolate(t)
 			f(t, &server{t: t, target: tg})
 		})
 	}
 }
-
-// realServer is held by the test using a real server.
-var realServer sync.Mutex
 
 func (s *server) do(method, path string, body any) []byte {
 	s.t.Helper()
@@ -376,7 +387,7 @@ func TestRealMiddlewareEdit(t *testing.T) {
 }
 
 func TestRealMiddlewareMixedDecisions(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.agent("ops")
 		it := s.onlyPending(th)
 		if len(it.Actions) != 2 || strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
@@ -420,7 +431,7 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 }
 
 func TestRealMiddlewareApproveOneEditOther(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.agent("ops")
 		it := s.onlyPending(th)
 		r := s.hitl(`{"channel":"#ops-quiet","text":"Pruned"}`, "edit", it.ID, "--action", "2", "--others", "approve", "--args", "-")
@@ -482,7 +493,7 @@ func TestRealQuestions(t *testing.T) {
 }
 
 func TestRealPrompts(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		for _, topic := range []string{"string", "object"} {
 			th := s.start("prompt", map[string]any{"topic": topic})
 			it := s.onlyPending(th)
@@ -562,7 +573,7 @@ func TestRealParallelInterruptsAndRaw(t *testing.T) {
 }
 
 func TestRealBreakpoint(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.start("breakpoint", map[string]any{})
 		it := s.onlyPending(th)
 		wantTitle := "Paused before deploy"
@@ -594,7 +605,7 @@ func TestRealBreakpoint(t *testing.T) {
 }
 
 func TestRealDryRunSendsNothing(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		before := s.runs(th)
@@ -607,7 +618,7 @@ func TestRealDryRunSendsNothing(t *testing.T) {
 }
 
 func TestRealWatchPrintsEachOnce(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := &syncBuffer{}
 		done := make(chan int)
@@ -685,8 +696,10 @@ func (s *server) number(n string) string {
 // "delegate" runs a compiled graph that asks) is listed and answered like
 // any other; the answer reaches the inner node.
 func TestRealSubgraphInterrupt(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	rs := realserver.Get(t, realserver.Python)
+	realserver.Hold(t, rs.URL)
 	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
 		graphs: map[string]string{"subgraph": "subgraph"}}}
 	th := s.start("subgraph", map[string]any{"topic": "v2"})
@@ -704,8 +717,10 @@ func TestRealSubgraphInterrupt(t *testing.T) {
 // failing.py raises): the thread is listed as failed with the exception,
 // which the Python server keeps on the thread.
 func TestRealFailingGraph(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	rs := realserver.Get(t, realserver.Python)
+	realserver.Hold(t, rs.URL)
 	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
 		graphs: map[string]string{"failing": "failing"}}}
 	th := s.start("failing", map[string]any{"topic": "order 7"})
@@ -719,7 +734,7 @@ func TestRealFailingGraph(t *testing.T) {
 // task runs again with the first one. hitl list says so rather than
 // suggesting a new answer, and so does the note before one is sent.
 func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo's graphs do not fail")
 		}
@@ -768,7 +783,7 @@ func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
 // the JS one approve, edit and reject only. hitl offers what each allows,
 // and a respond reaches the Python graph as the tool's result.
 func TestRealInterruptOnTrue(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	withLanghost(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo has no interrupt_on")
 		}

@@ -21,6 +21,7 @@ import (
 // start (`hitl list`): the interrupt is pending again on their machine,
 // history says the server lost the run, and answering again works.
 func TestRealRunTheServerLost(t *testing.T) {
+	t.Parallel()
 	for _, k := range []realserver.Kind{realserver.JS, realserver.Python} {
 		t.Run(string(k), func(t *testing.T) {
 			in := realserver.Start(t, k)

@@ -391,6 +391,10 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal
 			Task(context.Context, string) ([]client.Interrupt, error)
 		}); ok {
 			asked, err := tasks.Task(ctx, strings.TrimSpace(id))
+			var done *a2a.NotWaitingError
+			if errors.As(err, &done) {
+				return client.Interrupt{}, a.taskNotWaiting(done)
+			}
 			if err != nil {
 				return client.Interrupt{}, err
 			}
@@ -478,6 +482,33 @@ func (a *app) findIn(ctx context.Context, all []client.Interrupt, sifted journal
 		return client.Interrupt{}, refusedErr("no waiting interrupt %q among those hitl lists on %s; nothing sent (hitl list shows what waits)", safe(id), safe(a.backend.Server()))
 	}
 	return client.Interrupt{}, refusedErr("no waiting interrupt %q on %s: it was answered, or never existed (this machine never saw it listed, so cannot tell which; hitl list shows what waits)", safe(id), safe(a.backend.Server()))
+}
+
+// taskNotWaiting says why an A2A task named by its id has nothing to
+// answer: decided from this machine (the audit log says how), else
+// answered elsewhere or ended. Nothing is sent (exit 3).
+func (a *app) taskNotWaiting(done *a2a.NotWaitingError) error {
+	state := safe(done.State)
+	if state == "" {
+		state = "in a state the agent does not name"
+	}
+	nothing := "; nothing sent"
+	if a.reading {
+		nothing = ""
+	}
+	if h, err := a.journal.History(); err == nil {
+		for _, e := range h {
+			if e.ThreadID == done.Task && e.Server == a.backend.Server() {
+				by := ""
+				if e.Reviewer != "" {
+					by = " by " + safe(e.Reviewer)
+				}
+				return nothingErr("task %s no longer waits: it was decided from this machine: %s%s at %s, %s%s (hitl history shows the decision)",
+					safe(done.Task), present.Decided(e), by, e.Time.Local().Format(time.DateTime), present.Outcome(e), nothing)
+			}
+		}
+	}
+	return nothingErr("task %s waits for no answer: it is %s (answered elsewhere, or ended)%s", safe(done.Task), state, nothing)
 }
 
 // retryIn finds id (or a prefix) among the interrupts that threads whose

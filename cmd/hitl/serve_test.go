@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/internal/faultproxy"
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 // teamHub is a running hitl serve with its team's keys.
@@ -57,11 +58,14 @@ func needSSH(t *testing.T) {
 	}
 }
 
-// realDev is the langgraphjs dev server of scripts/test.
+// realDev is the langgraphjs dev server of scripts/test, held by t (see
+// realserver.Hold); t runs in parallel with the tests on other servers.
 func realDev(t *testing.T) *server {
 	t.Helper()
+	t.Parallel()
 	for _, tg := range targets(t) {
 		if tg.js {
+			realserver.Hold(t, tg.url)
 			return &server{t: t, target: tg}
 		}
 	}

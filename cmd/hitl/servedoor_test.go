@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/realserver"
 	"time"
 )
 
@@ -74,13 +76,14 @@ func waitText(t *testing.T, buf *syncBuffer, parts ...string) {
 
 func TestRealHubCLIThroughTheDoor(t *testing.T) {
 	needSSH(t)
+	t.Parallel()
 	for _, tg := range targets(t) {
 		if !tg.real {
 			continue
 		}
 		t.Run(tg.name, func(t *testing.T) {
-			realServer.Lock()
-			defer realServer.Unlock()
+			t.Parallel()
+			realserver.Hold(t, tg.url)
 			isolate(t)
 			s := &server{t: t, target: tg}
 			port := freePort(t)
@@ -216,13 +219,14 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 // the same rule; with none named it would serve the hooks' requests only.
 func TestRealHubHTTPDoorAloneServesTheServer(t *testing.T) {
 	needSSH(t) // for ssh-keygen: the team's keys
+	t.Parallel()
 	for _, tg := range targets(t) {
 		if !tg.real {
 			continue
 		}
 		t.Run(tg.name, func(t *testing.T) {
-			realServer.Lock()
-			defer realServer.Unlock()
+			t.Parallel()
+			realserver.Hold(t, tg.url)
 			isolate(t)
 			s := &server{t: t, target: tg}
 			port := freePort(t)

@@ -17,13 +17,14 @@ import (
 
 func TestRealHubOffersWhatTheServerOffers(t *testing.T) {
 	needSSH(t)
+	t.Parallel()
 	for _, tg := range targets(t) {
 		if !tg.real {
 			continue
 		}
 		t.Run(tg.name, func(t *testing.T) {
-			realServer.Lock()
-			defer realServer.Unlock()
+			t.Parallel()
+			realserver.Hold(t, tg.url)
 			isolate(t)
 			s := &server{t: t, target: tg}
 			port := freePort(t)

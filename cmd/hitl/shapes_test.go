@@ -211,9 +211,12 @@ func TestRealEveryShape(t *testing.T) {
 	if len(servers) == 0 {
 		t.Skip("no real server: run the tests with scripts/test")
 	}
+	t.Parallel()
 	bin := builtBinary(t)
 	for _, srv := range servers {
 		t.Run(srv.Name(), func(t *testing.T) {
+			t.Parallel()
+			realserver.Hold(t, srv.URL)
 			for _, sh := range shapes {
 				t.Run(sh.name, func(t *testing.T) {
 					s := shapeServer{t: t, url: srv.URL}
@@ -333,6 +336,7 @@ func TestRealRaceOnANodeThatAsksTwice(t *testing.T) {
 	if len(servers) == 0 {
 		t.Skip("no real server: run the tests with scripts/test")
 	}
+	t.Parallel()
 	bin := builtBinary(t)
 	sh := shapes[11]
 	if sh.graph != "twice" {
@@ -340,6 +344,8 @@ func TestRealRaceOnANodeThatAsksTwice(t *testing.T) {
 	}
 	for _, srv := range servers {
 		t.Run(srv.Name(), func(t *testing.T) {
+			t.Parallel()
+			realserver.Hold(t, srv.URL)
 			s := shapeServer{t: t, url: srv.URL}
 			n := envInt("HITL_RACES", 5)
 			alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")

@@ -10,6 +10,8 @@ package realserver
 
 import (
 	"os"
+	"sort"
+	"sync"
 	"testing"
 )
 
@@ -130,4 +132,32 @@ func A2A(t testing.TB) string {
 	}
 	t.Skip("no A2A test agent: run the tests with scripts/test")
 	return ""
+}
+
+// held is one lock per server URL (see Hold).
+var held sync.Map // URL -> *sync.Mutex
+
+// Hold gives t the server at url to itself until t ends: a test that lists
+// or counts what the whole server holds must not see another test's
+// threads. Tests on the other servers run meanwhile.
+func Hold(t testing.TB, url string) {
+	t.Helper()
+	m, _ := held.LoadOrStore(url, new(sync.Mutex))
+	m.(*sync.Mutex).Lock()
+	t.Cleanup(m.(*sync.Mutex).Unlock)
+}
+
+// HoldAll holds every server scripts/test started (Everywhere), in one
+// order, for a test that must have the machine's servers to itself: one
+// that starts and kills servers of its own beside them.
+func HoldAll(t testing.TB) {
+	t.Helper()
+	var urls []string
+	for _, s := range Everywhere(t) {
+		urls = append(urls, s.URL)
+	}
+	sort.Strings(urls)
+	for _, u := range urls {
+		Hold(t, u)
+	}
 }
