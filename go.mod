@@ -10,6 +10,7 @@ require (
 	charm.land/ssh v0.4.2
 	charm.land/wish/v2 v2.0.3
 	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/charmbracelet/x/exp/golden v0.0.0-20250806222409-83e3a29d542f
 	github.com/charmbracelet/x/term v0.2.2

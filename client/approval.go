@@ -32,6 +32,9 @@ type Approval struct {
 	// Tools are the tools whose rule asks for the approvals.
 	Tools []string  `json:"tools,omitempty"`
 	Since time.Time `json:"since,omitzero"`
+	// Dropped approved Value but are no longer approvers of the team (a
+	// reload took them out): their approvals do not count (rules.Prune).
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // Has reports whether name approved already.
@@ -46,7 +49,14 @@ func (a *Approval) Words() string {
 	if a.Needed == 1 {
 		n = "approval"
 	}
-	return fmt.Sprintf("%d of %d %s (%s)", len(a.Approvers), a.Needed, n, strings.Join(a.Approvers, ", "))
+	s := fmt.Sprintf("%d of %d %s", len(a.Approvers), a.Needed, n)
+	if len(a.Approvers) > 0 {
+		s += " (" + strings.Join(a.Approvers, ", ") + ")"
+	}
+	if len(a.Dropped) > 0 {
+		s += "; dropped: " + strings.Join(a.Dropped, ", ") + " (no longer an approver)"
+	}
+	return s
 }
 
 // ApprovalKeeper is a backend that keeps approvals where every hub of the

@@ -85,6 +85,11 @@ type Receipt struct {
 	// False when the interrupt had no tool calls to answer: the reason is
 	// then only in hitl's audit log.
 	ReasonInConversation bool
+	// Unheard, when not empty, says that nobody waits on the answer right
+	// now (a hub's request whose hook is not waiting: killed, or cut off),
+	// in the backend's words: the outcome says so rather than "the agent
+	// has the answer".
+	Unheard string
 }
 
 // Presence is where an interrupt stands on the server.

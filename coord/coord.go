@@ -38,15 +38,16 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/rules"
 	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
 
-// Team says who a token is and which tools need more than one approver.
-// *team.Config is one.
+// Team says who a token is, who may decide and which tools need more than
+// one approver (rules.Team). *team.Config is one.
 type Team interface {
 	ByToken(token string) (team.Principal, bool)
-	RuleFor(tool string) (team.Rule, bool)
+	rules.Team
 }
 
 // Options configure a Server.
@@ -109,6 +110,8 @@ type Server struct {
 	ctx      context.Context // the background work's: expiry, pruning
 	stop     context.CancelFunc
 	bg       sync.WaitGroup
+	lmu      sync.Mutex
+	leases   map[string]*lease // this hub's waits on leased requests (lease.go)
 }
 
 // MaxBody is the largest request body taken (a Write of a large file).
@@ -141,13 +144,20 @@ type request struct {
 	answeredAt  time.Time
 	reason      string
 	version     int64
+	// payload is the request's data as hitl reads it (client.Parse: every
+	// spelling it knows), what the rules decide on.
+	payload client.Payload
+	lease   time.Duration // tied to its publisher's waits (lease.go); 0: not
 }
 
 // requestOf is the stored request r as the protocol speaks of it.
 func requestOf(r store.Request) *request {
 	out := &request{ID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data, Publisher: r.Publisher,
 		status: Status(r.Status), response: r.Response, respondedBy: r.RespondedBy, decisionID: r.DecisionID, answeredAt: r.AnsweredAt,
-		reason: r.Reason, version: r.Version}
+		reason: r.Reason, version: r.Version, lease: r.Lease}
+	if len(r.Data) > 0 {
+		out.payload = client.Parse(r.Data)
+	}
 	if len(r.Approval) > 0 {
 		var a ApprovalView
 		if json.Unmarshal(r.Approval, &a) == nil {
@@ -185,8 +195,9 @@ func New(opts Options) *Server {
 	if opts.Hub == "" {
 		opts.Hub = "hub-" + newID()[:8]
 	}
-	s := &Server{opts: opts, st: st, ownStore: own, closed: make(chan struct{})}
+	s := &Server{opts: opts, st: st, ownStore: own, closed: make(chan struct{}), leases: map[string]*lease{}}
 	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.rearm() // the leased requests a hub that stopped left waiting
 	s.bg.Add(2)
 	go s.expiring()
 	go s.pruning()
@@ -199,6 +210,7 @@ func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closed)
 		s.stop()
+		s.stopLeases()
 		s.bg.Wait()
 		if s.ownStore {
 			_ = s.st.Close()
@@ -312,7 +324,11 @@ func (s *Server) auth(w who, h http.HandlerFunc) http.HandlerFunc {
 			p, ok = s.opts.Team.ByToken(strings.TrimSpace(token))
 		}
 		if !ok {
-			s.refused(r, 401, "", "no token of the team")
+			why := "no token"
+			if token != "" {
+				why = "a token not of the team"
+			}
+			s.refused(r, 401, "", why)
 			rw.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 			writeError(rw, 401, "a bearer token of the team is needed (Authorization: Bearer …; hitl reads it from HITL_BEARER_TOKEN)")
 			return
@@ -355,8 +371,11 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Inbox != nil {
 		var err error
 		if more, err = s.opts.Inbox.Requests(r.Context()); err != nil {
-			writeError(w, 502, "the hub cannot list the LangGraph server's interrupts: "+err.Error())
-			return
+			// One source down hides nothing of the others: the publishers'
+			// requests are listed, and the answer says which source is down
+			// (SourceDownHeader), as the hub's sessions do.
+			w.Header().Set(SourceDownHeader, headerText(err.Error()))
+			s.log("listing without the LangGraph server", "error", err)
 		}
 	}
 	reqs, err := s.st.Pending(r.Context())
@@ -383,6 +402,26 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
+// SourceDownHeader is the header of a GET /hitl/pending answer that lists
+// the inbox without one of its sources (the hub's LangGraph server
+// cannot be read): it says which, and why. client/events reads it into a
+// client.SourceDown.
+const SourceDownHeader = "Hitl-Source-Down"
+
+// headerText is s fit for a header value: one line, printable ASCII.
+func headerText(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	if len(b) > 500 {
+		b = append(b[:500], "..."...)
+	}
+	return string(b)
+}
+
 // Announce publishes an event on the stream (the hub's other interrupts
 // coming and going).
 func (s *Server) Announce(typ string, v any) {
@@ -402,8 +441,13 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		SessionID string          `json:"session_id"`
 		Data      json.RawMessage `json:"data"`
 		ExpiresIn float64         `json:"expires_in"`
+		// LeaseSeconds ties the request to its publisher's waits
+		// (lease.go).
+		LeaseSeconds float64 `json:"lease_seconds"`
 	}
-	if err := decodeBody(w, r, &body); err != nil {
+	if err := decodeBody(w, r, &body); tooLarge(w, err) {
+		return
+	} else if err != nil {
 		writeError(w, 422, "the body is not the JSON of a request ({\"agent\",\"session_id\",\"data\"}): "+err.Error())
 		return
 	}
@@ -412,7 +456,11 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rq := store.Request{ID: ReqPrefix + newID(), Agent: body.Agent, SessionID: body.SessionID, CreatedAt: s.opts.Now().UTC(),
-		Data: body.Data, Publisher: p.Name, Source: sourceOf(body.Data), Status: store.Pending, Version: 1}
+		Data: body.Data, Publisher: p.Name, Source: sourceOf(body.Data), Status: store.Pending, Version: 1,
+		Lease: leaseOf(body.LeaseSeconds)}
+	if rq.Lease > 0 {
+		rq.LeaseUntil = rq.CreatedAt.Add(rq.Lease)
+	}
 	if rq.Agent == "" {
 		rq.Agent = p.Name
 	}
@@ -425,8 +473,14 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 503, "the hub cannot keep the request in its store, so it is not up: "+err.Error())
 		return
 	}
-	s.log("request put up", "request", rq.ID, "publisher", p.Name, "agent", rq.Agent, "tools", strings.Join(shapeOf(body.Data).tools, ","))
-	writeJSON(w, 201, s.standingOf(requestOf(rq)))
+	if rq.Lease > 0 {
+		s.lmu.Lock()
+		s.arm(rq.ID, rq.Lease, rq.LeaseUntil)
+		s.lmu.Unlock()
+	}
+	req := requestOf(rq)
+	s.log("request put up", "request", rq.ID, "publisher", p.Name, "agent", rq.Agent, "tools", strings.Join(req.tools(), ","))
+	writeJSON(w, 201, s.standingOf(req))
 }
 
 // ReqPrefix begins the id of every request the coordinator gives out (the
@@ -444,6 +498,9 @@ func (s *Server) standingOf(r *request) map[string]any {
 	case Pending:
 		if r.Approval != nil {
 			out["approvals"] = r.Approval.Approvers
+		}
+		if r.lease > 0 {
+			_, out["publisher_waiting"] = s.Waiting(r.ID)
 		}
 	}
 	return out
@@ -464,6 +521,7 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	attached := false
 	for {
 		changed := s.st.RequestChanged(id)
 		rq, ok, err := s.st.Standing(r.Context(), id)
@@ -477,6 +535,11 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			writeError(w, 404, "no request "+id+" (a finished request is kept "+s.opts.Retention.String()+")")
 			return
+		}
+		if !attached {
+			// A wait of its publisher holds a leased request up.
+			attached = true
+			defer s.attach(rq, p, wait)()
 		}
 		if rq.Status != store.Pending || wait == 0 {
 			writeJSON(w, 200, s.standingOf(requestOf(rq)))
@@ -498,7 +561,11 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 func (s *Server) finish(ctx context.Context, req *request, f store.Finish, event map[string]any) (bool, error) {
 	f.At = s.opts.Now().UTC()
 	f.Event, _ = json.Marshal(event)
-	return s.st.Finish(ctx, req.ID, req.version, f)
+	ok, err := s.st.Finish(ctx, req.ID, req.version, f)
+	if ok && req.lease > 0 {
+		s.endLease(req.ID)
+	}
+	return ok, err
 }
 
 // expire withdraws a request its publisher stopped waiting for.
@@ -518,7 +585,9 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Reason string `json:"reason"`
 	}
-	_ = decodeBody(w, r, &body)
+	if err := decodeBody(w, r, &body); tooLarge(w, err) {
+		return
+	}
 	reason := strings.TrimSpace(body.Reason)
 	if reason == "" {
 		reason = "withdrawn by " + p.Name
@@ -577,7 +646,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		End        json.RawMessage `json:"end"`
 		DecisionID string          `json:"decision_id"`
 	}
-	if err := decodeBody(w, r, &body); err != nil || body.RequestID == "" || (body.Response == nil) == (body.End == nil) {
+	if err := decodeBody(w, r, &body); tooLarge(w, err) {
+		return
+	} else if err != nil || body.RequestID == "" || (body.Response == nil) == (body.End == nil) {
 		writeError(w, 422, "the body needs request_id and either response or end")
 		return
 	}
@@ -626,8 +697,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		req := requestOf(rq)
-		sh := shapeOf(req.Data)
-		entry.Source, entry.Tools, entry.ThreadID = rq.Source, sh.tools, req.SessionID
+		entry.Source, entry.Tools, entry.ThreadID = rq.Source, req.tools(), req.SessionID
 		switch req.status {
 		case Withdrawn:
 			answer(409, map[string]any{"error": "Conflict", "message": "already handled elsewhere: withdrawn (" + req.reason + ")",
@@ -638,58 +708,51 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 				store.OutcomeConflict)
 			return
 		}
-		d, err := sh.check(body.Response)
+		ds, err := req.decisions(body.Response)
 		if err != nil {
 			answer(http.StatusUnprocessableEntity, map[string]any{"error": http.StatusText(http.StatusUnprocessableEntity), "message": err.Error()}, store.OutcomeRefused)
 			return
 		}
-		// A rule asks for more approvers for these tools: an approval (or an
-		// edit) counts toward that exact answer, once per approver, and is sent
-		// when enough approvers gave it; another answer replaces it (the team's
-		// one rule: client.Count); a reject is sent at once.
-		need := 1
-		for _, tool := range sh.tools {
-			if rule, ok := s.opts.Team.RuleFor(tool); ok && rule.Approvals > need {
-				need = rule.Approvals
-			}
+		// The team's one rule engine: an action a rule names needs its
+		// distinct approvers of this exact answer, whatever the decisions on
+		// the other actions; an approval counts toward that exact answer,
+		// once per approver, and another answer replaces it. What it judged
+		// on is the request as read at its version: the write below takes
+		// effect only if nothing changed it since (else it is judged again).
+		v, err := rules.Judge(s.rules(), &req.payload, ds, req.Approval, p.Name, body.Response, s.opts.Now())
+		if err != nil {
+			answer(403, map[string]any{"error": http.StatusText(403), "message": err.Error()}, store.OutcomeRefused)
+			return
 		}
-		by := p.Name
-		approvers := []string{p.Name}
-		if need > 1 && !d.rejects {
-			t := client.Count(req.Approval, p.Name, body.Response, need, s.opts.Now())
+		tools := v.Need.Tools
+		if !v.Send {
 			held := func(outcome string) {
-				entry.Approvers = t.Next.Approvers
-				answer(202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": t.Next.Approvers, "needed": need,
-					"message": t.Message(sh.tools)}, outcome)
+				entry.Approvers = v.Tally.Next.Approvers
+				answer(202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": v.Tally.Next.Approvers, "needed": v.Need.Approvals,
+					"message": v.Tally.Message(tools)}, outcome)
 			}
-			if t.Already {
+			if v.Tally.Already {
 				held(store.OutcomeRefused)
 				return
 			}
-			if !t.Complete {
-				t.Next.Tools = sh.tools
-				// What it approves, for every client to show (hitl's read it
-				// again from the value: client.DecisionsOf checks it).
-				data := client.Parse(req.Data)
-				if ds, err := client.DecisionsOf(&data, body.Response, client.EncodeOptions{}); err == nil {
-					t.Next.Decisions = ds
-				}
-				b, _ := json.Marshal(t.Next)
-				done, err := s.st.SetApproval(ctx, req.ID, req.version, b, s.opts.Now().UTC())
-				if err != nil {
-					writeError(w, 503, "the hub cannot write its store, so the approval is not recorded: "+err.Error())
-					return
-				}
-				if !done {
-					continue
-				}
-				s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(t.Next.Approvers), need), "approvers", strings.Join(t.Next.Approvers, ","))
-				held(store.OutcomeApproved)
+			done, err := s.st.SetApproval(ctx, req.ID, req.version, mustJSON(v.Tally.Next), s.opts.Now().UTC())
+			if err != nil {
+				writeError(w, 503, "the hub cannot write its store, so the approval is not recorded: "+err.Error())
 				return
 			}
-			approvers = t.Next.Approvers
-			by = strings.Join(t.Next.Approvers, " + ") // in the order they approved
+			if !done {
+				continue
+			}
+			s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(v.Tally.Next.Approvers), v.Need.Approvals),
+				"approvers", strings.Join(v.Tally.Next.Approvers, ","), "recorded", v.Tally.Recorded(tools))
+			held(store.OutcomeApproved)
+			return
 		}
+		approvers := v.Approvers
+		by := strings.Join(approvers, " + ") // in the order they approved
+		// Whether its publisher waits on it as it is decided: once taken,
+		// the wait ends with the answer (lease.go).
+		_, waiting := s.Waiting(req.ID)
 		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID},
 			map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
 		if err != nil {
@@ -701,9 +764,43 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
 		entry.Approvers = approvers
-		answer(200, map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}, store.OutcomeSent)
+		out := map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}
+		if req.lease > 0 {
+			// Its publisher waits on it, or not right now (lease.go).
+			out["publisher_waiting"] = waiting
+		}
+		answer(200, out, store.OutcomeSent)
 		return
 	}
+}
+
+// tools are the request's tool calls' names (none: not a tool call).
+func (r *request) tools() []string {
+	var out []string
+	for _, a := range r.payload.Actions {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// decisions reads an answer to the request back into decisions, refusing
+// one it does not allow (a decision its review config does not list, an
+// edit that renames the tool, a count of decisions that is not one per
+// tool call): client.DecisionsOf, whatever spelling the request came in.
+func (r *request) decisions(resp json.RawMessage) ([]client.Decision, error) {
+	ds, err := client.DecisionsOf(&r.payload, resp, client.EncodeOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("the response is not an answer this request allows: %v", err)
+	}
+	return ds, nil
+}
+
+// rules is the team in force as the rule engine asks it.
+func (s *Server) rules() rules.Team {
+	if s.opts.Team == nil {
+		return nil
+	}
+	return s.opts.Team
 }
 
 // sourceOf says whose a request is: a coding agent's hook, or another
@@ -870,7 +967,7 @@ func (s *Server) Resolve(id string, approvers []string, response json.RawMessage
 	case req.status != Pending:
 		return fmt.Errorf("%w: answered by %s", ErrHandled, req.respondedBy)
 	}
-	if _, err := shapeOf(req.Data).check(response); err != nil {
+	if _, err := req.decisions(response); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotAllow, err)
 	}
 	by := strings.Join(approvers, " + ")
@@ -903,7 +1000,7 @@ func mustJSON(v any) []byte {
 // gives the same answer completes them.
 func (s *Server) SetApproval(id string, a *ApprovalView) error {
 	var b []byte
-	if a != nil && len(a.Approvers) > 0 {
+	if a != nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
 		b = mustJSON(a)
 	}
 	for range 20 {
@@ -943,4 +1040,56 @@ func (s *Server) Changes(ctx context.Context) <-chan struct{} {
 		}
 	}()
 	return out
+}
+
+// Prune drops the pending approvals of reviewers who are no longer
+// approvers of the team in force (a reload removed them, or made them
+// viewers): each approval so changed names them (Dropped), every
+// reviewer's list shows it, they no longer count, and the team's audit log
+// says so (OutcomeDropped, one entry per reviewer dropped). Each change is
+// made on the request as read (another hub's decision meanwhile: it is
+// read again). It returns how many requests changed. The hub calls it
+// after each reload of the team.
+func (s *Server) Prune() int {
+	t := s.rules()
+	if t == nil {
+		return 0
+	}
+	reqs, err := s.st.Pending(s.ctx)
+	if err != nil {
+		s.log("the store cannot be read, so no approval was pruned", "error", err)
+		return 0
+	}
+	n := 0
+	for _, rq := range reqs {
+		for range 20 {
+			req := requestOf(rq)
+			a, changed := rules.Prune(t, req.Approval)
+			if !changed {
+				break
+			}
+			done, err := s.st.SetApproval(s.ctx, req.ID, req.version, mustJSON(a), s.opts.Now().UTC())
+			if err != nil {
+				s.log("the store did not take a pruned approval", "request", req.ID, "error", err)
+				break
+			}
+			if done {
+				n++
+				gone := a.Dropped[len(a.Dropped)-(len(req.Approval.Approvers)-len(a.Approvers)):]
+				s.log("approval dropped", "request", req.ID, "dropped", strings.Join(gone, ","), "why", "no longer an approver", "approval", a.Words())
+				for _, who := range gone {
+					s.audit(s.ctx, store.Entry{Reviewer: who, Door: "reload", Hub: s.opts.Hub, Source: rq.Source, RequestID: req.ID, ThreadID: req.SessionID,
+						Tools: req.tools(), Approvers: a.Approvers, Outcome: store.OutcomeDropped,
+						Message: who + "'s approval dropped: no longer an approver of the team (" + a.Words() + ")"})
+				}
+				break
+			}
+			r, ok, err := s.st.Get(s.ctx, rq.ID)
+			if err != nil || !ok || r.Status != store.Pending {
+				break
+			}
+			rq = r
+		}
+	}
+	return n
 }

@@ -141,7 +141,7 @@ func TestApprovalRecordedInTheHistory(t *testing.T) {
 	b, p := setup(t, it)
 	b.SetSendErr(fmt.Errorf("1 of 2 approvals (alice) recorded: %w", client.ErrAwaitingApproval))
 	res := send(t, p, it, client.Decision{Type: client.Approve})
-	if res.Kind != decide.NotSent || !errors.Is(res.Err(), client.ErrAwaitingApproval) || p.Journal.IsHandled(it.ID) {
+	if res.Kind != decide.ApprovalRecorded || !errors.Is(res.Err(), client.ErrAwaitingApproval) || p.Journal.IsHandled(it.ID) {
 		t.Fatalf("%s", res.Text())
 	}
 	if e, _ := p.Journal.Last(it.ID); e.Outcome != journal.ApprovalRecorded || !strings.Contains(e.Error, "1 of 2 approvals (alice) recorded") {

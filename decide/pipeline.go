@@ -206,6 +206,7 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 		res.fail(NotSent, err)
 		outcome := journal.NotSent
 		if errors.Is(err, client.ErrAwaitingApproval) {
+			res.fail(ApprovalRecorded, err)
 			outcome = journal.ApprovalRecorded
 		}
 		p.record(s, res, outcome, true)

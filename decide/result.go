@@ -27,6 +27,11 @@ const (
 	Busy Kind = "busy"
 	// NotSent: certainly not taken; the draft is kept and may be sent again.
 	NotSent Kind = "not-sent"
+	// ApprovalRecorded: a team rule asks for more approvers of this
+	// decision (hitl serve's two-person rule): it was recorded as an
+	// approval, and nothing is sent until another approver confirms the
+	// same decision. Nothing broke.
+	ApprovalRecorded Kind = "approval-recorded"
 	// Unknown: hitl could not tell whether the server took it. The
 	// interrupt stays listed (`hitl check` looks again).
 	Unknown Kind = "unknown"
@@ -110,6 +115,8 @@ func (e *OutcomeError) Is(target error) bool {
 		return target == client.ErrBusy
 	case NotSent, Lost:
 		return target == ErrNotSent
+	case ApprovalRecorded:
+		return target == client.ErrAwaitingApproval
 	case Unknown:
 		return target == client.ErrMaybeSent
 	case Unconfirmed:
@@ -148,6 +155,8 @@ func (r *Result) Text() string {
 		return fmt.Sprintf("%s: another run is in progress on this thread; nothing sent. It still waits (thread %s): look again in a moment.", ids, thread)
 	case NotSent:
 		return fmt.Sprintf("%s: not sent: %s", ids, inert.Line(causeText(r.cause)))
+	case ApprovalRecorded:
+		return fmt.Sprintf("%s: %s", ids, inert.Line(causeText(r.cause)))
 	case Lost:
 		return fmt.Sprintf("%s: the server lost the run that carried this decision (run %s): it did not take effect, and the interrupt waits again (thread %s): decide it again.",
 			ids, inert.Line(orDash(r.Run.RunID)), thread)
@@ -242,6 +251,9 @@ func runText(o client.Outcome, before map[string]bool) string {
 	case client.Failed:
 		return "the run failed: " + inert.Line(o.Error)
 	case client.Accepted:
+		if o.Error != "" {
+			return "the hub took the answer, but " + inert.Line(o.Error) + "."
+		}
 		return "the agent has the answer."
 	}
 	msg := "the run is still going (run " + inert.Line(o.RunID) + ")"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/rules"
 	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
@@ -21,39 +22,6 @@ import (
 // one resume is sent, its run's metadata naming them all. A decision that
 // only rejects the named actions needs one reviewer.
 
-// gate is what the rules ask of one item of a submission.
-type gate struct {
-	needed int
-	tools  []string
-}
-
-// gates are the submission's items that need more than one approver, by
-// index.
-func gates(t *team.Config, sub *client.Submission) map[int]gate {
-	out := map[int]gate{}
-	for i, item := range sub.Items {
-		g := gate{}
-		for j, a := range item.Interrupt.Actions {
-			if j >= len(item.Decisions) {
-				break
-			}
-			switch item.Decisions[j].Type {
-			case client.Approve, client.Edit:
-			default:
-				continue
-			}
-			if r, ok := t.RuleFor(a.Name); ok && r.Approvals > 1 {
-				g.needed = max(g.needed, r.Approvals)
-				g.tools = append(g.tools, a.Name)
-			}
-		}
-		if g.needed > 1 {
-			out[i] = g
-		}
-	}
-	return out
-}
-
 // approvalError is a decision recorded as an approval and not sent.
 type approvalError struct{ msg string }
 
@@ -61,45 +29,51 @@ func (e *approvalError) Error() string        { return e.msg }
 func (e *approvalError) Is(target error) bool { return target == client.ErrAwaitingApproval }
 
 // Resume sends the submission, or records it as an approval where a rule
-// asks for more approvers than it has.
+// asks for more approvers than it has. What the rules say is the team's
+// one rule engine's (rules.Judge), on each item's parsed interrupt.
 func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Receipt, error) {
 	t := s.team()
-	if r, ok := t.Reviewers[sub.Reviewer]; !ok || !r.Role.CanDecide() {
+	if !t.MayDecide(sub.Reviewer) {
 		// The TUI does not offer it; this is the door every path shares.
 		s.logf(ctx, "decision refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "why", "not an approver")
-		err := fmt.Errorf("%s is not an approver of this hub: nothing sent", sub.Reviewer)
+		err := &rules.ErrNotApprover{Reviewer: sub.Reviewer}
 		s.audit(ctx, sub, store.OutcomeRefused, err.Error(), nil)
 		return client.Receipt{}, err
 	}
-	gs := gates(t, sub)
-	if len(gs) == 0 {
-		return s.send(ctx, sub)
-	}
-	tallies := map[int]client.Tally{}
+	verdicts := map[int]rules.Verdict{}
 	complete := true
 	var before []string
-	for i, g := range gs {
-		item := sub.Items[i]
+	for i, item := range sub.Items {
+		need := rules.NeedOf(t, &item.Interrupt.Payload, item.Decisions)
+		if !need.Gated() {
+			continue
+		}
 		rec, err := s.Upstream.Approval(ctx, item.Interrupt)
 		if err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot read the approvals on thread %s, so nothing was sent: %w", sub.ThreadID, err)
 		}
-		t := client.Count(rec, sub.Reviewer, item.Resume.Value, g.needed, time.Now())
-		if t.Already {
-			s.logf(ctx, "approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
-			s.audit(ctx, sub, store.OutcomeRefused, t.Message(g.tools), t.Next.Approvers)
-			return client.Receipt{}, &approvalError{t.Message(g.tools)}
+		v, err := rules.Judge(t, &item.Interrupt.Payload, item.Decisions, rec, sub.Reviewer, item.Resume.Value, time.Now())
+		if err != nil {
+			return client.Receipt{}, err
 		}
-		tallies[i] = t
-		if !t.Complete {
+		if v.Tally.Already {
+			s.logf(ctx, "approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
+			s.audit(ctx, sub, store.OutcomeRefused, v.Tally.Message(v.Need.Tools), v.Tally.Next.Approvers)
+			return client.Receipt{}, &approvalError{v.Tally.Message(v.Need.Tools)}
+		}
+		verdicts[i] = v
+		if !v.Send {
 			complete = false
 			continue
 		}
-		for _, a := range t.Next.Approvers {
+		for _, a := range v.Approvers {
 			if !slices.Contains(before, a) {
 				before = append(before, a)
 			}
 		}
+	}
+	if len(verdicts) == 0 {
+		return s.send(ctx, sub)
 	}
 	if complete {
 		sub.Approvers = before
@@ -107,7 +81,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		if err == nil || errors.Is(err, client.ErrMaybeSent) {
 			// The approvals are spent: a new interrupt with the same id
 			// (the graph asks again) starts from none.
-			for i := range gs {
+			for i := range verdicts {
 				_ = s.Upstream.RecordApproval(context.WithoutCancel(ctx), sub.Items[i].Interrupt, nil)
 			}
 		}
@@ -116,18 +90,20 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 	// Record this approver's approval of each gated item: added to the same
 	// decision's, or a first approval replacing one of another decision.
 	var said []string
-	for i, g := range gs {
+	for i, v := range verdicts {
 		item := sub.Items[i]
-		t := tallies[i]
-		next := *t.Next
-		next.Decisions, next.Tools = item.Decisions, g.tools
-		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, &next); err != nil {
+		next := v.Tally.Next
+		if v.Send {
+			continue // complete on its own; the others are not: it waits with them
+		}
+		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, next); err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot record the approval on thread %s, so nothing was sent: %w", sub.ThreadID, err)
 		}
 		s.logf(ctx, "approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
-			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","), "replaced", t.Replaced != nil)
-		said = append(said, t.Recorded(g.tools))
-		s.auditItem(ctx, sub, item, store.OutcomeApproved, t.Recorded(g.tools), next.Approvers)
+			"approvals", fmt.Sprintf("%d/%d", len(next.Approvers), next.Needed), "approvers", strings.Join(next.Approvers, ","),
+			"replaced", v.Tally.Replaced != nil, "dropped", strings.Join(next.Dropped, ","))
+		said = append(said, v.Tally.Recorded(v.Need.Tools))
+		s.auditItem(ctx, sub, item, store.OutcomeApproved, v.Tally.Recorded(v.Need.Tools), next.Approvers)
 	}
 	return client.Receipt{}, &approvalError{strings.Join(said, "; ") + client.NothingSent}
 }
@@ -220,3 +196,52 @@ func (s *Shared) logf(ctx context.Context, msg string, args ...any) {
 // doorKey marks the context of a decision that came through a door other
 // than a session (Door: "http").
 type doorKey struct{}
+
+// PruneApprovals drops, from every pending approval of the listing, the
+// approvers who are no longer approvers of the team in force (rules.Prune):
+// the hub calls it after each reload of the team, so a removed reviewer's
+// approval neither counts nor stays on the rows as if it did; each row says
+// whose was dropped. It returns how many interrupts changed.
+func (s *Shared) PruneApprovals(ctx context.Context) int {
+	t := s.team()
+	items, err := s.Pending(ctx)
+	if err != nil && len(items) == 0 {
+		return 0
+	}
+	n := 0
+	for _, it := range items {
+		if it.Approval == nil {
+			continue
+		}
+		rec, err := s.Upstream.Approval(ctx, it)
+		if err != nil || rec == nil {
+			continue
+		}
+		a, changed := rules.Prune(t, rec)
+		if !changed {
+			continue
+		}
+		if err := s.Upstream.RecordApproval(ctx, it, a); err != nil {
+			s.logf(ctx, "approval not pruned", "interrupt", it.ID, "dropped", strings.Join(a.Dropped, ","), "error", err.Error())
+			continue
+		}
+		n++
+		s.logf(ctx, "approval dropped", "interrupt", it.ID, "thread", it.ThreadID, "dropped", strings.Join(a.Dropped, ","),
+			"why", "no longer an approver", "approvals", fmt.Sprintf("%d/%d", len(a.Approvers), a.Needed))
+		if s.Audit != nil {
+			// The team's audit log: one entry per reviewer dropped.
+			var tools []string
+			for _, act := range it.Actions {
+				tools = append(tools, act.Name)
+			}
+			for _, who := range a.Dropped[len(a.Dropped)-(len(rec.Approvers)-len(a.Approvers)):] {
+				s.Audit(context.WithoutCancel(ctx), store.Entry{Reviewer: who, Door: "reload", RequestID: it.ID, ThreadID: it.ThreadID, Tools: tools,
+					Approvers: a.Approvers, Outcome: store.OutcomeDropped, Message: who + "'s approval dropped: no longer an approver of the team (" + a.Words() + ")"})
+			}
+		}
+	}
+	if n > 0 && s.list(ctx) {
+		s.signal()
+	}
+	return n
+}

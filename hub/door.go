@@ -103,7 +103,7 @@ func (d *Door) listed(ctx context.Context, fresh bool) ([]client.Interrupt, erro
 		ctx = client.WatchedWillDo(ctx) // the watcher's listing: it costs the server nothing
 	}
 	items, err := d.Shared.Pending(ctx)
-	if err != nil {
+	if !usable(err) {
 		return nil, err
 	}
 	out := items[:0]
@@ -114,7 +114,14 @@ func (d *Door) listed(ctx context.Context, fresh bool) ([]client.Interrupt, erro
 		out = append(out, it)
 	}
 	d.remember(out)
-	return out, nil
+	return out, err
+}
+
+// usable: a listing with no error, or one whose error says only that a
+// source is down (client.SourceDown: the rest is listed).
+func usable(err error) bool {
+	_, partial := client.DownSource(err)
+	return err == nil || partial
 }
 
 func (d *Door) remember(items []client.Interrupt) {
@@ -136,10 +143,12 @@ func (d *Door) remember(items []client.Interrupt) {
 	}
 }
 
-// Requests lists the server's interrupts, oldest first.
+// Requests lists the server's interrupts, oldest first. When the server
+// cannot be read, the error says so (client.SourceDown), beside the last
+// interrupts it listed.
 func (d *Door) Requests(ctx context.Context) ([]json.RawMessage, error) {
 	items, err := d.listed(ctx, false)
-	if err != nil {
+	if !usable(err) {
 		return nil, err
 	}
 	out := make([]json.RawMessage, 0, len(items))
@@ -151,7 +160,7 @@ func (d *Door) Requests(ctx context.Context) ([]json.RawMessage, error) {
 		}
 		out = append(out, b)
 	}
-	return out, nil
+	return out, err
 }
 
 // Owns: an interrupt the door listed.
@@ -167,7 +176,7 @@ func (d *Door) Owns(id string) bool {
 	}
 	// Not listed yet to anyone through the door: the shared listing says.
 	items, err := d.listed(context.Background(), false)
-	return err == nil && slices.ContainsFunc(items, func(it client.Interrupt) bool { return it.ID == id })
+	return usable(err) && slices.ContainsFunc(items, func(it client.Interrupt) bool { return it.ID == id })
 }
 
 // Standing says where an interrupt the door listed stands.
@@ -299,15 +308,20 @@ func (d *Door) refuse(reviewer, id string, code int, msg string) (int, any) {
 func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, decisions func(*client.Interrupt) ([]client.Decision, client.Resume, error)) (int, any) {
 	refuse := func(code int, msg string) (int, any) { return d.refuse(reviewer, id, code, msg) }
 	items, err := d.listed(ctx, false)
-	if err != nil {
+	if !usable(err) {
 		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+err.Error())
 	}
 	i := slices.IndexFunc(items, func(it client.Interrupt) bool { return it.ID == id })
 	if i < 0 {
 		// Not in the watcher's listing (yet, or any more): the server says.
-		if items, err = d.listed(ctx, true); err == nil {
+		if items, err = d.listed(ctx, true); usable(err) {
 			i = slices.IndexFunc(items, func(it client.Interrupt) bool { return it.ID == id })
 		}
+	}
+	if down, ok := client.DownSource(err); ok {
+		// Listed from before the server went down, or not at all: nothing
+		// can be sent to it, nor checked there.
+		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+down.Err.Error())
 	}
 	if i < 0 {
 		if st, ok := d.Standing(ctx, id); ok && st["status"] == "answered" {
@@ -364,11 +378,13 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 			body["reason_in_conversation"] = res.ReasonInConversation()
 		}
 		return 200, body
-	case decide.NotSent:
-		if cause := errors.Unwrap(res.Err()); errors.Is(res.Err(), client.ErrAwaitingApproval) && cause != nil {
-			body["status"], body["message"] = "awaiting_approvals", cause.Error()
-			return 202, body
+	case decide.ApprovalRecorded:
+		body["status"] = "awaiting_approvals"
+		if cause := errors.Unwrap(res.Err()); cause != nil {
+			body["message"] = cause.Error()
 		}
+		return 202, body
+	case decide.NotSent:
 		body["error"] = "Not sent"
 		return 424, body // certain: nothing was taken
 	case decide.HandledElsewhere:
@@ -393,7 +409,7 @@ func (d *Door) Watch(ctx context.Context, announce func(typ string, v any)) {
 	prev := map[string]string{}
 	look := func(tell bool) {
 		items, err := d.listed(ctx, false)
-		if err != nil {
+		if !usable(err) {
 			return
 		}
 		now := map[string]string{}

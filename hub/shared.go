@@ -116,8 +116,12 @@ func (s *Shared) store(items []client.Interrupt, err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := (err == nil) != (s.err == nil) || !same(items, s.items)
-	if err == nil {
+	if _, partial := client.DownSource(err); err == nil || partial {
+		// A source down: the others' interrupts are good, and shown.
 		s.items = items
+	}
+	if err != nil && s.err != nil && err.Error() != s.err.Error() {
+		changed = true
 	}
 	if changed || s.at.IsZero() {
 		s.version++
@@ -210,10 +214,10 @@ func (s *Shared) PendingProgress(ctx context.Context, report func(client.Progres
 		items, err, at := s.items, s.err, s.at
 		s.mu.Unlock()
 		if !at.IsZero() {
-			if err != nil {
+			if _, partial := client.DownSource(err); err != nil && !partial {
 				return nil, err
 			}
-			return slices.Clone(items), nil
+			return slices.Clone(items), err
 		}
 	}
 	var items []client.Interrupt
@@ -226,10 +230,10 @@ func (s *Shared) PendingProgress(ctx context.Context, report func(client.Progres
 	if ctx.Err() == nil && s.store(items, err) {
 		s.signal()
 	}
-	if err != nil {
+	if _, partial := client.DownSource(err); err != nil && !partial {
 		return nil, err
 	}
-	return slices.Clone(items), nil
+	return slices.Clone(items), err
 }
 
 // Settled is the shared listing's version, and whether a session's

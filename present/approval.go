@@ -23,7 +23,15 @@ func ApprovalText(it *client.Interrupt, args bool) string {
 	if a.Needed == 1 {
 		n = "approval"
 	}
-	return fmt.Sprintf("%d of %d %s (%s: %s)", len(a.Approvers), a.Needed, n, strings.Join(a.Approvers, ", "), Approved(it, args))
+	s := fmt.Sprintf("%d of %d %s (%s: %s)", len(a.Approvers), a.Needed, n, strings.Join(a.Approvers, ", "), Approved(it, args))
+	if len(a.Approvers) == 0 {
+		s = fmt.Sprintf("%d of %d %s (%s)", len(a.Approvers), a.Needed, n, Approved(it, args))
+	}
+	if len(a.Dropped) > 0 {
+		// A reload took them out of the team: their approvals do not count.
+		s += "; dropped: " + strings.Join(a.Dropped, ", ") + " (no longer an approver)"
+	}
+	return s
 }
 
 // Approved says what the interrupt's pending approval approved:

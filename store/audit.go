@@ -31,7 +31,8 @@ type Entry struct {
 	Value     []byte   `json:"-"`
 	Approvers []string `json:"approvers,omitempty"`
 	// Outcome: Sent, Approved (an approval recorded, more needed), Refused,
-	// Conflict (handled elsewhere first), Failed.
+	// Conflict (handled elsewhere first), Failed, Dropped (a pending
+	// approval of a reviewer no longer an approver, at a reload).
 	Outcome    string `json:"outcome"`
 	Message    string `json:"message,omitempty"`
 	DecisionID string `json:"decision_id,omitempty"`
@@ -46,6 +47,7 @@ const (
 	OutcomeRefused  = "refused"
 	OutcomeConflict = "handled elsewhere"
 	OutcomeFailed   = "failed"
+	OutcomeDropped  = "approval dropped"
 )
 
 // Audit appends e to the audit log and returns its id. An entry that
@@ -59,8 +61,10 @@ func (s *Store) Audit(ctx context.Context, e Entry) (int64, error) {
 	err := s.quietly(ctx, func(tx *sql.Tx) error {
 		if e.First == 0 && e.Outcome == OutcomeSent && len(e.Approvers) > 1 {
 			var first sql.NullInt64
-			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
-				e.RequestID, OutcomeApproved, e.RequestID, OutcomeSent).Scan(&first); err != nil {
+			// The first approver's (Approvers are in the order they
+			// approved): an approval dropped at a reload is not its first.
+			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND reviewer = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
+				e.RequestID, OutcomeApproved, e.Approvers[0], e.RequestID, OutcomeSent).Scan(&first); err != nil {
 				return err
 			}
 			e.First = first.Int64

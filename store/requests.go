@@ -23,6 +23,12 @@ type Request struct {
 	Reason                  string
 	Approval                []byte // the pending approval (JSON), nil for none
 	ExpiresAt               time.Time
+	// Lease, when not 0, ties the request to its publisher's waits: it is
+	// withdrawn when none is open for that long (coord/lease.go).
+	Lease time.Duration
+	// LeaseUntil is when the lease runs out, as the publisher's waits left
+	// it (Hold).
+	LeaseUntil time.Time
 	// Version grows with every change of the row: a change made on what
 	// was read takes effect only if nothing changed it since.
 	Version int64
@@ -35,13 +41,14 @@ const (
 	Withdrawn = "withdrawn"
 )
 
-const requestColumns = "id, publisher, source, agent, session_id, created_at, data, status, response, responded_by, decision_id, answered_at, reason, approval, expires_at, version"
+const requestColumns = "id, publisher, source, agent, session_id, created_at, data, status, response, responded_by, decision_id, answered_at, reason, approval, expires_at, version, lease_ms, lease_until"
 
 func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 	var r Request
-	var created, answered, expires int64
+	var created, answered, expires, lease, until int64
 	err := row.Scan(&r.ID, &r.Publisher, &r.Source, &r.Agent, &r.SessionID, &created, &r.Data, &r.Status, &r.Response, &r.RespondedBy,
-		&r.DecisionID, &answered, &r.Reason, &r.Approval, &expires, &r.Version)
+		&r.DecisionID, &answered, &r.Reason, &r.Approval, &expires, &r.Version, &lease, &until)
+	r.Lease, r.LeaseUntil = time.Duration(lease)*time.Millisecond, timeOf(until)
 	r.CreatedAt, r.AnsweredAt, r.ExpiresAt = timeOf(created), timeOf(answered), timeOf(expires)
 	return r, err
 }
@@ -49,8 +56,8 @@ func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 // Publish stores a new pending request, and its hitl_asked event.
 func (s *Store) Publish(ctx context.Context, r Request) error {
 	return s.write(ctx, []string{r.ID}, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, publisher, source, agent, session_id, created_at, data, status, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, text(r.Publisher), text(r.Source), text(r.Agent), text(r.SessionID), nanos(r.CreatedAt), r.Data, Pending, nanos(r.ExpiresAt))
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, publisher, source, agent, session_id, created_at, data, status, expires_at, lease_ms, lease_until)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, text(r.Publisher), text(r.Source), text(r.Agent), text(r.SessionID), nanos(r.CreatedAt), r.Data, Pending, nanos(r.ExpiresAt), r.Lease.Milliseconds(), nanos(r.LeaseUntil))
 		if err != nil {
 			return err
 		}
@@ -165,6 +172,14 @@ func (s *Store) SetApproval(ctx context.Context, id string, version int64, appro
 		return false, nil
 	}
 	return ok, err
+}
+
+// Hold sets when a pending request's lease runs out (its publisher's
+// waits: coord/lease.go). It is no change of the request: no version, no
+// event.
+func (s *Store) Hold(ctx context.Context, id string, until time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE requests SET lease_until = ? WHERE id = ? AND status = ? AND lease_ms > 0"), nanos(until), id, Pending)
+	return err
 }
 
 // NextExpiry is when the first pending request with an expiry expires.

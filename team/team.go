@@ -187,6 +187,16 @@ func (c *Config) RuleFor(tool string) (Rule, bool) {
 	return best, ok
 }
 
+// MayDecide reports whether name is a reviewer of the team whose role
+// decides (an approver).
+func (c *Config) MayDecide(name string) bool {
+	if c == nil {
+		return false
+	}
+	r, ok := c.Reviewers[name]
+	return ok && r.Role.CanDecide()
+}
+
 // Approvers are the names of the reviewers who may decide, sorted.
 func (c *Config) Approvers() []string {
 	var out []string

@@ -41,7 +41,7 @@ func (m *Model) approvalText(it *client.Interrupt) string {
 // and opens the confirm screen; false when there is none to confirm.
 func (m *Model) confirmApproval(it *client.Interrupt, d *draft) bool {
 	a := it.Approval
-	if a == nil || a.Has(m.opts.Reviewer) || len(a.Decisions) != len(d.decisions) {
+	if a == nil || len(a.Approvers) == 0 || a.Has(m.opts.Reviewer) || len(a.Decisions) != len(d.decisions) {
 		return false
 	}
 	for i := range a.Decisions {
@@ -56,7 +56,7 @@ func (m *Model) confirmApproval(it *client.Interrupt, d *draft) bool {
 // onApprovalRecorded: the decision was recorded as an approval and not
 // sent. The draft is on the server now; the list shows it.
 func (m *Model) onApprovalRecorded(r *decide.Result) (tea.Cmd, bool) {
-	if r.Kind != decide.NotSent || !errors.Is(r.Err(), client.ErrAwaitingApproval) {
+	if r.Kind != decide.ApprovalRecorded {
 		return nil, false
 	}
 	var ids []string

@@ -109,10 +109,14 @@ type Model struct {
 	// listing was under way; list again, fresh, as soon as it ends.
 	refetchAfter bool
 	fetchErr     error
-	lastUpdate   time.Time
-	backoff      time.Duration
-	retryAt      time.Time // when the listing is tried again, after a failure
-	graceUntil   time.Time
+	// sourceDown: the last listing lacked one source of a hub's inbox
+	// (its LangGraph server is down); the rest was listed. The status
+	// line says so.
+	sourceDown *client.SourceDown
+	lastUpdate time.Time
+	backoff    time.Duration
+	retryAt    time.Time // when the listing is tried again, after a failure
+	graceUntil time.Time
 	// graceOn is the row the grace does not hold: the one that stayed under
 	// the cursor while rows arrived or left around it ("": it holds all).
 	graceOn string

@@ -220,6 +220,14 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	m.lastRead = msg.readAgainst()
 	m.journalProblem(problemSightings, msg.sawErr)
 	m.journalProblem(problemAudit, msg.auditErr)
+	// One source of a hub's inbox down: the rest is listed, and the
+	// status line says which source is down.
+	var down *client.SourceDown
+	if d, ok := client.DownSource(msg.err); ok {
+		down, msg.err = d, nil
+	}
+	downChanged := (down == nil) != (m.sourceDown == nil) || (down != nil && down.Error() != m.sourceDown.Error())
+	m.sourceDown = down
 	if msg.err != nil {
 		m.fetchErr = msg.err
 		if m.backoff == 0 {
@@ -229,7 +237,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		m.retryAt = m.opts.Now().Add(m.backoff)
 		return pollAfter(m.backoff)
 	}
-	if m.fetchErr == nil && (msg.failed == nil || m.failed.same(msg.failed)) && !m.refetchAfter && m.clock.drawnFresh &&
+	if m.fetchErr == nil && !downChanged && (msg.failed == nil || m.failed.same(msg.failed)) && !m.refetchAfter && m.clock.drawnFresh &&
 		m.items.same(msg.items, msg.handled) && sameEntries(m.unknown, msg.unknown) {
 		// What was there is there: the screen stands (the poll of an idle
 		// reviewer costs no layout and no frame).

@@ -119,6 +119,10 @@ func (m *Model) statusLines(w, h int) []string {
 	switch {
 	case m.fetchErr != nil:
 		conn = m.st.err.Render(fmt.Sprintf("✗ cannot list interrupts · retrying %s (%s: now)", m.retryIn(), name(m.keys.Refresh)))
+	case m.sourceDown != nil && m.items.loaded:
+		// One source of the hub's inbox is down: what it listed last is
+		// shown, the others are live.
+		conn = m.st.err.Render("✗ " + safe(m.sourceDown.Source) + " is down (" + safe(m.sourceDown.Err.Error()) + ") · the rest is live")
 	case !m.items.loaded:
 		conn = "connecting to " + safe(m.opts.Backend.Server()) + "…"
 	case m.opts.Host != "" && m.opts.Now().Sub(m.lastUpdate) < time.Minute:
@@ -158,7 +162,7 @@ func (m *Model) statusLines(w, h int) []string {
 	// Where hitl stands with the server is always shown: after a message
 	// of one line when it fits there, else on a line of its own (after a
 	// wrapped message it read as the message's last words).
-	if m.fetchErr == nil {
+	if m.fetchErr == nil && m.sourceDown == nil {
 		conn = m.st.faint.Render(conn)
 	}
 	conn = mark + conn

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -206,7 +207,7 @@ func decodeRequest(b []byte) Request {
 			_ = json.Unmarshal(v, &r.Conversation)
 		case "approval":
 			var a client.Approval
-			if json.Unmarshal(v, &a) == nil && len(a.Approvers) > 0 {
+			if json.Unmarshal(v, &a) == nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
 				// What was approved is read from its value (interruptOf),
 				// never taken from the coordinator's word.
 				a.Decisions = nil
@@ -228,19 +229,46 @@ func decodeRequest(b []byte) Request {
 	return r
 }
 
-// Pending lists what waits for a response, newest first.
+// sourceDownHeader is the header of a /hitl/pending answer that lists a
+// hub's inbox without one of its sources (coord.SourceDownHeader).
+const sourceDownHeader = "Hitl-Source-Down"
+
+// Pending lists what waits for a response, newest first. A hub that
+// lists its inbox without one of its sources (its LangGraph server is
+// down) says so: the listing comes with a client.SourceDown.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	out, down, err := b.pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if down != nil {
+		return out, down
+	}
+	return out, nil
+}
+
+func (b *Backend) pending(ctx context.Context) ([]client.Interrupt, *client.SourceDown, error) {
 	var list requestList
 	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/pending")
 	if err := b.Check(resp, err, "list pending requests", &list); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b.saw(list)
 	out := make([]client.Interrupt, 0, len(list))
 	for i := len(list) - 1; i >= 0; i-- { // the coordinator lists oldest first
 		out = append(out, b.interrupt(list[i]))
 	}
-	return out, nil
+	var down *client.SourceDown
+	if why := resp.Header().Get(sourceDownHeader); why != "" {
+		down = &client.SourceDown{Source: "the hub's LangGraph server", Err: errors.New(b.Redact(why))}
+	}
+	return out, down, nil
+}
+
+// listed is the listing without a source's status: what Standing reads.
+func (b *Backend) listed(ctx context.Context) ([]client.Interrupt, error) {
+	out, _, err := b.pending(ctx)
+	return out, err
 }
 
 // Standing: a request still listed as pending is waiting; one that is not
@@ -248,7 +276,7 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 // A coordinator with GET /hitl/requests/{id} says who answered one that is
 // gone, or that its agent withdrew it.
 func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]client.Standing, error) {
-	st, err := client.StandingOf(ctx, b.Pending, its)
+	st, err := client.StandingOf(ctx, b.listed, its)
 	if err != nil {
 		return nil, err
 	}
@@ -336,6 +364,7 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
 	var took struct {
+		PublisherWaiting     *bool           `json:"publisher_waiting"`
 		RunID                string          `json:"run_id"`
 		ReasonInConversation bool            `json:"reason_in_conversation"`
 		Outcome              *client.Outcome `json:"outcome"`
@@ -351,7 +380,11 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		b.outcomes[s.DecisionID] = *o
 		b.mu.Unlock()
 	}
-	return client.Receipt{Acknowledged: true, RunID: took.RunID, ReasonInConversation: took.ReasonInConversation}, nil
+	rc := client.Receipt{Acknowledged: true, RunID: took.RunID, ReasonInConversation: took.ReasonInConversation}
+	if took.PublisherWaiting != nil && !*took.PublisherWaiting {
+		rc.Unheard = NobodyWaits
+	}
+	return rc, nil
 }
 
 func knownStatus(s client.OutcomeStatus) bool {
@@ -388,6 +421,10 @@ func (b *Backend) Conversation(ctx context.Context, session string) ([]client.Me
 	return msgs, nil
 }
 
+// NobodyWaits is what an answer to a request whose publisher is not
+// waiting on it is told.
+const NobodyWaits = "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+
 // Verify: an acknowledged response took effect (a second one gets 409). A
 // lost answer is looked up with GET /hitl/requests/{id}, which says who
 // answered with which decision id; a request still pending was not taken.
@@ -411,7 +448,7 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		return []client.Verdict{v}, nil
 	}
 	// A coordinator without the lookup: only "still pending" is certain.
-	pending, perr := b.Pending(ctx)
+	pending, perr := b.listed(ctx)
 	if perr != nil {
 		return nil, perr
 	}
@@ -434,14 +471,14 @@ func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAw
 // Follow: how the run ended, where the coordinator followed it (a hitl
 // hub's door says so in its answer); otherwise the coordinator reports no
 // run to follow.
-func (b *Backend) Follow(_ context.Context, s *client.Submission, _ client.Receipt) client.Outcome {
+func (b *Backend) Follow(_ context.Context, s *client.Submission, rc client.Receipt) client.Outcome {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if o, ok := b.outcomes[s.DecisionID]; ok {
 		delete(b.outcomes, s.DecisionID)
 		return o
 	}
-	return client.Outcome{Status: client.Accepted}
+	return client.Outcome{Status: client.Accepted, Error: rc.Unheard}
 }
 
 // Changes follows /hitl/events and signals every hitl_asked and

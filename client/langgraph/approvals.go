@@ -66,7 +66,7 @@ func readApproval(meta map[string]any, id string) (approvalRecord, bool) {
 // cleared or unreadable record, or one naming no approver).
 func approvalOf(meta map[string]any, id string) *client.Approval {
 	rec, ok := readApproval(meta, id)
-	if !ok || len(rec.Approvers) == 0 || rec.Needed < 2 || len(rec.Value) == 0 {
+	if !ok || (len(rec.Approvers) == 0 && len(rec.Dropped) == 0) || rec.Needed < 2 || len(rec.Value) == 0 {
 		return nil
 	}
 	for _, a := range rec.Approvers {

@@ -962,7 +962,7 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 			fmt.Fprintln(e.stderr, "hitl: warning:", w)
 		}
 		c, err := resultExit(res)
-		code = max(code, c)
+		code = worseExit(code, c)
 		switch {
 		case f.asJSON:
 			if err := writeJSON(e.stdout, resultJSON(res), true); err != nil {
@@ -999,6 +999,25 @@ func (a *app) endsAlone(drafts []decide.Draft) error {
 // errAlreadyPrinted marks an error whose message went out already.
 var errAlreadyPrinted = errors.New("")
 
+// worseExit is the exit code of two results: the higher code, except that
+// an approval recorded (6) gives way to any other code but 0 (what else
+// happened is what a script must hear).
+func worseExit(a, b int) int {
+	rank := func(c int) int {
+		switch c {
+		case exitOK:
+			return 0
+		case exitPending:
+			return 1
+		}
+		return c + 1
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
 // resultExit is the exit code and error of a result (hitl help exit-codes).
 func resultExit(r *decide.Result) (int, error) {
 	switch r.Kind {
@@ -1013,6 +1032,8 @@ func resultExit(r *decide.Result) (int, error) {
 		return exitUnconfirmed, &exitErr{exitUnconfirmed, r.Err()}
 	case decide.Busy: // not handled: it still waits
 		return exitRefused, &exitErr{exitRefused, r.Err()}
+	case decide.ApprovalRecorded: // nothing broke: the rule waits for another approver
+		return exitPending, &exitErr{exitPending, r.Err()}
 	}
 	return exitError, &exitErr{exitError, r.Err()}
 }

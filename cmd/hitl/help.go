@@ -122,6 +122,9 @@ var topics = []struct{ name, short, text string }{
   5  sent, but this server cannot confirm it was yours: it ran the decision
      without showing whose answer the interrupt took (aegra), so another
      reviewer's may have taken effect instead
+  6  approval recorded, nothing sent yet: a team rule (hitl serve) asks for
+     another approver of this decision; it is sent when one confirms the
+     same decision (--json: "result": "approval-recorded")
 
 A script can tell "someone else already decided" (3) from "it broke" (1)
 and from "that was a mistake" (4):

@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -19,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/config"
+	"github.com/hitl-sh/hitl/hookclient"
 	"github.com/hitl-sh/hitl/redact"
 )
 
@@ -77,13 +75,21 @@ type hooker struct {
 	agent   string
 	format  hookAgent // the agent's input and answers
 	timeout time.Duration
-	hc      *http.Client
-	base    string
-	token   string
-	headers map[string]string
+	hub     *hookclient.Hub // the hub-client side: hookclient
 	redact  func(string) string
-	shown   string // the hub's URL without credentials
+	shown   string // the hub's URLs without credentials
 }
+
+// hookLease is how long the hub keeps a request after its hook stopped
+// waiting on it (killed outright, cut off from the hub) before it
+// withdraws it: the hook waits again at once after each wait, and retries
+// a lost hub more often than this.
+const hookLease = 6 * time.Second
+
+// hookPutFor is how long a hook tries to put its request up on a hub that
+// does not answer (restarting; each of several URLs in turn) before it lets
+// the agent ask as usual.
+const hookPutFor = 10 * time.Second
 
 // say writes the hook's one line on stderr.
 func (h *hooker) say(format string, a ...any) {
@@ -131,12 +137,12 @@ func (h *hooker) run(ctx context.Context) {
 	if session == "" {
 		session = h.agent + "@" + host
 	}
-	var st hubStanding
-	code, err := h.call(ctx, 15*time.Second, "POST", "/hitl/requests", map[string]any{"agent": h.agent, "session_id": session, "data": data,
-		"expires_in": (h.timeout + 30*time.Second).Seconds()}, &st)
-	if err == nil && code != http.StatusCreated {
-		err = fmt.Errorf("the hub answered HTTP %d: %s", code, safe(st.Message))
-	}
+	// Putting it up is retried (a hub restarting, a second hub's URL)
+	// for a little while: the agent waits on the hook meanwhile.
+	pctx, pcancel := context.WithTimeout(ctx, min(h.timeout, hookPutFor))
+	st, err := h.hub.Put(pctx, hookclient.Request{Agent: h.agent, SessionID: session, Data: data,
+		ExpiresIn: h.timeout + 30*time.Second, Lease: hookLease})
+	pcancel()
 	if err != nil {
 		h.handBack("could not put the request up on %s: %v", h.shown, err)
 		return
@@ -144,29 +150,38 @@ func (h *hooker) run(ctx context.Context) {
 	id := st.RequestID
 	deadline, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	st, why := h.wait(deadline, id)
-	if why == "ended" {
+	// A lost hub is tried again with backoff until the deadline, and the
+	// wait re-attaches to the request by id: a decision made meanwhile is
+	// received.
+	st, err = h.hub.Wait(deadline, id)
+	why := ""
+	switch {
+	case err == nil:
+	case deadline.Err() != nil:
 		why = fmt.Sprintf("no decision within %s", h.timeout)
 		if ctx.Err() != nil {
 			why = "the hook was interrupted (" + orDefault(hookSignal(ctx), "cancelled") + ")"
 		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			why += fmt.Sprintf(" (the hub was lost: %v)", err)
+		}
+	case errors.Is(err, hookclient.ErrLost):
+		why = fmt.Sprintf("the hub at %s %v", h.shown, err)
+	default:
+		why = fmt.Sprintf("lost the hub at %s (%v)", h.shown, err)
 	}
 	if why != "" {
 		// Withdraw on a context of its own: ctx may be the one that ended.
 		wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer wcancel()
-		var ws hubStanding
-		code, err := h.call(wctx, 5*time.Second, "DELETE", "/hitl/requests/"+url.PathEscape(id), map[string]string{"reason": why}, &ws)
+		ws, answered, err := h.hub.Withdraw(wctx, id, why)
 		switch {
-		case err == nil && code == http.StatusConflict && ws.Status == "answered":
+		case err == nil && answered:
 			st = ws // answered just before: the reviewer was told it was sent
-		case err == nil && code == http.StatusOK:
+		case err == nil:
 			h.handBack("withdrew request %s: %s", id, why)
 			return
 		default:
-			if err == nil {
-				err = fmt.Errorf("HTTP %d", code)
-			}
 			h.handBack("%s, and could not withdraw request %s (%v)", why, id, err)
 			return
 		}
@@ -214,119 +229,31 @@ func (h *hooker) connect() error {
 	}
 	h.e.hideSecrets(s)
 	h.redact = redact.New(s.Credentials()...).String
-	u, err := url.Parse(s.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("the hub's URL %q is not an http(s) URL: give --url http://HUB:PORT or set HITL_URL", safe(h.redact(s.URL)))
+	// Several hubs (or one hub's several addresses): a comma list, tried
+	// in turn when one is down.
+	var urls, shown []string
+	for _, u := range strings.Split(s.URL, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+			shown = append(shown, redact.URL(u))
+		}
 	}
-	h.shown = redact.URL(s.URL)
-	h.token, h.headers = s.BearerToken, s.Headers
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if s.InsecureSkipVerify {
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the profile asked for it
-	}
-	h.hc = &http.Client{Transport: tr}
-	h.base = strings.TrimRight(s.URL, "/")
-	if h.token == "" {
+	h.shown = strings.Join(shown, ", ")
+	if s.BearerToken == "" {
 		return errors.New("no token for the hub: set HITL_BEARER_TOKEN to the publisher's token (team: publishers: in the hub's config)")
 	}
+	hub, err := hookclient.New(urls, hookclient.Options{Token: s.BearerToken, Headers: s.Headers, InsecureSkipVerify: s.InsecureSkipVerify})
+	if err != nil {
+		return fmt.Errorf("the hub's URL %q is not an http(s) URL (%v): give --url http://HUB:PORT (several: a comma list) or set HITL_URL", safe(h.redact(s.URL)), safe(h.redact(err.Error())))
+	}
+	hub.Shown = redact.URL
+	h.hub = hub
 	return nil
-}
-
-// hubStanding is where a request stands, as the hub says.
-type hubStanding struct {
-	RequestID   string          `json:"request_id"`
-	Status      string          `json:"status"`
-	Response    json.RawMessage `json:"response"`
-	RespondedBy string          `json:"responded_by"`
-	Reason      string          `json:"reason"`
-	Message     string          `json:"message"`
-}
-
-// call sends one request to the hub and decodes its JSON answer.
-func (h *hooker) call(ctx context.Context, limit time.Duration, method, path string, body, into any) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, h.base+path, rd)
-	if err != nil {
-		return 0, err
-	}
-	for k, v := range h.headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "hitl-hook")
-	resp, err := h.hc.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		var m hubStanding
-		_ = json.Unmarshal(b, &m)
-		return resp.StatusCode, fmt.Errorf("the hub refused the token (HTTP %d: %s): HITL_BEARER_TOKEN must be a publisher's token", resp.StatusCode, safe(m.Message))
-	}
-	if err := json.Unmarshal(b, into); err != nil {
-		return resp.StatusCode, fmt.Errorf("the hub answered HTTP %d with something that is not its JSON: is the URL a hitl hub?", resp.StatusCode)
-	}
-	return resp.StatusCode, nil
-}
-
-// wait polls the request until it is decided. why says why it stopped
-// without a decision ("" when decided or withdrawn on the hub).
-func (h *hooker) wait(ctx context.Context, id string) (hubStanding, string) {
-	var failingSince time.Time
-	for {
-		var st hubStanding
-		code, err := h.call(ctx, 40*time.Second, "GET", "/hitl/requests/"+url.PathEscape(id)+"?wait=25s", nil, &st)
-		if err == nil && code == http.StatusOK && st.Status != "pending" {
-			return st, ""
-		}
-		if ctx.Err() != nil {
-			return st, "ended"
-		}
-		if err == nil && code == http.StatusNotFound {
-			return st, fmt.Sprintf("the hub at %s no longer knows the request (was it restarted?)", h.shown)
-		}
-		if err != nil || code != http.StatusOK {
-			if err == nil {
-				err = fmt.Errorf("HTTP %d: %s", code, safe(st.Message))
-			}
-			if failingSince.IsZero() {
-				failingSince = time.Now()
-			}
-			if time.Since(failingSince) > 10*time.Second {
-				return st, fmt.Sprintf("lost the hub at %s (%v)", h.shown, err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		failingSince = time.Time{}
-	}
 }
 
 // answer turns the hub's response (the HITL middleware's resume value) into
 // the hook's output, or says why it cannot.
-func (h *hooker) answer(st hubStanding) ([]byte, string) {
+func (h *hooker) answer(st hookclient.Standing) ([]byte, string) {
 	var r struct {
 		Decisions []struct {
 			Type         string `json:"type"`

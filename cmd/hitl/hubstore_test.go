@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/internal/pgtest"
+	"github.com/hitl-sh/hitl/store"
 )
 
 // storedHub is a hub process that can be killed and started again on the
@@ -410,7 +411,7 @@ func TestServeStoreSettings(t *testing.T) {
 		return 0, ""
 	}
 	code, out := serve("", nil)
-	if code != 0 || !strings.Contains(out, `msg="store open" kind=sqlite where=`+filepath.Join(dir, "state", "hitl", "hub", "hub.db")+" schema=1") {
+	if code != 0 || !strings.Contains(out, `msg="store open" kind=sqlite where=`+filepath.Join(dir, "state", "hitl", "hub", "hub.db")+fmt.Sprintf(" schema=%d", store.SchemaVersion())) {
 		t.Fatalf("the default: exit %d\n%s", code, out)
 	}
 	other := filepath.Join(dir, "other.db")

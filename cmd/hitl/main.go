@@ -32,6 +32,7 @@ const (
 	// exitUnconfirmed: sent, but the server cannot confirm it was this
 	// decision that took effect (aegra).
 	exitUnconfirmed = 5
+	exitPending     = 6 // recorded as a first approval: another approver confirms it
 )
 
 func main() {

@@ -258,7 +258,7 @@ func (a *app) pendingProgress(ctx context.Context, report func(client.Progress))
 		return a.pending(ctx)
 	}
 	all, err := p.PendingProgress(ctx, report)
-	if err != nil {
+	if err := a.sourceDown(err); err != nil {
 		return nil, err
 	}
 	return a.unhandled(all), nil

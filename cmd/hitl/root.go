@@ -198,9 +198,35 @@ func (e *env) hideSecrets(s *config.Settings, more ...string) {
 	e.stdout.hide, e.stderr.hide = r.Values, r.Values
 }
 
+// listing is the backend's listing. A hub that lists its inbox without one
+// of its sources (its LangGraph server is down) lists the rest: that is
+// said once on stderr, and the rest is the listing.
+func (a *app) listing(ctx context.Context) ([]client.Interrupt, error) {
+	all, err := a.backend.Pending(ctx)
+	return all, a.sourceDown(err)
+}
+
+// sourceDown says once on stderr that a source of a hub's inbox is down
+// (client.SourceDown), which leaves the rest of the listing good: nil then,
+// err otherwise.
+func (a *app) sourceDown(err error) error {
+	if down, ok := client.DownSource(err); ok {
+		msg := down.Error()
+		if !a.warned[msg] && a.stderr != nil {
+			if a.warned == nil {
+				a.warned = map[string]bool{}
+			}
+			a.warned[msg] = true
+			fmt.Fprintln(a.stderr, "hitl: warning:", msg)
+		}
+		err = nil
+	}
+	return err
+}
+
 // pending lists what waits for a decision, less what this machine handled.
 func (a *app) pending(ctx context.Context) ([]client.Interrupt, error) {
-	all, err := a.backend.Pending(ctx)
+	all, err := a.listing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +341,7 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 			return nil, usageErr("interrupt id %q is too short: give at least 4 characters of it (see hitl list)", safe(id))
 		}
 	}
-	all, err := a.backend.Pending(ctx)
+	all, err := a.listing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -588,7 +614,7 @@ func (a *app) threadOf(ctx context.Context, prefix string) (thread string, known
 			of[thread] = true
 		}
 	}
-	if its, err := a.backend.Pending(ctx); err == nil {
+	if its, err := a.listing(ctx); err == nil {
 		for _, it := range its {
 			add(it.ThreadID, it.ID)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -24,7 +25,7 @@ import (
 )
 
 func serveCmd(e *env) *cobra.Command {
-	var sshAddr, httpAddr, hostKey, storeFlag string
+	var sshAddr, httpAddr, hostKey, tlsCert, tlsKey, storeFlag string
 	var idle time.Duration
 	var check bool
 	cmd := &cobra.Command{
@@ -52,12 +53,15 @@ PostgreSQL with --store postgres://USER@HOST/DB (or hub.store in the config):
 hubs on one database serve one team. Nothing is lost on a restart.
 
 ADDR without a host listens on loopback (--ssh :2222); give the address of an
-interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
+interface (or 0.0.0.0) to be reached from elsewhere. The HTTP door serves TLS
+with --tls-cert and --tls-key; a plain-HTTP door off loopback is warned about
+at start and by --check. See docs/team.md.`,
 		Example: `  hitl serve --check
   hitl serve --ssh :2222
   ssh -p 2222 localhost
   hitl serve --http :8700
-  hitl serve --http :8700 --url http://127.0.0.1:2024`,
+  hitl serve --http :8700 --url http://127.0.0.1:2024
+  hitl serve --http 0.0.0.0:8700 --tls-cert door.crt --tls-key door.key`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := config.Load(config.Path(e.getenv))
@@ -67,9 +71,16 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 			e.warn(f)
 			t := teamOf(f, e.getenv)
 			problems := t.Check()
+			tlsConf, tlsErr := doorTLS(tlsCert, tlsKey)
 			if check {
 				for _, p := range problems {
 					fmt.Fprintln(e.stdout, "team:", strings.TrimPrefix(p.Error(), "team "))
+				}
+				if tlsErr != nil {
+					return tlsErr
+				}
+				if w := plainDoorWarning(loopbackIf(httpAddr), tlsConf != nil); w != "" {
+					fmt.Fprintln(e.stdout, "door: warning:", w)
 				}
 				if len(problems) > 0 {
 					return &exitErr{exitError, fmt.Errorf("the team config in %s has %d problem(s)", config.Path(e.getenv), len(problems))}
@@ -83,17 +94,21 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 				}
 				return &exitErr{exitUsage, fmt.Errorf("fix the team config in %s first (hitl serve --check says the same)", config.Path(e.getenv))}
 			}
+			if tlsErr != nil {
+				return tlsErr
+			}
 			spec, retention, err := e.storeSpec(f, storeFlag)
 			if err != nil {
 				return usageErr("serve: %v", err)
 			}
-			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention}
+			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention, tls: tlsConf}
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
 			case sshAddr == "" && !e.backendGiven(f):
 				// No LangGraph server named: the door serves the hooks' requests.
-				return e.serveHTTPOnly(cmd.Context(), t, loopback(httpAddr), o)
+				o.http = loopback(httpAddr)
+				return e.serveHTTPOnly(cmd.Context(), t, o)
 			case sshAddr == "":
 				// A server named (--url, HITL_URL, a profile's url): its
 				// interrupts are in the door's inbox too.
@@ -111,8 +126,10 @@ interface (or 0.0.0.0) to be reached from elsewhere. See docs/team.md.`,
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the coordinator protocol (reviewers by token, agents' hooks) on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the SSH host key file (default: created on first start in the state directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hub.DefaultIdle, "close a session after this long without a key")
+	cmd.Flags().BoolVar(&check, "check", false, "check the team config (and the door's TLS and address), say what is wrong, and exit")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")
-	cmd.Flags().BoolVar(&check, "check", false, "check the team config, say what is wrong, and exit")
 	return cmd
 }
 
@@ -155,8 +172,17 @@ func loopback(addr string) string {
 type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
+	tls                *tls.Config   // the HTTP door's; nil: plain HTTP
 	store              string        // the store's spec (store.Open)
 	retention          time.Duration // of finished requests; 0: coord's default
+}
+
+// loopbackIf is loopback(addr), "" for "".
+func loopbackIf(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return loopback(addr)
 }
 
 // listener is one of the hub's front doors: SSH today; an HTTP endpoint
@@ -188,6 +214,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
+	// pruned drops the approvals of reviewers the reload took out (set
+	// once the hub's parts are built).
+	var pruned atomic.Pointer[func()]
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
@@ -202,6 +231,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		current.Store(nt)
 		e.hideSecrets(a.settings, nt.Secrets()...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
+		if f := pruned.Load(); f != nil {
+			(*f)()
+		}
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
@@ -255,6 +287,20 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if door != nil {
 		door.Shared, door.Journal = shared, srv.JournalOf
 	}
+	prune := func() {
+		// A reviewer the reload removed (or made a viewer) loses their
+		// pending approvals: the rows say whose were dropped.
+		pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer pcancel()
+		n := shared.PruneApprovals(pctx)
+		if c != nil {
+			n += c.Prune()
+		}
+		if n > 0 {
+			logger.Info("approvals dropped at reload", "interrupts", n)
+		}
+	}
+	pruned.Store(&prune)
 	// The hub's front doors: SSH unless only --http was asked for.
 	var doors []listener
 	if o.ssh != "" {
@@ -262,7 +308,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	}
 	if o.http != "" {
 		doors = append(doors, listener{name: "http", addr: o.http, serve: func(ctx context.Context, ln net.Listener) error {
-			return serveCoord(ctx, ln, c)
+			return serveCoord(ctx, ln, c, o.tls)
 		}})
 	}
 
@@ -278,7 +324,16 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 			return fmt.Errorf("serve: cannot listen on %s for %s: %w", d.addr, d.name, err)
 		}
 		lns = append(lns, ln)
-		logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+		if d.name == "http" && o.tls != nil {
+			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "tls", true, "server", lg.Server())
+		} else {
+			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+		}
+		if d.name == "http" {
+			if w := plainDoorWarning(d.addr, o.tls != nil); w != "" {
+				logger.Warn("plain HTTP door", "warning", w)
+			}
+		}
 	}
 	go shared.Watch(ctx, a.settings.PollInterval)
 	if door != nil {

@@ -118,7 +118,9 @@ func makeTeamHub(t *testing.T, upstream string, noSSH bool, args ...string) *tea
   rules:
     - tools: ["delete_*"]
       approvals: 2
-`, keys["alice"], aliceToken, keys["bob"], bobToken, keys["carol"], viewerToken)
+  publishers:
+    ci: {token: %q}
+`, keys["alice"], aliceToken, keys["bob"], bobToken, keys["carol"], viewerToken, publishToken)
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

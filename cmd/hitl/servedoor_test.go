@@ -106,8 +106,8 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 			}
 			// The first approval is recorded, and nothing is sent.
 			code, out, errs = d.cli(aliceToken, "approve", id)
-			if code == 0 || strings.Contains(out+errs, "Sent") ||
-				!strings.Contains(out+errs, "not sent: 1 of 2 approvals (alice) recorded for delete_records: nothing is sent until another approver confirms the same decision") {
+			if code != exitPending || strings.Contains(out+errs, "Sent") ||
+				!strings.Contains(out+errs, ": 1 of 2 approvals (alice) recorded for delete_records: nothing is sent until another approver confirms the same decision") {
 				t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
 			}
 			if got := s.decisionMeta(th); len(got) != 0 {

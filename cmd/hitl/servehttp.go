@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -23,6 +24,7 @@ type liveTeam func() *team.Config
 
 func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByToken(token) }
 func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
+func (l liveTeam) MayDecide(reviewer string) bool              { return l().MayDecide(reviewer) }
 
 // coordinator is the hub's HTTP door: the coordinator protocol for the team,
 // its state in st. inbox, when not nil, is the rest of the hub's inbox
@@ -62,12 +64,19 @@ func (e *env) openStore(ctx context.Context, spec string, logger *hub.Logger) (*
 	return st, nil
 }
 
-// serveCoord serves the coordinator on ln until ctx ends.
-func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+// serveCoord serves the coordinator on ln until ctx ends; over TLS when
+// tc is not nil.
+func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server, tc *tls.Config) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() {
+		if tc != nil {
+			done <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		done <- srv.Serve(ln)
+	}()
 	select {
 	case <-ctx.Done():
 		s.Close()
@@ -86,7 +95,8 @@ func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server) error {
 // serveHTTPOnly is `hitl serve --http ADDR` alone: no LangGraph server, the
 // coordinator for the team's reviewers and publishers. SIGHUP reloads the
 // team as with --ssh.
-func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string, o serveOptions) error {
+func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions) error {
+	addr := o.http
 	e.hideSecrets(&config.Settings{}, t.Secrets()...)
 	logger := hub.NewLogger(e.stderr)
 	st, err := e.openStore(ctx, o.store, logger)
@@ -96,6 +106,8 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string, o 
 	defer st.Close()
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
+	c := e.coordinator(liveTeam(current.Load), nil, st, o.retention, logger)
+	defer c.Close()
 	reload := func() {
 		f, err := config.Load(config.Path(e.getenv))
 		if err != nil {
@@ -110,6 +122,9 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string, o 
 		current.Store(nt)
 		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
+		if n := c.Prune(); n > 0 { // a reviewer taken out loses their pending approvals
+			logger.Info("approvals dropped at reload", "requests", n)
+		}
 	}
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
@@ -117,8 +132,13 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, addr string, o 
 	if err != nil {
 		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
 	}
-	logger.Info(fmt.Sprintf("the coordinator listens on http://%s (hitl --backend events --url http://%s)", ln.Addr(), ln.Addr()), "door", "http", "addr", ln.Addr().String())
-	c := e.coordinator(liveTeam(current.Load), nil, st, o.retention, logger)
-	defer c.Close()
-	return serveCoord(ctx, ln, c)
+	scheme := "http"
+	if o.tls != nil {
+		scheme = "https"
+	}
+	logger.Info(fmt.Sprintf("the coordinator listens on %s://%s (hitl --backend events --url %s://%s)", scheme, ln.Addr(), scheme, ln.Addr()), "door", "http", "addr", ln.Addr().String(), "tls", o.tls != nil)
+	if w := plainDoorWarning(addr, o.tls != nil); w != "" {
+		logger.Warn("warning: " + w)
+	}
+	return serveCoord(ctx, ln, c, o.tls)
 }

@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/events"
@@ -23,7 +25,23 @@ import (
 type oneInbox struct {
 	hub.Upstream
 	c *coord.Server
+
+	// The LangGraph server's failure, while it lasts: the publishers'
+	// requests are listed without it (client.SourceDown), and a watched
+	// read does not wait on a server known down more often than every
+	// upstreamRetry.
+	mu     sync.Mutex
+	down   error
+	downAt time.Time
+	// last is the server's last listing: shown while it is down (with
+	// the source's status), rather than as if its interrupts were
+	// answered.
+	last []client.Interrupt
 }
+
+// upstreamRetry is how often a watched read asks a LangGraph server that
+// was down again.
+const upstreamRetry = 3 * time.Second
 
 // coordServer names the coordinator's requests in the audit log.
 const coordServer = "hitl serve --http"
@@ -73,12 +91,36 @@ func (o *oneInbox) Features() client.Features {
 	return f
 }
 
+// Pending lists both sources; the LangGraph server failing hides nothing
+// of the publishers' requests: they are listed, with a client.SourceDown
+// saying which source is down.
 func (o *oneInbox) Pending(ctx context.Context) ([]client.Interrupt, error) {
+	o.mu.Lock()
+	down, at, last := o.down, o.downAt, o.last
+	o.mu.Unlock()
+	if down != nil && client.WatchedDoes(ctx) && time.Since(at) < upstreamRetry {
+		return append(o.requests(), last...), o.sourceDown(down)
+	}
 	its, err := o.Upstream.Pending(ctx)
+	if ctx.Err() != nil && err != nil {
+		return nil, err // cancelled: says nothing of the server
+	}
+	o.mu.Lock()
+	o.down, o.downAt = err, time.Now()
+	if err == nil {
+		o.last = its
+	} else {
+		its = o.last
+	}
+	o.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return append(o.requests(), its...), o.sourceDown(err)
 	}
 	return append(o.requests(), its...), nil
+}
+
+func (o *oneInbox) sourceDown(err error) error {
+	return &client.SourceDown{Source: "the LangGraph server at " + o.Upstream.Server(), Err: err}
 }
 
 // PendingProgress is the server's long listing in progress, the
@@ -93,8 +135,20 @@ func (o *oneInbox) PendingProgress(ctx context.Context, report func(client.Progr
 		pr.Items = append(slices.Clip(reqs), pr.Items...)
 		report(pr)
 	})
-	if err != nil {
+	if ctx.Err() != nil && err != nil {
 		return nil, err
+	}
+	o.mu.Lock()
+	o.down, o.downAt = err, time.Now()
+	if err == nil {
+		o.last = its
+	} else {
+		its = o.last
+	}
+	o.mu.Unlock()
+	if err != nil {
+		// The server down hides nothing of the coordinator's requests.
+		return append(o.requests(), its...), o.sourceDown(err)
 	}
 	return append(o.requests(), its...), nil
 }
@@ -204,6 +258,7 @@ func (o *oneInbox) Resume(ctx context.Context, s *client.Submission) (client.Rec
 	if len(approvers) == 0 {
 		approvers = []string{s.Reviewer}
 	}
+	leased, waiting := o.c.Waiting(it.Interrupt.ID)
 	err := o.c.Resolve(it.Interrupt.ID, approvers, it.Resume.Value, s.DecisionID)
 	switch {
 	case errors.Is(err, coord.ErrUnknown), errors.Is(err, coord.ErrHandled):
@@ -211,7 +266,11 @@ func (o *oneInbox) Resume(ctx context.Context, s *client.Submission) (client.Rec
 	case err != nil:
 		return client.Receipt{}, err
 	}
-	return client.Receipt{Acknowledged: true}, nil
+	rc := client.Receipt{Acknowledged: true}
+	if leased && !waiting {
+		rc.Unheard = events.NobodyWaits
+	}
+	return rc, nil
 }
 
 func (o *oneInbox) Verify(ctx context.Context, s *client.Submission, rc client.Receipt) ([]client.Verdict, error) {
@@ -237,7 +296,7 @@ func (o *oneInbox) Verify(ctx context.Context, s *client.Submission, rc client.R
 
 func (o *oneInbox) Follow(ctx context.Context, s *client.Submission, rc client.Receipt) client.Outcome {
 	if _, ok := o.coordItem(s); ok {
-		return client.Outcome{Status: client.Accepted}
+		return client.Outcome{Status: client.Accepted, Error: rc.Unheard}
 	}
 	return o.Upstream.Follow(ctx, s, rc)
 }

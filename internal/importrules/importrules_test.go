@@ -34,6 +34,8 @@ var mayImport = map[string][]string{
 	"redact":           {},
 	"team":             {},
 	"store":            {},
+	"hookclient":       {},
+	"rules":            {"client", "team"},
 	"demo":             {},
 	"config":           {"redact", "team"},
 	"present":          {"client", "client/journal", "diff", "inert"},

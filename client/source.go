@@ -1,0 +1,29 @@
+package client
+
+import "errors"
+
+// SourceDown is the error of a listing that joins several sources (a
+// hub's inbox: a LangGraph server's interrupts and publishers' requests)
+// when one of them cannot be listed. The interrupts returned beside it are
+// the other sources', and are good: a reader shows them, and says that
+// this source is down (its status), rather than taking the whole listing
+// for failed.
+type SourceDown struct {
+	// Source names it for the reviewer: "the LangGraph server at http://…".
+	Source string
+	Err    error
+}
+
+func (e *SourceDown) Error() string {
+	return e.Source + " cannot be listed (" + e.Err.Error() + "); the rest of the inbox is listed"
+}
+
+func (e *SourceDown) Unwrap() error { return e.Err }
+
+// DownSource reports whether err says that one source of a listing is down
+// (the rest listed), and which.
+func DownSource(err error) (*SourceDown, bool) {
+	var d *SourceDown
+	ok := errors.As(err, &d)
+	return d, ok
+}
