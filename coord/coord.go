@@ -721,7 +721,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// effect only if nothing changed it since (else it is judged again).
 		v, err := rules.Judge(s.rules(), &req.payload, ds, req.Approval, p.Name, body.Response, s.opts.Now())
 		if err != nil {
-			answer(403, map[string]any{"error": http.StatusText(403), "message": err.Error()}, store.OutcomeRefused)
+			answer(http.StatusForbidden, map[string]any{"error": http.StatusText(http.StatusForbidden), "message": err.Error()}, store.OutcomeRefused)
 			return
 		}
 		tools := v.Need.Tools
