@@ -81,6 +81,19 @@ func TestRealKillNineReplica(t *testing.T) {
 		th := s.agent("email") // raised through replica A
 		id := s.interruptOf(th)
 		r := newReviewer(t, "alice")
+		// The reviewer looks at the inbox first, as reviewers do: a
+		// replica started a moment ago lists an interrupt raised through
+		// another one a little later (seen under load in CI: "no waiting
+		// interrupt"); the kill is what this test is about.
+		for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			out, _ := hitlAt(t, r, replica.URL, "list").CombinedOutput()
+			if strings.Contains(string(out), id[:8]) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the new replica never listed the interrupt raised through replica A:\n%s", out)
+			}
+		}
 		pr := &proc{cmd: hitlAt(t, r, p.URL(), "approve", id)}
 		pr.cmd.Stdout, pr.cmd.Stderr = &pr.stdout, &pr.stderr
 		if err := pr.cmd.Start(); err != nil {
