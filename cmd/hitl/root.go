@@ -345,16 +345,17 @@ func (a *app) findAll(ctx context.Context, ids []string, thread string) ([]clien
 	if err != nil {
 		return nil, err
 	}
-	if thread == "" && !listsAll(all, a.sift(all).Hidden, ids) {
+	sifted := a.sift(all)
+	if thread == "" && !listsAll(all, sifted.Hidden, ids) {
 		// A listing is paged: threads answered while it was read move
 		// the ones after them to pages already read (a server with many
 		// waiting threads and a busy team). Before an id is called gone,
 		// the server is read once more.
 		if again, err := a.backend.Pending(ctx); err == nil {
 			all = mergeListings(all, again)
+			sifted = a.sift(all)
 		}
 	}
-	sifted := a.sift(all)
 	handled := sifted.Hidden
 	a.waiting = a.waiting[:0]
 	for _, it := range all {
