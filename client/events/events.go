@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -260,7 +259,7 @@ func (b *Backend) pending(ctx context.Context) ([]client.Interrupt, *client.Sour
 	}
 	var down *client.SourceDown
 	if why := resp.Header().Get(sourceDownHeader); why != "" {
-		down = &client.SourceDown{Source: "the hub's LangGraph server", Err: errors.New(b.Redact(why))}
+		down = client.SourceDownOf(b.Redact(why), "one of the hub's sources")
 	}
 	return out, down, nil
 }
