@@ -237,6 +237,9 @@ func strandsPayload(name string, reason json.RawMessage, text string) client.Pay
 // customer"); a respond is the reviewer's text (or JSON value) as it is.
 type strandsEncoder struct{}
 
+// Shape is client.Shaper: show says what the agent sent.
+func (strandsEncoder) Shape() string { return "strands-interrupt" }
+
 func (strandsEncoder) Encode(_ *client.Payload, ds []client.Decision, _ client.EncodeOptions) (any, error) {
 	d := ds[0]
 	switch d.Type {

@@ -151,7 +151,8 @@ func TestA2AListAndShow(t *testing.T) {
 		t.Errorf("show: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	r = a.hitl("", "show", a.one(tool).ID)
-	if r.code != 0 || !strings.Contains(r.stdout, "send_email") || !strings.Contains(r.stdout, "dana@customer.example") {
+	if r.code != 0 || !strings.Contains(r.stdout, "send_email") || !strings.Contains(r.stdout, "dana@customer.example") ||
+		!strings.Contains(r.stdout, "Shape      strands-interrupt\n") {
 		t.Errorf("show: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -58,7 +58,7 @@ func TestCLIOnOpencodeBackend(t *testing.T) {
 
 	p := byOpencodeID[push]
 	must(t, hitl(t, "", "show", p.ID), 0, "Agent      opencode (session ses_push)")
-	for _, want := range []string{"Action 1 of 1: bash   allowed: approve, reject", "  $ git push --force origin main", "approved for good (approve --always), allows: git push *"} {
+	for _, want := range []string{"Shape      opencode-permission\n", "Action 1 of 1: bash   allowed: approve, reject", "  $ git push --force origin main", "approved for good (approve --always), allows: git push *"} {
 		must(t, hitl(t, "", "show", p.ID), 0, want)
 	}
 	// respond is not opencode's: refused, nothing sent.

@@ -173,7 +173,7 @@ func termWidth(w io.Writer) int {
 // empty are left out.
 func printShow(w io.Writer, it client.Interrupt, again, me string) {
 	fmt.Fprintf(w, "Interrupt  %s\n", safe(it.ID))
-	fmt.Fprintf(w, "Shape      %s\n", it.Schema)
+	fmt.Fprintf(w, "Shape      %s\n", client.ShapeOf(&it.Payload))
 	if it.ThreadID != "" {
 		fmt.Fprintf(w, "Thread     %s\n", safe(it.ThreadID))
 	}
