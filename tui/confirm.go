@@ -33,6 +33,11 @@ type confirmScreen struct {
 	// never while drawing. prepN counts the preparations.
 	prep  prepared
 	prepN int
+	// undo, when set, are the draft's decisions from before the key that
+	// opened this screen set them all at once (L: approve for good), put
+	// back by going back: that key's question leaves no draft behind,
+	// and whatever was decided before it is as it was.
+	undo []*client.Decision
 }
 
 // prepared is the interrupt on the screen, the submission that answers
@@ -93,6 +98,9 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back):
 		if v.items.get(c.id) == nil {
 			return []act{goHome{}, status{v.goneText(c.id) + " Nothing was sent.", false}}
+		}
+		if c.undo != nil {
+			return []act{restoreDecisions{id: c.id, decisions: c.undo}, popScreen{}}
 		}
 		return []act{popScreen{}}
 	case key.Matches(msg, k.ShowJSON):
