@@ -62,6 +62,9 @@ type Backend struct {
 	// before is the length of a task's history when a decision's question
 	// was read, by decision id: Verify looks for other answers after it.
 	before map[string]int
+	// askedBy is the agent's message that asked each question read, by
+	// interrupt id: who answered it is the user message after it.
+	askedBy map[string]string
 }
 
 // New returns a backend for the agent at opts.URL.
@@ -81,7 +84,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, before: map[string]int{}}
+	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, before: map[string]int{}, askedBy: map[string]string{}}
 	for _, t := range opts.Tasks {
 		if t = strings.TrimSpace(t); t != "" {
 			b.named[t] = true

@@ -41,7 +41,7 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 	out := make([]client.Standing, len(its))
 	for i, it := range its {
 		out[i] = client.Standing{ID: it.ID, Presence: client.Answered}
-		_, q, err := b.find(ctx, it.ThreadID, it.ID)
+		t, q, err := b.find(ctx, it.ThreadID, it.ID)
 		switch {
 		case isRPC(err, errTaskNotFound):
 			out[i].Presence = client.Gone
@@ -49,6 +49,8 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 			return nil, err
 		case q != nil:
 			out[i].Presence = client.Waiting
+		default:
+			out[i].By = b.answerOf(t, it.ID)
 		}
 	}
 	return out, nil
@@ -238,7 +240,8 @@ func tookIn(h []message, id string, from int) (took, found bool) {
 	return false, false
 }
 
-// winnerIn is the user message that came before id, as the winner's value.
+// winnerIn is the user message that came before id, as the winner: its
+// text, and its reviewer where hitl sent it (hitl_reviewer).
 func winnerIn(h []message, id string) *client.Winner {
 	for i, m := range h {
 		if m.ID != id {
@@ -246,12 +249,44 @@ func winnerIn(h []message, id string) *client.Winner {
 		}
 		for j := i - 1; j >= 0 && h[j].Role == "user"; j-- {
 			if j == 0 || h[j-1].Role != "user" {
-				if t := h[j].text(); t != "" {
-					v, _ := json.Marshal(t)
-					return &client.Winner{Value: v}
-				}
+				return winnerOf(h[j])
 			}
 		}
+	}
+	return nil
+}
+
+// winnerOf is an answering message as the winner, nil when it tells
+// nothing (no text, no reviewer).
+func winnerOf(m message) *client.Winner {
+	w := &client.Winner{Reviewer: m.Reviewer}
+	if t := m.text(); t != "" {
+		w.Value, _ = json.Marshal(t)
+	}
+	if w.Reviewer == "" && w.Value == nil {
+		return nil
+	}
+	return w
+}
+
+// answerOf is who answered the question id, as the task's history says:
+// the first user message after the agent's message that asked it (known
+// from a listing of this process). nil where it cannot tell.
+func (b *Backend) answerOf(t task, id string) *client.Winner {
+	b.mu.Lock()
+	asked, ok := b.askedBy[id]
+	b.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	for i, m := range t.History {
+		if m.ID != asked || m.Role != "agent" {
+			continue
+		}
+		if i+1 < len(t.History) && t.History[i+1].Role == "user" {
+			return winnerOf(t.History[i+1])
+		}
+		return nil
 	}
 	return nil
 }

@@ -68,6 +68,13 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 func (b *Backend) asked(ctx context.Context, t task) ([]question, error) {
 	graph := b.graphName()
 	if qs := b.questions(t, graph); len(qs) > 0 {
+		b.mu.Lock()
+		for _, q := range qs {
+			if q.msg != "" {
+				b.askedBy[q.it.ID] = q.msg
+			}
+		}
+		b.mu.Unlock()
 		return qs, nil
 	}
 	if b.graph != nil && t.ContextID != "" {
