@@ -256,6 +256,7 @@ func (m *Merged) pending(ctx context.Context, report func(client.Progress)) ([]c
 	var all []client.Interrupt
 	var names []string
 	var downs []error
+	hard := 0 // sources that could not be listed at all
 	m.mu.Lock()
 	for i, its := range lists {
 		for j := range its {
@@ -272,16 +273,22 @@ func (m *Merged) pending(ctx context.Context, report func(client.Progress)) ([]c
 			}
 		}
 		all = append(all, its...)
-		if errs[i] != nil {
+		if d, partial := client.DownSource(errs[i]); partial {
+			// The source listed, but for a part of it (an A2A profile's
+			// task the agent does not know).
+			names = append(names, d.Source+" of "+m.src[i].Name)
+			downs = append(downs, d.Err)
+		} else if errs[i] != nil {
 			names = append(names, m.src[i].Name)
 			downs = append(downs, errs[i])
+			hard++
 		}
 	}
 	m.mu.Unlock()
 	switch {
 	case len(downs) == 0:
 		return all, nil
-	case len(downs) == len(m.src) && len(all) == 0:
+	case hard == len(m.src) && len(all) == 0:
 		if len(downs) == 1 {
 			return nil, downs[0]
 		}
@@ -314,12 +321,14 @@ func (s *mergedSource) list(ctx context.Context, report func(client.Progress)) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.down, s.downAt = err, time.Now()
-	if err != nil {
+	if _, partial := client.DownSource(err); err != nil && !partial {
+		s.down, s.downAt = err, time.Now()
 		return slices.Clone(s.last), err
 	}
+	// Listed (a part of it that cannot be read is said, the rest good).
+	s.down, s.downAt = nil, time.Now()
 	s.last = its
-	return its, nil
+	return its, err
 }
 
 // DownFor is the failure of the source of it, while it lasts; nil when

@@ -59,6 +59,9 @@ type Backend struct {
 
 	mu    sync.Mutex
 	named map[string]bool // tasks to read by id (Options.Tasks and those met)
+	// given are the tasks Options.Tasks names (a profile's tasks:,
+	// --task): one the agent does not know is said, not dropped.
+	given map[string]bool
 	// before is the length of a task's history when a decision's question
 	// was read, by decision id: Verify looks for other answers after it.
 	before map[string]int
@@ -84,10 +87,10 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, before: map[string]int{}, askedBy: map[string]string{}}
+	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, given: map[string]bool{}, before: map[string]int{}, askedBy: map[string]string{}}
 	for _, t := range opts.Tasks {
 		if t = strings.TrimSpace(t); t != "" {
-			b.named[t] = true
+			b.named[t], b.given[t] = true, true
 		}
 	}
 	if opts.LangGraph != "" {

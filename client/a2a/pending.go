@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hitl-sh/hitl/client"
 )
@@ -20,6 +21,7 @@ const (
 // input-required, page by page) and the tasks named by id, newest first.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 	var tasks []task
+	var unknown []string // named in Options.Tasks, and not known to the agent
 	seen := map[string]bool{}
 	if b.Lists(ctx) {
 		listed, err := b.list(ctx)
@@ -37,6 +39,9 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		}
 		t, err := b.get(ctx, id)
 		if isRPC(err, errTaskNotFound) {
+			if b.given[id] {
+				unknown = append(unknown, id)
+			}
 			continue
 		}
 		if err != nil {
@@ -58,6 +63,13 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	if len(unknown) > 0 {
+		// Said with the rest listed, as a source of the listing that
+		// cannot be read: a typo in tasks: does not hide the inbox.
+		sort.Strings(unknown)
+		return out, &client.SourceDown{Source: "task " + strings.Join(unknown, ", ") + " (named in the profile's tasks: or --task)",
+			Err: fmt.Errorf("the agent at %s knows no such task: check the id, or take it out of tasks:", b.Server())}
+	}
 	return out, nil
 }
 
