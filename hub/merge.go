@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -150,6 +151,9 @@ func (m *Merged) Features() client.Features {
 		}
 		if g.Attentive != nil {
 			f.Attentive = m
+		}
+		if g.Messenger != nil {
+			f.Messenger = m
 		}
 	}
 	return f
@@ -510,6 +514,18 @@ func (m *Merged) EndsThreads() bool {
 		}
 	}
 	return false
+}
+
+// Message is the message the source of s's item i sends around its
+// answer, where that source says one.
+func (m *Merged) Message(sub *client.Submission, i int) (json.RawMessage, bool) {
+	if i < 0 || i >= len(sub.Items) {
+		return nil, false
+	}
+	if s := m.of(sub.Items[i].Interrupt); s != nil && s.feat.Messenger != nil {
+		return s.feat.Messenger.Message(sub, i)
+	}
+	return nil, false
 }
 
 // Claim tells the interrupt's source, where it keeps claims.

@@ -39,7 +39,7 @@ func TestMergedOffersWhatItsSourceOffers(t *testing.T) {
 	}
 	// Several: what any of them offers.
 	m := NewMerged(Source{Name: "agent", Backend: ag}, Source{Name: "opencode", Backend: oc})
-	if got := strings.Join(m.Features().Names(), ","); got != "Notifier,Redactor" {
+	if got := strings.Join(m.Features().Names(), ","); got != "Notifier,Redactor,Messenger" {
 		t.Errorf("an A2A agent and opencode offer %s", got)
 	}
 }

@@ -374,6 +374,11 @@ func (c *confirmScreen) text(v *env) string {
 				line("(none: the run continues from the breakpoint with no input)")
 			default:
 				line(v.look.exactJSON(x.Resume.Value, w))
+				if msg, ok := messageOf(v.messenger, sub); ok {
+					line("")
+					line(v.st.bold.Render(ansi.Wrap("The message that carries it, exactly as sent (hitl-… and hitl_decision_id are this decision's id, made when it is sent):", w, " ")))
+					line(v.look.exactJSON(msg, w))
+				}
 			}
 		}
 	} else {
@@ -382,6 +387,18 @@ func (c *confirmScreen) text(v *env) string {
 	line("")
 	line(v.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(v.keys.Confirm), name(v.keys.Back))))
 	return b.String()
+}
+
+// messageOf is the message the backend sends around the one answer of
+// sub (an A2A message), with the decision's id, made when it is sent,
+// shown as "…".
+func messageOf(m client.Messenger, sub *client.Submission) (json.RawMessage, bool) {
+	if m == nil || len(sub.Items) != 1 {
+		return nil, false
+	}
+	shown := *sub
+	shown.DecisionID = "…"
+	return m.Message(&shown, 0)
 }
 
 // confirmTitle names an interrupt on the confirm screen: its title, or,

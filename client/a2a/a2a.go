@@ -68,6 +68,9 @@ type Backend struct {
 	// askedBy is the agent's message that asked each question read, by
 	// interrupt id: who answered it is the user message after it.
 	askedBy map[string]string
+	// asking is what the listing read of each question, by interrupt id
+	// (Message).
+	asking map[string]asking
 }
 
 // New returns a backend for the agent at opts.URL.
@@ -87,7 +90,7 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, given: map[string]bool{}, before: map[string]int{}, askedBy: map[string]string{}}
+	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, given: map[string]bool{}, before: map[string]int{}, askedBy: map[string]string{}, asking: map[string]asking{}}
 	for _, t := range opts.Tasks {
 		if t = strings.TrimSpace(t); t != "" {
 			b.named[t], b.given[t] = true, true

@@ -75,7 +75,7 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	case q == nil:
 		return client.Receipt{}, client.ErrAlreadyHandled
 	}
-	m, err := b.message(ctx, s, t, *q, item.Resume.Value)
+	m, err := answerMessage(s, t.ID, t.ContextID, *q, item.Resume.Value, b.Protocol(ctx) == v03)
 	if err != nil {
 		return client.Receipt{}, err
 	}
@@ -103,9 +103,41 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 // decision's own id, so that a lost answer is found in the task's history.
 func MessageID(s *client.Submission) string { return "hitl-" + s.DecisionID }
 
-// message is the A2A message that answers q with value, in the agent's
-// protocol's spelling.
-func (b *Backend) message(ctx context.Context, s *client.Submission, t task, q question, value json.RawMessage) (map[string]any, error) {
+// Message is client.Messenger: the message Resume sends for s's item i,
+// from what the listing read of its task (the task is read again before
+// it goes: the same message, unless the task moved on).
+func (b *Backend) Message(s *client.Submission, i int) (json.RawMessage, bool) {
+	if i < 0 || i >= len(s.Items) {
+		return nil, false
+	}
+	it := s.Items[i]
+	b.mu.Lock()
+	a, ok := b.asking[it.Interrupt.ID]
+	b.mu.Unlock()
+	b.cardMu.Lock()
+	v03 := b.protocol == v03
+	b.cardMu.Unlock()
+	if !ok || it.Resume.Value == nil {
+		return nil, false
+	}
+	m, err := answerMessage(s, a.task, a.context, a.q, it.Resume.Value, v03)
+	if err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(m)
+	return out, err == nil
+}
+
+// asking is what the listing read of a question: its task and context,
+// and the question (its producer).
+type asking struct {
+	task, context string
+	q             question
+}
+
+// answerMessage is the A2A message that answers q with value, in the agent's
+// protocol's spelling (v03: 0.3's).
+func answerMessage(s *client.Submission, taskID, contextID string, q question, value json.RawMessage, v03 bool) (map[string]any, error) {
 	var data any
 	text, isText := "", false
 	switch q.producer {
@@ -123,7 +155,6 @@ func (b *Backend) message(ctx context.Context, s *client.Submission, t task, q q
 			data = value
 		}
 	}
-	v03 := b.Protocol(ctx) == v03
 	var p map[string]any
 	switch {
 	case isText && v03:
@@ -139,10 +170,10 @@ func (b *Backend) message(ctx context.Context, s *client.Submission, t task, q q
 	default:
 		p = map[string]any{"data": data}
 	}
-	m := map[string]any{"messageId": MessageID(s), "taskId": t.ID, "role": "ROLE_USER", "parts": []any{p},
+	m := map[string]any{"messageId": MessageID(s), "taskId": taskID, "role": "ROLE_USER", "parts": []any{p},
 		"metadata": map[string]any{"hitl_decision_id": s.DecisionID, "hitl_reviewer": s.Reviewer}}
-	if t.ContextID != "" {
-		m["contextId"] = t.ContextID
+	if contextID != "" {
+		m["contextId"] = contextID
 	}
 	if v03 {
 		m["kind"], m["role"] = "message", "user"

@@ -14,6 +14,8 @@ import (
 const (
 	pageSize = 100
 	maxPages = 100
+	// maxRemembered bounds what is remembered of the questions read.
+	maxRemembered = 10000
 )
 
 // Pending lists every question of every task waiting in input-required:
@@ -81,10 +83,18 @@ func (b *Backend) asked(ctx context.Context, t task) ([]question, error) {
 	graph := b.graphName()
 	if qs := b.questions(t, graph); len(qs) > 0 {
 		b.mu.Lock()
+		if len(b.asking) > maxRemembered {
+			// A long-lived process (the hub) forgets the oldest reads at
+			// once: only "who answered" and the message shown before a
+			// send of a question not listed again are lost.
+			clear(b.asking)
+			clear(b.askedBy)
+		}
 		for _, q := range qs {
 			if q.msg != "" {
 				b.askedBy[q.it.ID] = q.msg
 			}
+			b.asking[q.it.ID] = asking{task: t.ID, context: t.ContextID, q: q}
 		}
 		b.mu.Unlock()
 		return qs, nil
