@@ -36,8 +36,8 @@ func TestShortIDCutsBetweenCharacters(t *testing.T) {
 	for _, c := range []struct{ id, want string }{
 		{"7bc96fdc23ff27baec12270e4eeb7233", "7bc96fdc"},
 		{"short", "short"},
-		{"tâche-éé-42", "tâche-éé"},        // 2-byte letters: 8 of them, not 8 bytes
-		{"日本語のタスク番号", "日本語の"},              // wide: 2 cells each
+		{"tâche-éé-42", "tâche-éé"},              // 2-byte letters: 8 of them, not 8 bytes
+		{"日本語のタスク番号", "日本語の"},                    // wide: 2 cells each
 		{"cafe\u0301-au-lait", "cafe\u0301-au-"}, // the accent stays with its e
 	} {
 		got := ShortID(c.id)

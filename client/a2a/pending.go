@@ -70,7 +70,7 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		// cannot be read: a typo in tasks: does not hide the inbox.
 		sort.Strings(unknown)
 		return out, &client.SourceDown{Source: "task " + strings.Join(unknown, ", ") + " (named in the profile's tasks: or --task)",
-			Err: fmt.Errorf("the agent at %s knows no such task: check the id, or take it out of tasks:", b.Server())}
+			Err: fmt.Errorf("the agent at %s knows no such task: check the id, or take it out of the profile's tasks", b.Server())}
 	}
 	return out, nil
 }

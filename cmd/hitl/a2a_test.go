@@ -487,7 +487,7 @@ func TestA2AUnknownNamedTaskIsSaid(t *testing.T) {
 	r := a.hitl("", "list", "--task", "no-such-task-42")
 	if r.code != 0 || !strings.Contains(r.stdout, "Which region should the replica go to?") ||
 		!strings.Contains(r.stderr, "task no-such-task-42 (named in the profile's tasks: or --task) cannot be listed (the agent at "+strings.TrimRight(a.url, "/")) ||
-		!strings.Contains(r.stderr, "knows no such task: check the id, or take it out of tasks:); the rest of the inbox is listed") {
+		!strings.Contains(r.stderr, "knows no such task: check the id, or take it out of the profile's tasks); the rest of the inbox is listed") {
 		t.Fatalf("list with an unknown named task: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// A known one, named, is listed with no word.
