@@ -65,6 +65,9 @@ type mergedSource struct {
 	last   []client.Interrupt
 }
 
+// maxOwned bounds the interrupts whose source is remembered.
+const maxOwned = 100000
+
 // SourceRetry is how often a watched read asks a source that was down
 // again.
 const SourceRetry = 3 * time.Second
@@ -262,6 +265,12 @@ func (m *Merged) pending(ctx context.Context, report func(client.Progress)) ([]c
 	var downs []error
 	hard := 0 // sources that could not be listed at all
 	m.mu.Lock()
+	if len(m.owner) > maxOwned {
+		// A hub that ran long forgets the interrupts of old listings: a
+		// decision on one still finds its source by its server.
+		clear(m.owner)
+		clear(m.threads)
+	}
 	for i, its := range lists {
 		for j := range its {
 			it := &its[j]
@@ -386,7 +395,7 @@ func (m *Merged) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 	}
 	for _, it := range sub.Items {
 		if it.Resume.End != nil && !s.feat.Ends() {
-			return client.Receipt{}, fmt.Errorf("%s cannot %s: it has no thread to end; reject it instead (nothing sent)", s.Name, it.Resume.End.Words())
+			return client.Receipt{}, fmt.Errorf("%s cannot end a thread's work (%s): reject it instead; nothing sent", s.Name, it.Resume.End.Words())
 		}
 	}
 	if len(sub.Items) > 1 && !s.feat.Batches() {

@@ -28,7 +28,7 @@ const coordServer = "hitl serve --http"
 
 // source is the door's requests as a source of the hub's inbox.
 func (d *doorRequests) source() hub.Source {
-	return hub.Source{Name: "the requests on the hub's door", Backend: d, Owns: d.mine}
+	return hub.Source{Name: "the coding agents' requests (the hub's door)", Backend: d, Owns: d.mine}
 }
 
 func (d *doorRequests) mine(id string) bool {
