@@ -146,7 +146,51 @@ hub:
 		t.Fatalf("opencode got %+v", got)
 	}
 
-	// Both decisions in the team's audit log, each with its source.
+	// An A2A agent's Strands tool approval: rejected through the door with
+	// a reason (listed in the middleware's shape, spelled back as Strands'
+	// interruptResponse), and another approved over SSH.
+	no, yes := a.start("strands"), a.start("strands")
+	idOf := func(task string) string {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			_, out, _ := d.cli(aliceToken, "list", "--json")
+			var its []listed
+			json.Unmarshal([]byte(out), &its)
+			for _, it := range its {
+				if it.ThreadID == task {
+					return it.ID
+				}
+			}
+		}
+		t.Fatalf("the door never listed task %s", task)
+		return ""
+	}
+	noID := idOf(no)
+	if _, out, _ := d.cli(aliceToken, "show", noID); !strings.Contains(out, "send_email") || !strings.Contains(out, "dana@customer.example") {
+		t.Fatalf("show of a Strands approval through the door:\n%s", out)
+	}
+	code, out, errs = d.cli(aliceToken, "reject", noID, "-m", "wrong customer")
+	if code != 0 || !strings.Contains(out, "Sent reject") {
+		t.Fatalf("reject of a Strands approval through the door: exit %d\n%s%s", code, out, errs)
+	}
+	if _, resp := interruptResponse(t, a.received(no)); resp != `"n: wrong customer"` {
+		t.Fatalf("the A2A agent received %s", a.received(no))
+	}
+	yesID := idOf(yes)
+	bob.keys("Escape")
+	bob.keys("/")
+	bob.text(yes)
+	bob.keys("Enter", "Enter")
+	bob.waitFor("send_email")
+	bob.press("a", "Send this?")
+	bob.press("y", "Sent approve")
+	for deadline := time.Now().Add(10 * time.Second); a.received(yes) == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	}
+	if _, resp := interruptResponse(t, a.received(yes)); resp != `"y"` {
+		t.Fatalf("the A2A agent received %s", a.received(yes))
+	}
+
+	// Every decision in the team's audit log, each with its source.
 	code, out, errs = d.cli(viewerToken, "history", "--team", "--json")
 	if code != 0 {
 		t.Fatalf("history --team --json: exit %d\n%s%s", code, out, errs)
@@ -159,7 +203,8 @@ hub:
 		}
 		seen = append(seen, fmt.Sprint(m["reviewer"], " ", m["door"], " ", m["source"], " ", m["outcome"], " ", m["request_id"]))
 	}
-	for _, want := range []string{"alice http a2a sent " + textID, "alice http opencode sent " + cleanID, "bob ssh opencode sent " + pushID} {
+	for _, want := range []string{"alice http a2a sent " + textID, "alice http opencode sent " + cleanID, "bob ssh opencode sent " + pushID,
+		"alice http a2a sent " + noID, "bob ssh a2a sent " + yesID} {
 		found := false
 		for _, l := range seen {
 			found = found || l == want
