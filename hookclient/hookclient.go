@@ -113,16 +113,16 @@ func (h *Hub) shown(u string) string {
 // answered or withdrawn).
 type Standing = wire.Standing
 
-// Request is what a hook puts up (as a wire.Publish).
+// Request is what a hook puts up: Put sends it as a wire.Publish (Data
+// as its JSON, the durations in seconds).
 type Request struct {
-	Agent     string `json:"agent"`
-	SessionID string `json:"session_id"`
-	Data      any    `json:"data"`
+	Agent, SessionID string
+	Data             any
 	// ExpiresIn: the hub withdraws the request then, whatever happens.
-	ExpiresIn time.Duration `json:"-"`
+	ExpiresIn time.Duration
 	// Lease: the hub withdraws the request this long after the hook
 	// stopped waiting on it (killed outright, cut off): 0, never.
-	Lease time.Duration `json:"-"`
+	Lease time.Duration
 }
 
 // Refused is the hub's refusal of the hook's token (HTTP 401, 403): no
