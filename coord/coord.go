@@ -381,7 +381,7 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 		if more, err = s.opts.Inbox.Requests(r.Context()); err != nil {
 			// One source down hides nothing of the others: the publishers'
 			// requests are listed, and the answer says which source is down
-			// (SourceDownHeader), as the hub's sessions do.
+			// (wire.SourceDownHeader), as the hub's sessions do.
 			w.Header().Set(wire.SourceDownHeader, headerText(err.Error()))
 			s.log("listing without the LangGraph server", "error", err)
 		}
