@@ -213,8 +213,7 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if resp.StatusCode() == http.StatusAccepted {
 		// A team rule wants more approvers: the coordinator recorded this
 		// one's approval and sent nothing.
-		held := took
-		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
+		return client.Receipt{}, &awaitingApproval{b.Redact(orText(took.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
 	if o := took.Outcome; o != nil && knownStatus(o.Status) {
 		// A hub's door followed the run its decision started: Follow says
