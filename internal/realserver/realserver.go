@@ -145,4 +145,3 @@ func Hold(t testing.TB, url string) {
 	m.(*sync.Mutex).Lock()
 	t.Cleanup(m.(*sync.Mutex).Unlock)
 }
-
