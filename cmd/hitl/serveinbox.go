@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -50,11 +49,7 @@ func (d *doorRequests) Pending(context.Context) ([]client.Interrupt, error) {
 	var out []client.Interrupt
 	reqs := d.c.Pending()
 	for i := len(reqs) - 1; i >= 0; i-- {
-		b, err := json.Marshal(reqs[i])
-		if err != nil {
-			continue
-		}
-		out = append(out, events.InterruptOf(b, coordServer))
+		out = append(out, reqs[i].Interrupt(coordServer))
 	}
 	return out, nil
 }
