@@ -36,7 +36,7 @@ With ID, only decisions about that interrupt (4+ characters of its id).`,
 				}
 				match = func(e journal.Entry) bool { return strings.HasPrefix(e.InterruptID, id) }
 			}
-			results, err := a.pipeline().Reconcile(cmd.Context(), match)
+			results, err := a.Pipeline().Reconcile(cmd.Context(), match)
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,7 @@ func forgetCmd(e *env) *cobra.Command {
 				return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
 			}
 			var found []string
-			for h := range a.journal.Hidden() {
+			for h := range a.Journal.Hidden() {
 				if strings.HasPrefix(h, id) {
 					found = append(found, h)
 				}
@@ -88,7 +88,7 @@ func forgetCmd(e *env) *cobra.Command {
 			default:
 				return usageErr("%q matches %d handled interrupts; give more characters", safe(id), len(found))
 			}
-			if err := a.journal.Forget(found[0]); err != nil {
+			if err := a.Journal.Forget(found[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(found[0]))
@@ -100,8 +100,8 @@ func forgetCmd(e *env) *cobra.Command {
 // stillRunning are the decisions whose run the server still shows going
 // after Reconcile (it leaves them as they are), one line per decision.
 func stillRunning(a *app, match func(journal.Entry) bool) []journal.Entry {
-	open, err := a.journal.Unsettled(a.backend.Server())
-	a.journalWarn(err, "decisions still running are not listed")
+	open, err := a.Journal.Unsettled(a.Backend.Server())
+	a.JournalWarn(err, "decisions still running are not listed")
 	var out []journal.Entry
 	seen := map[string]bool{}
 	for _, x := range open {
@@ -138,8 +138,8 @@ func runRef(id string) string {
 
 // printUnknown lists decisions whose outcome is unknown, below the inbox.
 func printUnknown(e *env, a *app) {
-	open, err := a.journal.Unresolved(a.backend.Server())
-	a.journalWarn(err, "decisions of unknown outcome are not listed")
+	open, err := a.Journal.Unresolved(a.Backend.Server())
+	a.JournalWarn(err, "decisions of unknown outcome are not listed")
 	if len(open) == 0 {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/review"
 )
 
 // maxInput is the most a file or standard input given to --args,
@@ -69,9 +70,8 @@ func (f *sendFlags) register(e *env, cmd *cobra.Command, withAction bool) {
 // of the decision that answered it.
 func decisionErrJSON(err error, ids []string, thread string) map[string]any {
 	code := exitError
-	var ee *exitErr
-	if errors.As(err, &ee) {
-		code = ee.code
+	if c, ok := exitStatus(err); ok {
+		code = c
 	}
 	result := map[int]string{exitError: "error", exitUsage: "usage", exitNothing: "nothing-to-do", exitRefused: "refused"}[code]
 	out := map[string]any{"exit_code": code, "message": err.Error()}
@@ -84,12 +84,12 @@ func decisionErrJSON(err error, ids []string, thread string) map[string]any {
 	}
 	var ab *aboutErr
 	if errors.As(err, &ab) {
-		result = ab.result
-		if ab.id != "" {
-			out["interrupt_id"] = ab.id
+		result = ab.Result
+		if ab.ID != "" {
+			out["interrupt_id"] = ab.ID
 		}
-		if ab.winner != nil {
-			out["winner"] = ab.winner
+		if ab.Winner != nil {
+			out["winner"] = ab.Winner
 		}
 	}
 	out["result"] = result
@@ -155,54 +155,19 @@ func (e *env) approveAll(ctx context.Context, f *sendFlags, tool, match string) 
 		return err
 	}
 	a.reconcile(ctx, e)
-	its, err := a.pending(ctx)
+	its, err := a.Pending(ctx)
 	if err != nil {
 		return err
 	}
-	var drafts []decide.Draft
+	drafts, left := review.ApprovalsOfTool(its, tool, match)
 	var refused []string
-	for _, it := range its {
-		if len(it.Actions) == 0 {
-			continue
-		}
-		var others []string
-		mine := false
-		for _, act := range it.Actions {
-			if act.Name == tool {
-				mine = true
-			} else {
-				others = append(others, act.Name)
-			}
-		}
-		if !mine {
-			continue
-		}
-		if match != "" {
-			text := strings.ToLower(present.Summary(it))
-			for _, act := range it.Actions {
-				text += " " + strings.ToLower(string(act.Args))
-			}
-			if !strings.Contains(text, strings.ToLower(match)) {
-				continue
-			}
-		}
+	for _, l := range left {
+		it := l.Interrupt
 		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
-		if len(others) > 0 {
-			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(others, ", ")+" (approve it by id after reading it)")
-			continue
-		}
-		ds := make([]client.Decision, len(it.Actions))
-		ok := true
-		for i := range it.Actions {
-			if !it.Allows(i, client.Approve) {
-				refused = append(refused, line+"\n    not approved: approve is not allowed here (allowed: "+present.Types(it.AllowedAt(i))+")")
-				ok = false
-				break
-			}
-			ds[i] = client.Decision{Type: client.Approve}
-		}
-		if ok {
-			drafts = append(drafts, decide.Draft{Interrupt: it, Decisions: ds})
+		if len(l.Others) > 0 {
+			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(l.Others, ", ")+" (approve it by id after reading it)")
+		} else {
+			refused = append(refused, line+"\n    not approved: approve is not allowed here (allowed: "+present.Types(l.Allowed)+")")
 		}
 	}
 	if len(drafts) == 0 && len(refused) == 0 {
@@ -901,7 +866,7 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 		return err
 	}
 	a.reconcile(ctx, e)
-	its, err := a.findAll(ctx, ids, f.thread)
+	its, err := a.FindAll(ctx, ids, f.thread)
 	if err != nil {
 		return err
 	}
@@ -919,7 +884,7 @@ func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build 
 // sendPrepared hands drafts to the decision pipeline: one resume per
 // thread where the backend takes several, each outcome reported.
 func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f *sendFlags) error {
-	p := a.pipeline()
+	p := a.Pipeline()
 	subs, err := p.Prepare(drafts)
 	if err != nil {
 		var de *decide.DraftError
@@ -947,7 +912,7 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 				safe(d.Interrupt.ThreadID), safe(present.ShortID(d.Interrupt.ID)))
 		}
 		// Claims are advice: said, never in the way.
-		if others := d.Interrupt.Others(a.journal.ID(), time.Now()); len(others) > 0 {
+		if others := d.Interrupt.Others(a.Journal.ID(), time.Now()); len(others) > 0 {
 			fmt.Fprintf(e.stderr, "note: %s: %s; your decision may race theirs\n",
 				safe(present.ShortID(d.Interrupt.ID)), safe(present.Editing(others, time.Now())))
 		}
@@ -990,7 +955,7 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 // the note that says what an ending does from being printed for nothing.
 // The rule and its words are decide.EndsAlone's, as in the TUI.
 func (a *app) endsAlone(drafts []decide.Draft) error {
-	if err := decide.EndsAlone(drafts, a.waiting); err != nil {
+	if err := decide.EndsAlone(drafts, a.Waiting); err != nil {
 		return refusedErr("refused, nothing sent: %s", err.Error())
 	}
 	return nil

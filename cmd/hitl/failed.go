@@ -10,46 +10,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/review"
 )
-
-// failuresRead is how many of the newest failed threads are read in full.
-const failuresRead = 50
-
-// failedThread is a failed thread as `hitl list --failed --json` prints
-// it: the backend's Failure, and the decision this machine sent there.
-type failedThread struct {
-	client.Failure
-	// Sent is this machine's newest decision on the thread (its audit
-	// entry), when there is one.
-	Sent *journal.Entry `json:"sent_from_here"`
-}
-
-// failures reads the failed threads, each with this machine's decision.
-// ok is false when the backend cannot tell.
-func (a *app) failures(ctx context.Context) (list []failedThread, total int, ok bool, err error) {
-	l := a.feat.FailureLister
-	if l == nil {
-		return nil, 0, false, nil
-	}
-	fs, total, err := l.Failures(ctx, failuresRead)
-	if err != nil {
-		return nil, 0, true, err
-	}
-	hist, err := a.journal.History()
-	a.journalWarn(err, "the failed runs are listed without the decisions this machine sent them")
-	list = make([]failedThread, len(fs))
-	for i, f := range fs {
-		list[i] = failedThread{Failure: f, Sent: present.LastSent(hist, a.backend.Server(), f.ThreadID)}
-	}
-	return list, total, true, nil
-}
 
 // printFailures prints the failed threads as a section of `hitl list`:
 // the error's first line, the decision that led there, what to do. full
 // prints each error whole (hitl list --failed).
-func printFailures(w io.Writer, fs []failedThread, total int, full bool, now time.Time) {
+func printFailures(w io.Writer, fs []review.FailedThread, total int, full bool, now time.Time) {
 	if len(fs) == 0 {
 		return
 	}
@@ -101,7 +69,7 @@ func verbFor(it client.Interrupt) string {
 // listFailed is `hitl list --failed`: the failed threads only, each error
 // in full, or (asJSON) a JSON array of them.
 func listFailed(ctx context.Context, e *env, a *app, asJSON bool) error {
-	fs, total, ok, err := a.failures(ctx)
+	fs, total, ok, err := a.Failures(ctx)
 	if err != nil {
 		return err
 	}
@@ -110,7 +78,7 @@ func listFailed(ctx context.Context, e *env, a *app, asJSON bool) error {
 	}
 	if asJSON {
 		if fs == nil {
-			fs = []failedThread{}
+			fs = []review.FailedThread{}
 		}
 		return writeJSON(e.stdout, fs, true)
 	}
@@ -127,7 +95,7 @@ func listFailed(ctx context.Context, e *env, a *app, asJSON bool) error {
 // printFailedSection ends `hitl list` with the failed threads; not being
 // able to read them is said, not fatal (the pending list was printed).
 func printFailedSection(ctx context.Context, e *env, a *app) {
-	fs, total, _, err := a.failures(ctx)
+	fs, total, _, err := a.Failures(ctx)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "hitl: cannot list the runs that failed:", err)
 		return

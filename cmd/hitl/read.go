@@ -34,7 +34,7 @@ prints the pending interrupts only, as a JSON array; --failed the failed threads
 			if failed {
 				return listFailed(cmd.Context(), e, a, asJSON)
 			}
-			its, err := a.pending(cmd.Context())
+			its, err := a.Pending(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -68,8 +68,8 @@ func showCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a.reading = true
-			it, err := a.find(cmd.Context(), args[0])
+			a.Reading = true
+			it, err := a.Find(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -79,7 +79,7 @@ func showCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e.stdout, it, true)
 			}
-			printShow(e.stdout, it, e.again(), a.journal.ID())
+			printShow(e.stdout, it, e.again(), a.Journal.ID())
 			return nil
 		},
 	}
@@ -150,7 +150,7 @@ and a watch started again says for how many it does not run again.`,
 func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *execHook) error {
 	// A backend that streams its changes wakes the loop at once.
 	var changes <-chan struct{}
-	if n := a.feat.Notifier; n != nil {
+	if n := a.Features.Notifier; n != nil {
 		changes = n.Changes(ctx)
 	}
 	seen := map[string]bool{}
@@ -182,13 +182,13 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 	var shown error
 	progress := func(p client.Progress) {
 		if shown == nil {
-			shown = show(journal.Unhandled(p.Items, a.journal.Hidden()))
+			shown = show(journal.Unhandled(p.Items, a.Journal.Hidden()))
 		}
 	}
 	wait := interval
 	failing := false
 	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
-	settled := a.feat.Settled
+	settled := a.Features.Settled
 	var read uint64 // the version of the last listing, when settled says
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -253,15 +253,15 @@ func settledAt(s client.Settled, changes <-chan struct{}) (uint64, bool) {
 // pendingProgress is app.pending, reporting a long listing's progress where
 // the backend can.
 func (a *app) pendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
-	p := a.feat.Progressive
+	p := a.Features.Progressive
 	if p == nil {
-		return a.pending(ctx)
+		return a.Pending(ctx)
 	}
 	all, err := p.PendingProgress(ctx, report)
-	if err := a.sourceDown(err); err != nil {
+	if err := a.SourceDown(err); err != nil {
 		return nil, err
 	}
-	return a.unhandled(all), nil
+	return a.Unhandled(all), nil
 }
 
 func conversationCmd(e *env) *cobra.Command {
@@ -279,11 +279,11 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			if err != nil {
 				return err
 			}
-			c := a.feat.Conversational
+			c := a.Features.Conversational
 			if c == nil {
 				return refusedErr("this backend keeps no conversation")
 			}
-			thread, known, err := a.threadOf(cmd.Context(), args[0])
+			thread, known, err := a.ThreadOf(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -292,9 +292,9 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			case errors.Is(err, client.ErrNoThread) && !known:
 				// Neither this machine nor the server knows it: not found (4).
 				return refusedErr("no thread or interrupt %q on %s\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl list shows the waiting interrupts' ids, hitl history the decided ones; hitl show ID prints an interrupt's thread",
-					safe(args[0]), safe(a.backend.Server()), safe(args[0]))
+					safe(args[0]), safe(a.Backend.Server()), safe(args[0]))
 			case errors.Is(err, client.ErrNoThread):
-				return nothingErr("thread %s no longer exists on %s (deleted): it has no conversation left to show", safe(thread), safe(a.backend.Server()))
+				return nothingErr("thread %s no longer exists on %s (deleted): it has no conversation left to show", safe(thread), safe(a.Backend.Server()))
 			case err != nil && !known:
 				// A thread this machine never saw: maybe not a thread's id.
 				return fmt.Errorf("%w\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl show ID prints an interrupt's thread, hitl list --json each one's thread_id", err, safe(args[0]))
