@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -28,32 +26,23 @@ With ID, only decisions about that interrupt (4+ characters of its id).`,
 			if err != nil {
 				return err
 			}
-			var match func(journal.Entry) bool
+			id := ""
 			if len(args) == 1 {
-				id := strings.ToLower(strings.TrimSpace(args[0]))
-				if len(id) < 4 {
-					return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
-				}
-				match = func(e journal.Entry) bool { return strings.HasPrefix(e.InterruptID, id) }
+				id = args[0]
 			}
-			results, err := a.Pipeline().Reconcile(cmd.Context(), match)
+			checked, err := a.Check(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
-			going := stillRunning(a, match)
-			if len(results) == 0 && len(going) == 0 {
+			if len(checked.Results) == 0 && len(checked.Running) == 0 {
 				fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
 				return nil
 			}
-			unknown := 0
-			for _, r := range results {
+			for _, r := range checked.Results {
 				fmt.Fprintln(e.stdout, r.Text())
-				if r.Kind == decide.Unknown {
-					unknown++
-				}
 			}
-			printRunning(e, going)
-			if unknown > 0 {
+			printRunning(e, checked.Running)
+			if unknown := checked.Unknown(); unknown > 0 {
 				return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
 			}
 			return nil
@@ -71,47 +60,14 @@ func forgetCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id := strings.ToLower(strings.TrimSpace(args[0]))
-			if len(id) < 4 {
-				return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
-			}
-			var found []string
-			for h := range a.Journal.Hidden() {
-				if strings.HasPrefix(h, id) {
-					found = append(found, h)
-				}
-			}
-			switch len(found) {
-			case 0:
-				return refusedErr("no handled interrupt %q on this machine (hitl history lists what was decided)", safe(id))
-			case 1:
-			default:
-				return usageErr("%q matches %d handled interrupts; give more characters", safe(id), len(found))
-			}
-			if err := a.Journal.Forget(found[0]); err != nil {
+			id, err := a.Forget(args[0])
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(found[0]))
+			fmt.Fprintf(e.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(id))
 			return nil
 		},
 	}
-}
-
-// stillRunning are the decisions whose run the server still shows going
-// after Reconcile (it leaves them as they are), one line per decision.
-func stillRunning(a *app, match func(journal.Entry) bool) []journal.Entry {
-	open, err := a.Journal.Unsettled(a.Backend.Server())
-	a.JournalWarn(err, "decisions still running are not listed")
-	var out []journal.Entry
-	seen := map[string]bool{}
-	for _, x := range open {
-		if x.Outcome != journal.Running || seen[x.DecisionID] || (match != nil && !match(x)) {
-			continue
-		}
-		seen[x.DecisionID] = true
-		out = append(out, x)
-	}
-	return out
 }
 
 // printRunning says which decisions' runs are still going, and since when:
@@ -138,8 +94,7 @@ func runRef(id string) string {
 
 // printUnknown lists decisions whose outcome is unknown, below the inbox.
 func printUnknown(e *env, a *app) {
-	open, err := a.Journal.Unresolved(a.Backend.Server())
-	a.JournalWarn(err, "decisions of unknown outcome are not listed")
+	open := a.Unresolved()
 	if len(open) == 0 {
 		return
 	}
