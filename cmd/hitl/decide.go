@@ -56,44 +56,12 @@ func (f *sendFlags) register(e *env, cmd *cobra.Command, withAction bool) {
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		err := run(c, args)
 		if err != nil && f.asJSON && !f.dryRun && !errors.Is(err, errAlreadyPrinted) {
-			if werr := writeJSON(e.stdout, decisionErrJSON(err, args, f.thread), true); werr != nil {
+			if werr := writeJSON(e.stdout, review.ErrorJSON(err, exitKind(err), args, f.thread), true); werr != nil {
 				return werr
 			}
 		}
 		return err
 	}
-}
-
-// decisionErrJSON is the --json object of a decision command that ended
-// before a resume's outcome: the result by name, the exit code, the words
-// (as on stderr), the ids asked for, and what is known of the interrupt and
-// of the decision that answered it.
-func decisionErrJSON(err error, ids []string, thread string) map[string]any {
-	code := exitError
-	if c, ok := exitStatus(err); ok {
-		code = c
-	}
-	result := map[int]string{exitError: "error", exitUsage: "usage", exitNothing: "nothing-to-do", exitRefused: "refused"}[code]
-	out := map[string]any{"exit_code": code, "message": err.Error()}
-	if ids == nil {
-		ids = []string{}
-	}
-	out["asked"] = ids
-	if thread != "" {
-		out["thread"] = thread
-	}
-	var ab *aboutErr
-	if errors.As(err, &ab) {
-		result = ab.Result
-		if ab.ID != "" {
-			out["interrupt_id"] = ab.ID
-		}
-		if ab.Winner != nil {
-			out["winner"] = ab.Winner
-		}
-	}
-	out["result"] = result
-	return out
 }
 
 // one builds the same input for every interrupt named.
@@ -920,17 +888,17 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 	if f.dryRun {
 		return printDryRun(e, subs)
 	}
-	code := exitOK
+	code := review.OK
 	for _, s := range subs {
 		res := p.Send(ctx, s)
 		for _, w := range res.Warnings {
 			fmt.Fprintln(e.stderr, "hitl: warning:", w)
 		}
-		c, err := resultExit(res)
-		code = worseExit(code, c)
+		c, err := review.OfResult(res)
+		code = review.Worse(code, c)
 		switch {
 		case f.asJSON:
-			if err := writeJSON(e.stdout, resultJSON(res), true); err != nil {
+			if err := writeJSON(e.stdout, review.ResultJSON(res), true); err != nil {
 				return err
 			}
 		case res.Kind == decide.Sent:
@@ -943,8 +911,8 @@ func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f
 			fmt.Fprintln(e.stderr, "hitl:", err)
 		}
 	}
-	if code != exitOK {
-		return &exitErr{code, errAlreadyPrinted}
+	if code != review.OK {
+		return &review.Error{Kind: code, Err: errAlreadyPrinted}
 	}
 	return nil
 }
@@ -964,96 +932,6 @@ func (a *app) endsAlone(drafts []decide.Draft) error {
 // errAlreadyPrinted marks an error whose message went out already.
 var errAlreadyPrinted = errors.New("")
 
-// worseExit is the exit code of two results: the higher code, except that
-// an approval recorded (6) gives way to any other code but 0 (what else
-// happened is what a script must hear).
-func worseExit(a, b int) int {
-	rank := func(c int) int {
-		switch c {
-		case exitOK:
-			return 0
-		case exitPending:
-			return 1
-		}
-		return c + 1
-	}
-	if rank(b) > rank(a) {
-		return b
-	}
-	return a
-}
-
-// resultExit is the exit code and error of a result (hitl help exit-codes).
-func resultExit(r *decide.Result) (int, error) {
-	switch r.Kind {
-	case decide.Sent:
-		if r.Run.Status == client.Failed {
-			return exitError, &exitErr{exitError, fmt.Errorf("the decision was sent, but the run failed: %s", safe(r.Run.Error))}
-		}
-		return exitOK, nil
-	case decide.HandledElsewhere:
-		return exitNothing, &exitErr{exitNothing, r.Err()}
-	case decide.Unconfirmed:
-		return exitUnconfirmed, &exitErr{exitUnconfirmed, r.Err()}
-	case decide.Busy: // not handled: it still waits
-		return exitRefused, &exitErr{exitRefused, r.Err()}
-	case decide.ApprovalRecorded: // nothing broke: the rule waits for another approver
-		return exitPending, &exitErr{exitPending, r.Err()}
-	}
-	return exitError, &exitErr{exitError, r.Err()}
-}
-
-// resultJSON is the --json form of a result.
-func resultJSON(r *decide.Result) map[string]any {
-	s := r.Submission
-	out := map[string]any{"result": r.Kind, "decision_id": s.DecisionID, "thread_id": s.ThreadID,
-		"interrupt_id": s.Items[0].Interrupt.ID, "interrupt_ids": s.IDs(), "message": r.Text()}
-	if len(s.Items) == 1 {
-		out["resume"] = resumeJSON(s.Items[0].Resume)
-	} else {
-		m := map[string]any{}
-		for _, it := range s.Items {
-			m[it.Interrupt.ID] = resumeJSON(it.Resume)
-		}
-		out["resumes"] = m
-	}
-	if r.Kind == decide.Sent {
-		out["outcome"] = r.Run
-	}
-	var items []map[string]any
-	for _, it := range r.Items {
-		x := map[string]any{"interrupt_id": it.ID, "result": it.Kind}
-		if it.Winner != nil {
-			x["winner"] = it.Winner
-		}
-		items = append(items, x)
-	}
-	if items != nil {
-		out["items"] = items
-	}
-	return out
-}
-
-func resumeJSON(r client.Resume) any {
-	if r.Continue {
-		return nil
-	}
-	if r.End != nil {
-		return endingText(r.End)
-	}
-	return r.Value
-}
-
-// endingText says what an ending does instead of a resume value (which it
-// has none of): --dry-run prints it.
-func endingText(end *client.Ending) string {
-	reason := "no reason given"
-	if end.Reason != "" {
-		reason = fmt.Sprintf("%q", end.Reason)
-	}
-	return fmt.Sprintf("(%s: no resume value; the thread's work ends at this interrupt, the reason (%s) standing in for each pending tool call's result, or, with no tool call, kept in hitl's audit log only; the thread ends idle)", end.Words(), safe(reason))
-}
-
 // printDryRun prints what would be sent: the resume value (one interrupt),
 // or the resume map of each submission.
 func printDryRun(e *env, subs []*client.Submission) error {
@@ -1064,7 +942,7 @@ func printDryRun(e *env, subs []*client.Submission) error {
 			return nil
 		}
 		if r.End != nil {
-			fmt.Fprintln(e.stdout, endingText(r.End))
+			fmt.Fprintln(e.stdout, review.EndingText(r.End))
 			return nil
 		}
 		return writeJSON(e.stdout, r.Value, true)
@@ -1072,7 +950,7 @@ func printDryRun(e *env, subs []*client.Submission) error {
 	for _, s := range subs {
 		m := map[string]any{}
 		for _, it := range s.Items {
-			m[it.Interrupt.ID] = resumeJSON(it.Resume)
+			m[it.Interrupt.ID] = review.ResumeJSON(it.Resume)
 		}
 		fmt.Fprintf(e.stdout, "thread %s, one resume:\n", safe(s.ThreadID))
 		if err := writeJSON(e.stdout, m, true); err != nil {

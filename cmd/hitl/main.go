@@ -85,6 +85,14 @@ func exitStatus(err error) (int, bool) {
 	return 0, false
 }
 
+// exitKind is exitStatus as a review.Kind: Failed when err names none.
+func exitKind(err error) review.Kind {
+	if code, ok := exitStatus(err); ok {
+		return review.Kind(code)
+	}
+	return review.Failed
+}
+
 func usageErr(format string, a ...any) error {
 	return &exitErr{exitUsage, fmt.Errorf(format, a...)}
 }
@@ -132,7 +140,7 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 }
 
 // aboutErr is an error of a decision command with what its --json object
-// says of it beyond the exit code (decisionErrJSON).
+// says of it beyond the exit code (review.ErrorJSON).
 type aboutErr = review.About
 
 // about gives err what a --json object says of it.
