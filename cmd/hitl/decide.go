@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
-	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 	"github.com/hitl-sh/hitl/review"
 )
@@ -370,7 +368,7 @@ of the proposed and the sent arguments.`,
 			if err != nil {
 				return err
 			}
-			sets, err := readSets(setFlags)
+			sets, err := review.ParseSets(setFlags)
 			if err != nil {
 				return err
 			}
@@ -403,7 +401,7 @@ of the proposed and the sent arguments.`,
 						if len(v) != 1 {
 							return decide.Input{}, usageErr("--field %s given %d times: this action has no args_schema to say it is a list; give --set %s='[…]'", k, len(v), k)
 						}
-						more, err := readSets([]string{k + "=" + v[0]})
+						more, err := review.ParseSets([]string{k + "=" + v[0]})
 						if err != nil {
 							return decide.Input{}, err
 						}
@@ -420,7 +418,7 @@ of the proposed and the sent arguments.`,
 					if raw != nil {
 						base = raw
 					}
-					merged, err := mergeSets(base, sets)
+					merged, err := review.SetKeys(base, sets)
 					if err != nil {
 						return decide.Input{}, err
 					}
@@ -438,123 +436,15 @@ of the proposed and the sent arguments.`,
 	return cmd
 }
 
-// set is one --set KEY=VALUE.
-type set struct {
-	key   string
-	value json.RawMessage
-}
-
-// readSets reads --set flags: VALUE as JSON when it is JSON, else as text.
-func readSets(flags []string) ([]set, error) {
-	var out []set
-	for _, fl := range flags {
-		k, v, ok := strings.Cut(fl, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErr("--set %q: give KEY=VALUE (hitl show ID lists the arguments)", fl)
-		}
-		val := json.RawMessage(strings.TrimSpace(v))
-		if !json.Valid(val) || strings.TrimSpace(v) == "" {
-			b, _ := json.Marshal(v)
-			val = b
-		}
-		out = append(out, set{key: k, value: val})
-	}
-	return out, nil
-}
-
-// mergeSets sets each key of sets in the arguments object args, keeping
-// the other keys and their order.
-func mergeSets(args json.RawMessage, sets []set) (json.RawMessage, error) {
-	var keys []string
-	vals := map[string]json.RawMessage{}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, usageErr("--set changes keys of an arguments object; these arguments are not one")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, usageErr("the arguments cannot be read: %v", err)
-		}
-		k := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, usageErr("the arguments cannot be read: %v", err)
-		}
-		if _, seen := vals[k]; !seen {
-			keys = append(keys, k)
-		}
-		vals[k] = v
-	}
-	for _, s := range sets {
-		if _, seen := vals[s.key]; !seen {
-			keys = append(keys, s.key)
-		}
-		vals[s.key] = s.value
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// canonicalJSON is raw JSON indented for a diff, keys sorted, every byte
-// inert.
-func canonicalJSON(raw json.RawMessage) (string, error) {
-	c, err := diff.Canonical(raw)
-	if err != nil {
-		return "", err
-	}
-	return present.IndentJSON([]byte(c), present.JSONOptions{})
-}
-
 // printEdits writes, for each edit among the drafts, the change to the
-// arguments as a line diff of the proposed and the sent ones: what a key
-// left out of --args drops is seen before it is sent.
+// arguments (present.ArgsChange): what a key left out of --args drops is
+// seen before it is sent.
 func printEdits(e *env, drafts []decide.Draft) {
 	for _, d := range drafts {
 		for i, dec := range d.Decisions {
-			if dec.Type != client.Edit || i >= len(d.Interrupt.Actions) {
-				continue
-			}
-			a := d.Interrupt.Actions[i]
-			// Both sides with their keys sorted, as the reviewer's diff
-			// does: a key the edit kept is not shown as removed and added
-			// again because --args wrote it in another place (or an A2A
-			// agent's Struct came in an order of its own).
-			before, err1 := canonicalJSON(a.Args)
-			after, err2 := canonicalJSON(dec.Args)
-			if err1 != nil || err2 != nil {
-				continue
-			}
-			fmt.Fprintf(e.stderr, "edit of %s (%s), the arguments sent (- proposed, + sent):\n", safe(a.Name), safe(present.ShortID(d.Interrupt.ID)))
-			dropped := false
-			for _, l := range diff.Lines(before, after) {
-				mark := "  "
-				switch l.Op {
-				case diff.Delete:
-					mark = "- "
-				case diff.Insert:
-					mark = "+ "
-				}
-				fmt.Fprintln(e.stderr, mark+l.Text)
-			}
-			if ch, err := diff.Structural(a.Args, dec.Args); err == nil {
-				for _, c := range ch {
-					dropped = dropped || c.Kind == diff.Removed
-				}
-			}
-			if dropped {
-				fmt.Fprintln(e.stderr, "note: keys of the proposed arguments are dropped (--args replaces the whole object; --set KEY=VALUE changes one and keeps the others)")
+			if dec.Type == client.Edit && i < len(d.Interrupt.Actions) {
+				a := d.Interrupt.Actions[i]
+				present.ArgsChange(e.stderr, a.Name, d.Interrupt.ID, a.Args, dec.Args)
 			}
 		}
 	}
