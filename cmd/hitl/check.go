@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -10,7 +11,15 @@ import (
 	"github.com/hitl-sh/hitl/present"
 )
 
+// checkOptions is what hitl check is asked.
+type checkOptions struct {
+	io   *env
+	open func() (*app, error)
+	id   string // "": every decision of unknown outcome
+}
+
 func checkCmd(e *env) *cobra.Command {
+	opts := &checkOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	return &cobra.Command{
 		Use:   "check [ID]",
 		Short: "Look up on the server what became of decisions whose outcome is unknown",
@@ -22,52 +31,69 @@ run is still going are listed with when they were sent, and left as they are.
 With ID, only decisions about that interrupt (4+ characters of its id).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			id := ""
 			if len(args) == 1 {
-				id = args[0]
+				opts.id = args[0]
 			}
-			checked, err := a.Check(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if len(checked.Results) == 0 && len(checked.Running) == 0 {
-				fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
-				return nil
-			}
-			for _, r := range checked.Results {
-				fmt.Fprintln(e.stdout, r.Text())
-			}
-			printRunning(e, checked.Running)
-			if unknown := checked.Unknown(); unknown > 0 {
-				return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
-			}
-			return nil
+			return runCheck(cmd.Context(), opts)
 		},
 	}
 }
 
+func runCheck(ctx context.Context, opts *checkOptions) error {
+	e := opts.io
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	checked, err := a.Check(ctx, opts.id)
+	if err != nil {
+		return err
+	}
+	if len(checked.Results) == 0 && len(checked.Running) == 0 {
+		fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
+		return nil
+	}
+	for _, r := range checked.Results {
+		fmt.Fprintln(e.stdout, r.Text())
+	}
+	printRunning(e, checked.Running)
+	if unknown := checked.Unknown(); unknown > 0 {
+		return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
+	}
+	return nil
+}
+
+// forgetOptions is what hitl forget is asked.
+type forgetOptions struct {
+	io   *env
+	open func() (*app, error)
+	id   string
+}
+
 func forgetCmd(e *env) *cobra.Command {
+	opts := &forgetOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	return &cobra.Command{
 		Use:   "forget ID",
 		Short: "Make a handled interrupt pending again on this machine (it is listed while the server lists it)",
 		Args:  exactArgs(1, "an interrupt id (or 4+ characters of it) that this machine handled"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			id, err := a.Forget(args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(id))
-			return nil
+			opts.id = args[0]
+			return runForget(opts)
 		},
 	}
+}
+
+func runForget(opts *forgetOptions) error {
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	id, err := a.Forget(opts.id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.io.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(id))
+	return nil
 }
 
 // printRunning says which decisions' runs are still going, and since when:

@@ -14,8 +14,17 @@ import (
 	"github.com/hitl-sh/hitl/present"
 )
 
+// listOptions is what hitl list is asked. As each command here (gh's
+// shape), its options, then its run function: a test gives io buffers and
+// an open that returns a session on a fake backend.
+type listOptions struct {
+	io           *env
+	open         func() (*app, error)
+	json, failed bool
+}
+
 func listCmd(e *env) *cobra.Command {
-	var asJSON, failed bool
+	opts := &listOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List pending interrupts, newest first",
@@ -25,67 +34,84 @@ machine sent there, and how to answer again what the thread still holds). --json
 prints the pending interrupts only, as a JSON array; --failed the failed threads only
 (each error in full; with --json, a JSON array of them).`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			a.reconcile(cmd.Context(), e)
-			if failed {
-				return listFailed(cmd.Context(), e, a, asJSON)
-			}
-			its, err := a.Pending(cmd.Context())
-			if err != nil {
-				return err
-			}
-			// What expires is decided first: it goes to the top.
-			present.DeadlinesFirst(its)
-			if asJSON {
-				if its == nil {
-					its = []client.Interrupt{}
-				}
-				return writeJSON(e.stdout, its, true)
-			}
-			printList(e.stdout, its, time.Now())
-			printUnknown(e, a)
-			printFailedSection(cmd.Context(), e, a)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), opts) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of interrupts (its fields: docs/commands.md)")
-	cmd.Flags().BoolVar(&failed, "failed", false, "list only the threads whose last run failed")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array of interrupts (its fields: docs/commands.md)")
+	cmd.Flags().BoolVar(&opts.failed, "failed", false, "list only the threads whose last run failed")
 	return cmd
 }
 
+func runList(ctx context.Context, opts *listOptions) error {
+	e := opts.io
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	a.reconcile(ctx, e)
+	if opts.failed {
+		return listFailed(ctx, e, a, opts.json)
+	}
+	its, err := a.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	// What expires is decided first: it goes to the top.
+	present.DeadlinesFirst(its)
+	if opts.json {
+		if its == nil {
+			its = []client.Interrupt{}
+		}
+		return writeJSON(e.stdout, its, true)
+	}
+	printList(e.stdout, its, time.Now())
+	printUnknown(e, a)
+	printFailedSection(ctx, e, a)
+	return nil
+}
+
+// showOptions is what hitl show is asked.
+type showOptions struct {
+	io        *env
+	open      func() (*app, error)
+	id        string
+	json, raw bool
+}
+
 func showCmd(e *env) *cobra.Command {
-	var asJSON, raw bool
+	opts := &showOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one interrupt in full",
 		Args:  exactArgs(1, "an interrupt id (or 4+ characters of it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			a.Reading = true
-			it, err := a.Find(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if raw {
-				return printRaw(e, it)
-			}
-			if asJSON {
-				return writeJSON(e.stdout, it, true)
-			}
-			printShow(e.stdout, it, e.again(), a.Journal.ID())
-			return nil
+			opts.id = args[0]
+			return runShow(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the interrupt as JSON")
-	cmd.Flags().BoolVar(&raw, "raw", false, "print the interrupt's value as the server sent it (exact bytes into a file or a pipe, made inert on a terminal)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the interrupt as JSON")
+	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print the interrupt's value as the server sent it (exact bytes into a file or a pipe, made inert on a terminal)")
 	return cmd
+}
+
+func runShow(ctx context.Context, opts *showOptions) error {
+	e := opts.io
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	a.Reading = true
+	it, err := a.Find(ctx, opts.id)
+	if err != nil {
+		return err
+	}
+	if opts.raw {
+		return printRaw(e, it)
+	}
+	if opts.json {
+		return writeJSON(e.stdout, it, true)
+	}
+	printShow(e.stdout, it, e.again(), a.Journal.ID())
+	return nil
 }
 
 func watchCmd(e *env) *cobra.Command {
