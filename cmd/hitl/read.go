@@ -12,6 +12,7 @@ import (
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/watchexec"
 )
 
 // listOptions is what hitl list is asked. As each command here (gh's
@@ -156,11 +157,11 @@ and a watch started again says for how many it does not run again.`,
 			if hook != nil {
 				// Per server too: the same command watching another
 				// server has its own interrupts.
-				if hook.ran, err = openExecMemory(config.StateDir(e.getenv), a.settings.URL+"\n"+hook.line); err != nil {
+				if err := hook.Remember(config.StateDir(e.getenv), a.settings.URL+"\n"+hook.Line()); err != nil {
 					return err
 				}
-				hook.start(cmd.Context())
-				defer hook.stop()
+				hook.Start(cmd.Context())
+				defer hook.Stop()
 			}
 			return watch(cmd.Context(), e, a, interval, asJSON, hook)
 		},
@@ -173,7 +174,7 @@ and a watch started again says for how many it does not run again.`,
 	return cmd
 }
 
-func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *execHook) error {
+func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *watchexec.Runner) error {
 	// A backend that streams its changes wakes the loop at once.
 	var changes <-chan struct{}
 	if n := a.Features.Notifier; n != nil {
@@ -196,7 +197,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				printLine(e.stdout, it, time.Now())
 			}
 			if hook != nil {
-				if err := hook.notify(ctx, it); err != nil {
+				if err := hook.Notify(ctx, it); err != nil {
 					return err
 				}
 			}
@@ -245,7 +246,7 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 			if err := show(its); err != nil {
 				return err
 			}
-			hook.reportSkipped()
+			hook.ReportSkipped()
 		}
 		timer.Reset(wait)
 	wait:

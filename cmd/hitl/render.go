@@ -13,6 +13,7 @@ import (
 	"github.com/hitl-sh/hitl/inert"
 	"github.com/hitl-sh/hitl/present"
 	"github.com/hitl-sh/hitl/redact"
+	"github.com/hitl-sh/hitl/watchexec"
 )
 
 // safe and safeBlock make backend text printable (one line; lines kept).
@@ -105,4 +106,21 @@ func printRaw(e *env, it client.Interrupt) error {
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s\n", b)
 	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// newExecHook is watch --exec's runner (watchexec.New); a command line it
+// refuses is a usage error.
+func newExecHook(command, shellCmd string, timeout time.Duration, stderr io.Writer, environ func() []string) (*watchexec.Runner, error) {
+	h, err := watchexec.New(command, shellCmd, timeout, stderr, environ)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return h, nil
 }

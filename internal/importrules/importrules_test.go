@@ -41,6 +41,7 @@ var mayImport = map[string][]string{
 	"present":          {"client", "client/journal", "diff", "inert"},
 	"decide":           {"client", "client/journal", "diff", "present", "inert"},
 	"review":           {"decide", "present", "inert", "client", "client/journal"},
+	"watchexec":        {"present", "inert", "client"},
 	"tui":              {"review", "decide", "present", "inert", "client", "client/journal", "diff"},
 }
 
