@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/review"
 	"github.com/hitl-sh/hitl/watchexec"
 )
 
@@ -174,21 +174,12 @@ and a watch started again says for how many it does not run again.`,
 	return cmd
 }
 
+// watch prints each interrupt that waits once, as it appears (review.Watch),
+// and runs watch --exec's command for it.
 func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *watchexec.Runner) error {
-	// A backend that streams its changes wakes the loop at once.
-	var changes <-chan struct{}
-	if n := a.Features.Notifier; n != nil {
-		changes = n.Changes(ctx)
-	}
-	seen := map[string]bool{}
-	// show prints, oldest first, what has not been printed yet.
-	show := func(its []client.Interrupt) error {
-		for i := len(its) - 1; i >= 0; i-- {
-			it := its[i]
-			if seen[it.ID] {
-				continue
-			}
-			seen[it.ID] = true
+	return a.Watch(ctx, review.Watcher{
+		Interval: interval,
+		New: func(it client.Interrupt) error {
 			if asJSON {
 				if err := writeJSON(e.stdout, it, false); err != nil {
 					return err
@@ -197,98 +188,16 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				printLine(e.stdout, it, time.Now())
 			}
 			if hook != nil {
-				if err := hook.Notify(ctx, it); err != nil {
-					return err
-				}
+				return hook.Notify(ctx, it)
 			}
-		}
-		return nil
-	}
-	// A long listing (thousands of interrupts, a slow link) is printed
-	// page by page as it arrives.
-	var shown error
-	progress := func(p client.Progress) {
-		if shown == nil {
-			shown = show(journal.Unhandled(p.Items, a.Journal.Hidden()))
-		}
-	}
-	wait := interval
-	failing := false
-	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
-	settled := a.Features.Settled
-	var read uint64 // the version of the last listing, when settled says
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		shown = nil
-		if settled != nil {
-			read, _ = settled.Settled()
-		}
-		its, err := a.pendingProgress(lctx, progress)
-		lctx = client.WatchedWillDo(ctx)
-		if shown != nil {
-			return shown
-		}
-		switch {
-		case ctx.Err() != nil:
 			return nil
-		case err != nil:
-			fmt.Fprintf(e.stderr, "hitl watch: %v (retrying in %s)\n", err, wait)
-			failing = true
-			wait = min(wait*2, 30*time.Second)
-		default:
-			if failing {
-				fmt.Fprintln(e.stderr, "hitl watch: connected again")
-				failing = false
-			}
-			wait = interval
-			// Oldest first, so that the output reads in the order things happened.
-			if err := show(its); err != nil {
-				return err
-			}
-			hook.ReportSkipped()
-		}
-		timer.Reset(wait)
-	wait:
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
-			// Nothing changed since the last listing (the watcher would
-			// have said): no need to read it again.
-			if v, ok := settledAt(settled, changes); ok && !failing && v == read {
-				timer.Reset(wait)
-				goto wait
-			}
-		case _, open := <-changes:
-			if !open {
-				changes = nil // the stream is gone: keep polling
-			}
-		}
-	}
-}
-
-// settledAt is the backend's version when its watcher runs and a periodic
-// listing would be answered from its reading (client.Settled).
-func settledAt(s client.Settled, changes <-chan struct{}) (uint64, bool) {
-	if s == nil || changes == nil {
-		return 0, false
-	}
-	return s.Settled()
-}
-
-// pendingProgress is app.pending, reporting a long listing's progress where
-// the backend can.
-func (a *app) pendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
-	p := a.Features.Progressive
-	if p == nil {
-		return a.Pending(ctx)
-	}
-	all, err := p.PendingProgress(ctx, report)
-	if err := a.SourceDown(err); err != nil {
-		return nil, err
-	}
-	return a.Unhandled(all), nil
+		},
+		Listed: hook.ReportSkipped,
+		Failed: func(err error, retry time.Duration) {
+			fmt.Fprintf(e.stderr, "hitl watch: %v (retrying in %s)\n", err, retry)
+		},
+		Back: func() { fmt.Fprintln(e.stderr, "hitl watch: connected again") },
+	})
 }
 
 func conversationCmd(e *env) *cobra.Command {
