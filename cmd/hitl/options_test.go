@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/fake"
@@ -96,5 +97,37 @@ func TestCommandsRunOnTheirOptions(t *testing.T) {
 	}
 	if stderr.Len() != 0 {
 		t.Fatalf("stderr: %s", stderr.String())
+	}
+}
+
+// A decision command runs whole (flags, rules, printing, exit status) on
+// the fake backend: approve --all --tool approves what calls only the tool,
+// names what it leaves out and why, and exits 4 for those.
+func TestApproveAllRunsOnAFakeBackend(t *testing.T) {
+	other := func(id string) client.Interrupt {
+		raw := `{"action_requests":[{"name":"send_email","args":{}},{"name":"delete_file","args":{}}],"review_configs":[` +
+			`{"action_name":"send_email","allowed_decisions":["approve"]},{"action_name":"delete_file","allowed_decisions":["approve"]}]}`
+		return client.Interrupt{ID: id, ThreadID: "thread-" + id, Raw: json.RawMessage(raw), Payload: client.Parse([]byte(raw))}
+	}
+	b := fake.New(toolCall("abcd1111"), other("efgh2222"))
+	e, stdout, stderr, open := fakeIO(t, b)
+	e.session = func(time.Duration) (*app, error) { return open() }
+	code := runEnv(context.Background(), e, []string{"approve", "--all", "--tool", "send_email"})
+	if code != exitRefused {
+		t.Fatalf("exit %d, want %d (one left out)\nstdout:\n%s\nstderr:\n%s", code, exitRefused, stdout, stderr)
+	}
+	if out := stdout.String(); !strings.Contains(out, "Approving 1 interrupt of send_email:") || !strings.Contains(out, "abcd1111") ||
+		!strings.Contains(out, "Sent approve for abcd1111") {
+		t.Fatalf("stdout:\n%s", out)
+	}
+	if out := stderr.String(); !strings.Contains(out, "Not approved: 1 interrupt:") || !strings.Contains(out, "efgh2222") ||
+		!strings.Contains(out, "not approved: it also calls delete_file (approve it by id after reading it)") {
+		t.Fatalf("stderr:\n%s", out)
+	}
+	if _, ok := b.SentValue("abcd1111"); !ok {
+		t.Fatal("abcd1111 was not sent")
+	}
+	if _, ok := b.SentValue("efgh2222"); ok {
+		t.Fatal("efgh2222, which also calls another tool, was sent")
 	}
 }

@@ -38,6 +38,10 @@ type env struct {
 	environ func() []string
 
 	flags config.Overrides
+	// session, when set, is what open returns instead of a backend and a
+	// journal opened from the settings (gh's Factory): a test runs a
+	// command on a fake backend, without a config file or a server.
+	session func(follow time.Duration) (*app, error)
 }
 
 // app is what a command works with once settings are resolved: the
@@ -147,6 +151,9 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 
 // open resolves settings and opens the backend and the journal.
 func (e *env) open(follow time.Duration) (*app, error) {
+	if e.session != nil {
+		return e.session(follow)
+	}
 	f, err := config.Load(config.Path(e.getenv))
 	if err != nil {
 		return nil, err
