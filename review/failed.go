@@ -3,27 +3,15 @@ package review
 import (
 	"context"
 
-	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
 )
 
 // FailuresRead is how many of the newest failed threads are read in full.
 const FailuresRead = 50
 
-// FailedThread is a thread whose run failed, as `hitl list --failed
-// --json` prints it: the backend's Failure, and the decision this machine
-// sent there.
-type FailedThread struct {
-	client.Failure
-	// Sent is this machine's newest decision on the thread (its audit
-	// entry), when there is one.
-	Sent *journal.Entry `json:"sent_from_here"`
-}
-
 // Failures reads the failed threads, each with this machine's decision.
 // ok is false when the backend cannot tell.
-func (s *Session) Failures(ctx context.Context) (list []FailedThread, total int, ok bool, err error) {
+func (s *Session) Failures(ctx context.Context) (list []present.FailedThread, total int, ok bool, err error) {
 	l := s.Features.FailureLister
 	if l == nil {
 		return nil, 0, false, nil
@@ -34,9 +22,9 @@ func (s *Session) Failures(ctx context.Context) (list []FailedThread, total int,
 	}
 	hist, err := s.Journal.History()
 	s.JournalWarn(err, "the failed runs are listed without the decisions this machine sent them")
-	list = make([]FailedThread, len(fs))
+	list = make([]present.FailedThread, len(fs))
 	for i, f := range fs {
-		list[i] = FailedThread{Failure: f, Sent: present.LastSent(hist, s.Backend.Server(), f.ThreadID)}
+		list[i] = present.FailedThread{Failure: f, Sent: present.LastSent(hist, s.Backend.Server(), f.ThreadID)}
 	}
 	return list, total, true, nil
 }

@@ -3,68 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
-	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/present"
-	"github.com/hitl-sh/hitl/review"
 )
-
-// printFailures prints the failed threads as a section of `hitl list`:
-// the error's first line, the decision that led there, what to do. full
-// prints each error whole (hitl list --failed).
-func printFailures(w io.Writer, fs []review.FailedThread, total int, full bool, now time.Time) {
-	if len(fs) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "Runs that failed (%d): the agent waits until someone acts\n", max(total, len(fs)))
-	for _, f := range fs {
-		fmt.Fprintf(w, "  thread %s  %s ago  graph %s\n", safe(f.ThreadID), present.Age(f.UpdatedAt, now), oneLine(f.GraphID, 30))
-		if full {
-			fmt.Fprintf(w, "    error:\n%s\n", indent(present.FailureError(f.Failure, f.Sent), "      "))
-		} else {
-			fmt.Fprintf(w, "    error: %s\n", ansi.Truncate(present.FailureGist(f.Failure, f.Sent), 200, "…"))
-		}
-		if f.Sent != nil {
-			fmt.Fprintf(w, "    sent from here: %s\n", present.SentLine(*f.Sent, 0))
-		}
-		for _, it := range f.Interrupts {
-			if it.KeptAnswer {
-				// A new answer cannot help: the graph kept the first.
-				fmt.Fprintf(w, "    still holds %s [%s] %s: the graph keeps the answer it took before failing; a new one is not used (hitl %s %s … runs the task again with the first)\n",
-					safe(present.ShortID(it.ID)), present.BadgeOf(it), oneLine(present.Summary(it), 60), verbFor(it), safe(present.ShortID(it.ID)))
-				continue
-			}
-			fmt.Fprintf(w, "    still holds %s [%s] %s: answer it again with hitl %s %s …\n", safe(present.ShortID(it.ID)),
-				present.BadgeOf(it), oneLine(present.Summary(it), 60), verbFor(it), safe(present.ShortID(it.ID)))
-		}
-		if len(f.Interrupts) == 0 {
-			fmt.Fprintf(w, "    holds no interrupt: hitl cannot resume it (hitl conversation %s shows where it stopped)\n", safe(f.ThreadID))
-		}
-	}
-	if total > len(fs) {
-		fmt.Fprintf(w, "  … and %d older\n", total-len(fs))
-	}
-	if !full {
-		fmt.Fprintln(w, "  (hitl list --failed prints each error in full)")
-	}
-}
-
-// verbFor is the command that answers it most plainly.
-func verbFor(it client.Interrupt) string {
-	for _, t := range []client.DecisionType{client.Approve, client.Respond} {
-		for i := 0; i < it.Slots(); i++ {
-			if it.Allows(i, t) {
-				return strings.ToLower(string(t))
-			}
-		}
-	}
-	return "decide"
-}
 
 // listFailed is `hitl list --failed`: the failed threads only, each error
 // in full, or (asJSON) a JSON array of them.
@@ -78,7 +20,7 @@ func listFailed(ctx context.Context, e *env, a *app, asJSON bool) error {
 	}
 	if asJSON {
 		if fs == nil {
-			fs = []review.FailedThread{}
+			fs = []present.FailedThread{}
 		}
 		return writeJSON(e.stdout, fs, true)
 	}
@@ -88,7 +30,7 @@ func listFailed(ctx context.Context, e *env, a *app, asJSON bool) error {
 		}
 		return nil
 	}
-	printFailures(e.stdout, fs, total, true, time.Now())
+	present.Failures(e.stdout, fs, total, true, time.Now())
 	return nil
 }
 
@@ -102,6 +44,6 @@ func printFailedSection(ctx context.Context, e *env, a *app) {
 	}
 	if len(fs) > 0 {
 		fmt.Fprintln(e.stdout)
-		printFailures(e.stdout, fs, total, false, time.Now())
+		present.Failures(e.stdout, fs, total, false, time.Now())
 	}
 }
