@@ -87,3 +87,27 @@ func TestForgetMakesAHandledOnePendingAgain(t *testing.T) {
 		t.Fatalf("not pending again: %+v", its)
 	}
 }
+
+// The failed runs come with the decision this machine sent there, for the
+// CLI and the TUI alike.
+func TestReadFailuresNameThisMachinesDecision(t *testing.T) {
+	b := fake.New(tools("abcd1111", "bash", `["approve"]`))
+	s := session(t, b)
+	if r := approve(t, s, "abcd"); r.Kind != decide.Sent {
+		t.Fatalf("send: %s", r.Text())
+	}
+	b.SetFailures(client.Failure{ThreadID: "t-abcd1111", GraphID: "g", Error: "boom"}, client.Failure{ThreadID: "t-other", GraphID: "g"})
+	runs, err := ReadFailures(context.Background(), b, s.Journal, b.Server())
+	if err != nil || runs.AuditErr != nil || runs.Total != 2 || len(runs.Threads) != 2 {
+		t.Fatalf("%+v %v", runs, err)
+	}
+	for _, f := range runs.Threads {
+		if mine := f.ThreadID == "t-abcd1111"; mine != (f.Sent != nil) || (mine && f.Sent.InterruptID != "abcd1111") {
+			t.Fatalf("thread %s: sent %+v", f.ThreadID, f.Sent)
+		}
+	}
+	runs, err = ReadFailures(context.Background(), b, nil, b.Server())
+	if err != nil || len(runs.Threads) != 2 || runs.Threads[0].Sent != nil || runs.Threads[1].Sent != nil {
+		t.Fatalf("without a journal: %+v %v", runs, err)
+	}
+}
