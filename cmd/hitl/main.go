@@ -139,11 +139,8 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 	return exitError
 }
 
-// aboutErr is an error of a decision command with what its --json object
-// says of it beyond the exit code (review.ErrorJSON).
-type aboutErr = review.About
-
-// about gives err what a --json object says of it.
+// about gives err what a decision command's --json object says of it
+// beyond the exit code (review.About, review.ErrorJSON).
 func about(err error, result, id string, w *client.Winner) error {
 	return review.WithAbout(err, result, id, w)
 }
