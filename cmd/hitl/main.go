@@ -36,7 +36,10 @@ const (
 	exitPending     = 6 // recorded as a first approval: another approver confirms it
 )
 
-func main() {
+func main() { os.Exit(mainCode()) }
+
+// mainCode is the program, its exit code returned.
+func mainCode() int {
 	// A dropped SSH session (SIGHUP) and a polite kill (SIGTERM) end hitl as
 	// ctrl+c does: what is being sent is still recorded before it exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,7 +59,7 @@ func main() {
 	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ}
 	code := runEnv(ctx, e, os.Args[1:])
 	stop()
-	os.Exit(code)
+	return code
 }
 
 // onHangup, when set, is what SIGHUP does instead of ending hitl.
