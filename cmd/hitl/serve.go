@@ -414,7 +414,7 @@ func (e *env) backendGiven(f *config.File) bool {
 // secrets are every source's credentials, for the hub's log to hide.
 func (e *env) hubSources(a *app, profiles []string) (srcs []hub.Source, secrets []string, err error) {
 	if len(profiles) == 0 {
-		s, err := sourceOf(a.settings, a.backend)
+		s, err := sourceOf(a.settings, a.Backend)
 		if err != nil {
 			return nil, nil, err
 		}
