@@ -7,9 +7,13 @@ package main
 // sent per request, in the team's audit log and on the hook's stdout).
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,4 +105,104 @@ func TestHubKilledHooksMoveToTheOther(t *testing.T) {
 	if got := b.pendingCount(); got != 0 {
 		t.Fatalf("%d requests still wait on hub B", got)
 	}
+}
+
+// One of two hubs killed under load: hooks spread over both hubs (each
+// given both URLs, its own first), two approvers racing on every request
+// over both hubs; hub A is killed with SIGKILL once half the requests are
+// decided, and an approver whose call it cut sends it again to B. Every
+// hook prints the decision the store took (hub B's word), exactly one
+// decision is sent per request (the audit log, written with the
+// decision), none is lost. scripts/bench -only storekill runs it with 200
+// hooks and three approvers.
+func TestOneOfTwoHubsKilledUnderLoad(t *testing.T) {
+	db := pgtest.Database(t)
+	hubs := [2]*storedHub{startStoredHub(t, teamYAML, db), startStoredHub(t, teamYAML, db)}
+	const n = 40
+	hooks := make([]*hookProc, n)
+	for i := range n {
+		hooks[i] = startHook(t, hubs[i%2].url+","+hubs[(i+1)%2].url, "claude", claudeBashIn(fmt.Sprintf("sess-load-%d", i)))
+	}
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = hubs[1].waitRequest(fmt.Sprintf("sess-load-%d", i))
+	}
+	approvers := []struct{ name, token, resp, want string }{
+		{"alice", aliceToken, approveOne, allowJSON},
+		{"bob", bobToken, rejectOne, denyJSON},
+	}
+	var mu sync.Mutex
+	decided, cut := 0, 0
+	killed := false
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		for k, a := range approvers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body, _ := json.Marshal(map[string]any{"request_id": id, "response": json.RawMessage(a.resp)})
+				send := func(h *storedHub) (int, error) {
+					req, _ := http.NewRequest("POST", h.url+"/hitl/respond", bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+a.token)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						return 0, err
+					}
+					defer resp.Body.Close()
+					_, _ = io.Copy(io.Discard, resp.Body)
+					return resp.StatusCode, nil
+				}
+				mu.Lock()
+				h := hubs[(i+k)%2]
+				if killed {
+					h = hubs[1]
+				}
+				mu.Unlock()
+				code, err := send(h)
+				if err != nil && h == hubs[0] {
+					mu.Lock()
+					cut++
+					mu.Unlock()
+					code, err = send(hubs[1])
+				}
+				if err != nil || (code != 200 && code != 409) {
+					t.Errorf("%s on %s: %d %v", a.name, id, code, err)
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if code == 200 {
+					decided++
+				}
+				if decided >= n/2 && !killed {
+					killed = true
+					_ = hubs[0].cmd.Process.Kill()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if !killed {
+		t.Fatal("hub A was never killed")
+	}
+	hubs[0].kill()
+	want := map[string]string{}
+	for _, a := range approvers {
+		want[a.name] = a.want
+	}
+	who := make([]string, n)
+	lost, wrong := 0, 0
+	for i, p := range hooks {
+		st := hubs[1].standing(ids[i])
+		who[i], _ = st["responded_by"].(string)
+		if code := p.finish(t, 30*time.Second); code != 0 || p.stdout.String() == "" {
+			lost++
+			t.Errorf("hook %d: exit %d, stdout %q; stderr %q", i, code, p.stdout.String(), p.stderr.String())
+		} else if st["status"] != "answered" || p.stdout.String() != want[who[i]] {
+			wrong++
+			t.Errorf("hook %d printed %q; hub B says %v", i, p.stdout.String(), st)
+		}
+	}
+	t.Logf("%d hooks, %d calls cut by the kill: %d lost, %d wrong", n, cut, lost, wrong)
+	sentOnce(t, hubs[1], ids, who)
 }
