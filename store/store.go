@@ -309,7 +309,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store %s: cannot read its schema version: %v", s.where, err)
 	}
 	if version > known {
-		return fmt.Errorf("store %s has schema version %d, newer than this hitl knows (%d): a newer hitl wrote it. Run that hitl (or a newer one), or give this one another store (hitl serve --store, or hub.store in the config)", s.where, version, known)
+		return newerSchema(s.where, version, known)
 	}
 	for v := version + 1; v <= known; v++ {
 		if _, err := tx.ExecContext(ctx, steps[v-1]); err != nil {
@@ -328,7 +328,23 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func (s *Store) unreachable(err error) error {
-	return fmt.Errorf("store %s: cannot reach it: %v", s.where, err)
+	if s.kind == SQLite {
+		return fmt.Errorf("store %s: cannot open it: %v: %s", s.where, err, cannotWrite(s.kind))
+	}
+	return fmt.Errorf("store %s: cannot reach it: %s: %s", s.where, oneLine(err), reachHint(err))
+}
+
+// oneLine is err's message on one line: pgx gives one line per address
+// it tried (often the same twice).
+func oneLine(err error) string {
+	var out []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // steps are the kind's migrations, in order: NNN_name.sql, numbered from 1.

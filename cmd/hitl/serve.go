@@ -82,11 +82,16 @@ at start and by --check. See docs/team.md.`,
 				if w := plainDoorWarning(loopbackIf(httpAddr), tlsConf != nil); w != "" {
 					fmt.Fprintln(e.stdout, "door: warning:", w)
 				}
+				if len(problems) == 0 {
+					fmt.Fprintln(e.stdout, teamSummary(t))
+				}
+				// The store: reached, a schema this hitl knows, writable.
+				// Nothing in it is changed.
+				storeErr := e.checkStore(cmd.Context(), f, storeFlag)
 				if len(problems) > 0 {
 					return &exitErr{exitError, fmt.Errorf("the team config in %s has %d problem(s)", config.Path(e.getenv), len(problems))}
 				}
-				fmt.Fprintln(e.stdout, teamSummary(t))
-				return nil
+				return storeErr
 			}
 			if len(problems) > 0 {
 				for _, p := range problems {
@@ -126,7 +131,7 @@ at start and by --check. See docs/team.md.`,
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the coordinator protocol (reviewers by token, agents' hooks) on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the SSH host key file (default: created on first start in the state directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hub.DefaultIdle, "close a session after this long without a key")
-	cmd.Flags().BoolVar(&check, "check", false, "check the team config (and the door's TLS and address), say what is wrong, and exit")
+	cmd.Flags().BoolVar(&check, "check", false, "check the team config, the store (reached, its schema, writable) and the door's TLS and address; say what is wrong, and exit")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")

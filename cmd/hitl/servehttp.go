@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -52,6 +53,27 @@ func (e *env) storeSpec(f *config.File, flag string) (spec string, retention tim
 		return "", 0, fmt.Errorf("hub.store_env names %s, which is not set: set it to the store's URL (postgres://USER@HOST/DB), or remove store_env for SQLite in the state directory", safe(h.StoreEnv))
 	}
 	return h.Store, retention, nil
+}
+
+// checkStore is serve --check's look at the store: one line on stdout,
+// OK or what is wrong and what to do (then an error, exit 1).
+func (e *env) checkStore(ctx context.Context, f *config.File, flag string) error {
+	spec, _, err := e.storeSpec(f, flag)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		var r store.Report
+		if r, err = store.Check(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub")); err == nil {
+			fmt.Fprintln(e.stdout, safe(r.String()))
+			return nil
+		}
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "store") {
+		msg = "store: " + msg
+	}
+	fmt.Fprintln(e.stdout, safe(msg))
+	return &exitErr{exitError, errors.New("the hub's store is not usable: the store line above says why and what to do")}
 }
 
 // openStore opens the hub's store, saying which.

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/internal/pgtest"
+	"github.com/hitl-sh/hitl/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// serveCheck runs hitl serve --check with the team config and args, and
+// returns its exit code, stdout and stderr.
+func serveCheck(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cfg := filepath.Join(dir, "config.yaml")
+	if _, err := os.Stat(cfg); err != nil {
+		if err := os.WriteFile(cfg, []byte(teamYAML), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(builtBinary(t), append([]string{"serve", "--check"}, args...)...)
+	cmd.Env = hermeticEnv("HITL_CONFIG="+cfg, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return exitCode(err), out.String(), errb.String()
+}
+
+// setSchema writes a schema version into a store, as a newer hitl would.
+func setSchema(t *testing.T, driver, dsn string, v int) {
+	t.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("UPDATE schema_version SET version = %d", v)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serve --check looks at the store without changing it: SQLite.
+func TestServeCheckStoreSQLite(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "state", "hitl", "hub", "hub.db")
+	code, out, errs := serveCheck(t, dir)
+	if code != 0 || !strings.Contains(out, "store: OK: sqlite "+db+", writable, no schema yet (the hub creates schema") {
+		t.Fatalf("a new SQLite store: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Fatal("--check created the database")
+	}
+	st, err := store.Open(context.Background(), "", filepath.Dir(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	if code, out, errs := serveCheck(t, dir); code != 0 || !strings.Contains(out, fmt.Sprintf("store: OK: sqlite %s, writable, schema %d\n", db, store.SchemaVersion())) {
+		t.Fatalf("a SQLite store at this hitl's schema: exit %d\n%s%s", code, out, errs)
+	}
+	setSchema(t, "sqlite", db, store.SchemaVersion()+1)
+	code, out, errs = serveCheck(t, dir)
+	if code != 1 || !strings.Contains(out, fmt.Sprintf("has schema version %d, newer than this hitl knows (%d): a newer hitl wrote it. Run that hitl", store.SchemaVersion()+1, store.SchemaVersion())) ||
+		!strings.Contains(errs, "the hub's store is not usable: the store line above says why and what to do") {
+		t.Fatalf("a newer schema: exit %d\n%s%s", code, out, errs)
+	}
+	// The team is still checked and said.
+	if !strings.Contains(out, "team: OK: 3 reviewer(s)") {
+		t.Fatalf("the team's line is missing:\n%s", out)
+	}
+	if code, out, _ := serveCheck(t, dir, "--store", "mysql://x"); code != 1 || !strings.Contains(out, `store "mysql://x": give postgres://USER@HOST/DB, sqlite:PATH`) {
+		t.Fatalf("a store of no known kind: exit %d\n%s", code, out)
+	}
+}
+
+// serve --check on PostgreSQL: a database that answers, one that does not
+// exist, a server not listening (stopped, or the wrong port), a role that
+// may only read, a newer schema; each says what to do, and a password in
+// the URL is never printed.
+func TestServeCheckStorePostgres(t *testing.T) {
+	dsn := pgtest.Database(t)
+	dir := t.TempDir()
+	u, _ := url.Parse(dsn)
+	if code, out, errs := serveCheck(t, dir, "--store", dsn); code != 0 || !strings.Contains(out, "store: OK: postgres "+store.Shown(dsn)+", writable, no schema yet") {
+		t.Fatalf("an empty database: exit %d\n%s%s", code, out, errs)
+	}
+	st, err := store.Open(context.Background(), dsn, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	if code, out, errs := serveCheck(t, dir, "--store", dsn); code != 0 || !strings.Contains(out, fmt.Sprintf(", writable, schema %d\n", store.SchemaVersion())) {
+		t.Fatalf("a database at this hitl's schema: exit %d\n%s%s", code, out, errs)
+	}
+
+	missing := *u
+	missing.Path = "/hitl_no_such_database"
+	if code, out, _ := serveCheck(t, dir, "--store", missing.String()); code != 1 ||
+		!strings.Contains(out, `database "hitl_no_such_database" does not exist`) || !strings.Contains(out, "create it (createdb") {
+		t.Fatalf("a database that does not exist: exit %d\n%s", code, out)
+	}
+
+	// Nothing listens there (PostgreSQL stopped, or the wrong port); the
+	// URL's password is not printed.
+	down := *u
+	down.Host = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	down.User = url.UserPassword(u.User.Username(), "s3cret-pw")
+	code, out, errs := serveCheck(t, dir, "--store", down.String())
+	if code != 1 || !strings.Contains(out, "connection refused") || !strings.Contains(out, "is PostgreSQL running there and listening on that address? Start it, or fix the host and port") {
+		t.Fatalf("PostgreSQL not listening: exit %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(out+errs, "s3cret-pw") || !strings.Contains(out, ":xxxxx@") {
+		t.Fatalf("the password is printed:\n%s%s", out, errs)
+	}
+
+	// A role that may read the hub's tables and not write them.
+	admin, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	role := "hitl_reader_" + strings.TrimPrefix(strings.TrimPrefix(u.Path, "/"), "hitl_test_")
+	for _, q := range []string{"CREATE ROLE " + role + " LOGIN", "GRANT USAGE ON SCHEMA public TO " + role, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + role} {
+		if _, err := admin.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), dsn); err == nil {
+			_, _ = c.Exec(context.Background(), "DROP OWNED BY "+role)
+			_, _ = c.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+			_ = c.Close(context.Background())
+		}
+	})
+	reader := *u
+	reader.User = url.User(role)
+	if code, out, _ := serveCheck(t, dir, "--store", reader.String()); code != 1 ||
+		!strings.Contains(out, "the hub cannot write it") || !strings.Contains(out, "permission denied") || !strings.Contains(out, "give the URL of a role that may create tables and write") {
+		t.Fatalf("a read-only role: exit %d\n%s", code, out)
+	}
+
+	setSchema(t, "pgx", dsn, store.SchemaVersion()+1)
+	if code, out, _ := serveCheck(t, dir, "--store", dsn); code != 1 || !strings.Contains(out, "newer than this hitl knows") {
+		t.Fatalf("a newer schema: exit %d\n%s", code, out)
+	}
+}
