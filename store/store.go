@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitl-sh/hitl/redact"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -165,16 +166,69 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Shown is a store's URL without its password.
+// Shown is a store's URL without its password (in its userinfo, or a
+// credential parameter such as ?password=).
 func Shown(spec string) string {
 	u, err := url.Parse(spec)
-	if err != nil || u.User == nil {
+	if err != nil {
+		if len(Secrets(spec)) > 0 || strings.Contains(spec, "@") {
+			return redact.URL(spec) // not a URL: hide all that may be one
+		}
 		return spec
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if q := u.Query(); len(q) > 0 {
+		changed := false
+		for k := range q {
+			if redact.CredentialParam(k) {
+				q.Set(k, "xxxxx")
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
 	}
 	return u.String()
+}
+
+// Secrets are the passwords a store's URL holds (its userinfo's, and
+// credential parameters'): what the hub must never print.
+func Secrets(spec string) []string {
+	u, err := url.Parse(spec)
+	if err != nil {
+		// Not a URL: what lies between "://user:" and "@" is the likely
+		// password.
+		if i := strings.Index(spec, "://"); i >= 0 {
+			auth := spec[i+3:]
+			if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+				if _, pw, ok := strings.Cut(auth[:at], ":"); ok && pw != "" {
+					return []string{pw}
+				}
+			}
+		}
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	for k, vs := range u.Query() {
+		if redact.CredentialParam(k) {
+			for _, v := range vs {
+				if v != "" {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Changed is closed at the next change of the store (this hub's, or with

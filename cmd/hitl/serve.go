@@ -73,6 +73,9 @@ at start and by --check. See docs/team.md.`,
 			problems := t.Check()
 			tlsConf, tlsErr := doorTLS(tlsCert, tlsKey)
 			if check {
+				if spec, _, err := e.storeSpec(f, storeFlag); err == nil {
+					e.hideSecrets(&config.Settings{}, append(t.Secrets(), store.Secrets(spec)...)...)
+				}
 				for _, p := range problems {
 					fmt.Fprintln(e.stdout, "team:", strings.TrimPrefix(p.Error(), "team "))
 				}
@@ -207,6 +210,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if !ok {
 		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
 	}
+	// Whatever the hub logs hides the team's tokens and the store's
+	// password too.
+	e.hideSecrets(a.settings, append(t.Secrets(), store.Secrets(o.store)...)...)
 	// The hub's log goes through stderr's writer, which makes every byte inert.
 	logger := hub.NewLogger(e.stderr)
 	st, err := e.openStore(ctx, o.store, logger)
@@ -214,8 +220,6 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
-	// Whatever the hub logs hides the team's tokens too.
-	e.hideSecrets(a.settings, t.Secrets()...)
 
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
@@ -234,7 +238,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 			return
 		}
 		current.Store(nt)
-		e.hideSecrets(a.settings, nt.Secrets()...)
+		e.hideSecrets(a.settings, append(nt.Secrets(), store.Secrets(o.store)...)...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 		if f := pruned.Load(); f != nil {
 			(*f)()

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl/internal/pgtest"
 	"github.com/hitl-sh/hitl/store"
@@ -150,5 +152,76 @@ func TestServeCheckStorePostgres(t *testing.T) {
 	setSchema(t, "pgx", dsn, store.SchemaVersion()+1)
 	if code, out, _ := serveCheck(t, dir, "--store", dsn); code != 1 || !strings.Contains(out, "newer than this hitl knows") {
 		t.Fatalf("a newer schema: exit %d\n%s", code, out)
+	}
+}
+
+// A hub.store URL with a password, in a config file other users can read:
+// every command warns of it as of a token there, and the password is never
+// printed: not by serve --check, not in the hub's log, not in the error of
+// a store it cannot reach (in the URL's userinfo or as ?password=).
+func TestStorePasswordIsNeverPrinted(t *testing.T) {
+	dsn := pgtest.Database(t) // trust authentication: any password is taken
+	const pw = "s3cr3t-store-pw"
+	u, _ := url.Parse(dsn)
+	u.User = url.UserPassword(u.User.Username(), pw)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	write := func(store string) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(teamYAML+"hub:\n  store: \""+store+"\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const warning = "holds secrets (password (hub.store)) and is readable by every user of this machine (mode 0644): run chmod 600"
+	write(u.String())
+	code, out, errs := serveCheck(t, dir)
+	if code != 0 || !strings.Contains(out, "store: OK: postgres postgres://"+u.User.Username()+":xxxxx@") || !strings.Contains(errs, warning) {
+		t.Fatalf("serve --check: exit %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(out+errs, pw) {
+		t.Fatalf("serve --check printed the password:\n%s%s", out, errs)
+	}
+
+	// The hub, serving on it: its log.
+	cmd := exec.Command(builtBinary(t), "serve", "--http", "127.0.0.1:0")
+	cmd.Env = hermeticEnv("HITL_CONFIG="+cfg, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
+	var logs syncBuffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "listens on http://"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the hub never listened:\n%s", logs.String())
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	if !strings.Contains(logs.String(), warning) || !strings.Contains(logs.String(), `msg="store open" kind=postgres where=postgres://`+u.User.Username()+":xxxxx@") || strings.Contains(logs.String(), pw) {
+		t.Fatalf("the hub's log:\n%s", logs.String())
+	}
+
+	// A store it cannot reach: the error names it without the password.
+	down := *u
+	down.Host = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	param := down
+	param.User = url.User(u.User.Username())
+	param.RawQuery = "password=" + pw + "&sslmode=disable"
+	for _, store := range []string{down.String(), param.String()} {
+		write(store)
+		code, out, errs := serveCheck(t, dir)
+		if code != 1 || !strings.Contains(out, "cannot reach it") || strings.Contains(out+errs, pw) {
+			t.Fatalf("serve --check, %s: exit %d\n%s%s", store, code, out, errs)
+		}
+		cmd := exec.Command(builtBinary(t), "serve", "--http", "127.0.0.1:0")
+		cmd.Env = hermeticEnv("HITL_CONFIG="+cfg, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
+		b, err := cmd.CombinedOutput()
+		if exitCode(err) == 0 || !strings.Contains(string(b), "cannot reach it") || !strings.Contains(string(b), "xxxxx") || strings.Contains(string(b), pw) {
+			t.Fatalf("serve on %s: exit %d\n%s", store, exitCode(err), b)
+		}
 	}
 }

@@ -119,7 +119,7 @@ func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server, tc *tls.C
 // team as with --ssh.
 func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions) error {
 	addr := o.http
-	e.hideSecrets(&config.Settings{}, t.Secrets()...)
+	e.hideSecrets(&config.Settings{}, append(t.Secrets(), store.Secrets(o.store)...)...)
 	logger := hub.NewLogger(e.stderr)
 	st, err := e.openStore(ctx, o.store, logger)
 	if err != nil {
@@ -142,7 +142,7 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions)
 			return
 		}
 		current.Store(nt)
-		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
+		e.hideSecrets(&config.Settings{}, append(nt.Secrets(), store.Secrets(o.store)...)...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 		if n := c.Prune(); n > 0 { // a reviewer taken out loses their pending approvals
 			logger.Info("approvals dropped at reload", "requests", n)
