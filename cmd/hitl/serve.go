@@ -127,6 +127,7 @@ at start and by --check. See docs/team.md.`,
 				o.http = loopback(httpAddr)
 			}
 			o.ssh = loopback(sshAddr)
+			o.defaultServer = !e.backendGiven(f)
 			return e.serve(cmd.Context(), t, o)
 		},
 	}
@@ -181,6 +182,7 @@ type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
 	tls                *tls.Config   // the HTTP door's; nil: plain HTTP
+	defaultServer      bool          // no LangGraph server named: the default URL is read
 	store              string        // the store's spec (store.Open)
 	retention          time.Duration // of finished requests; 0: coord's default
 }
@@ -220,6 +222,10 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
+	if o.defaultServer {
+		logger.Warn("no LangGraph server named (--url, HITL_URL or a profile's url): the hub reads the default one; without a server there, the sessions show that source as down and serve the agents' requests alone",
+			"server", lg.Server())
+	}
 
 	var current atomic.Pointer[team.Config]
 	current.Store(t)

@@ -225,3 +225,51 @@ func TestStorePasswordIsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// hitl serve --ssh with no LangGraph server named says so at start, and
+// which URL it reads instead; with one named, it does not.
+func TestServeSaysItReadsTheDefaultServer(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHBqZ0r7w6H0b8fQbYH8M6qS1mQ9lqG9m8M6v2sQm3cX alice"
+	if err := os.WriteFile(cfg, []byte("team:\n  reviewers:\n    alice: {keys: [\""+key+"\"], role: approver}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(builtBinary(t), append([]string{"serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", freePort(t))}, args...)...)
+		cmd.Env = hermeticEnv("HITL_CONFIG="+cfg, "XDG_STATE_HOME="+filepath.Join(dir, "state"))
+		var logs syncBuffer
+		cmd.Stderr = &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "msg=listening"); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				t.Fatalf("the hub never listened:\n%s", logs.String())
+			}
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		return logs.String()
+	}
+	if out := run(); !strings.Contains(out, `level=WARN msg="no LangGraph server named (--url, HITL_URL or a profile's url): the hub reads the default one`) || !strings.Contains(out, "server=http://127.0.0.1:2024") {
+		t.Fatalf("no server named:\n%s", out)
+	}
+	if out := run("--url", "http://127.0.0.1:1"); strings.Contains(out, "no LangGraph server named") {
+		t.Fatalf("a server named:\n%s", out)
+	}
+}
+
+// history --team with no hub at the address says how to name it.
+func TestTeamHistoryWithoutAHubSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	url := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	cmd := exec.Command(builtBinary(t), "--url", url, "history", "--team")
+	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "none.yaml"), "XDG_STATE_HOME="+dir, "HITL_BEARER_TOKEN="+aliceToken)
+	b, err := cmd.CombinedOutput()
+	if exitCode(err) != 1 || !strings.Contains(string(b), "cannot reach the hub at "+url) || !strings.Contains(string(b), "Give the hub's address with --url or HITL_URL") {
+		t.Fatalf("exit %d: %s", exitCode(err), b)
+	}
+}
