@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,16 @@ func TestHubJournalsAnSSHDecisionOnAHookUnderItsSource(t *testing.T) {
 	port := freePort(t)
 	h := newTeamHub(t, srv.URL(), "--http", fmt.Sprintf("127.0.0.1:%d", port))
 	d := h.door(port)
+	// The door listens (newTeamHub waits for the SSH door only).
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			_ = c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the HTTP door never listened:\n%s", h.log.String())
+		}
+	}
 	p := startHook(t, d.url, "claude", claudeBash)
 	id := d.waitRequest("sess-bash")
 
