@@ -208,7 +208,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	lg, ok := a.backend.(*langgraph.Backend)
+	lg, ok := a.Backend.(*langgraph.Backend)
 	if !ok {
 		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
 	}
