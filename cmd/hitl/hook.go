@@ -22,6 +22,7 @@ import (
 
 func hookCmd(e *env) *cobra.Command {
 	timeout := 10 * time.Minute
+	fallback := "ask"
 	cmd := &cobra.Command{
 		Use:   "hook claude|codex|gemini|cursor",
 		Short: "Put a coding agent's permission request up for review on a hitl hub, and answer it",
@@ -38,21 +39,27 @@ When the hub cannot be reached, no decision comes within --timeout, or the hook
 is interrupted, it withdraws the request, says why in one line on stderr, exits
 0 and hands the decision back to the agent's own prompt: Claude Code and Codex
 get nothing on stdout, Gemini CLI gets {"decision":"ask"}, Cursor
-{"permission":"ask"}. See docs/hooks.md.`,
+{"permission":"ask"}. With --fallback deny it denies instead, saying why (for an
+agent that mishandles "ask": some Cursor versions are reported to). See
+docs/hooks.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || hookAgents[args[0]] == nil {
 				return usageErr("hook: name the agent: hitl hook claude, codex, gemini or cursor")
+			}
+			if fallback != "ask" && fallback != "deny" {
+				return usageErr("hook: --fallback %q: use ask (the agent's own prompt) or deny", fallback)
 			}
 			return nil
 		},
 		ValidArgs: hookAgentNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h := &hooker{e: e, agent: args[0], format: hookAgents[args[0]], timeout: timeout}
+			h := &hooker{e: e, agent: args[0], format: hookAgents[args[0]], timeout: timeout, deny: fallback == "deny"}
 			h.run(cmd.Context())
 			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", timeout, "how long to wait for a decision before withdrawing the request")
+	cmd.Flags().StringVar(&fallback, "fallback", fallback, "when no reviewer decides (hub gone, timeout, bad token): ask (the agent's own prompt) or deny")
 	return cmd
 }
 
@@ -75,6 +82,7 @@ type hooker struct {
 	agent   string
 	format  hookAgent // the agent's input and answers
 	timeout time.Duration
+	deny    bool            // --fallback deny: the fallback denies rather than asks
 	hub     *hookclient.Hub // the hub-client side: hookclient
 	redact  func(string) string
 	shown   string // the hub's URLs without credentials
@@ -208,6 +216,13 @@ func (h *hooker) handBack(format string, a ...any) {
 	why := fmt.Sprintf(format, a...)
 	if h.redact != nil {
 		why = h.redact(why)
+	}
+	if h.deny {
+		h.say("%s; denied (--fallback deny)", why)
+		if out, err := hookJSON(h.format.refuse(why)); err == nil {
+			fmt.Fprintln(h.e.stdout, string(out))
+		}
+		return
 	}
 	h.say("%s; the agent asks as usual", why)
 	if v := h.format.ask(why); v != nil {
