@@ -57,6 +57,9 @@ type Options struct {
 	Timeout time.Duration
 	// Host is this machine's name, as the reviewer sees it.
 	Host string
+	// Deny: when no reviewer decides, the agent gets a deny saying why
+	// (hitl hook --fallback deny) rather than its own prompt.
+	Deny bool
 	// Connect reaches the hub, once the input was read as a request.
 	Connect func() (Conn, error)
 }
@@ -86,13 +89,14 @@ type hook struct {
 	name    string
 	agent   agent
 	timeout time.Duration
+	deny    bool // the fallback denies rather than asks
 	conn    Conn
 }
 
 // Run reads the hook's input, puts its request up, waits for a decision
 // and returns the agent's answer, or hands the decision back to the agent.
 func Run(ctx context.Context, o Options) Reply {
-	h := &hook{name: o.Agent, agent: agents[o.Agent], timeout: o.Timeout}
+	h := &hook{name: o.Agent, agent: agents[o.Agent], timeout: o.Timeout, deny: o.Deny}
 	if h.agent == nil {
 		return Reply{Say: fmt.Sprintf("%q is no agent of hitl hook (%s); the agent goes on as usual", inert.Line(o.Agent), strings.Join(Names, ", "))}
 	}
@@ -202,11 +206,18 @@ func (h *hook) publish(r request) hookclient.Request {
 
 // handBack gives the decision back to the agent's own prompt: it says why
 // in one line, and answers the agent's way of asking its user (nothing,
-// for Claude Code and Codex).
+// for Claude Code and Codex); with Deny, the agent's deny saying why.
 func (h *hook) handBack(format string, a ...any) Reply {
 	why := fmt.Sprintf(format, a...)
 	if h.conn.Redact != nil {
 		why = h.conn.Redact(why)
+	}
+	if h.deny {
+		rep := Reply{Say: why + "; denied (--fallback deny)"}
+		if out, err := toJSON(h.agent.refuse(why)); err == nil {
+			rep.Stdout = out
+		}
+		return rep
 	}
 	rep := Reply{Say: why + "; the agent asks as usual"}
 	if v := h.agent.ask(why); v != nil {

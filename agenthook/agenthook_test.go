@@ -189,3 +189,14 @@ func TestRunHandsBackWhenNotConnected(t *testing.T) {
 		t.Fatalf("reply %q, say %q", r.Stdout, r.Say)
 	}
 }
+
+// --fallback deny: where the agent would be asked, it is denied, told why.
+func TestRunFallbackDeny(t *testing.T) {
+	r := Run(context.Background(), Options{Agent: "gemini", Timeout: time.Second, Deny: true,
+		Input:   strings.NewReader(`{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{}}`),
+		Connect: func() (Conn, error) { return Conn{}, errors.New("no token for the hub") }})
+	want := `{"decision":"deny","reason":"hitl: no reviewer decided (no token for the hub), so it is denied (hitl hook --fallback deny)"}`
+	if string(r.Stdout) != want || r.Say != "no token for the hub; denied (--fallback deny)" {
+		t.Fatalf("reply %s, say %q; want %s", r.Stdout, r.Say, want)
+	}
+}

@@ -34,6 +34,14 @@ type agent interface {
 	// ask hands the decision back to the agent's own permission prompt,
 	// saying why; nil prints nothing (the agent then asks as usual).
 	ask(why string) any
+	// refuse is the fallback's deny (hitl hook --fallback deny): no
+	// reviewer decided, and the agent is told so, and why.
+	refuse(why string) any
+}
+
+// refused is what the agent and its user read of a fallback deny.
+func refused(why string) string {
+	return "hitl: no reviewer decided (" + why + "), so it is denied (hitl hook --fallback deny)"
 }
 
 // request is a permission request read from an agent's hook input.
@@ -149,6 +157,10 @@ func (a permissionRequest) deny(message, by string) any {
 // permission dialog up.
 func (permissionRequest) ask(string) any { return nil }
 
+func (a permissionRequest) refuse(why string) any {
+	return a.answer(claudeDecision{Behavior: "deny", Message: refused(why)})
+}
+
 // geminiBeforeTool is Gemini CLI's BeforeTool hook. Its "allow" does not
 // bypass Gemini CLI's own policy (the approval mode and the user's rules
 // still decide whether it asks); "deny" blocks the tool, its reason going
@@ -197,6 +209,10 @@ func (geminiBeforeTool) deny(message, by string) any {
 // ask: the system message is shown beside Gemini CLI's confirmation.
 func (geminiBeforeTool) ask(why string) any {
 	return geminiAnswer{Decision: "ask", SystemMessage: "hitl: " + why}
+}
+
+func (geminiBeforeTool) refuse(why string) any {
+	return geminiAnswer{Decision: "deny", Reason: refused(why)}
 }
 
 // cursorHook is Cursor's beforeShellExecution and preToolUse hooks (one
@@ -269,4 +285,11 @@ func (cursorHook) deny(message, by string) any {
 
 func (cursorHook) ask(why string) any {
 	return cursorAnswer{Permission: "ask", UserMessage: "hitl: " + why}
+}
+
+// refuse: for Cursor versions reported to mishandle "ask" (hitl hook
+// cursor --fallback deny; docs/hooks.md).
+func (cursorHook) refuse(why string) any {
+	d := refused(why)
+	return cursorAnswer{Permission: "deny", UserMessage: d, AgentMessage: d}
 }

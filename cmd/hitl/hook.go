@@ -18,12 +18,13 @@ import (
 
 // hookOptions are hitl hook's: the agent named and the flags.
 type hookOptions struct {
-	agent   string
-	timeout time.Duration
+	agent    string
+	timeout  time.Duration
+	fallback string // ask or deny: what the agent gets when no reviewer decides
 }
 
 func hookCmd(e *env) *cobra.Command {
-	o := &hookOptions{timeout: 10 * time.Minute}
+	o := &hookOptions{timeout: 10 * time.Minute, fallback: "ask"}
 	cmd := &cobra.Command{
 		Use:   "hook claude|codex|gemini|cursor",
 		Short: "Put a coding agent's permission request up for review on a hitl hub, and answer it",
@@ -40,10 +41,15 @@ When the hub cannot be reached, no decision comes within --timeout, or the hook
 is interrupted, it withdraws the request, says why in one line on stderr, exits
 0 and hands the decision back to the agent's own prompt: Claude Code and Codex
 get nothing on stdout, Gemini CLI gets {"decision":"ask"}, Cursor
-{"permission":"ask"}. See docs/hooks.md.`,
+{"permission":"ask"}. With --fallback deny it denies instead, saying why (for an
+agent that mishandles "ask": some Cursor versions are reported to). See
+docs/hooks.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || !agenthook.Known(args[0]) {
 				return usageErr("hook: name the agent: hitl hook claude, codex, gemini or cursor")
+			}
+			if o.fallback != "ask" && o.fallback != "deny" {
+				return usageErr("hook: --fallback %q: use ask (the agent's own prompt) or deny", o.fallback)
 			}
 			return nil
 		},
@@ -55,6 +61,7 @@ get nothing on stdout, Gemini CLI gets {"decision":"ask"}, Cursor
 		},
 	}
 	cmd.Flags().DurationVar(&o.timeout, "timeout", o.timeout, "how long to wait for a decision before withdrawing the request")
+	cmd.Flags().StringVar(&o.fallback, "fallback", o.fallback, "when no reviewer decides (hub gone, timeout, bad token): ask (the agent's own prompt) or deny")
 	return cmd
 }
 
@@ -63,7 +70,7 @@ get nothing on stdout, Gemini CLI gets {"decision":"ask"}, Cursor
 // the agent reads the answer, or asks as usual.
 func runHook(ctx context.Context, e *env, o *hookOptions) {
 	host, _ := os.Hostname()
-	r := agenthook.Run(ctx, agenthook.Options{Agent: o.agent, Input: e.stdin, Timeout: o.timeout, Host: host,
+	r := agenthook.Run(ctx, agenthook.Options{Agent: o.agent, Input: e.stdin, Timeout: o.timeout, Host: host, Deny: o.fallback == "deny",
 		Connect: func() (agenthook.Conn, error) { return hookConnect(e) }})
 	if r.Say != "" {
 		fmt.Fprintln(e.stderr, "hitl hook: "+r.Say)

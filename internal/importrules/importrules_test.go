@@ -33,7 +33,7 @@ var mayImport = map[string][]string{
 	"inert":            {},
 	"redact":           {},
 	"team":             {},
-	"store":            {},
+	"store":            {"redact"},
 	"hookclient":       {"coord/wire"},
 	"agenthook":        {"hookclient", "inert"},
 	"coord/wire":       {"client"},
