@@ -713,14 +713,19 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		tools := v.Need.Tools
 		if !v.Send {
-			held := func(outcome string) {
+			held := func(code int, outcome string) {
 				entry.Approvers = v.Tally.Next.Approvers
 				msg := v.Tally.Message(tools)
-				answer(202, wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals,
-					Message: msg}, msg, outcome)
+				out := wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals, Message: msg}
+				if code == http.StatusForbidden {
+					out.Error = http.StatusText(code)
+				}
+				answer(code, out, msg, outcome)
 			}
 			if v.Tally.Already {
-				held(store.OutcomeRefused)
+				// Nothing new to record: refused (403), naming the
+				// approval that stands; it still awaits another approver.
+				held(http.StatusForbidden, store.OutcomeRefused)
 				return
 			}
 			// The approval and its audit entry in one transaction.
@@ -737,7 +742,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 			s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(v.Tally.Next.Approvers), v.Need.Approvals),
 				"approvers", strings.Join(v.Tally.Next.Approvers, ","), "recorded", v.Tally.Recorded(tools))
 			audited = true
-			held(store.OutcomeApproved)
+			held(http.StatusAccepted, store.OutcomeApproved)
 			return
 		}
 		approvers := v.Approvers
