@@ -754,6 +754,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// killed at any moment keeps both or neither.
 		sent := entry
 		sent.Outcome, sent.Approvers, sent.At = store.OutcomeSent, approvers, s.opts.Now().UTC()
+		if req.lease > 0 && !waiting {
+			// As the reviewer was told (events.NobodyWaits).
+			sent.Message = "no hook was waiting on it (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+		}
 		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID, Audit: &sent},
 			wire.Change{RequestID: req.ID, Status: wire.Answered, RespondedBy: by, Response: body.Response})
 		if err != nil {

@@ -87,7 +87,7 @@ func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {
 	}
 	// The team's audit log tells the story, alice's drop included.
 	_, out, _ = h.cli(bobToken, "history", "--team", "--request", id, "--json")
-	if got := auditStory(t, out); got != "alice:approval recorded alice:approval dropped bob:approval recorded carol:sent" {
+	if got := auditStory(t, out); got != "alice:approval-recorded alice:approval-dropped bob:approval-recorded carol:sent" {
 		t.Fatalf("the team's audit log of %s: %s\n%s", id, got, out)
 	}
 }
@@ -302,6 +302,10 @@ func TestADecisionWhileNoHookWaitsSaysSo(t *testing.T) {
 	if code != 0 || strings.Contains(out, "the agent has the answer") || !strings.Contains(out, "the hub took the answer, but no hook is waiting on it right now") {
 		t.Fatalf("approve while no hook waits: exit %d\n%s%s", code, out, errs)
 	}
+	// The team's log says it too.
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || !strings.Contains(out, "(hook, http)  sent: no hook was waiting on it") {
+		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
+	}
 }
 
 // Defect (3) of issue 32 on a LangGraph interrupt, through the hub with
@@ -374,7 +378,7 @@ func TestHubDropsARemovedReviewersApprovalOnTheServer(t *testing.T) {
 				t.Fatalf("decision runs: %v", runs)
 			}
 			_, out, _ = d.cli(bobToken, "history", "--team", "--request", id, "--json")
-			if got := auditStory(t, out); got != "alice:approval recorded alice:approval dropped bob:approval recorded carol:sent" {
+			if got := auditStory(t, out); got != "alice:approval-recorded alice:approval-dropped bob:approval-recorded carol:sent" {
 				t.Fatalf("the team's audit log of %s: %s\n%s", id, got, out)
 			}
 		})
