@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -52,13 +53,13 @@ func TestA2AGeminiConfirmationShown(t *testing.T) {
 	exec, edit := a.start("gemini"), a.start("gemini-edit")
 	it := a.one(exec)
 	if it.Schema != "hitl-middleware" || it.Title != "Approve run_shell_command?" || len(it.Actions) != 1 ||
-		it.Actions[0].Name != "run_shell_command" || string(it.Actions[0].Args) != `{"command":"git push origin main","description":"Push the fix to origin"}` ||
+		it.Actions[0].Name != "run_shell_command" || !sameJSON(it.Actions[0].Args, `{"command":"git push origin main","description":"Push the fix to origin"}`) ||
 		strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
 		t.Errorf("Gemini's shell command confirmation: %+v", it)
 	}
 	r := a.hitl("", "show", it.ID)
 	for _, want := range []string{"Shape      gemini-tool-call-confirmation\n", "Action 1 of 1: run_shell_command   allowed: approve, reject",
-		"Confirm Shell Command", "Command: git push origin main", "approve --always", "git"} {
+		"Confirm Shell Command", "Command: git push origin main", "approved for good (approve --always), allows: git\n"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("show does not say %q: %d\n%s%s", want, r.code, r.stdout, r.stderr)
 		}
@@ -118,4 +119,11 @@ func TestA2AGeminiApproveAndReject(t *testing.T) {
 	if got := geminiAnswers(t, a, yes); len(got) != 1 {
 		t.Errorf("sent twice: %s", a.received(yes))
 	}
+}
+
+// sameJSON reports whether got holds the JSON value want, whatever its
+// members' order (a2a-sdk's protobuf Struct does not keep it).
+func sameJSON(got json.RawMessage, want string) bool {
+	var g, w any
+	return json.Unmarshal(got, &g) == nil && json.Unmarshal([]byte(want), &w) == nil && reflect.DeepEqual(g, w)
 }
