@@ -94,6 +94,8 @@ type Backend struct {
 	// mostPage is the largest search page the server takes, where it
 	// refused a larger one (aegra: 100); 0 while none was refused.
 	mostPage atomic.Int32
+	// schemaSeen: the server showed a response_schema (again.go).
+	schemaSeen atomic.Bool
 }
 
 // New returns a backend for the server at opts.URL.
@@ -122,7 +124,9 @@ func New(opts Options) (*Backend, error) {
 	b.listing = lister{
 		search: b.firstPage, // searchPage, cheap for the watcher's look (look.go)
 		interrupts: func(ctx context.Context, t *thread) ([]client.Interrupt, error) {
-			return b.threadInterrupts(ctx, t, true)
+			its, err := b.threadInterrupts(ctx, t, true)
+			b.noteSchemas(its)
+			return its, err
 		},
 		fullSelect: b.fullSelect,
 		forget:     b.forget,

@@ -65,6 +65,12 @@ func printFailures(w io.Writer, fs []failedThread, total int, full bool, now tim
 			fmt.Fprintf(w, "    sent from here: %s\n", present.SentLine(*f.Sent, 0))
 		}
 		for _, it := range f.Interrupts {
+			if it.MayKeepAnswer {
+				// The server shows no answer schema: refused, or taken.
+				fmt.Fprintf(w, "    still holds %s [%s] %s: answer it again with hitl %s %s … (used if a schema refused the first answer; if the task failed after taking it, the graph keeps the first: this server shows no schema to tell)\n",
+					safe(present.ShortID(it.ID)), present.BadgeOf(it), oneLine(present.Summary(it), 60), verbFor(it), safe(present.ShortID(it.ID)))
+				continue
+			}
 			if it.KeptAnswer {
 				// A new answer cannot help: the graph kept the first.
 				fmt.Fprintf(w, "    still holds %s [%s] %s: the graph keeps the answer it took before failing; a new one is not used (hitl %s %s … runs the task again with the first)\n",
