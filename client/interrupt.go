@@ -105,6 +105,11 @@ type Interrupt struct {
 	// taking it, the graph keeps the first and a new one is not used. The
 	// server does not say which.
 	MayKeepAnswer bool `json:"may_keep_answer,omitempty"`
+	// CannotAnswerAgain (with Retry): the server resumes no thread whose
+	// last run failed (aegra resumes only an interrupted thread): a
+	// decision on it is refused, and only the agent's application can
+	// start the thread again.
+	CannotAnswerAgain bool `json:"cannot_answer_again,omitempty"`
 	// Approval is a decision approved by fewer approvers than a team's
 	// rule needs (hitl serve), as the server records it.
 	Approval *Approval `json:"approval,omitempty"`

@@ -45,12 +45,15 @@ func FailureError(f client.Failure, sent *journal.Entry) string {
 
 // KeptAnswerNote says, before a decision on it is sent, what answering
 // again does to an interrupt whose task failed after the graph took its
-// answer (client.Interrupt.KeptAnswer), or may have (MayKeepAnswer); ""
-// for any other.
+// answer (client.Interrupt.KeptAnswer), or may have (MayKeepAnswer), or
+// on a server that resumes no failed thread (CannotAnswerAgain); "" for
+// any other.
 func KeptAnswerNote(it client.Interrupt) string {
 	switch {
 	case !it.Retry:
 		return ""
+	case it.CannotAnswerAgain:
+		return "this server resumes no thread whose last run failed (it resumes only a thread that waits on an interrupt): it will refuse this decision, and nothing is sent"
 	case it.KeptAnswer:
 		return "the last run failed in " + inert.Line(ShortID(it.ID)) + "'s own task after the graph took its answer, and the graph keeps that answer: " +
 			"a new one is not used; sending runs the task again with the first answer (of use only if what failed has recovered)"
@@ -69,12 +72,16 @@ func FailureAdvice(f client.Failure) string {
 	}
 	held := "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
 		" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + ")"
-	kept, may := true, false
+	kept, refused, may := true, false, false
 	for _, it := range f.Interrupts {
 		kept = kept && it.KeptAnswer
+		refused = refused || it.CannotAnswerAgain
 		may = may || it.MayKeepAnswer
 	}
 	switch {
+	case refused:
+		return held + ", but this server resumes no thread whose last run failed (it resumes only a thread that waits on an interrupt): " +
+			"hitl cannot answer it again. Start the agent again from your application (a new run on the thread, or a new thread)."
 	case kept:
 		return held + ", but its task failed after the graph took the answer, and the graph keeps it: " +
 			"a new answer is not used. Answering again only runs the task again with the first answer, which helps only if what failed has recovered; " +

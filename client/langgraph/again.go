@@ -2,6 +2,8 @@ package langgraph
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,7 +24,8 @@ import (
 // schemas (langgraphjs dev, langgraph-api 0.16.7), an interrupt that has
 // none failed after its answer was taken (client.Interrupt.KeptAnswer).
 // langgraph-api 0.11.1 (langhost) and aegra show none, so there the same
-// failure may be either (MayKeepAnswer).
+// failure may be either (MayKeepAnswer). aegra resumes no failed thread at
+// all (CannotAnswerAgain).
 
 // showsSchemasSince is the first langgraph-api version measured to put
 // response_schema on the wire (0.11.1 does not; the versions between were
@@ -83,6 +86,19 @@ func (b *Backend) noteSchemas(its []client.Interrupt) {
 	}
 }
 
+// refusesFailed reports whether the server refuses to resume a thread
+// whose last run failed: aegra (its /info name), or a server that refused
+// so once already.
+func (b *Backend) refusesFailed(ctx context.Context) bool {
+	if b.failedRefused.Load() {
+		return true
+	}
+	b.detect(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.info != nil && b.info.Name == "Aegra"
+}
+
 // markAgain copies a failed thread's held interrupts with what answering
 // each again does on this server.
 func (b *Backend) markAgain(ctx context.Context, f failedFacts) []client.Interrupt {
@@ -90,15 +106,43 @@ func (b *Backend) markAgain(ctx context.Context, f failedFacts) []client.Interru
 		return nil
 	}
 	b.noteSchemas(f.held)
-	shows := b.showsAnswerSchemas(ctx)
+	shows, refuses := b.showsAnswerSchemas(ctx), b.refusesFailed(ctx)
 	out := make([]client.Interrupt, len(f.held))
 	for i, it := range f.held {
 		// Its own task failed, and no answer schema (that the server
 		// shows) could have refused the answer.
 		own := f.ownFailed[i] && len(it.ResponseSchema) == 0
-		it.KeptAnswer = own && shows
-		it.MayKeepAnswer = own && !shows
+		it.KeptAnswer = own && shows && !refuses
+		it.MayKeepAnswer = own && !shows && !refuses
+		it.CannotAnswerAgain = refuses
 		out[i] = it
 	}
 	return out
+}
+
+// failedThreadRefusal is what a resume refused with 400 "not in
+// interrupted state" means (aegra): nil when the thread is not one whose
+// last run failed (then the refusal is the busy one: answered, or another
+// branch running); otherwise the error that says so, and the server is
+// known to refuse failed threads from then on.
+func (b *Backend) failedThreadRefusal(ctx context.Context, threadID string, body []byte) error {
+	t, err := b.thread(ctx, threadID)
+	if err != nil || t == nil || t.Status != "error" {
+		return nil
+	}
+	b.failedRefused.Store(true)
+	said := "Cannot resume"
+	var e struct {
+		Message string `json:"message"`
+		Detail  string `json:"detail"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Message+e.Detail != "" {
+		said = e.Message + e.Detail
+	}
+	if len(said) > 200 {
+		said = said[:200] + "…"
+	}
+	return fmt.Errorf("the server refused to resume thread %s (HTTP 400: %q): its last run failed (status error), and this server resumes only a thread that waits on an interrupt, so it takes no answer for a failed run. "+
+		"Nothing was sent, and no decision can answer this interrupt here: start the agent again from its application (a new run on the thread, or a new thread); `hitl conversation %s` shows where it stopped",
+		threadID, said, threadID)
 }

@@ -140,6 +140,13 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	var created run
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/threads/" + url.PathEscape(s.ThreadID) + "/runs")
 	if err == nil && resp != nil && busyAnswer(resp.StatusCode(), resp.Body()) {
+		if resp.StatusCode() == http.StatusBadRequest {
+			// aegra's refusal: of a thread being answered, or of one
+			// whose last run failed, which it never resumes.
+			if ferr := b.failedThreadRefusal(ctx, s.ThreadID, resp.Body()); ferr != nil {
+				return client.Receipt{}, ferr
+			}
+		}
 		return client.Receipt{}, client.ErrBusy
 	}
 	if cerr := b.Check(resp, err, "resume thread "+s.ThreadID, &created); cerr != nil {
@@ -189,6 +196,21 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 	case r.failed() || joined["__error__"] != nil:
 		out.Status = client.Failed
 		out.Error = b.Redact(runError(joined["__error__"], r.Status))
+		if joined["__error__"] == nil {
+			// aegra's join of a failed run answers {}: the failed task
+			// in the thread's state has the error's text.
+			if st, err := b.readState(ctx, s.ThreadID); err == nil {
+				var texts []string
+				for _, task := range st.Tasks {
+					if e := taskError(task.Error); e != "" {
+						texts = append(texts, strings.ReplaceAll(e, "\n", "; "))
+					}
+				}
+				if len(texts) > 0 {
+					out.Error = b.Redact(strings.Join(texts, "; "))
+				}
+			}
+		}
 	case len(out.Pending) > 0 || r.Status == "interrupted":
 		out.Status = client.PausedAgain
 	case r.Status == "success":

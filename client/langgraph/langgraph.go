@@ -94,8 +94,10 @@ type Backend struct {
 	// mostPage is the largest search page the server takes, where it
 	// refused a larger one (aegra: 100); 0 while none was refused.
 	mostPage atomic.Int32
-	// schemaSeen: the server showed a response_schema (again.go).
-	schemaSeen atomic.Bool
+	// schemaSeen: the server showed a response_schema; failedRefused: it
+	// refused to resume a thread whose last run failed (again.go).
+	schemaSeen    atomic.Bool
+	failedRefused atomic.Bool
 }
 
 // New returns a backend for the server at opts.URL.

@@ -65,6 +65,11 @@ func printFailures(w io.Writer, fs []failedThread, total int, full bool, now tim
 			fmt.Fprintf(w, "    sent from here: %s\n", present.SentLine(*f.Sent, 0))
 		}
 		for _, it := range f.Interrupts {
+			if it.CannotAnswerAgain {
+				fmt.Fprintf(w, "    still holds %s [%s] %s: this server resumes no failed thread, so no answer can be sent (start the agent again from its application)\n",
+					safe(present.ShortID(it.ID)), present.BadgeOf(it), oneLine(present.Summary(it), 60))
+				continue
+			}
 			if it.MayKeepAnswer {
 				// The server shows no answer schema: refused, or taken.
 				fmt.Fprintf(w, "    still holds %s [%s] %s: answer it again with hitl %s %s … (used if a schema refused the first answer; if the task failed after taking it, the graph keeps the first: this server shows no schema to tell)\n",

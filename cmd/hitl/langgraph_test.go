@@ -734,16 +734,22 @@ func TestRealFailingGraph(t *testing.T) {
 // answer: answered again, the task runs again with the first one. hitl
 // list says so where the server shows that no answer schema refused the
 // answer (the dev servers), says it may be so where it shows none
-// (langhost); so does the note before one is sent.
+// (langhost), and says no answer can be sent where the server resumes no
+// failed thread (aegra); so does the note before one is sent.
 func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	everyServer(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo's graphs do not fail")
 		}
 		s.graphs = map[string]string{"failing": "failing"}
 		th := s.start("failing", map[string]any{"topic": "charge"})
 		it := s.onlyPending(th)
-		must(t, s.hitl("", "respond", it.ID, "-m", "yes"), 1, "answer was 'yes'")
+		// aegra cannot confirm whose answer a run took (exit 5).
+		code := 1
+		if s.kind == realserver.Aegra {
+			code = 5
+		}
+		must(t, s.hitl("", "respond", it.ID, "-m", "yes"), code, "answer was 'yes'")
 		r := s.hitl("", "list")
 		must(t, r, 0, "still holds "+it.ID[:8]+" [prompt]")
 		// This thread's lines (the server holds other tests' threads).
@@ -754,6 +760,9 @@ func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
 		case realserver.Langhost:
 			must(t, r, 0, "answer it again with hitl respond "+it.ID[:8]+" … (used if a schema refused the first answer; if the task failed after taking it, the graph keeps the first: this server shows no schema to tell)")
 			note = "note: the last run failed in " + it.ID[:8] + "'s own task, and this server shows no answer schema to tell why"
+		case realserver.Aegra:
+			must(t, r, 0, "this server resumes no failed thread, so no answer can be sent (start the agent again from its application)")
+			note = "note: this server resumes no thread whose last run failed"
 		default:
 			must(t, r, 0, "the graph keeps the answer it took before failing; a new one is not used (hitl respond "+it.ID[:8]+" … runs the task again with the first)")
 			if strings.Contains(mine, "answer it again") {
@@ -764,9 +773,10 @@ func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
 		var failed []struct {
 			ThreadID   string `json:"thread_id"`
 			Interrupts []struct {
-				ID            string `json:"id"`
-				KeptAnswer    bool   `json:"kept_answer"`
-				MayKeepAnswer bool   `json:"may_keep_answer"`
+				ID                string `json:"id"`
+				KeptAnswer        bool   `json:"kept_answer"`
+				MayKeepAnswer     bool   `json:"may_keep_answer"`
+				CannotAnswerAgain bool   `json:"cannot_answer_again"`
 			} `json:"interrupts"`
 		}
 		json.Unmarshal([]byte(s.hitl("", "list", "--failed", "--json").stdout), &failed)
@@ -775,13 +785,22 @@ func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
 			if f.ThreadID == th && len(f.Interrupts) == 1 && f.Interrupts[0].ID == it.ID {
 				x := f.Interrupts[0]
 				found = x.KeptAnswer == (s.kind == realserver.JS || s.kind == realserver.Python) &&
-					x.MayKeepAnswer == (s.kind == realserver.Langhost)
+					x.MayKeepAnswer == (s.kind == realserver.Langhost) && x.CannotAnswerAgain == (s.kind == realserver.Aegra)
 			}
 		}
 		if !found {
 			t.Fatalf("list --failed --json does not mark %s as %s says: %+v", it.ID, s.name, failed)
 		}
 		r = s.hitl("", "respond", it.ID[:8], "-m", "charge-offline")
+		if s.kind == realserver.Aegra {
+			must(t, r, 1, note)
+			must(t, r, 1, "not sent: the server refused to resume thread "+th)
+			t.Logf("aegra's refusal, as hitl says it:\n%s%s", r.stdout, r.stderr)
+			if strings.Contains(r.stdout+r.stderr, "in progress") {
+				t.Fatalf("the refusal is told as a busy thread:\n%s%s", r.stdout, r.stderr)
+			}
+			return
+		}
 		must(t, r, 1, note)
 		// What the note said: the graph ran again with the first answer.
 		must(t, r, 1, "answer was 'yes'")
