@@ -34,6 +34,14 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 		return out, nil
 	}
+	if t.Status == "busy" && t.Interrupts.count() == 0 {
+		// A server that shows neither a thread's interrupts nor what its
+		// runs resume (aegra) cannot say whether the run in progress
+		// answers this interrupt: wait (a while) for it to end, and look.
+		if after := b.afterRunsWithoutEvidence(ctx, threadID); after != nil {
+			t = after
+		}
+	}
 	waiting := map[string]bool{}
 	if t.Status == "interrupted" || t.Status == "busy" {
 		list, err := b.threadInterrupts(ctx, t, false)
@@ -42,6 +50,23 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 		for _, w := range list {
 			waiting[w.ID] = true
+		}
+	}
+	if t.Status == "busy" && t.Interrupts.count() == 0 {
+		// A server that lists no interrupt on a thread (aegra): the
+		// state, still at the checkpoint the run started from, holds
+		// those that wait behind it.
+		st, err := b.readState(ctx, threadID)
+		if err != nil {
+			return nil, err
+		}
+		for _, task := range st.Tasks {
+			if task.answered() {
+				continue
+			}
+			for i, w := range task.Interrupts {
+				waiting[interruptID(w, threadID, task.ID, i)] = true
+			}
 		}
 	}
 	if t.Status == "error" {
@@ -93,6 +118,37 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 	}
 	return out, nil
+}
+
+// standingWait bounds how long Standing waits for a run whose resume the
+// server does not show to end.
+const standingWait = 20 * time.Second
+
+// afterRunsWithoutEvidence waits, up to standingWait, for the thread's
+// runs in progress to end when none of them shows what it resumes, and
+// reads the thread again; nil when there was none or the thread could not
+// be read.
+func (b *Backend) afterRunsWithoutEvidence(ctx context.Context, threadID string) *thread {
+	runs, err := b.activeRuns(ctx, threadID)
+	if err != nil || len(runs) == 0 {
+		return nil
+	}
+	for i := range runs {
+		if runs[i].showsDecision() {
+			return nil // its resume says which interrupt it answers
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, standingWait)
+	defer cancel()
+	for i := range runs {
+		// The join's answer is not read: the thread, read after, says.
+		b.Long.R().SetContext(wctx).Get("/threads/" + url.PathEscape(threadID) + "/runs/" + url.PathEscape(runs[i].RunID) + "/join")
+	}
+	t, err := b.thread(ctx, threadID)
+	if err != nil || t == nil {
+		return nil
+	}
+	return t
 }
 
 // Resume posts one run that resumes every interrupt of the submission, with
