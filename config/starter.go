@@ -32,7 +32,9 @@ profiles:
     # look_every: how often a watching reviewer (TUI, watch, serve) asks a
     # LangGraph server whether anything changed: one small request, at
     # least 50ms; new interrupts show about this long after they happen;
-    # idle CPU grows with it.
+    # idle CPU grows with it. A TUI left alone (no key for three minutes,
+    # no focus) looks every 6s, or every look_every if longer; a key
+    # brings the usual rate back at once. watch and serve keep this rate.
     # look_every: 200ms
     # poll_interval: how often it re-reads the listing when no change
     # signal came (also to see what other hitl of this machine handled);

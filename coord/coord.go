@@ -1,5 +1,6 @@
 // Package coord is hitl's coordinator: the server side of the events
-// protocol (client/events), for a team. Review clients list, follow and
+// protocol (client/events; its shapes and SSE stream are package
+// coord/wire's), for a team. Review clients list, follow and
 // answer requests; publishers (an agent's hook, a coordinator) put a
 // request up, wait for its answer and withdraw it.
 //
@@ -38,6 +39,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/coord/wire"
 	"github.com/hitl-sh/hitl/rules"
 	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
@@ -81,9 +83,8 @@ const DefaultRetention = 7 * 24 * time.Hour
 
 // Inbox is the rest of a hub's inbox (inbox.go).
 type Inbox interface {
-	// Requests lists what waits there, oldest first, as the events
-	// protocol lists a request.
-	Requests(ctx context.Context) ([]json.RawMessage, error)
+	// Requests lists what waits there, oldest first.
+	Requests(ctx context.Context) ([]wire.Request, error)
 	// Owns reports whether id is one of its requests (now or lately).
 	Owns(id string) bool
 	// Respond takes reviewer's answer to request id: the status code and
@@ -97,7 +98,7 @@ type Inbox interface {
 	Conversation(ctx context.Context, reviewer string, session string) (int, any)
 	// Standing is where request id stands (GET /hitl/requests/{id}); ok
 	// false when it is unknown.
-	Standing(ctx context.Context, id string) (map[string]any, bool)
+	Standing(ctx context.Context, id string) (wire.Standing, bool)
 }
 
 // Server is the coordinator. Its zero value is not usable: see New.
@@ -126,16 +127,17 @@ const (
 	Withdrawn Status = store.Withdrawn
 )
 
+// request is a stored request as the coordinator decides on it.
 type request struct {
-	ID        string          `json:"request_id"`
-	Agent     string          `json:"agent"`
-	SessionID string          `json:"session_id"`
-	CreatedAt time.Time       `json:"created_at"`
-	Data      json.RawMessage `json:"data"`
-	Publisher string          `json:"publisher"`
+	ID        string
+	Agent     string
+	SessionID string
+	CreatedAt time.Time
+	Data      json.RawMessage
+	Publisher string
 	// Approval is where a rule's approvals stand (the answer with the most
 	// approvers so far), for the reviewers' lists.
-	Approval *ApprovalView `json:"approval,omitempty"`
+	Approval *ApprovalView
 
 	status      Status
 	response    json.RawMessage
@@ -165,6 +167,12 @@ func requestOf(r store.Request) *request {
 		}
 	}
 	return out
+}
+
+// listed is the request as the protocol lists it.
+func (r *request) listed() wire.Request {
+	return wire.Request{RequestID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data,
+		Publisher: r.Publisher, Approval: r.Approval}
 }
 
 // ApprovalView is a request's pending approval: client.Approval, whose
@@ -367,14 +375,14 @@ func orWord(s, def string) string {
 }
 
 func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
-	var more []json.RawMessage
+	var more []wire.Request
 	if s.opts.Inbox != nil {
 		var err error
 		if more, err = s.opts.Inbox.Requests(r.Context()); err != nil {
 			// One source down hides nothing of the others: the publishers'
 			// requests are listed, and the answer says which source is down
-			// (SourceDownHeader), as the hub's sessions do.
-			w.Header().Set(SourceDownHeader, headerText(err.Error()))
+			// (wire.SourceDownHeader), as the hub's sessions do.
+			w.Header().Set(wire.SourceDownHeader, headerText(err.Error()))
 			s.log("listing without the LangGraph server", "error", err)
 		}
 	}
@@ -383,15 +391,10 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 503, "the hub cannot read its store: "+err.Error())
 		return
 	}
-	out := make([]json.RawMessage, 0, len(reqs)+len(more))
+	out := make([]wire.Request, 0, len(reqs)+len(more))
 	out = append(out, more...) // oldest first: the server's have waited longest, mostly
 	for _, rq := range reqs {
-		b, err := json.Marshal(requestOf(rq))
-		if err != nil {
-			writeError(w, 500, err.Error())
-			return
-		}
-		out = append(out, b)
+		out = append(out, requestOf(rq).listed())
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -401,12 +404,6 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
-
-// SourceDownHeader is the header of a GET /hitl/pending answer that lists
-// the inbox without one of its sources (the hub's LangGraph server
-// cannot be read): it says which, and why. client/events reads it into a
-// client.SourceDown.
-const SourceDownHeader = "Hitl-Source-Down"
 
 // headerText is s fit for a header value: one line, printable ASCII.
 func headerText(s string) string {
@@ -436,15 +433,7 @@ func (s *Server) Announce(typ string, v any) {
 
 func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
-	var body struct {
-		Agent     string          `json:"agent"`
-		SessionID string          `json:"session_id"`
-		Data      json.RawMessage `json:"data"`
-		ExpiresIn float64         `json:"expires_in"`
-		// LeaseSeconds ties the request to its publisher's waits
-		// (lease.go).
-		LeaseSeconds float64 `json:"lease_seconds"`
-	}
+	var body wire.Publish // LeaseSeconds: lease.go
 	if err := decodeBody(w, r, &body); tooLarge(w, err) {
 		return
 	} else if err != nil {
@@ -488,19 +477,20 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 const ReqPrefix = "req-"
 
 // standingOf is a request's standing.
-func (s *Server) standingOf(r *request) map[string]any {
-	out := map[string]any{"request_id": r.ID, "status": r.status, "agent": r.Agent, "session_id": r.SessionID, "created_at": r.CreatedAt}
+func (s *Server) standingOf(r *request) wire.Standing {
+	out := wire.Standing{RequestID: r.ID, Status: string(r.status), Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt}
 	switch r.status {
 	case Answered:
-		out["response"], out["responded_by"], out["decision_id"], out["answered_at"] = r.response, r.respondedBy, r.decisionID, r.answeredAt
+		out.Response, out.RespondedBy, out.DecisionID, out.AnsweredAt = r.response, r.respondedBy, r.decisionID, r.answeredAt
 	case Withdrawn:
-		out["reason"], out["answered_at"] = r.reason, r.answeredAt
+		out.Reason, out.AnsweredAt = r.reason, r.answeredAt
 	case Pending:
 		if r.Approval != nil {
-			out["approvals"] = r.Approval.Approvers
+			out.Approvals = r.Approval.Approvers
 		}
 		if r.lease > 0 {
-			_, out["publisher_waiting"] = s.Waiting(r.ID)
+			_, waiting := s.Waiting(r.ID)
+			out.PublisherWaiting = &waiting
 		}
 	}
 	return out
@@ -558,7 +548,7 @@ func (s *Server) standing(w http.ResponseWriter, r *http.Request) {
 
 // finish ends a pending request as read at its version; ok false when it
 // changed meanwhile (another decision, another hub): read it again.
-func (s *Server) finish(ctx context.Context, req *request, f store.Finish, event map[string]any) (bool, error) {
+func (s *Server) finish(ctx context.Context, req *request, f store.Finish, event wire.Change) (bool, error) {
 	f.At = s.opts.Now().UTC()
 	f.Event, _ = json.Marshal(event)
 	ok, err := s.st.Finish(ctx, req.ID, req.version, f)
@@ -573,7 +563,7 @@ func (s *Server) expire(r store.Request) {
 	d := r.ExpiresAt.Sub(r.CreatedAt)
 	reason := fmt.Sprintf("expired: its agent stopped waiting after %s", d.Round(time.Second))
 	ok, err := s.finish(s.ctx, requestOf(r), store.Finish{Status: store.Withdrawn, Reason: reason},
-		map[string]any{"request_id": r.ID, "status": Withdrawn, "reason": reason})
+		wire.Change{RequestID: r.ID, Status: wire.Withdrawn, Reason: reason})
 	if err == nil && ok {
 		s.log("request withdrawn", "request", r.ID, "reason", reason)
 	}
@@ -582,9 +572,7 @@ func (s *Server) expire(r store.Request) {
 func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
 	id := r.PathValue("id")
-	var body struct {
-		Reason string `json:"reason"`
-	}
+	var body wire.Withdrawal
 	if err := decodeBody(w, r, &body); tooLarge(w, err) {
 		return
 	}
@@ -612,7 +600,7 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		done, err := s.finish(r.Context(), req, store.Finish{Status: store.Withdrawn, Reason: reason},
-			map[string]any{"request_id": id, "status": Withdrawn, "reason": reason})
+			wire.Change{RequestID: id, Status: wire.Withdrawn, Reason: reason})
 		if err != nil {
 			writeError(w, 503, "the hub cannot write its store, so the request stands: "+err.Error())
 			return
@@ -640,12 +628,7 @@ func (s *Server) conversation(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
-	var body struct {
-		RequestID  string          `json:"request_id"`
-		Response   json.RawMessage `json:"response"`
-		End        json.RawMessage `json:"end"`
-		DecisionID string          `json:"decision_id"`
-	}
+	var body wire.Response // responded_by: the token's reviewer, never the body's
 	if err := decodeBody(w, r, &body); tooLarge(w, err) {
 		return
 	} else if err != nil || body.RequestID == "" || (body.Response == nil) == (body.End == nil) {
@@ -671,14 +654,15 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	entry := store.Entry{Reviewer: p.Name, Role: string(p.Role), Door: "http", Hub: s.opts.Hub, RequestID: body.RequestID,
 		Value: body.Response, Decision: decisionTypes(body.Response), DecisionID: body.DecisionID}
-	answer := func(code int, v map[string]any, outcome string) {
+	answer := func(code int, v any, msg, outcome string) {
 		entry.Outcome = outcome
 		if entry.Message == "" {
-			entry.Message, _ = v["message"].(string)
+			entry.Message = msg
 		}
 		s.audit(ctx, entry)
 		writeJSON(w, code, v)
 	}
+	refuse := func(code int, p wire.Problem, outcome string) { answer(code, p, p.Message, outcome) }
 	// Read, decide, write what was read: a change meanwhile (another
 	// reviewer, another hub) makes the write fail, and the request is read
 	// again; of two decisions at once, one is taken.
@@ -700,17 +684,17 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		entry.Source, entry.Tools, entry.ThreadID = rq.Source, req.tools(), req.SessionID
 		switch req.status {
 		case Withdrawn:
-			answer(409, map[string]any{"error": "Conflict", "message": "already handled elsewhere: withdrawn (" + req.reason + ")",
-				"request_id": req.ID, "status": Withdrawn, "reason": req.reason}, store.OutcomeConflict)
+			refuse(409, wire.Problem{Error: "Conflict", Message: "already handled elsewhere: withdrawn (" + req.reason + ")",
+				RequestID: req.ID, Status: wire.Withdrawn, Reason: req.reason}, store.OutcomeConflict)
 			return
 		case Answered:
-			answer(409, map[string]any{"error": "Conflict", "message": "already answered by " + req.respondedBy, "request_id": req.ID, "status": Answered},
+			refuse(409, wire.Problem{Error: "Conflict", Message: "already answered by " + req.respondedBy, RequestID: req.ID, Status: wire.Answered},
 				store.OutcomeConflict)
 			return
 		}
 		ds, err := req.decisions(body.Response)
 		if err != nil {
-			answer(http.StatusUnprocessableEntity, map[string]any{"error": http.StatusText(http.StatusUnprocessableEntity), "message": err.Error()}, store.OutcomeRefused)
+			refuse(http.StatusUnprocessableEntity, wire.ProblemOf(http.StatusUnprocessableEntity, err.Error()), store.OutcomeRefused)
 			return
 		}
 		// The team's one rule engine: an action a rule names needs its
@@ -721,15 +705,16 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// effect only if nothing changed it since (else it is judged again).
 		v, err := rules.Judge(s.rules(), &req.payload, ds, req.Approval, p.Name, body.Response, s.opts.Now())
 		if err != nil {
-			answer(http.StatusForbidden, map[string]any{"error": http.StatusText(http.StatusForbidden), "message": err.Error()}, store.OutcomeRefused)
+			refuse(http.StatusForbidden, wire.ProblemOf(http.StatusForbidden, err.Error()), store.OutcomeRefused)
 			return
 		}
 		tools := v.Need.Tools
 		if !v.Send {
 			held := func(outcome string) {
 				entry.Approvers = v.Tally.Next.Approvers
-				answer(202, map[string]any{"request_id": req.ID, "status": "awaiting_approvals", "approvals": v.Tally.Next.Approvers, "needed": v.Need.Approvals,
-					"message": v.Tally.Message(tools)}, outcome)
+				msg := v.Tally.Message(tools)
+				answer(202, wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals,
+					Message: msg}, msg, outcome)
 			}
 			if v.Tally.Already {
 				held(store.OutcomeRefused)
@@ -754,7 +739,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// the wait ends with the answer (lease.go).
 		_, waiting := s.Waiting(req.ID)
 		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID},
-			map[string]any{"request_id": req.ID, "status": Answered, "responded_by": by, "response": body.Response})
+			wire.Change{RequestID: req.ID, Status: wire.Answered, RespondedBy: by, Response: body.Response})
 		if err != nil {
 			writeError(w, 503, "the hub cannot write its store, so nothing was decided: "+err.Error())
 			return
@@ -764,12 +749,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
 		entry.Approvers = approvers
-		out := map[string]any{"request_id": req.ID, "status": "resolved", "responded_by": by}
+		out := wire.Receipt{RequestID: req.ID, Status: wire.Resolved, RespondedBy: by}
 		if req.lease > 0 {
 			// Its publisher waits on it, or not right now (lease.go).
-			out["publisher_waiting"] = waiting
+			out.PublisherWaiting = &waiting
 		}
-		answer(200, out, store.OutcomeSent)
+		answer(200, out, "", store.OutcomeSent)
 		return
 	}
 }
@@ -868,17 +853,9 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
+func writeJSON(w http.ResponseWriter, code int, v any) { wire.WriteJSON(w, code, v) }
 
-func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, map[string]string{"error": http.StatusText(code), "message": msg})
-}
+func writeError(w http.ResponseWriter, code int, msg string) { wire.WriteError(w, code, msg) }
 
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
@@ -892,19 +869,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 // same requests as its HTTP door (cmd/hitl joins them to the LangGraph
 // server's interrupts).
 
-// Request is a pending request as the events protocol lists it.
-type Request struct {
-	RequestID string          `json:"request_id"`
-	Agent     string          `json:"agent"`
-	SessionID string          `json:"session_id"`
-	CreatedAt time.Time       `json:"created_at"`
-	Data      json.RawMessage `json:"data"`
-	Approval  *ApprovalView   `json:"approval,omitempty"`
-}
-
-// Pending lists what waits, oldest first (none when the store cannot be
-// read: the log says why).
-func (s *Server) Pending() []Request {
+// Pending lists what waits, oldest first, as the protocol lists it (none
+// when the store cannot be read: the log says why).
+func (s *Server) Pending() []wire.Request {
 	reqs, err := s.st.Pending(s.ctx)
 	if err != nil {
 		if s.ctx.Err() == nil { // not the hub stopping
@@ -912,10 +879,9 @@ func (s *Server) Pending() []Request {
 		}
 		return nil
 	}
-	out := make([]Request, 0, len(reqs))
+	out := make([]wire.Request, 0, len(reqs))
 	for _, rq := range reqs {
-		r := requestOf(rq)
-		out = append(out, Request{RequestID: r.ID, Agent: r.Agent, SessionID: r.SessionID, CreatedAt: r.CreatedAt, Data: r.Data, Approval: r.Approval})
+		out = append(out, requestOf(rq).listed())
 	}
 	return out
 }
@@ -974,7 +940,7 @@ func (s *Server) Resolve(id string, approvers []string, response json.RawMessage
 	// Not on the version read: an approval recorded meanwhile does not
 	// undo a decision its approvers completed; another answer does.
 	done, err := s.st.Finish(s.ctx, id, 0, store.Finish{Status: store.Answered, Response: response, RespondedBy: by, DecisionID: decisionID,
-		At: s.opts.Now().UTC(), Event: mustJSON(map[string]any{"request_id": id, "status": Answered, "responded_by": by, "response": response})})
+		At: s.opts.Now().UTC(), Event: mustJSON(wire.Change{RequestID: id, Status: wire.Answered, RespondedBy: by, Response: response})})
 	if err != nil {
 		return err
 	}

@@ -1,89 +1,69 @@
 package coord
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/hitl-sh/hitl/coord/wire"
 	"github.com/hitl-sh/hitl/store"
 )
 
-// serveEvents is the event stream (Server-Sent Events), read from the
-// store's event log: every event has a growing id, and a reader that
-// reconnects with Last-Event-ID gets what it missed, across a restart of
-// the hub and from any hub on the same PostgreSQL store (within the
+// serveEvents is the event stream (Server-Sent Events, wire.Serve), read
+// from the store's event log: every event has a growing id, and a reader
+// that reconnects with Last-Event-ID gets what it missed, across a restart
+// of the hub and from any hub on the same PostgreSQL store (within the
 // retention period). A reader without Last-Event-ID starts at the newest.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, 500, "streaming unsupported")
-		return
-	}
-	ctx := r.Context()
-	last, err := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
-	if err != nil {
-		if last, err = s.st.LastEvent(ctx); err != nil {
-			writeError(w, 503, "the hub cannot read its event log: "+err.Error())
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(200)
-	fmt.Fprint(w, "retry: 1000\n\n")
-	fl.Flush()
-	keepalive := time.NewTicker(15 * time.Second)
-	defer keepalive.Stop()
-	const page = 256
-	for {
-		changed := s.st.Changed()
-		evs, err := s.st.Events(ctx, last, s.opts.Hub, page)
-		if err != nil {
-			return // the reader reconnects with its last id
-		}
-		for _, ev := range evs {
-			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, s.eventData(r, ev))
-			last = ev.ID
-		}
-		if len(evs) > 0 {
-			fl.Flush()
-		}
-		if len(evs) == page {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.closed:
-			return
-		case <-changed:
-		case <-keepalive.C:
-			fmt.Fprint(w, ": keepalive\n\n")
-			fl.Flush()
-		}
-	}
+	wire.Serve(w, r, eventLog{s}, wire.Stream{Done: s.closed})
 }
+
+// eventLog is the store's event log as a stream reads it (wire.Log).
+type eventLog struct{ s *Server }
+
+func (l eventLog) Newest(ctx context.Context) (int64, error) {
+	last, err := l.s.st.LastEvent(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("the hub cannot read its event log: %w", err)
+	}
+	return last, nil
+}
+
+func (l eventLog) Since(ctx context.Context, last int64, n int) ([]wire.Event, error) {
+	evs, err := l.s.st.Events(ctx, last, l.s.opts.Hub, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Event, len(evs))
+	for i, ev := range evs {
+		out[i] = wire.Event{ID: ev.ID, Type: ev.Type, Data: l.s.eventData(ctx, ev)}
+	}
+	return out, nil
+}
+
+func (l eventLog) Changed() <-chan struct{} { return l.s.st.Changed() }
 
 // eventData is what an event carries: its own data, or (hitl_asked of a
 // request) the request as it stands while it is pending, and its id and
 // status once it is not.
-func (s *Server) eventData(r *http.Request, ev store.Event) []byte {
+func (s *Server) eventData(ctx context.Context, ev store.Event) []byte {
 	if ev.Data != nil {
 		return ev.Data
 	}
-	rq, ok, err := s.st.Get(r.Context(), ev.RequestID)
+	rq, ok, err := s.st.Get(ctx, ev.RequestID)
 	if err != nil || !ok || rq.Status != store.Pending {
 		status := "gone"
 		if ok {
 			status = rq.Status
 		}
-		return mustJSON(map[string]any{"request_id": ev.RequestID, "status": status})
+		return mustJSON(wire.Change{RequestID: ev.RequestID, Status: status})
 	}
-	b, err := json.Marshal(requestOf(rq))
+	b, err := json.Marshal(requestOf(rq).listed())
 	if err != nil {
-		return mustJSON(map[string]any{"request_id": ev.RequestID})
+		return mustJSON(wire.Change{RequestID: ev.RequestID})
 	}
 	return b
 }

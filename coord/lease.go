@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hitl-sh/hitl/coord/wire"
 	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
@@ -139,7 +140,7 @@ func (s *Server) leaseOut(id string) {
 		}
 		reason := fmt.Sprintf("its hook stopped waiting (none for %s: killed, or cut off from the hub): nothing waits for an answer", r.Lease.Round(time.Second))
 		done, err := s.finish(s.ctx, requestOf(r), store.Finish{Status: store.Withdrawn, Reason: reason},
-			map[string]any{"request_id": id, "status": Withdrawn, "reason": reason})
+			wire.Change{RequestID: id, Status: wire.Withdrawn, Reason: reason})
 		if err != nil {
 			return
 		}

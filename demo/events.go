@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 // EventsServer serves hitl's event-stream coordinator protocol (see
@@ -15,33 +17,21 @@ import (
 // request and every reviewer is told with hitl_answered.
 type EventsServer struct {
 	mu      sync.Mutex
-	pending []eventsRequest
-	hub     hub
+	pending []wire.Request
+	hub     wire.Hub
 	listener
 	n int
 	// Answers are the responses received, by request id (for tests).
-	Answers  map[string]json.RawMessage
-	answered map[string]eventsAnswer
+	Answers map[string]json.RawMessage
+	// answered is where each answered request stands, for GET
+	// /hitl/requests/{id}.
+	answered map[string]wire.Standing
 }
 
-// eventsAnswer is who answered a request, for GET /hitl/requests/{id}.
-type eventsAnswer struct {
-	DecisionID  string    `json:"decision_id"`
-	RespondedBy string    `json:"responded_by"`
-	AnsweredAt  time.Time `json:"answered_at"`
-}
-
-type eventsRequest struct {
-	RequestID string    `json:"request_id"`
-	Agent     string    `json:"agent"`
-	SessionID string    `json:"session_id"`
-	CreatedAt time.Time `json:"created_at"`
-	Data      any       `json:"data"`
-}
-
-// NewEvents returns the coordinator with nothing pending.
+// NewEvents returns the coordinator with nothing pending. A reader of its
+// stream that names no event gets every event.
 func NewEvents() *EventsServer {
-	return &EventsServer{Answers: map[string]json.RawMessage{}, answered: map[string]eventsAnswer{}}
+	return &EventsServer{Answers: map[string]json.RawMessage{}, answered: map[string]wire.Standing{}, hub: wire.Hub{Stream: wire.Stream{FromStart: true}}}
 }
 
 // Start listens on addr and serves in the background.
@@ -49,7 +39,7 @@ func (s *EventsServer) Start(addr string) error { return s.listen(addr, s.Handle
 
 // Close stops it, ending every stream.
 func (s *EventsServer) Close() error {
-	s.hub.closeAll()
+	s.hub.Close()
 	return s.close()
 }
 
@@ -58,13 +48,13 @@ func (s *EventsServer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /hitl/pending", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
-		out := append([]eventsRequest{}, s.pending...)
+		out := append([]wire.Request{}, s.pending...)
 		s.mu.Unlock()
 		writeJSON(w, 200, out)
 	})
 	mux.HandleFunc("POST /hitl/respond", s.respond)
 	mux.HandleFunc("GET /hitl/requests/{id}", s.request)
-	mux.HandleFunc("GET /hitl/events", s.hub.serve)
+	mux.Handle("GET /hitl/events", &s.hub)
 	return mux
 }
 
@@ -72,19 +62,15 @@ func (s *EventsServer) Handler() http.Handler {
 func (s *EventsServer) Ask(agent, session string, data any) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := eventsRequest{RequestID: "req-" + newID()[:16], Agent: agent, SessionID: session, CreatedAt: time.Now().UTC(), Data: data}
+	b, _ := json.Marshal(data)
+	r := wire.Request{RequestID: "req-" + newID()[:16], Agent: agent, SessionID: session, CreatedAt: time.Now().UTC(), Data: b}
 	s.pending = append(s.pending, r)
-	s.hub.publish("hitl_asked", r)
+	s.hub.Publish(wire.Asked, r)
 	return r.RequestID
 }
 
 func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
-	var body struct {
-		RequestID   string          `json:"request_id"`
-		Response    json.RawMessage `json:"response"`
-		RespondedBy string          `json:"responded_by"`
-		DecisionID  string          `json:"decision_id"`
-	}
+	var body wire.Response
 	if err := decodeBody(req, &body); err != nil || body.RequestID == "" || body.Response == nil {
 		writeError(w, 422, "the body needs request_id and response")
 		return
@@ -108,9 +94,10 @@ func (s *EventsServer) respond(w http.ResponseWriter, req *http.Request) {
 	r := s.pending[idx]
 	s.pending = append(s.pending[:idx], s.pending[idx+1:]...)
 	s.Answers[r.RequestID] = body.Response
-	s.answered[r.RequestID] = eventsAnswer{DecisionID: body.DecisionID, RespondedBy: body.RespondedBy, AnsweredAt: time.Now().UTC()}
-	s.hub.publish("hitl_answered", map[string]any{"request_id": r.RequestID, "responded_by": body.RespondedBy, "response": body.Response})
-	writeJSON(w, 200, map[string]any{"request_id": r.RequestID, "status": "resolved"})
+	s.answered[r.RequestID] = wire.Standing{RequestID: r.RequestID, Status: wire.Answered, Response: body.Response,
+		DecisionID: body.DecisionID, RespondedBy: body.RespondedBy, AnsweredAt: time.Now().UTC()}
+	s.hub.Publish(wire.AnsweredEvent, wire.Change{RequestID: r.RequestID, Status: wire.Answered, RespondedBy: body.RespondedBy, Response: body.Response})
+	wire.WriteJSON(w, 200, wire.Receipt{RequestID: r.RequestID, Status: wire.Resolved})
 }
 
 // request says where one request stands: pending, or answered by whom with
@@ -119,14 +106,13 @@ func (s *EventsServer) request(w http.ResponseWriter, req *http.Request) {
 	id := req.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if a, ok := s.answered[id]; ok {
-		writeJSON(w, 200, map[string]any{"request_id": id, "status": "answered", "response": s.Answers[id],
-			"decision_id": a.DecisionID, "responded_by": a.RespondedBy, "answered_at": a.AnsweredAt})
+	if st, ok := s.answered[id]; ok {
+		wire.WriteJSON(w, 200, st)
 		return
 	}
 	for _, p := range s.pending {
 		if p.RequestID == id {
-			writeJSON(w, 200, map[string]any{"request_id": id, "status": "pending"})
+			wire.WriteJSON(w, 200, wire.Standing{RequestID: id, Status: wire.Pending})
 			return
 		}
 	}

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hitl-sh/hitl/coord/wire"
+	"github.com/tmaxmax/go-sse"
 )
 
 // OpencodeServer serves opencode's permission routes as the real server
@@ -23,7 +26,7 @@ type OpencodeServer struct {
 	mu      sync.Mutex
 	pending []OpencodeRequest
 	allowed map[string][]string // session -> always patterns allowed
-	subs    map[chan []byte]bool
+	bus     wire.Hub
 	listener
 	n    int
 	last int64 // the last id's time and counter (ids ascend)
@@ -64,7 +67,17 @@ type OpencodeReply struct {
 
 // NewOpencode returns the server with nothing pending.
 func NewOpencode() *OpencodeServer {
-	return &OpencodeServer{allowed: map[string][]string{}, subs: map[chan []byte]bool{}, Replies: map[string][]OpencodeReply{}}
+	return &OpencodeServer{allowed: map[string][]string{}, Replies: map[string][]OpencodeReply{}, bus: wire.Hub{Stream: opencodeStream()}}
+}
+
+// opencodeStream is how opencode's GET /event speaks: data alone, no ids
+// (a reader gets what happens from when it connects),
+// server.connected first, server.heartbeat every 10 s.
+func opencodeStream() wire.Stream {
+	hello, beat := &sse.Message{}, &sse.Message{}
+	hello.AppendData(`{"type":"server.connected","properties":{}}`)
+	beat.AppendData(`{"type":"server.heartbeat","properties":{}}`)
+	return wire.Stream{Bare: true, Hello: hello, Keepalive: beat, KeepaliveEvery: 10 * time.Second}
 }
 
 // Start listens on addr and serves in the background.
@@ -72,12 +85,7 @@ func (s *OpencodeServer) Start(addr string) error { return s.listen(addr, s.Hand
 
 // Close stops it, ending every stream.
 func (s *OpencodeServer) Close() error {
-	s.mu.Lock()
-	for ch := range s.subs {
-		close(ch)
-		delete(s.subs, ch)
-	}
-	s.mu.Unlock()
+	s.bus.Close()
 	return s.close()
 }
 
@@ -91,7 +99,7 @@ func (s *OpencodeServer) Handler() http.Handler {
 		writeJSON(w, 200, out)
 	})
 	mux.HandleFunc("POST /permission/{id}/reply", s.reply)
-	mux.HandleFunc("GET /event", s.events)
+	mux.Handle("GET /event", &s.bus)
 	return mux
 }
 
@@ -235,52 +243,7 @@ func (s *OpencodeServer) Answered(id string) []OpencodeReply {
 }
 
 func (s *OpencodeServer) publish(typ string, props any) {
-	b, _ := json.Marshal(map[string]any{"type": typ, "properties": props})
-	for ch := range s.subs {
-		select {
-		case ch <- b:
-		default: // a stalled reader misses it, as with opencode's bus
-		}
-	}
-}
-
-func (s *OpencodeServer) events(w http.ResponseWriter, req *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, 500, "streaming unsupported")
-		return
-	}
-	ch := make(chan []byte, 64)
-	s.mu.Lock()
-	s.subs[ch] = true
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.subs, ch)
-		s.mu.Unlock()
-	}()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(200)
-	fmt.Fprint(w, "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n")
-	fl.Flush()
-	beat := time.NewTicker(10 * time.Second)
-	defer beat.Stop()
-	for {
-		select {
-		case <-req.Context().Done():
-			return
-		case b, open := <-ch:
-			if !open {
-				return
-			}
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			fl.Flush()
-		case <-beat.C:
-			fmt.Fprint(w, "data: {\"type\":\"server.heartbeat\",\"properties\":{}}\n\n")
-			fl.Flush()
-		}
-	}
+	s.bus.Publish("", map[string]any{"type": typ, "properties": props})
 }
 
 // opencodeScenarios are what opencode's tools ask, as its bash, edit,

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 // RESTServer is a faithful fake of the provider-agnostic REST HITL API of
@@ -21,7 +23,7 @@ type RESTServer struct {
 
 	mu   sync.Mutex
 	runs map[string]*restRun
-	hub  hub
+	hub  wire.Hub
 	listener
 	n int
 }
@@ -46,7 +48,7 @@ var checkpoints = []string{"information_review", "payload_review", "response_rev
 
 // NewREST returns the fake with no runs.
 func NewREST() *RESTServer {
-	return &RESTServer{runs: map[string]*restRun{}, StepDelay: 200 * time.Millisecond}
+	return &RESTServer{runs: map[string]*restRun{}, StepDelay: 200 * time.Millisecond, hub: wire.Hub{Stream: wire.Stream{FromStart: true}}}
 }
 
 // Start listens on addr and serves in the background.
@@ -54,20 +56,20 @@ func (s *RESTServer) Start(addr string) error { return s.listen(addr, s.Handler(
 
 // Close stops it.
 func (s *RESTServer) Close() error {
-	s.hub.closeAll()
+	s.hub.Close()
 	return s.close()
 }
 
 // event tells every stream reader what happened to run r.
 func (s *RESTServer) event(typ string, r *restRun) {
-	s.hub.publish(typ, map[string]any{"run_id": r.ID, "status": r.Status, "current_step": r.CurrentStep})
+	s.hub.Publish(typ, map[string]any{"run_id": r.ID, "status": r.Status, "current_step": r.CurrentStep})
 }
 
 // Handler serves the API.
 func (s *RESTServer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/hitl/approvals/pending", s.pending)
-	mux.HandleFunc("GET /api/hitl/events", s.hub.serve)
+	mux.Handle("GET /api/hitl/events", &s.hub)
 	mux.HandleFunc("GET /api/hitl/runs", s.list)
 	mux.HandleFunc("POST /api/hitl/run", s.create)
 	mux.HandleFunc("GET /api/hitl/run/{id}/state", s.withRun(func(w http.ResponseWriter, _ *http.Request, r *restRun) { writeJSON(w, 200, r.state()) }))

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 // Server is the embedded LangGraph-compatible server.
@@ -165,17 +167,11 @@ func hashString(s string) uint64 {
 	return h
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
+// writeJSON and writeError answer as every demo server does: as the
+// coordinator protocol's servers answer (wire).
+func writeJSON(w http.ResponseWriter, code int, v any) { wire.WriteJSON(w, code, v) }
 
-func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, map[string]string{"error": http.StatusText(code), "message": msg})
-}
+func writeError(w http.ResponseWriter, code int, msg string) { wire.WriteError(w, code, msg) }
 
 func decodeBody(r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 16<<20))

@@ -3,6 +3,8 @@
 // /hitl/requests), waits for its answer (GET /hitl/requests/{id}?wait=…)
 // and withdraws it (DELETE /hitl/requests/{id}).
 //
+// The protocol's shapes are package coord/wire's.
+//
 // It is made to lose the hub and carry on: every call is retried with
 // backoff while the caller's context lasts, on each of the hub's URLs in
 // turn (two hubs of one team, or one hub's several addresses), and the
@@ -29,6 +31,8 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
+
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 // Hub is the hub as a hook reaches it. Build it with New.
@@ -105,26 +109,20 @@ func (h *Hub) shown(u string) string {
 	return u
 }
 
-// Standing is where a request stands, as the hub says.
-type Standing struct {
-	RequestID   string          `json:"request_id"`
-	Status      string          `json:"status"` // pending | answered | withdrawn
-	Response    json.RawMessage `json:"response"`
-	RespondedBy string          `json:"responded_by"`
-	Reason      string          `json:"reason"`
-	Message     string          `json:"message"`
-}
+// Standing is where a request stands, as the hub says (Status: pending,
+// answered or withdrawn).
+type Standing = wire.Standing
 
-// Request is what a hook puts up.
+// Request is what a hook puts up: Put sends it as a wire.Publish (Data
+// as its JSON, the durations in seconds).
 type Request struct {
-	Agent     string `json:"agent"`
-	SessionID string `json:"session_id"`
-	Data      any    `json:"data"`
+	Agent, SessionID string
+	Data             any
 	// ExpiresIn: the hub withdraws the request then, whatever happens.
-	ExpiresIn time.Duration `json:"-"`
+	ExpiresIn time.Duration
 	// Lease: the hub withdraws the request this long after the hook
 	// stopped waiting on it (killed outright, cut off): 0, never.
-	Lease time.Duration `json:"-"`
+	Lease time.Duration
 }
 
 // Refused is the hub's refusal of the hook's token (HTTP 401, 403): no
@@ -150,15 +148,13 @@ func (e *HTTPError) Error() string {
 
 // Put puts req up, trying each URL with backoff while ctx lasts.
 func (h *Hub) Put(ctx context.Context, req Request) (Standing, error) {
-	body := map[string]any{"agent": req.Agent, "session_id": req.SessionID, "data": req.Data}
-	if req.ExpiresIn > 0 {
-		body["expires_in"] = req.ExpiresIn.Seconds()
+	data, err := json.Marshal(req.Data)
+	if err != nil {
+		return Standing{}, err
 	}
-	if req.Lease > 0 {
-		body["lease_seconds"] = req.Lease.Seconds()
-	}
+	body := wire.Publish{Agent: req.Agent, SessionID: req.SessionID, Data: data, ExpiresIn: req.ExpiresIn.Seconds(), LeaseSeconds: req.Lease.Seconds()}
 	var st Standing
-	err := h.retry(ctx, func(ctx context.Context, base string) (bool, error) {
+	err = h.retry(ctx, func(ctx context.Context, base string) (bool, error) {
 		code, err := h.call(ctx, 15*time.Second, base, "POST", "/hitl/requests", body, &st)
 		switch {
 		case err != nil:
@@ -208,7 +204,7 @@ func (h *Hub) Wait(ctx context.Context, id string) (Standing, error) {
 		if err != nil {
 			return st, err
 		}
-		if st.Status != "pending" {
+		if st.Status != wire.Pending {
 			return st, nil
 		}
 	}
@@ -240,13 +236,13 @@ func (h *Hub) lookupElsewhere(ctx context.Context, id string) (Standing, error) 
 func (h *Hub) Withdraw(ctx context.Context, id, reason string) (st Standing, answered bool, err error) {
 	err = h.retry(ctx, func(ctx context.Context, base string) (bool, error) {
 		st = Standing{}
-		code, err := h.call(ctx, 5*time.Second, base, "DELETE", "/hitl/requests/"+url.PathEscape(id), map[string]string{"reason": reason}, &st)
+		code, err := h.call(ctx, 5*time.Second, base, "DELETE", "/hitl/requests/"+url.PathEscape(id), wire.Withdrawal{Reason: reason}, &st)
 		switch {
 		case err != nil:
 			return retryable(err), err
 		case code == http.StatusOK:
 			return false, nil
-		case code == http.StatusConflict && st.Status == "answered":
+		case code == http.StatusConflict && st.Status == wire.Answered:
 			answered = true
 			return false, nil
 		case code == http.StatusConflict:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
+	"github.com/hitl-sh/hitl/coord/wire"
 	"github.com/hitl-sh/hitl/decide"
 )
 
@@ -52,32 +53,11 @@ type doorAnswer struct {
 // maxSeen bounds what the door remembers of interrupts no longer listed.
 const maxSeen = 10000
 
-// doorRequest is an interrupt as the events protocol lists a request,
-// with what a request of the server's carries beside its value: the
-// schema of its answer, the breakpoint it stands for, and what the hub can
-// do with it besides answering (docs/backends.md).
-type doorRequest struct {
-	RequestID      string           `json:"request_id"`
-	Agent          string           `json:"agent"`
-	SessionID      string           `json:"session_id"`
-	CreatedAt      time.Time        `json:"created_at"`
-	Data           json.RawMessage  `json:"data"`
-	ResponseSchema json.RawMessage  `json:"response_schema,omitempty"`
-	Breakpoint     *doorBreakpoint  `json:"breakpoint,omitempty"`
-	Ends           bool             `json:"ends,omitempty"`
-	Conversation   bool             `json:"conversation,omitempty"`
-	Approval       *client.Approval `json:"approval,omitempty"`
-	Claims         []client.Claim   `json:"claims,omitempty"`
-}
-
-// doorBreakpoint is a thread paused at a static breakpoint: no value, the
-// nodes it runs next; it is continued with a null response.
-type doorBreakpoint struct {
-	Next []string `json:"next"`
-}
-
-// requestOf is it as the door lists it; f is what the hub offers.
-func requestOf(it client.Interrupt, f client.Features) ([]byte, error) {
+// requestOf is it as the door lists it, with what a request of the
+// server's carries beside its value: the schema of its answer, the
+// breakpoint it stands for, and what the hub can do with it besides
+// answering (docs/backends.md); f is what the hub offers.
+func requestOf(it client.Interrupt, f client.Features) wire.Request {
 	// The approval's decisions are listed for every client to show; hitl's
 	// read them again from its value (client/events).
 	a := it.Approval
@@ -85,16 +65,16 @@ func requestOf(it client.Interrupt, f client.Features) ([]byte, error) {
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	r := doorRequest{RequestID: it.ID, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt,
+	r := wire.Request{RequestID: it.ID, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt,
 		Data: data, ResponseSchema: it.ResponseSchema, Approval: a, Claims: it.Claims,
 		Ends: f.Ends() && it.Schema != client.SchemaBreakpoint && it.Problem == "", Conversation: f.Conversational != nil}
 	if it.Schema == client.SchemaBreakpoint {
-		r.Breakpoint = &doorBreakpoint{Next: slices.Clip(it.Next)}
+		r.Breakpoint = &wire.Breakpoint{Next: slices.Clip(it.Next)}
 		if r.Breakpoint.Next == nil {
 			r.Breakpoint.Next = []string{}
 		}
 	}
-	return json.Marshal(r)
+	return r
 }
 
 // listed is the shared listing, without what the door does not serve.
@@ -146,19 +126,15 @@ func (d *Door) remember(items []client.Interrupt) {
 // Requests lists the server's interrupts, oldest first. When the server
 // cannot be read, the error says so (client.SourceDown), beside the last
 // interrupts it listed.
-func (d *Door) Requests(ctx context.Context) ([]json.RawMessage, error) {
+func (d *Door) Requests(ctx context.Context) ([]wire.Request, error) {
 	items, err := d.listed(ctx, false)
 	if !usable(err) {
 		return nil, err
 	}
-	out := make([]json.RawMessage, 0, len(items))
+	out := make([]wire.Request, 0, len(items))
 	f := d.Shared.Features()
 	for i := len(items) - 1; i >= 0; i-- { // listed newest first
-		b, err := requestOf(items[i], f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
+		out = append(out, requestOf(items[i], f))
 	}
 	return out, err
 }
@@ -180,32 +156,32 @@ func (d *Door) Owns(id string) bool {
 }
 
 // Standing says where an interrupt the door listed stands.
-func (d *Door) Standing(ctx context.Context, id string) (map[string]any, bool) {
+func (d *Door) Standing(ctx context.Context, id string) (wire.Standing, bool) {
 	d.mu.Lock()
 	it, ok := d.seen[id]
 	ans, mine := d.answered[id]
 	d.mu.Unlock()
 	if !ok {
-		return nil, false
+		return wire.Standing{}, false
 	}
-	out := map[string]any{"request_id": id, "agent": it.GraphID, "session_id": it.ThreadID, "created_at": it.CreatedAt}
+	out := wire.Standing{RequestID: id, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt}
 	st, err := d.Shared.Standing(ctx, []client.Interrupt{it})
 	if err != nil || len(st) != 1 {
-		return nil, false
+		return wire.Standing{}, false
 	}
 	switch st[0].Presence {
 	case client.Waiting, client.ThreadBusy:
-		out["status"] = "pending"
+		out.Status = wire.Pending
 		if it.Approval != nil {
-			out["approvals"] = it.Approval.Approvers
+			out.Approvals = it.Approval.Approvers
 		}
 	default:
-		out["status"] = "answered"
+		out.Status = wire.Answered
 		if w := st[0].By; w != nil {
-			out["responded_by"], out["response"], out["answered_at"] = w.Reviewer, w.Value, w.At
+			out.RespondedBy, out.Response, out.AnsweredAt = w.Reviewer, w.Value, w.At
 		}
 		if mine {
-			out["decision_id"], out["responded_by"], out["response"], out["answered_at"] = ans.decisionID, ans.reviewer, ans.value, ans.at
+			out.DecisionID, out.RespondedBy, out.Response, out.AnsweredAt = ans.decisionID, ans.reviewer, ans.value, ans.at
 		}
 	}
 	return out, true
@@ -283,14 +259,14 @@ func (d *Door) Conversation(ctx context.Context, reviewer, session string) (int,
 	d.mu.Unlock()
 	switch {
 	case c == nil:
-		return 404, map[string]any{"error": "Not Found", "message": "this hub's server keeps no conversation"}
+		return 404, wire.ProblemOf(404, "this hub's server keeps no conversation")
 	case !known:
-		return 404, map[string]any{"error": "Not Found", "message": "no session " + session + " among the requests this door listed"}
+		return 404, wire.ProblemOf(404, "no session "+session+" among the requests this door listed")
 	}
 	msgs, err := c.Conversation(ctx, session)
 	if err != nil {
 		d.logf("conversation not read", "reviewer", reviewer, "thread", session, "error", err.Error())
-		return 502, map[string]any{"error": "Bad Gateway", "message": "the hub cannot read the conversation from its server: " + err.Error()}
+		return 502, wire.ProblemOf(502, "the hub cannot read the conversation from its server: "+err.Error())
 	}
 	if msgs == nil {
 		msgs = []client.Message{}
@@ -300,7 +276,7 @@ func (d *Door) Conversation(ctx context.Context, reviewer, session string) (int,
 
 func (d *Door) refuse(reviewer, id string, code int, msg string) (int, any) {
 	d.logf("decision refused", "reviewer", reviewer, "interrupt", id, "door", "http", "why", msg)
-	return code, map[string]any{"error": statusText(code), "message": msg, "request_id": id}
+	return code, wire.Problem{Error: statusText(code), Message: msg, RequestID: id}
 }
 
 // decide finds interrupt id, has decisions read its decisions and resume
@@ -324,12 +300,12 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+down.Err.Error())
 	}
 	if i < 0 {
-		if st, ok := d.Standing(ctx, id); ok && st["status"] == "answered" {
+		if st, ok := d.Standing(ctx, id); ok && st.Status == wire.Answered {
 			msg := "already handled elsewhere; nothing sent"
-			if by, _ := st["responded_by"].(string); by != "" {
-				msg = fmt.Sprintf("already handled elsewhere (by %s); nothing sent", by)
+			if st.RespondedBy != "" {
+				msg = fmt.Sprintf("already handled elsewhere (by %s); nothing sent", st.RespondedBy)
 			}
-			return 409, map[string]any{"error": "Conflict", "message": msg, "request_id": id, "status": "answered", "responded_by": st["responded_by"]}
+			return 409, wire.Problem{Error: "Conflict", Message: msg, RequestID: id, Status: wire.Answered, RespondedBy: st.RespondedBy}
 		}
 		return refuse(404, "no request "+id)
 	}
@@ -359,7 +335,7 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 	// What it changed (an approval recorded, an interrupt answered) is
 	// everyone's at once: every session and the door's event stream.
 	_, _ = d.listed(sctx, true)
-	body := map[string]any{"request_id": id, "message": res.Text()}
+	body := wire.Receipt{RequestID: id, Message: res.Text()}
 	switch res.Kind {
 	case decide.Sent:
 		d.mu.Lock()
@@ -368,36 +344,35 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 		}
 		d.answered[id] = doorAnswer{decisionID: decisionID, reviewer: reviewer, value: resume.Value, at: time.Now().UTC()}
 		d.mu.Unlock()
-		body["status"], body["responded_by"], body["decision_id"], body["run_id"] = "resolved", reviewer, decisionID, res.Run.RunID
-		body["outcome"] = res.Run // how the run it started ended, as the hub followed it
-		if len(sub.Approvers) > 0 {
-			body["approvers"] = sub.Approvers
-		}
+		body.Status, body.RespondedBy, body.DecisionID, body.RunID = wire.Resolved, reviewer, decisionID, res.Run.RunID
+		run := res.Run
+		body.Outcome = &run // how the run it started ended, as the hub followed it
+		body.Approvers = sub.Approvers
 		if resume.End != nil {
-			body["ended"] = resume.End.Kind
-			body["reason_in_conversation"] = res.ReasonInConversation()
+			body.Ended = string(resume.End.Kind)
+			body.ReasonInConversation = res.ReasonInConversation()
 		}
 		return 200, body
 	case decide.ApprovalRecorded:
-		body["status"] = "awaiting_approvals"
+		body.Status = wire.AwaitingApprovals
 		if cause := errors.Unwrap(res.Err()); cause != nil {
-			body["message"] = cause.Error()
+			body.Message = cause.Error()
 		}
 		return 202, body
 	case decide.NotSent:
-		body["error"] = "Not sent"
+		body.Error = "Not sent"
 		return 424, body // certain: nothing was taken
 	case decide.HandledElsewhere:
-		body["error"], body["status"] = "Conflict", "answered"
+		body.Error, body.Status = "Conflict", wire.Answered
 		return 409, body
 	case decide.Busy:
-		body["error"] = "Locked"
+		body.Error = "Locked"
 		return 423, body
 	case decide.Lost:
-		body["error"] = "Not taken"
+		body.Error = "Not taken"
 		return 424, body
 	}
-	body["error"] = "Unknown"
+	body.Error = "Unknown"
 	return 502, body // Unknown: the client looks again (GET /hitl/requests/{id})
 }
 
@@ -417,14 +392,12 @@ func (d *Door) Watch(ctx context.Context, announce func(typ string, v any)) {
 			key := it.UpdatedAt.String() + "|" + it.Approval.Words()
 			now[it.ID] = key
 			if old, ok := prev[it.ID]; tell && (!ok || old != key) {
-				if b, err := requestOf(it, d.Shared.Features()); err == nil {
-					announce("hitl_asked", json.RawMessage(b))
-				}
+				announce(wire.Asked, requestOf(it, d.Shared.Features()))
 			}
 		}
 		for id := range prev {
 			if _, ok := now[id]; !ok && tell {
-				announce("hitl_answered", map[string]any{"request_id": id, "status": "answered"})
+				announce(wire.AnsweredEvent, wire.Change{RequestID: id, Status: wire.Answered})
 			}
 		}
 		prev = now

@@ -1,18 +1,13 @@
-// Package events speaks hitl's small open protocol for event-based HITL
-// coordinators (seed 001): agents publish hitl_asked / hitl_answered events
-// carrying a request_id on a Server-Sent Events stream, list what is pending,
-// and take a response for a request_id. docs/backends.md documents it with
-// examples; package demo serves it.
-//
-//	GET  /hitl/pending   -> [{"request_id","agent","session_id","created_at","data"}]
-//	GET  /hitl/events    -> SSE: hitl_asked {request…} | hitl_answered {"request_id",…}
-//	                        (ids on every event; Last-Event-ID resumes after one)
-//	POST /hitl/respond   {"request_id","response","responded_by"}
-//	                        -> 200; 404 unknown request; 409 already answered
+// Package events is the reviewer's client of hitl's small open protocol
+// for event-based HITL coordinators (seed 001): agents publish hitl_asked
+// / hitl_answered events carrying a request_id on a Server-Sent Events
+// stream, list what is pending, and take a response for a request_id. The
+// protocol's shapes, and how a listed request is read, are package
+// coord/wire's; docs/backends.md documents it with examples; package demo
+// serves it, and so does a hub (package coord).
 package events
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,10 +16,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 // Options configure a Backend.
@@ -56,7 +51,7 @@ type Backend struct {
 const maxKnown = 10000
 
 // saw remembers what the listed requests say the coordinator can do.
-func (b *Backend) saw(list []Request) {
+func (b *Backend) saw(list []wire.Listed) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.endable == nil || len(b.endable)+len(b.talks) > maxKnown {
@@ -84,154 +79,17 @@ func New(opts Options) (*Backend, error) {
 	return &Backend{opts: opts, Conn: c}, nil
 }
 
-// Request is one pending request, as /hitl/pending and hitl_asked carry it.
-type Request struct {
-	RequestID string          `json:"request_id"`
-	Agent     string          `json:"agent"`
-	SessionID string          `json:"session_id"`
-	CreatedAt time.Time       `json:"created_at"`
-	Data      json.RawMessage `json:"data"`
-	// Approval is where a team rule's approvals stand (a hub's
-	// coordinator says so), nil when none is asked or given.
-	Approval *client.Approval `json:"approval,omitempty"`
-	// Claims are the reviewers holding a draft of it (a hub lists them).
-	Claims []client.Claim `json:"claims,omitempty"`
-	// ResponseSchema is the JSON Schema of the answer (a LangGraph
-	// interrupt's response_schema): a form, a per-call tool approval.
-	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
-	// Breakpoint: a thread paused at a static breakpoint (Data null),
-	// continued with a null response.
-	Breakpoint *Breakpoint `json:"breakpoint,omitempty"`
-	// Ends: the coordinator can end the thread's work at it (dismiss,
-	// reject --stop: "end" in place of "response").
-	Ends bool `json:"ends,omitempty"`
-	// Conversation: the coordinator keeps the session's conversation
-	// (GET /hitl/sessions/{id}/conversation).
-	Conversation bool `json:"conversation,omitempty"`
-	// problem says why the entry cannot be read (Data then holds its bytes).
-	problem string
-}
-
-func (b *Backend) interrupt(r Request) client.Interrupt { return interruptOf(r, b.Server()) }
-
-// InterruptOf reads one request, as /hitl/pending lists it (its JSON), as
-// the interrupt a reviewer sees; server is where it came from. A request
-// that cannot be read is an unreadable interrupt saying why.
-func InterruptOf(request []byte, server string) client.Interrupt {
-	return interruptOf(decodeRequest(request), server)
-}
-
-func interruptOf(r Request, server string) client.Interrupt {
-	it := client.Interrupt{ID: r.RequestID, ThreadID: r.SessionID, GraphID: r.Agent, CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
-		Server: server}
-	switch {
-	case r.problem != "":
-		it.Payload = client.Unreadable(r.problem)
-	case r.Breakpoint != nil:
-		it.Payload = client.Breakpoint(r.Breakpoint.Next)
-	default:
-		it.Payload = client.ParseWithSchema(r.Data, r.ResponseSchema)
-	}
-	it.WithValue(r.Data)
-	it.Approval, it.Claims = r.Approval, r.Claims
-	ApprovedDecisions(&it)
-	return it
-}
-
-// ApprovedDecisions fills the decisions of the interrupt's pending
-// approval from its value: what every client shows as approved (and its
-// diff), and what a second approver confirms, encodes that very value
-// (client.DecisionsOf checks it does). A value hitl cannot read into the
-// interrupt's decisions leaves none: it is shown as it is, and cannot be
-// confirmed with one key.
-func ApprovedDecisions(it *client.Interrupt) {
-	a := it.Approval
-	if a == nil {
-		return
-	}
-	v := *a
-	v.Decisions = nil
-	if ds, err := client.DecisionsOf(&it.Payload, v.Value, client.EncodeOptions{}); err == nil && len(ds) == len(it.Actions) && len(ds) > 0 {
-		v.Decisions = ds
-	}
-	it.Approval = &v
-}
-
-// Breakpoint is a request that stands for a thread paused at a static
-// breakpoint: Next are the nodes it runs next.
-type Breakpoint struct {
-	Next []string `json:"next"`
-}
+func (b *Backend) interrupt(r wire.Listed) client.Interrupt { return r.Interrupt(b.Server()) }
 
 // requestList is what /hitl/pending answers, read one request at a time
-// (a transport.Decoder): a request that cannot be read (a field of the
-// wrong type, data nested too deep for encoding/json, no request_id) is
-// one unreadable item, and the others are listed as usual.
-type requestList []Request
+// (a transport.Decoder, wire.ReadList).
+type requestList []wire.Listed
 
 func (l *requestList) DecodeJSON(b []byte) error {
-	list, err := client.List(b, func(e json.RawMessage) (Request, bool) { return decodeRequest(e), true })
+	list, err := wire.ReadList(b)
 	*l = list
 	return err
 }
-
-func decodeRequest(b []byte) Request {
-	var r Request
-	problems := client.Fields(b, func(key string, v json.RawMessage) error {
-		switch key {
-		case "request_id":
-			return client.Into(v, &r.RequestID)
-		case "agent":
-			return client.Into(v, &r.Agent)
-		case "session_id":
-			return client.Into(v, &r.SessionID)
-		case "created_at":
-			return client.Into(v, &r.CreatedAt)
-		case "data":
-			r.Data = bytes.Clone(v) // client.Parse finds data too deep or too large
-		case "claims":
-			_ = json.Unmarshal(v, &r.Claims) // advice: unreadable, none
-		case "response_schema":
-			r.ResponseSchema = bytes.Clone(v) // client.ParseWithSchema checks it
-		case "breakpoint":
-			var bp Breakpoint
-			if err := client.Into(v, &bp); err != nil {
-				return err
-			}
-			if string(bytes.TrimSpace(v)) != "null" {
-				r.Breakpoint = &bp
-			}
-		case "ends":
-			_ = json.Unmarshal(v, &r.Ends) // unreadable: it cannot
-		case "conversation":
-			_ = json.Unmarshal(v, &r.Conversation)
-		case "approval":
-			var a client.Approval
-			if json.Unmarshal(v, &a) == nil && (len(a.Approvers) > 0 || len(a.Dropped) > 0) {
-				// What was approved is read from its value (interruptOf),
-				// never taken from the coordinator's word.
-				a.Decisions = nil
-				r.Approval = &a
-			}
-		}
-		return nil
-	})
-	if r.RequestID == "" && len(problems) == 0 {
-		problems = append(problems, "no request_id")
-	}
-	if len(problems) > 0 {
-		if r.RequestID == "" {
-			r.RequestID = client.UnreadableID(b)
-		}
-		r.Data = bytes.Clone(b)
-		r.problem = client.CannotRead("a request", problems)
-	}
-	return r
-}
-
-// sourceDownHeader is the header of a /hitl/pending answer that lists a
-// hub's inbox without one of its sources (coord.SourceDownHeader).
-const sourceDownHeader = "Hitl-Source-Down"
 
 // Pending lists what waits for a response, newest first. A hub that
 // lists its inbox without one of its sources (its LangGraph server is
@@ -259,7 +117,7 @@ func (b *Backend) pending(ctx context.Context) ([]client.Interrupt, *client.Sour
 		out = append(out, b.interrupt(list[i]))
 	}
 	var down *client.SourceDown
-	if why := resp.Header().Get(sourceDownHeader); why != "" {
+	if why := resp.Header().Get(wire.SourceDownHeader); why != "" {
 		down = &client.SourceDown{Source: "the hub's LangGraph server", Err: errors.New(b.Redact(why))}
 	}
 	return out, down, nil
@@ -286,9 +144,9 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 		if req, ok := b.lookup(ctx, st[i].ID); ok {
 			switch req.Status {
-			case "withdrawn":
+			case wire.Withdrawn:
 				st[i].By = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
-			case "answered":
+			case wire.Answered:
 				st[i].By = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
 			}
 		}
@@ -303,20 +161,10 @@ func orText(s, def string) string {
 	return s
 }
 
-// requestStanding is GET /hitl/requests/{id}: where one request stands.
-type requestStanding struct {
-	Status      string          `json:"status"`
-	DecisionID  string          `json:"decision_id"`
-	RespondedBy string          `json:"responded_by"`
-	Response    json.RawMessage `json:"response"`
-	AnsweredAt  time.Time       `json:"answered_at"`
-	Reason      string          `json:"reason"`
-}
-
 // lookup reads one request's standing; ok false when the coordinator has
 // no such endpoint or does not answer.
-func (b *Backend) lookup(ctx context.Context, id string) (requestStanding, bool) {
-	var req requestStanding
+func (b *Backend) lookup(ctx context.Context, id string) (wire.Standing, bool) {
+	var req wire.Standing
 	resp, err := b.Reads.R().SetContext(ctx).Get("/hitl/requests/" + url.PathEscape(id))
 	if err == nil && resp.IsSuccess() && json.Unmarshal(resp.Body(), &req) == nil && req.Status != "" {
 		return req, true
@@ -336,7 +184,10 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if err != nil {
 		return client.Receipt{}, err
 	}
-	body := map[string]any{"request_id": it.Interrupt.ID, "response": it.Resume.Value, "responded_by": b.opts.Reviewer, "decision_id": s.DecisionID}
+	body := wire.Response{RequestID: it.Interrupt.ID, Response: it.Resume.Value, RespondedBy: b.opts.Reviewer, DecisionID: s.DecisionID}
+	if len(body.Response) == 0 {
+		body.Response = json.RawMessage("null") // a breakpoint's continue
+	}
 	if end := it.Resume.End; end != nil {
 		b.mu.Lock()
 		ok := b.endable[it.Interrupt.ID]
@@ -344,8 +195,11 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		if !ok {
 			return client.Receipt{}, &client.RefusedError{Slot: -1, Reason: "the coordinator at " + b.Server() + " cannot end the work of request " + it.Interrupt.ID + ": reject or answer it instead"}
 		}
-		delete(body, "response")
-		body["end"] = end
+		e, err := json.Marshal(end)
+		if err != nil {
+			return client.Receipt{}, err
+		}
+		body.Response, body.End = nil, e
 	}
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/hitl/respond")
 	if err == nil && (resp.StatusCode() == http.StatusConflict || resp.StatusCode() == http.StatusNotFound) {
@@ -354,22 +208,13 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if cerr := b.Check(resp, err, "respond to request "+it.Interrupt.ID, nil); cerr != nil {
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
+	var took wire.Receipt
+	_ = json.Unmarshal(resp.Body(), &took) // advice: a coordinator may say nothing
 	if resp.StatusCode() == http.StatusAccepted {
 		// A team rule wants more approvers: the coordinator recorded this
 		// one's approval and sent nothing.
-		var held struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(resp.Body(), &held)
-		return client.Receipt{}, &awaitingApproval{b.Redact(orText(held.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
+		return client.Receipt{}, &awaitingApproval{b.Redact(orText(took.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
-	var took struct {
-		PublisherWaiting     *bool           `json:"publisher_waiting"`
-		RunID                string          `json:"run_id"`
-		ReasonInConversation bool            `json:"reason_in_conversation"`
-		Outcome              *client.Outcome `json:"outcome"`
-	}
-	_ = json.Unmarshal(resp.Body(), &took) // advice: a coordinator may say nothing
 	if o := took.Outcome; o != nil && knownStatus(o.Status) {
 		// A hub's door followed the run its decision started: Follow says
 		// how it ended, as it would against the server itself.
@@ -436,9 +281,9 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 	v := client.Verdict{ID: it.ID, Took: client.Mine}
 	if req, ok := b.lookup(ctx, it.ID); ok {
 		switch {
-		case req.Status == "pending":
+		case req.Status == wire.Pending:
 			v.Took = client.NotTaken
-		case req.Status == "withdrawn":
+		case req.Status == wire.Withdrawn:
 			v.Took = client.Theirs
 			v.Winner = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
 		case req.DecisionID != s.DecisionID:
@@ -484,5 +329,5 @@ func (b *Backend) Follow(_ context.Context, s *client.Submission, rc client.Rece
 // Changes follows /hitl/events and signals every hitl_asked and
 // hitl_answered, reconnecting with Last-Event-ID until ctx ends.
 func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
-	return b.Watch(ctx, "/hitl/events", "hitl_asked", "hitl_answered")
+	return b.Watch(ctx, "/hitl/events", wire.Asked, wire.AnsweredEvent)
 }

@@ -161,7 +161,10 @@ func (b *Backend) readState(ctx context.Context, threadID string) (*threadState,
 // activeRuns lists the thread's runs that have not ended.
 func (b *Backend) activeRuns(ctx context.Context, threadID string) ([]run, error) {
 	var out []run
-	for _, status := range []string{"running", "pending"} {
+	// Pending first: a run moves from pending to running, so one read in
+	// this order finds it in one list or the other (running first missed
+	// a run that started between the two reads, seen on langgraphjs).
+	for _, status := range []string{"pending", "running"} {
 		var list runList
 		resp, err := b.Reads.R().SetContext(ctx).SetQueryParams(map[string]string{"status": status, "limit": "100"}).
 			Get("/threads/" + url.PathEscape(threadID) + "/runs")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -241,7 +242,15 @@ type joiner struct {
 	joined map[string]context.CancelFunc // run id → stop
 	owner  map[string]string             // run id → thread id
 	probed map[string]time.Time          // thread id → updated_at its runs were read at
+
+	mu     sync.Mutex
+	failed []string       // runs whose stream could not be read, to join again
+	tries  map[string]int // run id → failed joins
 }
+
+// maxJoinTries bounds the joins of one run's stream that fail: after
+// them the run is left to the watcher's looks.
+const maxJoinTries = 3
 
 func (j *joiner) stop() {
 	for _, cancel := range j.joined {
@@ -256,6 +265,20 @@ func (j *joiner) sync(ctx context.Context, busy map[string]time.Time) {
 	if j.owner == nil {
 		j.owner = map[string]string{}
 	}
+	// A join that failed (a refused or broken request) is tried again on
+	// this look, a few times: until then nothing would say the run paused
+	// before the next look, an hour away for a reviewer left alone.
+	j.mu.Lock()
+	for _, run := range j.failed {
+		if cancel, ok := j.joined[run]; ok {
+			cancel()
+			delete(j.probed, j.owner[run])
+			delete(j.joined, run)
+			delete(j.owner, run)
+		}
+	}
+	j.failed = nil
+	j.mu.Unlock()
 	for run, cancel := range j.joined {
 		if _, ok := busy[j.owner[run]]; !ok {
 			cancel()
@@ -287,34 +310,60 @@ func (j *joiner) sync(ctx context.Context, busy map[string]time.Time) {
 		if err != nil {
 			continue // looked at again when the thread changes
 		}
-		j.probed[id] = updated
+		if len(runs) > 0 {
+			// A busy thread with no run pending or running is between
+			// two states: its runs are read again at the next look.
+			j.probed[id] = updated
+		}
 		for i := range runs {
 			r := &runs[i]
 			if _, ok := j.joined[r.RunID]; ok || !r.Kwargs.Resumable || len(j.joined) >= maxJoins {
 				continue
 			}
+			j.mu.Lock()
+			tries := j.tries[r.RunID]
+			j.mu.Unlock()
+			if tries >= maxJoinTries {
+				continue
+			}
 			rctx, cancel := context.WithCancel(ctx)
 			j.joined[r.RunID] = cancel
 			j.owner[r.RunID] = id
-			go j.join(rctx, id, r.RunID)
+			go func(run string) {
+				if !j.join(rctx, id, run) && rctx.Err() == nil {
+					j.mu.Lock()
+					if j.tries == nil {
+						j.tries = map[string]int{}
+					}
+					j.tries[run]++
+					j.failed = append(j.failed, run)
+					j.mu.Unlock()
+					j.poke()
+				}
+			}(r.RunID)
 		}
 	}
 }
 
-// join reads a run's stream and wakes the watcher when the run pauses at
-// an interrupt, fails, or its stream ends.
-func (j *joiner) join(ctx context.Context, threadID, runID string) {
-	b := j.b
-	wake := func() {
-		select {
-		case j.wake <- struct{}{}:
-		default:
-		}
+// poke wakes the watcher: it looks now.
+func (j *joiner) poke() {
+	select {
+	case j.wake <- struct{}{}:
+	default:
 	}
+}
+
+// join reads a run's stream and wakes the watcher when the run pauses at
+// an interrupt, fails, or its stream ends. It says false when the stream
+// could not be read at all (to be joined again), true when it was read to
+// its end or this server has no run streams.
+func (j *joiner) join(ctx context.Context, threadID, runID string) bool {
+	b := j.b
+	wake := j.poke
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
 		strings.TrimRight(b.opts.URL, "/")+"/threads/"+url.PathEscape(threadID)+"/runs/"+url.PathEscape(runID)+"/stream", http.NoBody)
 	if err != nil {
-		return
+		return true // a URL that makes no request: never better on a retry
 	}
 	b.Header(req.Header)
 	req.Header.Set("Accept", "text/event-stream")
@@ -323,20 +372,21 @@ func (j *joiner) join(ctx context.Context, threadID, runID string) {
 	req.Header.Set("Last-Event-ID", "-1")
 	resp, err := b.HTTPClient().Do(req)
 	if err != nil {
-		return
+		return false
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
 		b.mu.Lock()
 		b.noJoin = true // this server has no run streams to join
 		b.mu.Unlock()
-		return
+		return true
 	}
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		return
+		return false
 	}
 	paused(bufio.NewReaderSize(resp.Body, 64<<10), wake)
 	wake() // the stream ended with the run
+	return true
 }
 
 var interruptKey = []byte(`"__interrupt__"`)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,5 +181,45 @@ func TestProgressOfTheWatchersListing(t *testing.T) {
 	}
 	if len(reports) < 2 || reports[0] >= len(all) {
 		t.Fatalf("reports %v for %d interrupts", reports, len(all))
+	}
+}
+
+// A run's stream that cannot be read the first time (a refused request, a
+// proxy's 503) is joined again: the pause still arrives before the next
+// look, an hour away here. Once, a join that failed left the run to that
+// look.
+func TestChangesJoinsAgainAfterAFailedJoin(t *testing.T) {
+	t.Parallel()
+	for _, fails := range []int32{0, 1, 2} {
+		srv, c, _ := counted(t, 0)
+		srv.RunDelay = 500 * time.Millisecond
+		var streams atomic.Int32
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/stream") && streams.Add(1) <= fails {
+				http.Error(w, "upstream busy", http.StatusServiceUnavailable)
+				return
+			}
+			c.ServeHTTP(w, r)
+		}))
+		t.Cleanup(hs.Close)
+		_, body := call(t, "POST", hs.URL+"/threads", map[string]any{})
+		var th struct {
+			ThreadID string `json:"thread_id"`
+		}
+		json.Unmarshal(body, &th)
+		run, _ := json.Marshal(map[string]any{"assistant_id": "asker", "input": map[string]any{}, "stream_resumable": true})
+		resp, err := http.Post(hs.URL+"/threads/"+th.ThreadID+"/runs", "application/json", bytes.NewReader(run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		_, ch := watched(t, hs.URL, time.Hour)
+		signalWithin(t, ch, time.Second) // the first listing: a busy thread
+		if !signalWithin(t, ch, 2*time.Second) {
+			t.Fatalf("%d failed joins: no signal of the pause (%d stream requests)", fails, streams.Load())
+		}
+		if n := streams.Load(); n != fails+1 {
+			t.Fatalf("%d failed joins: the run's stream was asked for %d times", fails, n)
+		}
 	}
 }

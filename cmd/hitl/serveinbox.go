@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -55,11 +54,7 @@ func (o *oneInbox) requests() []client.Interrupt {
 	var out []client.Interrupt
 	reqs := o.c.Pending()
 	for i := len(reqs) - 1; i >= 0; i-- { // newest first, as a backend lists
-		b, err := json.Marshal(reqs[i])
-		if err != nil {
-			continue
-		}
-		out = append(out, events.InterruptOf(b, coordServer))
+		out = append(out, reqs[i].Interrupt(coordServer))
 	}
 	return out
 }

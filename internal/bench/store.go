@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 const (
@@ -118,10 +120,7 @@ func pendingIDs(u string) (map[string]string, error) {
 	if err != nil || code != 200 {
 		return nil, fmt.Errorf("pending: %d %v", code, err)
 	}
-	var list []struct {
-		RequestID string `json:"request_id"`
-		SessionID string `json:"session_id"`
-	}
+	var list []wire.Request
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, err
 	}
@@ -250,7 +249,7 @@ func (b *bench) storeRace(ctx context.Context, pg bool) (raceFigures, error) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				body, _ := json.Marshal(map[string]any{"request_id": id, "response": json.RawMessage(benchApprovers[a].resp)})
+				body, _ := json.Marshal(wire.Response{RequestID: id, Response: json.RawMessage(benchApprovers[a].resp)})
 				code, _, err := benchCall(hubs[(i+a)%n].url, benchApprovers[a].token, "POST", "/hitl/respond", body)
 				if err == nil && code == 200 {
 					now := time.Now()
