@@ -134,8 +134,11 @@ func (b *Backend) afterRunsWithoutEvidence(ctx context.Context, threadID string)
 		return nil
 	}
 	for i := range runs {
-		if runs[i].showsDecision() {
-			return nil // its resume says which interrupt it answers
+		if runs[i].showsDecision() || len(runs[i].Metadata) > 0 {
+			// It says which interrupt it answers, or it is a LangGraph
+			// server's run (their runs always carry metadata, and a run
+			// that resumes carries its command): not worth a wait.
+			return nil
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, standingWait)
