@@ -198,6 +198,9 @@ func (f *File) exposed(path string, perm fs.FileMode) string {
 	for _, t := range f.Team.InlineTokens() {
 		held = append(held, "token ("+t+")")
 	}
+	if f.Hub != nil && storePassword(f.Hub.Store) {
+		held = append(held, "password (hub.store)")
+	}
 	if len(held) == 0 {
 		return ""
 	}
@@ -205,8 +208,29 @@ func (f *File) exposed(path string, perm fs.FileMode) string {
 	if perm&0o004 != 0 {
 		who = "every user of this machine"
 	}
-	return fmt.Sprintf("config %s holds secrets (%s) and is readable by %s (mode %04o): run chmod 600 %s, or keep the secrets in environment variables (api_key_env, bearer_token_env, token_env)",
+	return fmt.Sprintf("config %s holds secrets (%s) and is readable by %s (mode %04o): run chmod 600 %s, or keep the secrets in environment variables (api_key_env, bearer_token_env, token_env, store_env)",
 		path, strings.Join(held, ", "), who, perm, shellQuote(path))
+}
+
+// storePassword reports whether a hub.store URL holds a password: in its
+// userinfo (postgres://USER:PASSWORD@HOST/DB) or a credential parameter
+// (?password=…). A user name alone is no secret.
+func storePassword(spec string) bool {
+	u, err := url.Parse(spec)
+	if err != nil {
+		return redact.URL(spec) != spec
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			return true
+		}
+	}
+	for k := range u.Query() {
+		if redact.CredentialParam(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // shellQuote makes path safe to paste into a shell.

@@ -145,6 +145,9 @@ func TestSecretInReadableFileWarns(t *testing.T) {
 		{"group-readable token", "profiles:\n  p:\n    bearer_token: t\n", 0o640, "holds secrets (bearer_token (profile p)) and is readable by its group"},
 		{"headers", "profiles:\n  p:\n    headers: {X-Auth: x}\n", 0o604, "headers (profile p)"},
 		{"password in the url", "profiles:\n  p:\n    url: https://u:pw@h.example\n", 0o644, "url with credentials (profile p)"},
+		{"password in hub.store", "hub:\n  store: postgres://hub:s3cr3t-pw@db.example/hitl\n", 0o644, "holds secrets (password (hub.store))"},
+		{"password parameter in hub.store", "hub:\n  store: postgres://hub@db.example/hitl?password=s3cr3t-pw\n", 0o640, "password (hub.store)"},
+		{"hub.store without a password", "hub:\n  store: postgres://hub@db.example/hitl?sslmode=require\n  store_env: X\n", 0o644, ""},
 		{"private", secret, 0o600, ""},
 		{"no secret", "profiles:\n  p:\n    url: http://127.0.0.1:2024\n    api_key_env: MY_KEY\n", 0o644, ""},
 	} {
@@ -169,7 +172,7 @@ func TestSecretInReadableFileWarns(t *testing.T) {
 			if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], c.warn) || !strings.Contains(f.Warnings[0], "chmod 600 "+path) {
 				t.Fatalf("warnings %q, want one with %q and chmod 600 %s", f.Warnings, c.warn, path)
 			}
-			if strings.Contains(f.Warnings[0], "sk-1") || strings.Contains(f.Warnings[0], "pw") {
+			if strings.Contains(f.Warnings[0], "sk-1") || strings.Contains(f.Warnings[0], "pw") || strings.Contains(f.Warnings[0], "s3cr3t") {
 				t.Fatalf("the warning shows the secret: %s", f.Warnings[0])
 			}
 		})

@@ -654,12 +654,15 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	entry := store.Entry{Reviewer: p.Name, Role: string(p.Role), Door: "http", Hub: s.opts.Hub, RequestID: body.RequestID,
 		Value: body.Response, Decision: decisionTypes(body.Response), DecisionID: body.DecisionID}
+	audited := false // the store wrote the entry with the change
 	answer := func(code int, v any, msg, outcome string) {
 		entry.Outcome = outcome
 		if entry.Message == "" {
 			entry.Message = msg
 		}
-		s.audit(ctx, entry)
+		if !audited {
+			s.audit(ctx, entry)
+		}
 		writeJSON(w, code, v)
 	}
 	refuse := func(code int, p wire.Problem, outcome string) { answer(code, p, p.Message, outcome) }
@@ -720,7 +723,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 				held(store.OutcomeRefused)
 				return
 			}
-			done, err := s.st.SetApproval(ctx, req.ID, req.version, mustJSON(v.Tally.Next), s.opts.Now().UTC())
+			// The approval and its audit entry in one transaction.
+			rec := entry
+			rec.Outcome, rec.Approvers, rec.Message, rec.At = store.OutcomeApproved, v.Tally.Next.Approvers, v.Tally.Message(tools), s.opts.Now().UTC()
+			done, err := s.st.SetApproval(ctx, req.ID, req.version, mustJSON(v.Tally.Next), s.opts.Now().UTC(), &rec)
 			if err != nil {
 				writeError(w, 503, "the hub cannot write its store, so the approval is not recorded: "+err.Error())
 				return
@@ -730,6 +736,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 			}
 			s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(v.Tally.Next.Approvers), v.Need.Approvals),
 				"approvers", strings.Join(v.Tally.Next.Approvers, ","), "recorded", v.Tally.Recorded(tools))
+			audited = true
 			held(store.OutcomeApproved)
 			return
 		}
@@ -738,7 +745,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// Whether its publisher waits on it as it is decided: once taken,
 		// the wait ends with the answer (lease.go).
 		_, waiting := s.Waiting(req.ID)
-		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID},
+		// The decision and its audit entry in one transaction: a hub
+		// killed at any moment keeps both or neither.
+		sent := entry
+		sent.Outcome, sent.Approvers, sent.At = store.OutcomeSent, approvers, s.opts.Now().UTC()
+		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID, Audit: &sent},
 			wire.Change{RequestID: req.ID, Status: wire.Answered, RespondedBy: by, Response: body.Response})
 		if err != nil {
 			writeError(w, 503, "the hub cannot write its store, so nothing was decided: "+err.Error())
@@ -749,6 +760,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
 		entry.Approvers = approvers
+		audited = true
 		out := wire.Receipt{RequestID: req.ID, Status: wire.Resolved, RespondedBy: by}
 		if req.lease > 0 {
 			// Its publisher waits on it, or not right now (lease.go).
@@ -977,7 +989,7 @@ func (s *Server) SetApproval(id string, a *ApprovalView) error {
 		if !ok || r.Status != store.Pending {
 			return ErrUnknown
 		}
-		done, err := s.st.SetApproval(s.ctx, id, r.Version, b, s.opts.Now().UTC())
+		done, err := s.st.SetApproval(s.ctx, id, r.Version, b, s.opts.Now().UTC(), nil)
 		if err != nil || done {
 			return err
 		}
@@ -1034,7 +1046,7 @@ func (s *Server) Prune() int {
 			if !changed {
 				break
 			}
-			done, err := s.st.SetApproval(s.ctx, req.ID, req.version, mustJSON(a), s.opts.Now().UTC())
+			done, err := s.st.SetApproval(s.ctx, req.ID, req.version, mustJSON(a), s.opts.Now().UTC(), nil)
 			if err != nil {
 				s.log("the store did not take a pruned approval", "request", req.ID, "error", err)
 				break

@@ -362,7 +362,14 @@ func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 			// gave it is not what was done).
 			resume, decisions = nil, nil
 		}
-		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: p.Backend.Server(),
+		// The interrupt's own source: in a hub's merged inbox an agent's
+		// request comes from the hub's door, not from the LangGraph
+		// server the backend names (every single backend names itself).
+		server := it.Interrupt.Server
+		if server == "" {
+			server = p.Backend.Server()
+		}
+		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: server,
 			ThreadID: s.ThreadID, InterruptID: it.Interrupt.ID, Schema: it.Interrupt.Schema, Title: it.Interrupt.Title,
 			Decisions: decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
 		for _, a := range it.Interrupt.Actions {

@@ -54,36 +54,45 @@ const (
 // completes approvals names the first one's entry (First), found here when
 // the caller left it 0.
 func (s *Store) Audit(ctx context.Context, e Entry) (int64, error) {
-	if e.At.IsZero() {
-		e.At = time.Now().UTC()
-	}
 	var id int64
 	err := s.quietly(ctx, func(tx *sql.Tx) error {
-		if e.First == 0 && e.Outcome == OutcomeSent && len(e.Approvers) > 1 {
-			var first sql.NullInt64
-			// The first approver's (Approvers are in the order they
-			// approved): an approval dropped at a reload is not its first.
-			if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND reviewer = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
-				e.RequestID, OutcomeApproved, e.Approvers[0], e.RequestID, OutcomeSent).Scan(&first); err != nil {
-				return err
-			}
-			e.First = first.Int64
-		}
-		args := []any{nanos(e.At), text(e.Reviewer), text(e.Role), e.Source, e.Door, text(e.Hub), text(e.RequestID), text(e.ThreadID),
-			text(strings.Join(e.Tools, ",")), text(e.Decision), e.Value, text(strings.Join(e.Approvers, ",")), e.Outcome, text(e.Message),
-			text(e.DecisionID), e.First}
-		const cols = "at, reviewer, role, source, door, hub, request_id, thread_id, tools, decision, value, approvers, outcome, message, decision_id, first_id"
-		if s.kind == Postgres {
-			return tx.QueryRowContext(ctx, s.q("INSERT INTO audit ("+cols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"), args...).Scan(&id)
-		}
-		res, err := tx.ExecContext(ctx, "INSERT INTO audit ("+cols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", args...)
-		if err != nil {
-			return err
-		}
-		id, err = res.LastInsertId()
+		var err error
+		id, err = s.audit(ctx, tx, e)
 		return err
 	})
 	return id, err
+}
+
+// audit appends e to the audit log within tx: with the change it records
+// (Finish, SetApproval), so that a hub killed at any moment leaves both
+// or neither.
+func (s *Store) audit(ctx context.Context, tx *sql.Tx, e Entry) (id int64, err error) {
+	if e.At.IsZero() {
+		e.At = time.Now().UTC()
+	}
+	if e.First == 0 && e.Outcome == OutcomeSent && len(e.Approvers) > 1 {
+		var first sql.NullInt64
+		// The first approver's (Approvers are in the order they
+		// approved): an approval dropped at a reload is not its first.
+		if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND reviewer = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
+			e.RequestID, OutcomeApproved, e.Approvers[0], e.RequestID, OutcomeSent).Scan(&first); err != nil {
+			return 0, err
+		}
+		e.First = first.Int64
+	}
+	args := []any{nanos(e.At), text(e.Reviewer), text(e.Role), e.Source, e.Door, text(e.Hub), text(e.RequestID), text(e.ThreadID),
+		text(strings.Join(e.Tools, ",")), text(e.Decision), e.Value, text(strings.Join(e.Approvers, ",")), e.Outcome, text(e.Message),
+		text(e.DecisionID), e.First}
+	const cols = "at, reviewer, role, source, door, hub, request_id, thread_id, tools, decision, value, approvers, outcome, message, decision_id, first_id"
+	if s.kind == Postgres {
+		err = tx.QueryRowContext(ctx, s.q("INSERT INTO audit ("+cols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"), args...).Scan(&id)
+		return id, err
+	}
+	res, err := tx.ExecContext(ctx, "INSERT INTO audit ("+cols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // Filter picks audit entries; its zero value picks the newest.

@@ -117,6 +117,10 @@ type Finish struct {
 	At                      time.Time
 	// Event is the hitl_answered event's data.
 	Event []byte
+	// Audit, when not nil, is appended to the team's audit log in the
+	// same transaction: the decision and its entry are both kept, or
+	// neither (a hub killed between the two lost the entry).
+	Audit *Entry
 }
 
 // Finish ends request id if it is still pending (and, when version is not
@@ -142,6 +146,11 @@ func (s *Store) Finish(ctx context.Context, id string, version int64, f Finish) 
 			return errNotPending
 		}
 		ok = true
+		if f.Audit != nil {
+			if _, err := s.audit(ctx, tx, *f.Audit); err != nil {
+				return err
+			}
+		}
 		return s.event(ctx, tx, Event{Type: "hitl_answered", RequestID: id, Data: f.Event, At: f.At})
 	})
 	if errors.Is(err, errNotPending) {
@@ -154,7 +163,9 @@ var errNotPending = errors.New("not pending")
 
 // SetApproval records a pending request's approvals (nil: none) if it is
 // unchanged since read at version; ok false when it changed (read again).
-func (s *Store) SetApproval(ctx context.Context, id string, version int64, approval []byte, at time.Time) (ok bool, err error) {
+// audit, when not nil, is appended to the audit log in the same
+// transaction.
+func (s *Store) SetApproval(ctx context.Context, id string, version int64, approval []byte, at time.Time, audit *Entry) (ok bool, err error) {
 	err = s.write(ctx, []string{id}, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q("UPDATE requests SET approval = ?, version = version + 1 WHERE id = ? AND status = ? AND version = ?"),
 			approval, id, Pending, version)
@@ -165,6 +176,11 @@ func (s *Store) SetApproval(ctx context.Context, id string, version int64, appro
 			return errNotPending
 		}
 		ok = true
+		if audit != nil {
+			if _, err := s.audit(ctx, tx, *audit); err != nil {
+				return err
+			}
+		}
 		// A change of the list: reviewers read it again.
 		return s.event(ctx, tx, Event{Type: "hitl_asked", RequestID: id, At: at})
 	})

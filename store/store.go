@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitl-sh/hitl/redact"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -165,16 +166,69 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Shown is a store's URL without its password.
+// Shown is a store's URL without its password (in its userinfo, or a
+// credential parameter such as ?password=).
 func Shown(spec string) string {
 	u, err := url.Parse(spec)
-	if err != nil || u.User == nil {
+	if err != nil {
+		if len(Secrets(spec)) > 0 || strings.Contains(spec, "@") {
+			return redact.URL(spec) // not a URL: hide all that may be one
+		}
 		return spec
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if q := u.Query(); len(q) > 0 {
+		changed := false
+		for k := range q {
+			if redact.CredentialParam(k) {
+				q.Set(k, "xxxxx")
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
 	}
 	return u.String()
+}
+
+// Secrets are the passwords a store's URL holds (its userinfo's, and
+// credential parameters'): what the hub must never print.
+func Secrets(spec string) []string {
+	u, err := url.Parse(spec)
+	if err != nil {
+		// Not a URL: what lies between "://user:" and "@" is the likely
+		// password.
+		if i := strings.Index(spec, "://"); i >= 0 {
+			auth := spec[i+3:]
+			if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+				if _, pw, ok := strings.Cut(auth[:at], ":"); ok && pw != "" {
+					return []string{pw}
+				}
+			}
+		}
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	for k, vs := range u.Query() {
+		if redact.CredentialParam(k) {
+			for _, v := range vs {
+				if v != "" {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Changed is closed at the next change of the store (this hub's, or with
@@ -309,7 +363,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store %s: cannot read its schema version: %v", s.where, err)
 	}
 	if version > known {
-		return fmt.Errorf("store %s has schema version %d, newer than this hitl knows (%d): a newer hitl wrote it. Run that hitl (or a newer one), or give this one another store (hitl serve --store, or hub.store in the config)", s.where, version, known)
+		return newerSchema(s.where, version, known)
 	}
 	for v := version + 1; v <= known; v++ {
 		if _, err := tx.ExecContext(ctx, steps[v-1]); err != nil {
@@ -328,7 +382,23 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func (s *Store) unreachable(err error) error {
-	return fmt.Errorf("store %s: cannot reach it: %v", s.where, err)
+	if s.kind == SQLite {
+		return fmt.Errorf("store %s: cannot open it: %v: %s", s.where, err, cannotWrite(s.kind))
+	}
+	return fmt.Errorf("store %s: cannot reach it: %s: %s", s.where, oneLine(err), reachHint(err))
+}
+
+// oneLine is err's message on one line: pgx gives one line per address
+// it tried (often the same twice).
+func oneLine(err error) string {
+	var out []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // steps are the kind's migrations, in order: NNN_name.sql, numbered from 1.

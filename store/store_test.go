@@ -94,7 +94,8 @@ func TestOneFinishWins(t *testing.T) {
 					if i%2 == 1 {
 						s = b
 					}
-					ok, err := s.Finish(ctx, id, 0, Finish{Status: Answered, RespondedBy: fmt.Sprint(i), At: time.Now()})
+					e := Entry{Reviewer: fmt.Sprint(i), Source: "hook", Door: "http", RequestID: id, Outcome: OutcomeSent}
+					ok, err := s.Finish(ctx, id, 0, Finish{Status: Answered, RespondedBy: fmt.Sprint(i), At: time.Now(), Audit: &e})
 					if err != nil {
 						t.Error(err)
 					}
@@ -107,23 +108,33 @@ func TestOneFinishWins(t *testing.T) {
 			if n := wins.Load(); n != 1 {
 				t.Fatalf("round %d: %d decisions took the request", round, n)
 			}
+			// The audit log has the one taken, written with it; the
+			// others, not taken, wrote nothing.
+			r, _, _ := a.Standing(ctx, id)
+			h, err := b.History(ctx, Filter{RequestID: id})
+			if err != nil || len(h) != 1 || h[0].Reviewer != r.RespondedBy || h[0].Outcome != OutcomeSent {
+				t.Fatalf("round %d: taken by %q, the audit log has %+v (%v)", round, r.RespondedBy, h, err)
+			}
 		}
 	})
 }
 
 // An approval recorded on what was read is refused when the request
-// changed since.
+// changed since, and its audit entry with it.
 func TestApprovalOnAStaleReadIsRefused(t *testing.T) {
 	each(t, func(t *testing.T, spec string) {
 		ctx := context.Background()
 		s := open(t, spec)
 		_ = s.Publish(ctx, Request{ID: "r", Publisher: "ci", CreatedAt: time.Now()})
 		r, _, _ := s.Get(ctx, "r")
-		if ok, err := s.SetApproval(ctx, "r", r.Version, []byte(`{"approvers":["alice"]}`), time.Now()); !ok || err != nil {
+		if ok, err := s.SetApproval(ctx, "r", r.Version, []byte(`{"approvers":["alice"]}`), time.Now(), &Entry{Reviewer: "alice", RequestID: "r", Outcome: OutcomeApproved}); !ok || err != nil {
 			t.Fatalf("first: %v %v", ok, err)
 		}
-		if ok, err := s.SetApproval(ctx, "r", r.Version, []byte(`{"approvers":["bob"]}`), time.Now()); ok || err != nil {
+		if ok, err := s.SetApproval(ctx, "r", r.Version, []byte(`{"approvers":["bob"]}`), time.Now(), &Entry{Reviewer: "bob", RequestID: "r", Outcome: OutcomeApproved}); ok || err != nil {
 			t.Fatalf("on a stale read: %v %v", ok, err)
+		}
+		if h, err := s.History(ctx, Filter{RequestID: "r"}); err != nil || len(h) != 1 || h[0].Reviewer != "alice" {
+			t.Fatalf("the audit log: %+v %v", h, err)
 		}
 		r, _, _ = s.Get(ctx, "r")
 		if string(r.Approval) != `{"approvers":["alice"]}` {

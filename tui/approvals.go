@@ -49,7 +49,13 @@ func (m *Model) confirmApproval(it *client.Interrupt, d *draft) bool {
 		d.decisions[i] = &x
 	}
 	m.toConfirm(it)
-	m.setStatus(fmt.Sprintf("Confirming %s's approval (%s): the same decision is sent, naming you all.", safe(strings.Join(a.Approvers, ", ")), safe(a.Words())), true)
+	who := safe(strings.Join(a.Approvers, ", "))
+	if a.Needed > 0 && len(a.Approvers)+1 < a.Needed {
+		// Not the last approval the rule asks for: recorded, not sent.
+		m.setStatus(fmt.Sprintf("Confirming %s's approval (%s): yours is recorded beside it; nothing is sent until %d approve.", who, safe(a.Words()), a.Needed), true)
+		return true
+	}
+	m.setStatus(fmt.Sprintf("Confirming %s's approval (%s): the same decision is sent, naming %s and you.", who, safe(a.Words()), who), true)
 	return true
 }
 

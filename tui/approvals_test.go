@@ -28,7 +28,7 @@ func confirmAnotherApprover(t *testing.T, approveKey string) {
 	h.keys("enter")
 	h.wantScreen("✔ 1 of 2 approvals (alice): approve delete_records, edit notify with")
 	h.keys(approveKey)
-	h.wantScreen("Send this?", "Action 2/2 notify: edit", `"Pruned[, checked by two]"`, "Confirming alice's approval")
+	h.wantScreen("Send this?", "Action 2/2 notify: edit", `"Pruned[, checked by two]"`, "Confirming alice's approval", "naming alice and you")
 	h.keys("y")
 	var got struct {
 		Decisions []map[string]any `json:"decisions"`
@@ -37,6 +37,21 @@ func confirmAnotherApprover(t *testing.T, approveKey string) {
 		!strings.Contains(h.sent(idOps), "Pruned, checked by two") {
 		t.Fatalf("sent %s", h.sent(idOps))
 	}
+}
+
+// A confirmation that is not the last approval a rule asks for is told
+// that it is recorded, not sent.
+func TestConfirmingIsNotTheLastApproval(t *testing.T) {
+	it := fixture(t, "middleware-js-ops", idOps, time.Minute)
+	ds := []client.Decision{{Type: client.Approve}, {Type: client.Approve}}
+	it.Approval = &client.Approval{Approvers: []string{"alice"}, Needed: 3, Decisions: ds, Value: json.RawMessage(`{}`), Tools: []string{"delete_records"}}
+	h := newHarness(t, 120, 24, it)
+	h.m.opts.Host = "hub"
+	h.wantScreen("1 of 3 approvals (alice)")
+	h.keys("enter")
+	h.wantScreen("✔ 1 of 3 approvals (alice)")
+	h.keys("a")
+	h.wantScreen("Send this?", "Confirming alice's approval (1 of 3 approvals (alice)): yours is recorded beside it; nothing is sent until 3 approve.")
 }
 
 // The first approver is told to wait; a viewer's decision keys do nothing.

@@ -14,6 +14,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/review"
 )
 
 // Approve in bulk: space marks rows of the inbox; A with rows marked (or,
@@ -81,22 +82,6 @@ func bulkTargets(x *items, marked map[string]bool) []client.Interrupt {
 	return nil
 }
 
-// approvable counts the interrupts of its that a bulk approve approves:
-// every action of theirs allows approve.
-func approvable(its []client.Interrupt) int {
-	n := 0
-	for _, it := range its {
-		ok := it.Slots() > 0
-		for i := 0; ok && i < it.Slots(); i++ {
-			ok = it.Allows(i, client.Approve)
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
-}
-
 // bulkWhat names the rows A acts on: "marked", or "shown" (a filter).
 func bulkWhat(v *env) string {
 	if len(v.marked) == 0 {
@@ -110,23 +95,11 @@ func (m *Model) openBulk(its []client.Interrupt) {
 	s := &bulkScreen{}
 	vp := newPage()
 	s.page = vp
-	for _, it := range its {
-		ok := it.Slots() > 0
-		for i := 0; i < it.Slots(); i++ {
-			if !it.Allows(i, client.Approve) {
-				ok = false
-				s.refused = append(s.refused, fmt.Sprintf("%s  %s: approve is not allowed (allowed: %s)", present.ShortID(it.ID), present.Summary(it), present.Types(it.AllowedAt(i))))
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		ds := make([]client.Decision, it.Slots())
-		for i := range ds {
-			ds[i] = client.Decision{Type: client.Approve}
-		}
-		s.drafts = append(s.drafts, decide.Draft{Interrupt: it, Decisions: ds})
+	var left []review.Left
+	s.drafts, left = review.Approvals(its)
+	for _, l := range left {
+		it := l.Interrupt
+		s.refused = append(s.refused, fmt.Sprintf("%s  %s: approve is not allowed (allowed: %s)", present.ShortID(it.ID), present.Summary(it), present.Types(l.Allowed)))
 	}
 	if len(s.drafts) > 0 {
 		subs, err := m.pipe.Prepare(s.drafts)

@@ -115,6 +115,12 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 			m.setStatus("Dismiss: this backend cannot end a thread's work (the LangGraph backend can).", false)
 			return nil
 		}
+		// A coding agent's request has no thread to end (its agent waits
+		// for an answer): refused at once, as the CLI does.
+		if it.Origin != nil {
+			m.setStatus("Not dismissed: a coding agent's request cannot be dismissed or stopped: its agent waits for an answer; reject it instead (nothing sent).", false)
+			return nil
+		}
 		// A fan-out branch cannot end its thread's work alone: refused
 		// at once, as the CLI does, and no draft is made of it.
 		ends := make([]client.Decision, it.Slots())

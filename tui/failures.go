@@ -15,6 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/review"
 )
 
 // Threads whose last run failed: no pending list shows them, so that a
@@ -31,9 +32,6 @@ const (
 	// fails only by changing its thread.
 	failuresEvery = 10 * time.Second
 	failuresQuiet = 2 * time.Minute
-	// failuresRead is how many of the newest failed threads are read in
-	// full.
-	failuresRead = 50
 )
 
 // failedList is one reading of the failed threads.
@@ -120,18 +118,14 @@ func (a *failuresAsk) read(ctx context.Context, j *journal.Journal, server strin
 }
 
 // readFailures reads the failed threads and, from the journal, the
-// decision this machine sent to each.
+// decision this machine sent to each (review.ReadFailures, as the CLI).
 func readFailures(ctx context.Context, l client.FailureLister, j *journal.Journal, server string) *failedList {
-	list, total, err := l.Failures(ctx, failuresRead)
-	out := &failedList{list: list, total: total, err: err, sent: map[string]journal.Entry{}}
-	if err != nil || j == nil || len(list) == 0 {
-		return out
-	}
-	hist, err := j.History()
-	out.auditErr = err
-	for _, f := range list {
-		if e := present.LastSent(hist, server, f.ThreadID); e != nil {
-			out.sent[f.ThreadID] = *e
+	runs, err := review.ReadFailures(ctx, l, j, server)
+	out := &failedList{total: runs.Total, err: err, auditErr: runs.AuditErr, sent: map[string]journal.Entry{}}
+	for _, f := range runs.Threads {
+		out.list = append(out.list, f.Failure)
+		if f.Sent != nil {
+			out.sent[f.ThreadID] = *f.Sent
 		}
 	}
 	return out

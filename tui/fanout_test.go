@@ -110,3 +110,26 @@ func TestSubmitIsOfferedForAKeptDecision(t *testing.T) {
 		t.Fatalf("s is not among the keys here:\n%s", s)
 	}
 }
+
+// x on a coding agent's request is refused at once (its agent waits for an
+// answer; there is no thread to end): not offered, no confirm screen that
+// speaks of ending a thread, nothing sent.
+func TestDismissOfAHookRequestIsRefusedAtOnce(t *testing.T) {
+	it := toolCall(idEmail, "sess-bash", "Bash", `{"command":"npm ci"}`)
+	it.GraphID, it.AssistantID = "claude", ""
+	it.Origin = &client.Origin{Agent: "claude", Host: "build-7", Cwd: "/src/app", SessionID: "sess-bash"}
+	h := newHarness(t, 80, 24, it)
+	h.open()
+	h.wantScreen("not allowed: f i x")
+	h.keys("x")
+	if got := h.statusText(); !strings.Contains(got, "Not dismissed: a coding agent's request cannot be dismissed or stopped: its agent waits for an answer; reject it instead (nothing sent).") {
+		t.Fatalf("status %q\n%s", got, h.screen())
+	}
+	if onTop[*confirmScreen](h.m) {
+		t.Fatalf("asked to send a dismiss:\n%s", h.screen())
+	}
+	h.keys("y", "s")
+	if _, sent := h.b.SentValue(idEmail); sent {
+		t.Fatal("the dismiss was sent")
+	}
+}

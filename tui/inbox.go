@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/hitl-sh/hitl/review"
 )
 
 // inboxScreen is the list of pending interrupts, with the detail of the
@@ -52,7 +54,7 @@ func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if v.sending {
 			return []act{status{"A decision is being sent; wait for it.", false}}
 		}
-		if its := bulkTargets(v.items, v.marked); approvable(its) == 0 {
+		if its := bulkTargets(v.items, v.marked); review.Approvable(its) == 0 {
 			return []act{status{fmt.Sprintf("None of the %d %s can be approved (approve is not allowed there, or they take an answer).", len(its), bulkWhat(v)), false}}
 		}
 		return []act{approveRows{}}
@@ -132,7 +134,7 @@ func (s *inboxScreen) hints(v *env) []hint {
 	}
 	// Marked rows (or a filtered list): what A approves, and how to mark
 	// (offered only where A would approve something).
-	if n := approvable(bulkTargets(v.items, v.marked)); n > 0 && !v.viewOnly {
+	if n := review.Approvable(bulkTargets(v.items, v.marked)); n > 0 && !v.viewOnly {
 		out = append(out, hint{b: withHelp(k.ApproveAll, fmt.Sprintf("approve %d %s", n, bulkWhat(v)))})
 	}
 	if it != nil && !v.viewOnly {

@@ -1,18 +1,25 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client/journal"
-	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/present"
 )
 
+// checkOptions is what hitl check is asked.
+type checkOptions struct {
+	io   *env
+	open func() (*app, error)
+	id   string // "": every decision of unknown outcome
+}
+
 func checkCmd(e *env) *cobra.Command {
+	opts := &checkOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	return &cobra.Command{
 		Use:   "check [ID]",
 		Short: "Look up on the server what became of decisions whose outcome is unknown",
@@ -24,94 +31,69 @@ run is still going are listed with when they were sent, and left as they are.
 With ID, only decisions about that interrupt (4+ characters of its id).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			var match func(journal.Entry) bool
 			if len(args) == 1 {
-				id := strings.ToLower(strings.TrimSpace(args[0]))
-				if len(id) < 4 {
-					return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
-				}
-				match = func(e journal.Entry) bool { return strings.HasPrefix(e.InterruptID, id) }
+				opts.id = args[0]
 			}
-			results, err := a.pipeline().Reconcile(cmd.Context(), match)
-			if err != nil {
-				return err
-			}
-			going := stillRunning(a, match)
-			if len(results) == 0 && len(going) == 0 {
-				fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
-				return nil
-			}
-			unknown := 0
-			for _, r := range results {
-				fmt.Fprintln(e.stdout, r.Text())
-				if r.Kind == decide.Unknown {
-					unknown++
-				}
-			}
-			printRunning(e, going)
-			if unknown > 0 {
-				return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
-			}
-			return nil
+			return runCheck(cmd.Context(), opts)
 		},
 	}
 }
 
+func runCheck(ctx context.Context, opts *checkOptions) error {
+	e := opts.io
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	checked, err := a.Check(ctx, opts.id)
+	if err != nil {
+		return err
+	}
+	if len(checked.Results) == 0 && len(checked.Running) == 0 {
+		fmt.Fprintln(e.stdout, "No decision of unknown outcome.")
+		return nil
+	}
+	for _, r := range checked.Results {
+		fmt.Fprintln(e.stdout, r.Text())
+	}
+	printRunning(e, checked.Running)
+	if unknown := checked.Unknown(); unknown > 0 {
+		return &exitErr{exitError, fmt.Errorf("%d decision(s) still of unknown outcome: run hitl check again once the server can be read", unknown)}
+	}
+	return nil
+}
+
+// forgetOptions is what hitl forget is asked.
+type forgetOptions struct {
+	io   *env
+	open func() (*app, error)
+	id   string
+}
+
 func forgetCmd(e *env) *cobra.Command {
+	opts := &forgetOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	return &cobra.Command{
 		Use:   "forget ID",
 		Short: "Make a handled interrupt pending again on this machine (it is listed while the server lists it)",
 		Args:  exactArgs(1, "an interrupt id (or 4+ characters of it) that this machine handled"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			id := strings.ToLower(strings.TrimSpace(args[0]))
-			if len(id) < 4 {
-				return usageErr("interrupt id %q is too short: give at least 4 characters of it", safe(id))
-			}
-			var found []string
-			for h := range a.journal.Hidden() {
-				if strings.HasPrefix(h, id) {
-					found = append(found, h)
-				}
-			}
-			switch len(found) {
-			case 0:
-				return refusedErr("no handled interrupt %q on this machine (hitl history lists what was decided)", safe(id))
-			case 1:
-			default:
-				return usageErr("%q matches %d handled interrupts; give more characters", safe(id), len(found))
-			}
-			if err := a.journal.Forget(found[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(found[0]))
-			return nil
+			opts.id = args[0]
+			return runForget(opts)
 		},
 	}
 }
 
-// stillRunning are the decisions whose run the server still shows going
-// after Reconcile (it leaves them as they are), one line per decision.
-func stillRunning(a *app, match func(journal.Entry) bool) []journal.Entry {
-	open, err := a.journal.Unsettled(a.backend.Server())
-	a.journalWarn(err, "decisions still running are not listed")
-	var out []journal.Entry
-	seen := map[string]bool{}
-	for _, x := range open {
-		if x.Outcome != journal.Running || seen[x.DecisionID] || (match != nil && !match(x)) {
-			continue
-		}
-		seen[x.DecisionID] = true
-		out = append(out, x)
+func runForget(opts *forgetOptions) error {
+	a, err := opts.open()
+	if err != nil {
+		return err
 	}
-	return out
+	id, err := a.Forget(opts.id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.io.stdout, "%s is pending again on this machine: hitl list shows it while the server lists it.\n", safe(id))
+	return nil
 }
 
 // printRunning says which decisions' runs are still going, and since when:
@@ -138,8 +120,7 @@ func runRef(id string) string {
 
 // printUnknown lists decisions whose outcome is unknown, below the inbox.
 func printUnknown(e *env, a *app) {
-	open, err := a.journal.Unresolved(a.backend.Server())
-	a.journalWarn(err, "decisions of unknown outcome are not listed")
+	open := a.Unresolved()
 	if len(open) == 0 {
 		return
 	}

@@ -33,7 +33,7 @@ func (e *env) completePending(cmd *cobra.Command, prefix string, pick func(id, t
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
 	defer cancel()
-	its, err := a.pending(ctx)
+	its, err := a.Pending(ctx)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

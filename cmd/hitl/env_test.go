@@ -13,14 +13,23 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/testrun"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain runs several tests at once (see testrun), then stops the
-// tests' tmux server and removes its socket.
+// tests' tmux server and removes its socket. The test binary is also the
+// `hitl` of the testscript transcripts (script_test.go).
 func TestMain(m *testing.M) {
-	code := testrun.Run(m)
+	testscript.Main(suite{m}, map[string]func(){"hitl": func() { os.Exit(mainCode()) }})
+}
+
+// suite is the tests' run, then the cleanup after them.
+type suite struct{ m *testing.M }
+
+func (s suite) Run() int {
+	code := testrun.Run(s.m)
 	tmuxCleanup()
-	os.Exit(code)
+	return code
 }
 
 // testEnv is one test's environment variables.

@@ -30,9 +30,9 @@ func TestLookEveryReachesTheWatcher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, ok := a.backend.(*langgraph.Backend)
+		b, ok := a.Backend.(*langgraph.Backend)
 		if !ok {
-			t.Fatalf("backend %T", a.backend)
+			t.Fatalf("backend %T", a.Backend)
 		}
 		return b.Live()
 	}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/review"
 )
 
 // Stamped by the release build (see .goreleaser.yaml).
@@ -35,7 +36,10 @@ const (
 	exitPending     = 6 // recorded as a first approval: another approver confirms it
 )
 
-func main() {
+func main() { os.Exit(mainCode()) }
+
+// mainCode is the program, its exit code returned.
+func mainCode() int {
 	// A dropped SSH session (SIGHUP) and a polite kill (SIGTERM) end hitl as
 	// ctrl+c does: what is being sent is still recorded before it exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -55,7 +59,7 @@ func main() {
 	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ}
 	code := runEnv(ctx, e, os.Args[1:])
 	stop()
-	os.Exit(code)
+	return code
 }
 
 // onHangup, when set, is what SIGHUP does instead of ending hitl.
@@ -69,6 +73,28 @@ type exitErr struct {
 
 func (e *exitErr) Error() string { return e.err.Error() }
 func (e *exitErr) Unwrap() error { return e.err }
+
+// exitStatus is the exit status err names: an exitErr's, or a
+// review.Error's Kind (whose values are the exit statuses).
+func exitStatus(err error) (int, bool) {
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		return ee.code, true
+	}
+	var re *review.Error
+	if errors.As(err, &re) {
+		return int(re.Kind), true
+	}
+	return 0, false
+}
+
+// exitKind is exitStatus as a review.Kind: Failed when err names none.
+func exitKind(err error) review.Kind {
+	if code, ok := exitStatus(err); ok {
+		return review.Kind(code)
+	}
+	return review.Failed
+}
 
 func usageErr(format string, a ...any) error {
 	return &exitErr{exitUsage, fmt.Errorf(format, a...)}
@@ -110,28 +136,14 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 	if !errors.Is(err, errAlreadyPrinted) {
 		fmt.Fprintln(e.stderr, "hitl:", err)
 	}
-	var ee *exitErr
-	if errors.As(err, &ee) {
-		return ee.code
+	if code, ok := exitStatus(err); ok {
+		return code
 	}
 	return exitError
 }
 
-// aboutErr is an error of a decision command with what its --json object
-// says of it beyond the exit code (decisionErrJSON): result names it
-// ("handled-here", "handled-elsewhere", "gone", …), id is the interrupt it
-// is about, winner what is known of the decision that answered it.
-type aboutErr struct {
-	err    error
-	result string
-	id     string
-	winner *client.Winner
-}
-
-func (e *aboutErr) Error() string { return e.err.Error() }
-func (e *aboutErr) Unwrap() error { return e.err }
-
-// about gives err what a --json object says of it.
+// about gives err what a decision command's --json object says of it
+// beyond the exit code (review.About, review.ErrorJSON).
 func about(err error, result, id string, w *client.Winner) error {
-	return &aboutErr{err: err, result: result, id: id, winner: w}
+	return review.WithAbout(err, result, id, w)
 }

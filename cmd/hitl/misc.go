@@ -226,11 +226,11 @@ func runCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				rc := ap.feat.RunController
+				rc := ap.Features.RunController
 				if rc == nil {
 					return refusedErr("the %s backend has no run controls", ap.settings.Backend)
 				}
-				it, err := ap.find(cmd.Context(), args[0])
+				it, err := ap.Find(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/hitl-sh/hitl/internal/realserver"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -21,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 var (

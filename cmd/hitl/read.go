@@ -9,13 +9,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/review"
+	"github.com/hitl-sh/hitl/watchexec"
 )
 
+// listOptions is what hitl list is asked. As each command here (gh's
+// shape), its options, then its run function: a test gives io buffers and
+// an open that returns a session on a fake backend.
+type listOptions struct {
+	io           *env
+	open         func() (*app, error)
+	json, failed bool
+}
+
 func listCmd(e *env) *cobra.Command {
-	var asJSON, failed bool
+	opts := &listOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List pending interrupts, newest first",
@@ -25,67 +35,84 @@ machine sent there, and how to answer again what the thread still holds). --json
 prints the pending interrupts only, as a JSON array; --failed the failed threads only
 (each error in full; with --json, a JSON array of them).`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			a.reconcile(cmd.Context(), e)
-			if failed {
-				return listFailed(cmd.Context(), e, a, asJSON)
-			}
-			its, err := a.pending(cmd.Context())
-			if err != nil {
-				return err
-			}
-			// What expires is decided first: it goes to the top.
-			present.DeadlinesFirst(its)
-			if asJSON {
-				if its == nil {
-					its = []client.Interrupt{}
-				}
-				return writeJSON(e.stdout, its, true)
-			}
-			printList(e.stdout, its, time.Now())
-			printUnknown(e, a)
-			printFailedSection(cmd.Context(), e, a)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), opts) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of interrupts (its fields: docs/commands.md)")
-	cmd.Flags().BoolVar(&failed, "failed", false, "list only the threads whose last run failed")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array of interrupts (its fields: docs/commands.md)")
+	cmd.Flags().BoolVar(&opts.failed, "failed", false, "list only the threads whose last run failed")
 	return cmd
 }
 
+func runList(ctx context.Context, opts *listOptions) error {
+	e := opts.io
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	a.reconcile(ctx, e)
+	if opts.failed {
+		return listFailed(ctx, e, a, opts.json)
+	}
+	its, err := a.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	// What expires is decided first: it goes to the top.
+	present.DeadlinesFirst(its)
+	if opts.json {
+		if its == nil {
+			its = []client.Interrupt{}
+		}
+		return writeJSON(e.stdout, its, true)
+	}
+	printList(e.stdout, its, time.Now())
+	printUnknown(e, a)
+	printFailedSection(ctx, e, a)
+	return nil
+}
+
+// showOptions is what hitl show is asked.
+type showOptions struct {
+	io        *env
+	open      func() (*app, error)
+	id        string
+	json, raw bool
+}
+
 func showCmd(e *env) *cobra.Command {
-	var asJSON, raw bool
+	opts := &showOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one interrupt in full",
 		Args:  exactArgs(1, "an interrupt id (or 4+ characters of it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := e.open(0)
-			if err != nil {
-				return err
-			}
-			a.reading = true
-			it, err := a.find(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if raw {
-				return printRaw(e, it)
-			}
-			if asJSON {
-				return writeJSON(e.stdout, it, true)
-			}
-			printShow(e.stdout, it, e.again(), a.journal.ID())
-			return nil
+			opts.id = args[0]
+			return runShow(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the interrupt as JSON")
-	cmd.Flags().BoolVar(&raw, "raw", false, "print the interrupt's value as the server sent it (exact bytes into a file or a pipe, made inert on a terminal)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the interrupt as JSON")
+	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print the interrupt's value as the server sent it (exact bytes into a file or a pipe, made inert on a terminal)")
 	return cmd
+}
+
+func runShow(ctx context.Context, opts *showOptions) error {
+	e := opts.io
+	a, err := opts.open()
+	if err != nil {
+		return err
+	}
+	a.Reading = true
+	it, err := a.Find(ctx, opts.id)
+	if err != nil {
+		return err
+	}
+	if opts.raw {
+		return printRaw(e, it)
+	}
+	if opts.json {
+		return writeJSON(e.stdout, it, true)
+	}
+	printShow(e.stdout, it, e.again(), a.Journal.ID())
+	return nil
 }
 
 func watchCmd(e *env) *cobra.Command {
@@ -130,11 +157,11 @@ and a watch started again says for how many it does not run again.`,
 			if hook != nil {
 				// Per server too: the same command watching another
 				// server has its own interrupts.
-				if hook.ran, err = openExecMemory(config.StateDir(e.getenv), a.settings.URL+"\n"+hook.line); err != nil {
+				if err := hook.Remember(config.StateDir(e.getenv), a.settings.URL+"\n"+hook.Line()); err != nil {
 					return err
 				}
-				hook.start(cmd.Context())
-				defer hook.stop()
+				hook.Start(cmd.Context())
+				defer hook.Stop()
 			}
 			return watch(cmd.Context(), e, a, interval, asJSON, hook)
 		},
@@ -147,21 +174,12 @@ and a watch started again says for how many it does not run again.`,
 	return cmd
 }
 
-func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *execHook) error {
-	// A backend that streams its changes wakes the loop at once.
-	var changes <-chan struct{}
-	if n := a.feat.Notifier; n != nil {
-		changes = n.Changes(ctx)
-	}
-	seen := map[string]bool{}
-	// show prints, oldest first, what has not been printed yet.
-	show := func(its []client.Interrupt) error {
-		for i := len(its) - 1; i >= 0; i-- {
-			it := its[i]
-			if seen[it.ID] {
-				continue
-			}
-			seen[it.ID] = true
+// watch prints each interrupt that waits once, as it appears (review.Watch),
+// and runs watch --exec's command for it.
+func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON bool, hook *watchexec.Runner) error {
+	return a.Watch(ctx, review.Watcher{
+		Interval: interval,
+		New: func(it client.Interrupt) error {
 			if asJSON {
 				if err := writeJSON(e.stdout, it, false); err != nil {
 					return err
@@ -170,98 +188,16 @@ func watch(ctx context.Context, e *env, a *app, interval time.Duration, asJSON b
 				printLine(e.stdout, it, time.Now())
 			}
 			if hook != nil {
-				if err := hook.notify(ctx, it); err != nil {
-					return err
-				}
+				return hook.Notify(ctx, it)
 			}
-		}
-		return nil
-	}
-	// A long listing (thousands of interrupts, a slow link) is printed
-	// page by page as it arrives.
-	var shown error
-	progress := func(p client.Progress) {
-		if shown == nil {
-			shown = show(journal.Unhandled(p.Items, a.journal.Hidden()))
-		}
-	}
-	wait := interval
-	failing := false
-	lctx := ctx // the first listing is fresh; later ones follow a change signal or a poll
-	settled := a.feat.Settled
-	var read uint64 // the version of the last listing, when settled says
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		shown = nil
-		if settled != nil {
-			read, _ = settled.Settled()
-		}
-		its, err := a.pendingProgress(lctx, progress)
-		lctx = client.WatchedWillDo(ctx)
-		if shown != nil {
-			return shown
-		}
-		switch {
-		case ctx.Err() != nil:
 			return nil
-		case err != nil:
-			fmt.Fprintf(e.stderr, "hitl watch: %v (retrying in %s)\n", err, wait)
-			failing = true
-			wait = min(wait*2, 30*time.Second)
-		default:
-			if failing {
-				fmt.Fprintln(e.stderr, "hitl watch: connected again")
-				failing = false
-			}
-			wait = interval
-			// Oldest first, so that the output reads in the order things happened.
-			if err := show(its); err != nil {
-				return err
-			}
-			hook.reportSkipped()
-		}
-		timer.Reset(wait)
-	wait:
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
-			// Nothing changed since the last listing (the watcher would
-			// have said): no need to read it again.
-			if v, ok := settledAt(settled, changes); ok && !failing && v == read {
-				timer.Reset(wait)
-				goto wait
-			}
-		case _, open := <-changes:
-			if !open {
-				changes = nil // the stream is gone: keep polling
-			}
-		}
-	}
-}
-
-// settledAt is the backend's version when its watcher runs and a periodic
-// listing would be answered from its reading (client.Settled).
-func settledAt(s client.Settled, changes <-chan struct{}) (uint64, bool) {
-	if s == nil || changes == nil {
-		return 0, false
-	}
-	return s.Settled()
-}
-
-// pendingProgress is app.pending, reporting a long listing's progress where
-// the backend can.
-func (a *app) pendingProgress(ctx context.Context, report func(client.Progress)) ([]client.Interrupt, error) {
-	p := a.feat.Progressive
-	if p == nil {
-		return a.pending(ctx)
-	}
-	all, err := p.PendingProgress(ctx, report)
-	if err := a.sourceDown(err); err != nil {
-		return nil, err
-	}
-	return a.unhandled(all), nil
+		},
+		Listed: hook.ReportSkipped,
+		Failed: func(err error, retry time.Duration) {
+			fmt.Fprintf(e.stderr, "hitl watch: %v (retrying in %s)\n", err, retry)
+		},
+		Back: func() { fmt.Fprintln(e.stderr, "hitl watch: connected again") },
+	})
 }
 
 func conversationCmd(e *env) *cobra.Command {
@@ -279,11 +215,11 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			if err != nil {
 				return err
 			}
-			c := a.feat.Conversational
+			c := a.Features.Conversational
 			if c == nil {
 				return refusedErr("this backend keeps no conversation")
 			}
-			thread, known, err := a.threadOf(cmd.Context(), args[0])
+			thread, known, err := a.ThreadOf(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -292,9 +228,9 @@ An interrupt's id (or 4+ characters of it) shows its thread's conversation.`,
 			case errors.Is(err, client.ErrNoThread) && !known:
 				// Neither this machine nor the server knows it: not found (4).
 				return refusedErr("no thread or interrupt %q on %s\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl list shows the waiting interrupts' ids, hitl history the decided ones; hitl show ID prints an interrupt's thread",
-					safe(args[0]), safe(a.backend.Server()), safe(args[0]))
+					safe(args[0]), safe(a.Backend.Server()), safe(args[0]))
 			case errors.Is(err, client.ErrNoThread):
-				return nothingErr("thread %s no longer exists on %s (deleted): it has no conversation left to show", safe(thread), safe(a.backend.Server()))
+				return nothingErr("thread %s no longer exists on %s (deleted): it has no conversation left to show", safe(thread), safe(a.Backend.Server()))
 			case err != nil && !known:
 				// A thread this machine never saw: maybe not a thread's id.
 				return fmt.Errorf("%w\nhitl conversation takes a thread id, or the id of an interrupt this machine has listed; it knows neither as %q: hitl show ID prints an interrupt's thread, hitl list --json each one's thread_id", err, safe(args[0]))

@@ -73,6 +73,9 @@ at start and by --check. See docs/team.md.`,
 			problems := t.Check()
 			tlsConf, tlsErr := doorTLS(tlsCert, tlsKey)
 			if check {
+				if spec, _, err := e.storeSpec(f, storeFlag); err == nil {
+					e.hideSecrets(&config.Settings{}, append(t.Secrets(), store.Secrets(spec)...)...)
+				}
 				for _, p := range problems {
 					fmt.Fprintln(e.stdout, "team:", strings.TrimPrefix(p.Error(), "team "))
 				}
@@ -82,11 +85,16 @@ at start and by --check. See docs/team.md.`,
 				if w := plainDoorWarning(loopbackIf(httpAddr), tlsConf != nil); w != "" {
 					fmt.Fprintln(e.stdout, "door: warning:", w)
 				}
+				if len(problems) == 0 {
+					fmt.Fprintln(e.stdout, teamSummary(t))
+				}
+				// The store: reached, a schema this hitl knows, writable.
+				// Nothing in it is changed.
+				storeErr := e.checkStore(cmd.Context(), f, storeFlag)
 				if len(problems) > 0 {
 					return &exitErr{exitError, fmt.Errorf("the team config in %s has %d problem(s)", config.Path(e.getenv), len(problems))}
 				}
-				fmt.Fprintln(e.stdout, teamSummary(t))
-				return nil
+				return storeErr
 			}
 			if len(problems) > 0 {
 				for _, p := range problems {
@@ -119,6 +127,7 @@ at start and by --check. See docs/team.md.`,
 				o.http = loopback(httpAddr)
 			}
 			o.ssh = loopback(sshAddr)
+			o.defaultServer = !e.backendGiven(f)
 			return e.serve(cmd.Context(), t, o)
 		},
 	}
@@ -126,7 +135,7 @@ at start and by --check. See docs/team.md.`,
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the coordinator protocol (reviewers by token, agents' hooks) on ADDR (host:port; no host: loopback)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the SSH host key file (default: created on first start in the state directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hub.DefaultIdle, "close a session after this long without a key")
-	cmd.Flags().BoolVar(&check, "check", false, "check the team config (and the door's TLS and address), say what is wrong, and exit")
+	cmd.Flags().BoolVar(&check, "check", false, "check the team config, the store (reached, its schema, writable) and the door's TLS and address; say what is wrong, and exit")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")
@@ -173,6 +182,7 @@ type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
 	tls                *tls.Config   // the HTTP door's; nil: plain HTTP
+	defaultServer      bool          // no LangGraph server named: the default URL is read
 	store              string        // the store's spec (store.Open)
 	retention          time.Duration // of finished requests; 0: coord's default
 }
@@ -198,10 +208,13 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	lg, ok := a.backend.(*langgraph.Backend)
+	lg, ok := a.Backend.(*langgraph.Backend)
 	if !ok {
 		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
 	}
+	// Whatever the hub logs hides the team's tokens and the store's
+	// password too.
+	e.hideSecrets(a.settings, append(t.Secrets(), store.Secrets(o.store)...)...)
 	// The hub's log goes through stderr's writer, which makes every byte inert.
 	logger := hub.NewLogger(e.stderr)
 	st, err := e.openStore(ctx, o.store, logger)
@@ -209,8 +222,10 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
-	// Whatever the hub logs hides the team's tokens too.
-	e.hideSecrets(a.settings, t.Secrets()...)
+	if o.defaultServer {
+		logger.Warn("no LangGraph server named (--url, HITL_URL or a profile's url): the hub reads the default one; without a server there, the sessions show that source as down and serve the agents' requests alone",
+			"server", lg.Server())
+	}
 
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
@@ -229,7 +244,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 			return
 		}
 		current.Store(nt)
-		e.hideSecrets(a.settings, nt.Secrets()...)
+		e.hideSecrets(a.settings, append(nt.Secrets(), store.Secrets(o.store)...)...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 		if f := pruned.Load(); f != nil {
 			(*f)()

@@ -16,8 +16,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitl-sh/hitl/internal/realserver"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/realserver"
 )
 
 // door is the teamHub's HTTP door, for the CLI.

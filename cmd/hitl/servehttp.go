@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +55,27 @@ func (e *env) storeSpec(f *config.File, flag string) (spec string, retention tim
 	return h.Store, retention, nil
 }
 
+// checkStore is serve --check's look at the store: one line on stdout,
+// OK or what is wrong and what to do (then an error, exit 1).
+func (e *env) checkStore(ctx context.Context, f *config.File, flag string) error {
+	spec, _, err := e.storeSpec(f, flag)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		var r store.Report
+		if r, err = store.Check(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub")); err == nil {
+			fmt.Fprintln(e.stdout, safe(r.String()))
+			return nil
+		}
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "store") {
+		msg = "store: " + msg
+	}
+	fmt.Fprintln(e.stdout, safe(msg))
+	return &exitErr{exitError, errors.New("the hub's store is not usable: the store line above says why and what to do")}
+}
+
 // openStore opens the hub's store, saying which.
 func (e *env) openStore(ctx context.Context, spec string, logger *hub.Logger) (*store.Store, error) {
 	st, err := store.Open(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub"))
@@ -97,7 +119,7 @@ func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server, tc *tls.C
 // team as with --ssh.
 func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions) error {
 	addr := o.http
-	e.hideSecrets(&config.Settings{}, t.Secrets()...)
+	e.hideSecrets(&config.Settings{}, append(t.Secrets(), store.Secrets(o.store)...)...)
 	logger := hub.NewLogger(e.stderr)
 	st, err := e.openStore(ctx, o.store, logger)
 	if err != nil {
@@ -120,7 +142,7 @@ func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions)
 			return
 		}
 		current.Store(nt)
-		e.hideSecrets(&config.Settings{}, nt.Secrets()...)
+		e.hideSecrets(&config.Settings{}, append(nt.Secrets(), store.Secrets(o.store)...)...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 		if n := c.Prune(); n > 0 { // a reviewer taken out loses their pending approvals
 			logger.Info("approvals dropped at reload", "requests", n)

@@ -85,7 +85,7 @@ func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON b
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return &exitErr{exitError, fmt.Errorf("history --team: cannot reach the hub at %s: %v (is hitl serve --http running there?)", redact.URL(s.URL), err)}
+		return &exitErr{exitError, fmt.Errorf("history --team: cannot reach the hub at %s: %v (is hitl serve --http running there? Give the hub's address with --url or HITL_URL)", redact.URL(s.URL), err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -48,7 +48,7 @@ type config struct {
 	idle          time.Duration
 	tuiIdle       time.Duration // the window of an idle TUI's CPU
 	coldRuns      int
-	only          string        // comma-separated parts: real, demo, small, attention, slow, hub, cold, store
+	only          string        // comma-separated parts: real, demo, small, attention, slow, hub, cold, store, storekill
 	postgres      string        // a PostgreSQL (a role that may CREATE DATABASE) for the store's two-hub column
 	lookEvery     time.Duration // HITL_LOOK_EVERY for every hitl run, and the bare poller's rate (0: hitl's default)
 }
@@ -69,7 +69,7 @@ func main() {
 	flag.IntVar(&c.arrivals, "arrivals", 0, "interrupts raised to time their arrival (default 40; smoke 8)")
 	flag.DurationVar(&c.idle, "idle", 0, "how long to count an idle watch's requests and CPU (default 60s; smoke 2s)")
 	flag.DurationVar(&c.tuiIdle, "tui-idle", 0, "how long to read an idle TUI's CPU (default 60s; smoke 5s)")
-	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, attention, slow, hub, cold, store")
+	flag.StringVar(&c.only, "only", "", "only these parts, comma-separated: real, demo, small, attention, slow, hub, cold, store, storekill (store includes it)")
 	flag.StringVar(&c.postgres, "postgres", "", "the store part: a PostgreSQL URL (a role that may CREATE DATABASE) for two hubs on one database")
 	flag.DurationVar(&c.lookEvery, "look-every", 0, "the look interval of every hitl run (HITL_LOOK_EVERY; a build older than the setting keeps 200ms) and of the bare programs (default: hitl's, 200ms)")
 	floor := flag.String("floor", "", "run a bare program against this URL (the bench runs them to measure a look's least cost)")
@@ -245,6 +245,17 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("the hub's store: %w", err)
 		}
 		tables = append(tables, t)
+	}
+	if (b.part("store") || b.part("storekill")) && (!b.smoke || b.only != "") { // storekill.go
+		if b.postgres == "" {
+			logf("store: one of two hubs killed: left out: give -postgres URL (scripts/bench starts a cluster)")
+		} else {
+			t, err := b.storeKill(ctx)
+			if err != nil {
+				return fmt.Errorf("one of two hubs killed: %w", err)
+			}
+			tables = append(tables, t)
+		}
 	}
 	b.print(tables)
 	return nil

@@ -33,7 +33,7 @@ var mayImport = map[string][]string{
 	"inert":            {},
 	"redact":           {},
 	"team":             {},
-	"store":            {},
+	"store":            {"redact"},
 	"hookclient":       {"coord/wire"},
 	"coord/wire":       {"client"},
 	"rules":            {"client", "team"},
@@ -41,7 +41,9 @@ var mayImport = map[string][]string{
 	"config":           {"redact", "team"},
 	"present":          {"client", "client/journal", "diff", "inert"},
 	"decide":           {"client", "client/journal", "diff", "present", "inert"},
-	"tui":              {"decide", "present", "inert", "client", "client/journal", "diff"},
+	"review":           {"decide", "present", "inert", "client", "client/journal"},
+	"watchexec":        {"present", "inert", "client"},
+	"tui":              {"review", "decide", "present", "inert", "client", "client/journal", "diff"},
 }
 
 // backendMayImport is what every backend may import of the project.

@@ -10,7 +10,6 @@ package realserver
 
 import (
 	"os"
-	"sort"
 	"sync"
 	"testing"
 )
@@ -145,19 +144,4 @@ func Hold(t testing.TB, url string) {
 	m, _ := held.LoadOrStore(url, new(sync.Mutex))
 	m.(*sync.Mutex).Lock()
 	t.Cleanup(m.(*sync.Mutex).Unlock)
-}
-
-// HoldAll holds every server scripts/test started (Everywhere), in one
-// order, for a test that must have the machine's servers to itself: one
-// that starts and kills servers of its own beside them.
-func HoldAll(t testing.TB) {
-	t.Helper()
-	var urls []string
-	for _, s := range Everywhere(t) {
-		urls = append(urls, s.URL)
-	}
-	sort.Strings(urls)
-	for _, u := range urls {
-		Hold(t, u)
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 
 func fixtureInterrupt(t *testing.T, name string) client.Interrupt {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "client", "testdata", name+".json"))
+	raw, err := os.ReadFile(filepath.Join("..", "client", "testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestShowHintFollowsTheAllowedDecisions(t *testing.T) {
 		{"questions", []string{"hitl respond abcd1234 -m FEEDBACK --answer A1 --answer A2", "hitl reject"}, []string{"hitl edit"}},
 		{"raw", []string{"hitl respond abcd1234 -m TEXT", "hitl resume abcd1234 --value JSON"}, []string{"hitl approve", "hitl edit"}},
 	} {
-		got := hint(fixtureInterrupt(t, tt.fixture))
+		got := Hint(fixtureInterrupt(t, tt.fixture))
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", tt.fixture, got, w)

@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"bytes"
@@ -17,17 +17,17 @@ func TestIndentJSON(t *testing.T) {
 	} {
 		var want bytes.Buffer
 		json.Indent(&want, []byte(in), "", "  ")
-		if got := string(indentJSON([]byte(in), maxIndent)); got != want.String() {
+		if got := string(indentTo([]byte(in), maxIndent)); got != want.String() {
 			t.Errorf("%s:\n%s\nwant\n%s", in, got, want.String())
 		}
 	}
 	deep := strings.Repeat(`{"a":[`, 4500) + "1" + strings.Repeat("]}", 4500)
-	got := indentJSON([]byte(deep), maxIndent)
+	got := indentTo([]byte(deep), maxIndent)
 	if !json.Valid(got) || len(got) > 2*len(deep)+maxIndent*maxIndent*4 {
 		t.Fatalf("9,000 levels: valid %v, %d bytes for %d", json.Valid(got), len(got), len(deep))
 	}
 	var v any
-	if err := json.Unmarshal(indentJSON([]byte(`{"x":[1,{"y":"z"}]}`), 1), &v); err != nil {
+	if err := json.Unmarshal(indentTo([]byte(`{"x":[1,{"y":"z"}]}`), 1), &v); err != nil {
 		t.Fatalf("compact past the depth is not JSON: %v", err)
 	}
 }

@@ -1,4 +1,13 @@
-package main
+// Package watchexec is hitl watch --exec: a command run once per new
+// interrupt, with the interrupt's JSON (the line watch --json prints) on
+// its stdin, for Slack, a pager, a phone. The command line is split into
+// argv here, without a shell: no byte of a payload ever reaches a shell,
+// and `;`, `|`, `$(…)` in the command line are plain characters of an
+// argument. A shell runs only when asked (--exec-shell), and even then the
+// payload comes on stdin and in the environment, never in the command
+// line. A command that fails, or that outlives its timeout (killed, with
+// its children), is reported on stderr; watch goes on.
+package watchexec
 
 import (
 	"bytes"
@@ -21,16 +30,6 @@ import (
 	"github.com/hitl-sh/hitl/present"
 )
 
-// watch --exec: a command run once per new interrupt, with the interrupt's
-// JSON (the line watch --json prints) on its stdin, for Slack, a pager, a
-// phone. The command line is split into argv here, without a shell: no
-// byte of a payload ever reaches a shell, and `;`, `|`, `$(…)` in the
-// command line are plain characters of an argument. A shell runs only
-// when asked (--exec-shell), and even then the payload comes on stdin and
-// in the environment, never in the command line. A command that fails, or
-// that outlives its timeout (killed, with its children), is reported on
-// stderr; watch goes on.
-
 const (
 	// execWorkers is how many commands run at once: a burst of interrupts
 	// (watch's first listing) does not start hundreds of processes.
@@ -42,8 +41,8 @@ const (
 	execLines = 5
 )
 
-// execHook runs the command for each interrupt handed to it.
-type execHook struct {
+// Runner runs the command for each interrupt handed to it.
+type Runner struct {
 	argv    []string
 	line    string // the command as given, for messages
 	timeout time.Duration
@@ -113,9 +112,9 @@ func (m *execMemory) add(id string) error {
 	return err
 }
 
-// reportSkipped says, once per batch, for how many interrupts the command
+// ReportSkipped says, once per batch, for how many interrupts the command
 // was not run again.
-func (h *execHook) reportSkipped() {
+func (h *Runner) ReportSkipped() {
 	if h == nil || h.skipped == h.reported {
 		return
 	}
@@ -139,45 +138,61 @@ type execJob struct {
 	json []byte
 }
 
-// newExecHook checks the command line: command is split into argv without
+// New checks the command line: command is split into argv without
 // a shell; shellCmd (--exec-shell) runs under /bin/sh -c. At most one of
 // them is set; neither: no hook (nil). environ is watch's environment,
 // which the command gets without hitl's credentials (nil: os.Environ).
-func newExecHook(command, shellCmd string, timeout time.Duration, stderr io.Writer, environ func() []string) (*execHook, error) {
+func New(command, shellCmd string, timeout time.Duration, stderr io.Writer, environ func() []string) (*Runner, error) {
 	var argv []string
 	switch {
 	case command != "" && shellCmd != "":
-		return nil, usageErr("give --exec or --exec-shell, not both")
+		return nil, errors.New("give --exec or --exec-shell, not both")
 	case command != "":
 		var err error
 		if argv, err = splitArgs(command); err != nil {
-			return nil, usageErr("--exec: %v", err)
+			return nil, fmt.Errorf("--exec: %v", err)
 		}
 		if len(argv) == 0 {
-			return nil, usageErr("--exec: no command")
+			return nil, errors.New("--exec: no command")
 		}
 	case shellCmd != "":
 		if strings.TrimSpace(shellCmd) == "" {
-			return nil, usageErr("--exec-shell: no command")
+			return nil, errors.New("--exec-shell: no command")
 		}
 		argv = []string{"/bin/sh", "-c", shellCmd}
 	default:
 		return nil, nil
 	}
 	if timeout <= 0 {
-		return nil, usageErr("--exec-timeout must be more than 0")
+		return nil, errors.New("--exec-timeout must be more than 0")
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {
-		return nil, usageErr("--exec: cannot run %q: %v", argv[0], err)
+		return nil, fmt.Errorf("--exec: cannot run %q: %v", argv[0], err)
 	}
 	if environ == nil {
 		environ = os.Environ
 	}
-	return &execHook{argv: argv, line: command + shellCmd, timeout: timeout, stderr: stderr, environ: environ}, nil
+	return &Runner{argv: argv, line: command + shellCmd, timeout: timeout, stderr: stderr, environ: environ}, nil
 }
 
-// start runs the workers until ctx ends; stop waits for them.
-func (h *execHook) start(ctx context.Context) {
+// Line is the command as given, for messages (and, with the server, the
+// name of what it ran for: Remember).
+func (h *Runner) Line() string { return h.line }
+
+// Remember makes the command run once per interrupt across watches: what
+// it ran for is kept in stateDir under key (the command line and the
+// server: the same command watching another server has its own).
+func (h *Runner) Remember(stateDir, key string) error {
+	m, err := openExecMemory(stateDir, key)
+	if err != nil {
+		return err
+	}
+	h.ran = m
+	return nil
+}
+
+// Start runs the workers until ctx ends; stop waits for them.
+func (h *Runner) Start(ctx context.Context) {
 	h.queue = make(chan execJob, 4096)
 	for range execWorkers {
 		h.wg.Add(1)
@@ -198,15 +213,15 @@ func (h *execHook) start(ctx context.Context) {
 	}
 }
 
-// stop lets the commands under way end (ctx ended: they are killed) and
+// Stop lets the commands under way end (ctx ended: they are killed) and
 // waits for them; what is queued is dropped.
-func (h *execHook) stop() {
+func (h *Runner) Stop() {
 	close(h.queue)
 	h.wg.Wait()
 }
 
 // add queues the command for one interrupt; payload is its JSON line.
-func (h *execHook) add(ctx context.Context, it client.Interrupt, payload []byte) {
+func (h *Runner) add(ctx context.Context, it client.Interrupt, payload []byte) {
 	select {
 	case h.queue <- execJob{it: it, json: payload}:
 	case <-ctx.Done():
@@ -215,7 +230,7 @@ func (h *execHook) add(ctx context.Context, it client.Interrupt, payload []byte)
 
 // env is the command's environment: watch's own, and the interrupt's
 // names, made inert (one line, no control characters).
-func (h *execHook) env(it client.Interrupt) []string {
+func (h *Runner) env(it client.Interrupt) []string {
 	vars := []struct{ k, v string }{
 		{"HITL_INTERRUPT_ID", it.ID}, {"HITL_THREAD_ID", it.ThreadID}, {"HITL_GRAPH_ID", it.GraphID},
 		{"HITL_ASSISTANT_ID", it.AssistantID}, {"HITL_SCHEMA", string(it.Schema)}, {"HITL_TITLE", it.Title},
@@ -247,7 +262,7 @@ func credentialVar(name string) bool {
 }
 
 // run runs the command once, and reports a failure.
-func (h *execHook) run(ctx context.Context, j execJob) {
+func (h *Runner) run(ctx context.Context, j execJob) {
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.argv[0], h.argv[1:]...) //nolint:gosec // the user's own command, split without a shell
@@ -394,15 +409,15 @@ func splitArgs(s string) ([]string, error) {
 	return out, nil
 }
 
-// notify queues the command for it, with the JSON line watch --json
+// Notify queues the command for it, with the JSON line watch --json
 // prints for it.
-func (h *execHook) notify(ctx context.Context, it client.Interrupt) error {
+func (h *Runner) Notify(ctx context.Context, it client.Interrupt) error {
 	if h.ran != nil && h.ran.has(it.ID) {
 		h.skipped++
 		return nil
 	}
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, it, false); err != nil {
+	if err := present.WriteJSON(&buf, it, false); err != nil {
 		return err
 	}
 	h.add(ctx, it, buf.Bytes())
