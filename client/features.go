@@ -1,6 +1,9 @@
 package client
 
-import "reflect"
+import (
+	"encoding/json"
+	"reflect"
+)
 
 // Features are what a backend offers beyond Backend, stated in one value:
 // each field is the backend itself (or a wrapper's own method set) where it
@@ -38,6 +41,18 @@ type Features struct {
 	// Attentive: a watcher told whether a reviewer is there, which looks
 	// seldom while none is (needs Notifier).
 	Attentive Attentive
+	// Messenger: the answer goes in a message of the backend's own around
+	// the resume value (an A2A message), shown before it is sent.
+	Messenger Messenger
+}
+
+// Messenger says the message a backend sends around an answer's resume
+// value (an A2A message: its parts, task, context and metadata), as it
+// will send it for s's item i, from what its listing read (no request).
+// The decision's id in it is s.DecisionID's. ok is false when it cannot
+// tell (the interrupt was not listed by this backend).
+type Messenger interface {
+	Message(s *Submission, i int) (msg json.RawMessage, ok bool)
 }
 
 // Redactor hides the credentials a backend holds (URL userinfo, tokens)

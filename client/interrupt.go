@@ -160,6 +160,23 @@ type Payload struct {
 	wire wire
 }
 
+// Shaper is an Encoder that names the shape its producer writes, for
+// show's Shape line: a Strands interrupt, an opencode permission request
+// (their payloads are read into Schema's normalized form, which is not what
+// the producer sent).
+type Shaper interface {
+	Shape() string
+}
+
+// ShapeOf names the shape of the value as its producer wrote it: the
+// Encoder's own where it names one (Shaper), Schema otherwise.
+func ShapeOf(p *Payload) string {
+	if s, ok := p.Encoder.(Shaper); ok {
+		return s.Shape()
+	}
+	return string(p.Schema)
+}
+
 // Origin is the coding agent behind a permission request (the
 // "agent_hook" member of a HITL-middleware value, which `hitl hook` writes).
 type Origin struct {

@@ -1,6 +1,9 @@
 package client
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // SourceDown is the error of a listing that joins several sources (a
 // hub's inbox: a LangGraph server's interrupts and publishers' requests)
@@ -15,7 +18,19 @@ type SourceDown struct {
 }
 
 func (e *SourceDown) Error() string {
-	return e.Source + " cannot be listed (" + e.Err.Error() + "); the rest of the inbox is listed"
+	return e.Source + " cannot be listed (" + e.Err.Error() + ")" + restListed
+}
+
+const restListed = "; the rest of the inbox is listed"
+
+// SourceDownOf reads a SourceDown's Error() back (a hub's door sends it as
+// a header): the source and its error, rather than one wrapped in
+// another. Other text is one source's error, said by fallback.
+func SourceDownOf(text, fallback string) *SourceDown {
+	if src, rest, ok := strings.Cut(text, " cannot be listed ("); ok && strings.HasSuffix(rest, ")"+restListed) {
+		return &SourceDown{Source: src, Err: errors.New(strings.TrimSuffix(rest, ")"+restListed))}
+	}
+	return &SourceDown{Source: fallback, Err: errors.New(text)}
 }
 
 func (e *SourceDown) Unwrap() error { return e.Err }

@@ -280,6 +280,11 @@ type Hub struct {
 	// Retention is how long a finished request stays readable (default
 	// 7 days).
 	Retention Duration `yaml:"retention"`
+	// Sources are the profiles whose servers the hub serves in one inbox
+	// (a LangGraph server, A2A agents, opencode servers), each on its own:
+	// one down leaves the others served. Empty: the one server the
+	// command names (--url, HITL_URL, --profile), as before.
+	Sources []string `yaml:"sources"`
 }
 
 // Overrides are the settings given as flags; empty means not given.

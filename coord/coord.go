@@ -383,7 +383,7 @@ func (s *Server) pending(w http.ResponseWriter, r *http.Request) {
 			// requests are listed, and the answer says which source is down
 			// (wire.SourceDownHeader), as the hub's sessions do.
 			w.Header().Set(wire.SourceDownHeader, headerText(err.Error()))
-			s.log("listing without the LangGraph server", "error", err)
+			s.log("listing without a source that is down", "error", err)
 		}
 	}
 	reqs, err := s.st.Pending(r.Context())

@@ -139,6 +139,7 @@ func (r *Result) Text() string {
 			head = fmt.Sprintf("%s %s (thread %s)", strings.ToUpper(end.Words()[:1])+end.Words()[1:], ids, thread)
 			msg = head + ": the thread's work ended there: no tool ran and the agent was not asked again" + r.reasonWhere(end) + "."
 		}
+		msg += r.forGood()
 		if others := r.elsewhere(); others != "" {
 			msg += " " + others
 		}
@@ -214,6 +215,10 @@ func (r *Result) what() string {
 			continue
 		}
 		for _, d := range it.Decisions {
+			if d.Always {
+				kinds = append(kinds, "approve for good")
+				continue
+			}
 			kinds = append(kinds, string(d.Type))
 		}
 	}
@@ -221,6 +226,24 @@ func (r *Result) what() string {
 		return "resume value"
 	}
 	return strings.Join(kinds, ", ")
+}
+
+// forGood says what an approve for good (opencode's "always") allowed:
+// the agent's allow rules now hold its patterns, and it does not ask for
+// them again. "" when no decision of the submission was one.
+func (r *Result) forGood() string {
+	var patterns []string
+	for _, it := range r.Submission.Items {
+		for _, d := range it.Decisions {
+			if d.Always {
+				patterns = append(patterns, it.Interrupt.Always...)
+			}
+		}
+	}
+	if len(patterns) == 0 {
+		return ""
+	}
+	return " Its allow rules now hold " + inert.Line(strings.Join(patterns, ", ")) + ": it does not ask for them again."
 }
 
 // runText says how the run ended. Of the interrupts waiting after it,

@@ -13,7 +13,7 @@
 // redirect to another origin: its token and headers would go with it.
 //
 // The agent's side (reading the hook's input, writing the agent's answer)
-// is not here: cmd/hitl/hook.go and one file per agent do that.
+// is not here: package agenthook does that.
 package hookclient
 
 import (

@@ -61,10 +61,7 @@ func requestOf(it client.Interrupt, f client.Features) wire.Request {
 	// The approval's decisions are listed for every client to show; hitl's
 	// read them again from its value (client/events).
 	a := it.Approval
-	data := it.Raw
-	if len(data) == 0 {
-		data = json.RawMessage("null")
-	}
+	data := presented(it)
 	r := wire.Request{RequestID: it.ID, Agent: it.GraphID, SessionID: it.ThreadID, CreatedAt: it.CreatedAt,
 		Data: data, ResponseSchema: it.ResponseSchema, Approval: a, Claims: it.Claims,
 		Ends: f.Ends() && it.Schema != client.SchemaBreakpoint && it.Problem == "", Conversation: f.Conversational != nil}
@@ -75,6 +72,47 @@ func requestOf(it client.Interrupt, f client.Features) wire.Request {
 		}
 	}
 	return r
+}
+
+// presented is the value the door lists for it: its own, or, for a tool
+// approval its backend spells itself (client.Encoder: an A2A agent's, an
+// opencode server's), the same actions in the HITL middleware's shape,
+// which every client of the door reads as the hub does; the door spells
+// the answer back in the source's own words (Respond).
+func presented(it client.Interrupt) json.RawMessage {
+	if it.Encoder == nil || it.Schema != client.SchemaMiddleware {
+		if len(it.Raw) == 0 {
+			return json.RawMessage("null")
+		}
+		return it.Raw
+	}
+	type request struct {
+		Name        string          `json:"name"`
+		Args        json.RawMessage `json:"args"`
+		Description string          `json:"description,omitempty"`
+	}
+	type config struct {
+		ActionName       string          `json:"action_name"`
+		AllowedDecisions []string        `json:"allowed_decisions"`
+		ArgsSchema       json.RawMessage `json:"args_schema,omitempty"`
+	}
+	var v struct {
+		ActionRequests []request `json:"action_requests"`
+		ReviewConfigs  []config  `json:"review_configs"`
+	}
+	for _, a := range it.Actions {
+		v.ActionRequests = append(v.ActionRequests, request{Name: a.Name, Args: client.OrEmptyObject(a.Args), Description: a.Description})
+		c := config{ActionName: a.Name, ArgsSchema: a.ArgsSchema, AllowedDecisions: []string{}}
+		for _, t := range a.Allowed {
+			c.AllowedDecisions = append(c.AllowedDecisions, string(t))
+		}
+		v.ReviewConfigs = append(v.ReviewConfigs, c)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return it.Raw
+	}
+	return b
 }
 
 // listed is the shared listing, without what the door does not serve.
@@ -202,6 +240,17 @@ func (d *Door) Respond(ctx context.Context, reviewer, id string, response json.R
 			}
 			return []client.Decision{{Type: client.Approve}}, client.Resume{Continue: true}, nil
 		}
+		if it.Encoder != nil && it.Schema == client.SchemaMiddleware {
+			// Listed in the middleware's shape (presented): read back as
+			// such, and spelled for the source.
+			p := client.Parse(presented(*it))
+			ds, err := client.DecisionsOf(&p, response, d.Encoding)
+			if err != nil {
+				return nil, client.Resume{}, err
+			}
+			r, err := client.Encode(&it.Payload, ds, d.Encoding)
+			return ds, r, err
+		}
 		ds, err := client.DecisionsOf(&it.Payload, response, d.Encoding)
 		return ds, client.Resume{Value: response}, err
 	})
@@ -285,7 +334,7 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 	refuse := func(code int, msg string) (int, any) { return d.refuse(reviewer, id, code, msg) }
 	items, err := d.listed(ctx, false)
 	if !usable(err) {
-		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+err.Error())
+		return refuse(502, "the hub cannot read its sources, so nothing was sent: "+err.Error())
 	}
 	i := slices.IndexFunc(items, func(it client.Interrupt) bool { return it.ID == id })
 	if i < 0 {
@@ -295,9 +344,14 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 		}
 	}
 	if down, ok := client.DownSource(err); ok {
-		// Listed from before the server went down, or not at all: nothing
-		// can be sent to it, nor checked there.
-		return refuse(502, "the hub cannot read the LangGraph server, so nothing was sent: "+down.Err.Error())
+		if i >= 0 {
+			down = d.Shared.downFor(items[i], down)
+		}
+		if down != nil {
+			// Its source is down: listed from before it went down, or not
+			// at all. Nothing can be sent to it, nor checked there.
+			return refuse(502, "the hub cannot read "+down.Source+", so nothing was sent: "+down.Err.Error())
+		}
 	}
 	if i < 0 {
 		if st, ok := d.Standing(ctx, id); ok && st.Status == wire.Answered {

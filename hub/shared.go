@@ -275,6 +275,16 @@ func (s *Shared) Changes(ctx context.Context) <-chan struct{} {
 	return out
 }
 
+// downFor is the failure of the source of it, while it lasts (a merged
+// inbox's sources are independent: nil when its source is up); down, the
+// listing's, for an upstream of one source.
+func (s *Shared) downFor(it client.Interrupt, down *client.SourceDown) *client.SourceDown {
+	if m, ok := s.Upstream.(*Merged); ok {
+		return m.DownFor(it)
+	}
+	return down
+}
+
 // Sessions is how many sessions listen for changes.
 func (s *Shared) Sessions() int {
 	s.mu.Lock()

@@ -17,7 +17,7 @@ import (
 // interrupt leaves empty are left out.
 func Show(w io.Writer, it client.Interrupt, again, me string) {
 	fmt.Fprintf(w, "Interrupt  %s\n", line(it.ID))
-	fmt.Fprintf(w, "Shape      %s\n", it.Schema)
+	fmt.Fprintf(w, "Shape      %s\n", client.ShapeOf(&it.Payload))
 	if it.ThreadID != "" {
 		fmt.Fprintf(w, "Thread     %s\n", line(it.ThreadID))
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rivo/uniseg"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/inert"
@@ -222,12 +223,22 @@ func Age(t, now time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// ShortID is the first 8 characters of an id.
+// ShortID is an id's start as a column of 8 shows it: its first 8 cells,
+// cut between characters (whole graphemes: a wide character takes 2, an
+// accent stays with its letter), never inside one.
 func ShortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+	if len(id) <= 8 {
+		return id
 	}
-	return id
+	var b strings.Builder
+	w := 0
+	for g := uniseg.NewGraphemes(id); g.Next(); {
+		if w += g.Width(); w > 8 {
+			break
+		}
+		b.WriteString(g.Str())
+	}
+	return b.String()
 }
 
 // ShortThreadID is a thread id as lists show it, in a column of 8: its

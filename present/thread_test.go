@@ -1,6 +1,9 @@
 package present
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 // The Python server's thread ids are UUIDv7: their first 8 characters are
 // a clock that threads made within a minute share, so lists show their
@@ -23,6 +26,23 @@ func TestShortThreadID(t *testing.T) {
 	} {
 		if got := ThreadMatches(tt.id, tt.ref); got != tt.want {
 			t.Errorf("ThreadMatches(%s, %s) = %v", tt.id, tt.ref, got)
+		}
+	}
+}
+
+// An id is cut between characters, to 8 cells: never inside a character
+// (bytes would leave half of one: invalid UTF-8 on the screen).
+func TestShortIDCutsBetweenCharacters(t *testing.T) {
+	for _, c := range []struct{ id, want string }{
+		{"7bc96fdc23ff27baec12270e4eeb7233", "7bc96fdc"},
+		{"short", "short"},
+		{"tâche-éé-42", "tâche-éé"},              // 2-byte letters: 8 of them, not 8 bytes
+		{"日本語のタスク番号", "日本語の"},                    // wide: 2 cells each
+		{"cafe\u0301-au-lait", "cafe\u0301-au-"}, // the accent stays with its e
+	} {
+		got := ShortID(c.id)
+		if got != c.want || !utf8.ValidString(got) {
+			t.Errorf("ShortID(%q) = %q, want %q", c.id, got, c.want)
 		}
 	}
 }

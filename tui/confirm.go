@@ -33,6 +33,11 @@ type confirmScreen struct {
 	// never while drawing. prepN counts the preparations.
 	prep  prepared
 	prepN int
+	// undo, when set, are the draft's decisions from before the key that
+	// opened this screen set them all at once (L: approve for good), put
+	// back by going back: that key's question leaves no draft behind,
+	// and whatever was decided before it is as it was.
+	undo []*client.Decision
 }
 
 // prepared is the interrupt on the screen, the submission that answers
@@ -93,6 +98,9 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 	case key.Matches(msg, k.Back):
 		if v.items.get(c.id) == nil {
 			return []act{goHome{}, status{v.goneText(c.id) + " Nothing was sent.", false}}
+		}
+		if c.undo != nil {
+			return []act{restoreDecisions{id: c.id, decisions: c.undo}, popScreen{}}
 		}
 		return []act{popScreen{}}
 	case key.Matches(msg, k.ShowJSON):
@@ -366,6 +374,11 @@ func (c *confirmScreen) text(v *env) string {
 				line("(none: the run continues from the breakpoint with no input)")
 			default:
 				line(v.look.exactJSON(x.Resume.Value, w))
+				if msg, ok := messageOf(v.messenger, sub); ok {
+					line("")
+					line(v.st.bold.Render(ansi.Wrap("The message that carries it, exactly as sent (hitl-… and hitl_decision_id are this decision's id, made when it is sent):", w, " ")))
+					line(v.look.exactJSON(msg, w))
+				}
 			}
 		}
 	} else {
@@ -374,6 +387,18 @@ func (c *confirmScreen) text(v *env) string {
 	line("")
 	line(v.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(v.keys.Confirm), name(v.keys.Back))))
 	return b.String()
+}
+
+// messageOf is the message the backend sends around the one answer of
+// sub (an A2A message), with the decision's id, made when it is sent,
+// shown as "…".
+func messageOf(m client.Messenger, sub *client.Submission) (json.RawMessage, bool) {
+	if m == nil || len(sub.Items) != 1 {
+		return nil, false
+	}
+	shown := *sub
+	shown.DecisionID = "…"
+	return m.Message(&shown, 0)
 }
 
 // confirmTitle names an interrupt on the confirm screen: its title, or,

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -80,10 +81,13 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 				return nil
 			}
 		}
+		undo := slices.Clone(d.decisions)
 		for i := range d.decisions {
 			d.decisions[i] = &client.Decision{Type: client.Approve, Always: true}
 		}
-		m.toConfirm(it)
+		c := newConfirmScreen(m.env(), it.ID)
+		c.undo = undo
+		m.push(c)
 	case key.Matches(msg, k.Edit):
 		if !m.allowed(it, d.slot, client.Edit) {
 			return nil
@@ -230,6 +234,20 @@ func (m *Model) advance(it *client.Interrupt, d *draft) {
 
 func (m *Model) toConfirm(it *client.Interrupt) {
 	m.push(newConfirmScreen(m.env(), it.ID))
+}
+
+// restoreDecisions puts a draft's decisions back as they were (going back
+// from the confirm screen of approve for good).
+type restoreDecisions struct {
+	id        string
+	decisions []*client.Decision
+}
+
+func (a restoreDecisions) apply(m *Model) tea.Cmd {
+	if d := m.drafts[a.id]; d != nil && len(d.decisions) == len(a.decisions) {
+		copy(d.decisions, a.decisions)
+	}
+	return nil
 }
 
 // askRunControl asks before pausing, resuming or cancelling a run.

@@ -146,6 +146,9 @@ type env struct {
 	canEnd, endsThreads bool
 	// conversational: the backend can list a thread's messages (c).
 	conversational bool
+	// messenger says the message the backend sends around an answer (an
+	// A2A message), for the confirm screen's exact view; nil: none.
+	messenger client.Messenger
 	// sending: a decision is being sent; busy: that, or decisions of
 	// unknown outcome are being looked up; grace: decision keys are
 	// ignored (the list just changed under the cursor).
@@ -192,7 +195,7 @@ func (m *Model) env() *env {
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(), atInbox: m.atInbox(),
 		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
-		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), conversational: m.feat.Conversational != nil,
+		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), conversational: m.feat.Conversational != nil, messenger: m.feat.Messenger,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,

@@ -59,9 +59,18 @@ type Backend struct {
 
 	mu    sync.Mutex
 	named map[string]bool // tasks to read by id (Options.Tasks and those met)
+	// given are the tasks Options.Tasks names (a profile's tasks:,
+	// --task): one the agent does not know is said, not dropped.
+	given map[string]bool
 	// before is the length of a task's history when a decision's question
 	// was read, by decision id: Verify looks for other answers after it.
 	before map[string]int
+	// askedBy is the agent's message that asked each question read, by
+	// interrupt id: who answered it is the user message after it.
+	askedBy map[string]string
+	// asking is what the listing read of each question, by interrupt id
+	// (Message).
+	asking map[string]asking
 }
 
 // New returns a backend for the agent at opts.URL.
@@ -81,10 +90,10 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, before: map[string]int{}}
+	b := &Backend{opts: opts, Conn: c, named: map[string]bool{}, given: map[string]bool{}, before: map[string]int{}, askedBy: map[string]string{}, asking: map[string]asking{}}
 	for _, t := range opts.Tasks {
 		if t = strings.TrimSpace(t); t != "" {
-			b.named[t] = true
+			b.named[t], b.given[t] = true, true
 		}
 	}
 	if opts.LangGraph != "" {

@@ -352,3 +352,33 @@ func TestProtocolFromCard(t *testing.T) {
 		t.Fatalf("the agent received %s", got)
 	}
 }
+
+// A question another reviewer answered through hitl is "already handled
+// elsewhere (by alice …)": the task's history carries the answer's
+// hitl_reviewer, right after the agent's message that asked it.
+func TestHandledElsewhereNamesWho(t *testing.T) {
+	agent := realserver.A2A(t)
+	task := start(t, agent, "text")
+	b := backend(t, agent)
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it client.Interrupt
+	for _, i := range its {
+		if i.ThreadID == task {
+			it = i
+		}
+	}
+	// alice's hitl answers it first (its message, as hitl writes one).
+	rpc(t, agent, "1.0", "SendMessage", map[string]any{"message": map[string]any{"messageId": "hitl-alice-" + task, "taskId": task,
+		"role": "ROLE_USER", "parts": []any{map[string]any{"text": "us-east-1"}},
+		"metadata": map[string]any{"hitl_decision_id": "alice-" + task, "hitl_reviewer": "alice"}}})
+	res := backendtest.Send(t, b, "bob", it, client.Decision{Type: client.Respond, Message: "eu-west-1"})
+	if res.Kind != decide.HandledElsewhere || !strings.Contains(res.Text(), `already handled elsewhere; nothing sent (by alice, answer "us-east-1")`) {
+		t.Fatalf("%s: %s", res.Kind, res.Text())
+	}
+	if got := received(t, agent, task); len(got) != 1 {
+		t.Fatalf("the agent received %d messages: %v", len(got), got)
+	}
+}

@@ -41,7 +41,7 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 	out := make([]client.Standing, len(its))
 	for i, it := range its {
 		out[i] = client.Standing{ID: it.ID, Presence: client.Answered}
-		_, q, err := b.find(ctx, it.ThreadID, it.ID)
+		t, q, err := b.find(ctx, it.ThreadID, it.ID)
 		switch {
 		case isRPC(err, errTaskNotFound):
 			out[i].Presence = client.Gone
@@ -49,6 +49,8 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 			return nil, err
 		case q != nil:
 			out[i].Presence = client.Waiting
+		default:
+			out[i].By = b.answerOf(t, it.ID)
 		}
 	}
 	return out, nil
@@ -73,7 +75,7 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	case q == nil:
 		return client.Receipt{}, client.ErrAlreadyHandled
 	}
-	m, err := b.message(ctx, s, t, *q, item.Resume.Value)
+	m, err := answerMessage(s, t.ID, t.ContextID, *q, item.Resume.Value, b.Protocol(ctx) == v03)
 	if err != nil {
 		return client.Receipt{}, err
 	}
@@ -101,9 +103,41 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 // decision's own id, so that a lost answer is found in the task's history.
 func MessageID(s *client.Submission) string { return "hitl-" + s.DecisionID }
 
-// message is the A2A message that answers q with value, in the agent's
-// protocol's spelling.
-func (b *Backend) message(ctx context.Context, s *client.Submission, t task, q question, value json.RawMessage) (map[string]any, error) {
+// Message is client.Messenger: the message Resume sends for s's item i,
+// from what the listing read of its task (the task is read again before
+// it goes: the same message, unless the task moved on).
+func (b *Backend) Message(s *client.Submission, i int) (json.RawMessage, bool) {
+	if i < 0 || i >= len(s.Items) {
+		return nil, false
+	}
+	it := s.Items[i]
+	b.mu.Lock()
+	a, ok := b.asking[it.Interrupt.ID]
+	b.mu.Unlock()
+	b.cardMu.Lock()
+	v03 := b.protocol == v03
+	b.cardMu.Unlock()
+	if !ok || it.Resume.Value == nil {
+		return nil, false
+	}
+	m, err := answerMessage(s, a.task, a.context, a.q, it.Resume.Value, v03)
+	if err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(m)
+	return out, err == nil
+}
+
+// asking is what the listing read of a question: its task and context,
+// and the question (its producer).
+type asking struct {
+	task, context string
+	q             question
+}
+
+// answerMessage is the A2A message that answers q with value, in the agent's
+// protocol's spelling (v03: 0.3's).
+func answerMessage(s *client.Submission, taskID, contextID string, q question, value json.RawMessage, v03 bool) (map[string]any, error) {
 	var data any
 	text, isText := "", false
 	switch q.producer {
@@ -121,7 +155,6 @@ func (b *Backend) message(ctx context.Context, s *client.Submission, t task, q q
 			data = value
 		}
 	}
-	v03 := b.Protocol(ctx) == v03
 	var p map[string]any
 	switch {
 	case isText && v03:
@@ -137,10 +170,10 @@ func (b *Backend) message(ctx context.Context, s *client.Submission, t task, q q
 	default:
 		p = map[string]any{"data": data}
 	}
-	m := map[string]any{"messageId": MessageID(s), "taskId": t.ID, "role": "ROLE_USER", "parts": []any{p},
+	m := map[string]any{"messageId": MessageID(s), "taskId": taskID, "role": "ROLE_USER", "parts": []any{p},
 		"metadata": map[string]any{"hitl_decision_id": s.DecisionID, "hitl_reviewer": s.Reviewer}}
-	if t.ContextID != "" {
-		m["contextId"] = t.ContextID
+	if contextID != "" {
+		m["contextId"] = contextID
 	}
 	if v03 {
 		m["kind"], m["role"] = "message", "user"
@@ -238,7 +271,8 @@ func tookIn(h []message, id string, from int) (took, found bool) {
 	return false, false
 }
 
-// winnerIn is the user message that came before id, as the winner's value.
+// winnerIn is the user message that came before id, as the winner: its
+// text, and its reviewer where hitl sent it (hitl_reviewer).
 func winnerIn(h []message, id string) *client.Winner {
 	for i, m := range h {
 		if m.ID != id {
@@ -246,12 +280,44 @@ func winnerIn(h []message, id string) *client.Winner {
 		}
 		for j := i - 1; j >= 0 && h[j].Role == "user"; j-- {
 			if j == 0 || h[j-1].Role != "user" {
-				if t := h[j].text(); t != "" {
-					v, _ := json.Marshal(t)
-					return &client.Winner{Value: v}
-				}
+				return winnerOf(h[j])
 			}
 		}
+	}
+	return nil
+}
+
+// winnerOf is an answering message as the winner, nil when it tells
+// nothing (no text, no reviewer).
+func winnerOf(m message) *client.Winner {
+	w := &client.Winner{Reviewer: m.Reviewer}
+	if t := m.text(); t != "" {
+		w.Value, _ = json.Marshal(t)
+	}
+	if w.Reviewer == "" && w.Value == nil {
+		return nil
+	}
+	return w
+}
+
+// answerOf is who answered the question id, as the task's history says:
+// the first user message after the agent's message that asked it (known
+// from a listing of this process). nil where it cannot tell.
+func (b *Backend) answerOf(t task, id string) *client.Winner {
+	b.mu.Lock()
+	asked, ok := b.askedBy[id]
+	b.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	for i, m := range t.History {
+		if m.ID != asked || m.Role != "agent" {
+			continue
+		}
+		if i+1 < len(t.History) && t.History[i+1].Role == "user" {
+			return winnerOf(t.History[i+1])
+		}
+		return nil
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import "github.com/hitl-sh/hitl/client"
 // in ARCHITECTURE.md), every one of them; the compiler checks each.
 func (b *Backend) Features() client.Features {
 	return client.Features{
-		Redactor: b, // the journal hides credentials (transport.Conn)
+		Redactor:  b, // the journal hides credentials (transport.Conn)
+		Messenger: b, // the A2A message around an answer, shown before it goes
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hitl-sh/hitl/client"
 )
@@ -13,6 +14,8 @@ import (
 const (
 	pageSize = 100
 	maxPages = 100
+	// maxRemembered bounds what is remembered of the questions read.
+	maxRemembered = 10000
 )
 
 // Pending lists every question of every task waiting in input-required:
@@ -20,6 +23,7 @@ const (
 // input-required, page by page) and the tasks named by id, newest first.
 func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 	var tasks []task
+	var unknown []string // named in Options.Tasks, and not known to the agent
 	seen := map[string]bool{}
 	if b.Lists(ctx) {
 		listed, err := b.list(ctx)
@@ -37,6 +41,9 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		}
 		t, err := b.get(ctx, id)
 		if isRPC(err, errTaskNotFound) {
+			if b.given[id] {
+				unknown = append(unknown, id)
+			}
 			continue
 		}
 		if err != nil {
@@ -58,6 +65,13 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	if len(unknown) > 0 {
+		// Said with the rest listed, as a source of the listing that
+		// cannot be read: a typo in tasks: does not hide the inbox.
+		sort.Strings(unknown)
+		return out, &client.SourceDown{Source: "task " + strings.Join(unknown, ", ") + " (named in the profile's tasks: or --task)",
+			Err: fmt.Errorf("the agent at %s knows no such task: check the id, or take it out of the profile's tasks", b.Server())}
+	}
 	return out, nil
 }
 
@@ -68,6 +82,21 @@ func (b *Backend) Pending(ctx context.Context) ([]client.Interrupt, error) {
 func (b *Backend) asked(ctx context.Context, t task) ([]question, error) {
 	graph := b.graphName()
 	if qs := b.questions(t, graph); len(qs) > 0 {
+		b.mu.Lock()
+		if len(b.asking) > maxRemembered {
+			// A long-lived process (the hub) forgets the oldest reads at
+			// once: only "who answered" and the message shown before a
+			// send of a question not listed again are lost.
+			clear(b.asking)
+			clear(b.askedBy)
+		}
+		for _, q := range qs {
+			if q.msg != "" {
+				b.askedBy[q.it.ID] = q.msg
+			}
+			b.asking[q.it.ID] = asking{task: t.ID, context: t.ContextID, q: q}
+		}
+		b.mu.Unlock()
 		return qs, nil
 	}
 	if b.graph != nil && t.ContextID != "" {

@@ -32,6 +32,18 @@ type question struct {
 	producer producer
 	// ref is the producer's id of the question (Strands' interruptId).
 	ref string
+	// msg is the id of the agent's message that asks it (the task's
+	// status message), where it came from one: the answer follows it in
+	// the task's history.
+	msg string
+}
+
+// fromMessage marks qs as asked by the agent's message id.
+func fromMessage(qs []question, id string) []question {
+	for i := range qs {
+		qs[i].msg = id
+	}
+	return qs
 }
 
 // questions reads what a task in input-required asks: Strands' interrupts
@@ -72,10 +84,10 @@ func (b *Backend) questions(t task, graph string) []question {
 			if len(unknown) > 0 {
 				out = append(out, plainQuestion(base, t, m, unknown))
 			}
-			return out
+			return fromMessage(out, m.ID)
 		}
 		if len(unknown) > 0 || strings.TrimSpace(m.text()) != "" {
-			return []question{plainQuestion(base, t, m, unknown)}
+			return fromMessage([]question{plainQuestion(base, t, m, unknown)}, m.ID)
 		}
 	}
 	for i := len(t.Artifacts) - 1; i >= 0; i-- {
@@ -236,6 +248,9 @@ func strandsPayload(name string, reason json.RawMessage, text string) client.Pay
 // a reject is "n", followed by the reviewer's reason ("n: wrong
 // customer"); a respond is the reviewer's text (or JSON value) as it is.
 type strandsEncoder struct{}
+
+// Shape is client.Shaper: show says what the agent sent.
+func (strandsEncoder) Shape() string { return "strands-interrupt" }
 
 func (strandsEncoder) Encode(_ *client.Payload, ds []client.Decision, _ client.EncodeOptions) (any, error) {
 	d := ds[0]

@@ -30,6 +30,9 @@ type message struct {
 	ID    string
 	Role  string // "user" or "agent"
 	Parts []part
+	// Reviewer is the hitl_reviewer of its metadata (an answer hitl
+	// sent), "" for any other message. The agent's words.
+	Reviewer string
 }
 
 type artifact struct {
@@ -66,6 +69,7 @@ type wireMessage struct {
 	MessageID string            `json:"messageId"`
 	Role      string            `json:"role"`
 	Parts     []json.RawMessage `json:"parts"`
+	Metadata  json.RawMessage   `json:"metadata"`
 }
 
 // State spells a state in 0.3's words: TASK_STATE_INPUT_REQUIRED and
@@ -136,7 +140,14 @@ func decodeTask(e json.RawMessage) (task, bool) {
 }
 
 func (w wireMessage) read() message {
-	return message{ID: w.MessageID, Role: Role(w.Role), Parts: readParts(w.Parts)}
+	m := message{ID: w.MessageID, Role: Role(w.Role), Parts: readParts(w.Parts)}
+	var meta struct {
+		Reviewer json.RawMessage `json:"hitl_reviewer"`
+	}
+	if json.Unmarshal(w.Metadata, &meta) == nil {
+		_ = json.Unmarshal(meta.Reviewer, &m.Reviewer) // not a string: none
+	}
+	return m
 }
 
 func readParts(raw []json.RawMessage) []part {

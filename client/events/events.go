@@ -10,7 +10,6 @@ package events
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -118,7 +117,7 @@ func (b *Backend) pending(ctx context.Context) ([]client.Interrupt, *client.Sour
 	}
 	var down *client.SourceDown
 	if why := resp.Header().Get(wire.SourceDownHeader); why != "" {
-		down = &client.SourceDown{Source: "the hub's LangGraph server", Err: errors.New(b.Redact(why))}
+		down = client.SourceDownOf(b.Redact(why), "one of the hub's sources")
 	}
 	return out, down, nil
 }

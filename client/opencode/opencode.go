@@ -228,6 +228,9 @@ func (b *Backend) askedAt(id string) time.Time {
 // replyEncoder spells a decision as opencode's reply body.
 type replyEncoder struct{}
 
+// Shape is client.Shaper: show says what opencode sent.
+func (replyEncoder) Shape() string { return "opencode-permission" }
+
 func (replyEncoder) Encode(_ *client.Payload, ds []client.Decision, _ client.EncodeOptions) (any, error) {
 	d := ds[0]
 	switch d.Type {

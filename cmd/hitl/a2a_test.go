@@ -151,7 +151,8 @@ func TestA2AListAndShow(t *testing.T) {
 		t.Errorf("show: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	r = a.hitl("", "show", a.one(tool).ID)
-	if r.code != 0 || !strings.Contains(r.stdout, "send_email") || !strings.Contains(r.stdout, "dana@customer.example") {
+	if r.code != 0 || !strings.Contains(r.stdout, "send_email") || !strings.Contains(r.stdout, "dana@customer.example") ||
+		!strings.Contains(r.stdout, "Shape      strands-interrupt\n") {
 		t.Errorf("show: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -475,5 +476,22 @@ func TestA2ADocsTryIt(t *testing.T) {
 	}
 	if _, resp := interruptResponse(t, a.received(task)); resp != `"y"` {
 		t.Fatalf("the agent received %s", a.received(task))
+	}
+}
+
+// A task named in the profile's tasks: (or --task) that the agent does not
+// know is said, with the rest listed: not dropped silently.
+func TestA2AUnknownNamedTaskIsSaid(t *testing.T) {
+	a := newA2A(t)
+	task := a.start("text")
+	r := a.hitl("", "list", "--task", "no-such-task-42")
+	if r.code != 0 || !strings.Contains(r.stdout, "Which region should the replica go to?") ||
+		!strings.Contains(r.stderr, "task no-such-task-42 (named in the profile's tasks: or --task) cannot be listed (the agent at "+strings.TrimRight(a.url, "/")) ||
+		!strings.Contains(r.stderr, "knows no such task: check the id, or take it out of the profile's tasks); the rest of the inbox is listed") {
+		t.Fatalf("list with an unknown named task: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A known one, named, is listed with no word.
+	if r := a.hitl("", "list", "--task", task); r.code != 0 || strings.Contains(r.stderr, "cannot be listed") {
+		t.Fatalf("list with a known named task: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // tests' tmux server and removes its socket. The test binary is also the
 // `hitl` of the testscript transcripts (script_test.go).
 func TestMain(m *testing.M) {
-	testscript.Main(suite{m}, map[string]func(){"hitl": func() { os.Exit(mainCode()) }})
+	testscript.Main(suite{m}, map[string]func(){"hitl": func() { os.Exit(mainCode(os.Stdin, os.Stdout, os.Stderr)) }})
 }
 
 // suite is the tests' run, then the cleanup after them.

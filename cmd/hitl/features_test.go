@@ -10,7 +10,7 @@ import (
 	"github.com/hitl-sh/hitl/hub"
 )
 
-// The hub's merged inbox (the server's interrupts and the coordinator's
+// The hub's merged inbox (the server's interrupts and the door's
 // requests) offers exactly what the server's backend offers, and so does
 // the shared watcher every session works with over it.
 func TestTheMergedInboxOffersWhatTheServerOffers(t *testing.T) {
@@ -18,10 +18,9 @@ func TestTheMergedInboxOffersWhatTheServerOffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &oneInbox{Upstream: lg, c: coord.New(coord.Options{})}
+	in := hub.NewMerged((&doorRequests{c: coord.New(coord.Options{})}).source(), hub.Source{Name: "the LangGraph server", Backend: lg})
 	backendtest.SameFeatures(t, lg, in)
-	// What a coordinator's request needs answered differently, the merged
-	// inbox answers itself.
+	// What must reach the right source, the merged inbox answers itself.
 	f := in.Features()
 	if f.Notifier != in || f.Settled != in || f.Progressive != in || f.Claimer != in || f.Conversational != in || f.ApprovalKeeper != in {
 		t.Errorf("the merged inbox passes on what it must answer: %+v", f)

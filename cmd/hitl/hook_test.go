@@ -887,3 +887,10 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 		t.Fatalf("history --team: exit %d\n%s%s", code, hist, errs)
 	}
 }
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

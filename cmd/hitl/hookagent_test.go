@@ -194,6 +194,36 @@ func TestHookCursor(t *testing.T) {
 		}
 	})
 
+	t.Run("hub down, --fallback deny: Cursor denies, saying why", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		down := "http://" + ln.Addr().String()
+		ln.Close()
+		p := startHook(t, down, "cursor", cursorShell, "--fallback", "deny")
+		if code := p.finish(t, 20*time.Second); code != 0 {
+			t.Fatalf("hook: exit %d", code)
+		}
+		oneStderrLine(t, p, "could not put the request up on "+down)
+		if !strings.Contains(p.stderr.String(), "; denied (--fallback deny)") {
+			t.Fatalf("stderr: %q", p.stderr.String())
+		}
+		m := fields(t, p)
+		msg, _ := m["user_message"].(string)
+		if len(m) != 3 || m["permission"] != "deny" || m["agent_message"] != msg ||
+			!strings.HasPrefix(msg, "hitl: no reviewer decided (could not put the request up on "+down) || !strings.HasSuffix(msg, "), so it is denied (hitl hook --fallback deny)") {
+			t.Fatalf("the agent reads %v", m)
+		}
+	})
+
+	t.Run("--fallback of another word is refused", func(t *testing.T) {
+		p := startHook(t, "http://127.0.0.1:1", "cursor", cursorShell, "--fallback", "allow")
+		if code := p.finish(t, 20*time.Second); code != 2 || !strings.Contains(p.stderr.String(), `--fallback "allow": use ask (the agent's own prompt) or deny`) || p.stdout.String() != "" {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, p.stdout.String(), p.stderr.String())
+		}
+	})
+
 	t.Run("no decision in time: Cursor asks its user", func(t *testing.T) {
 		p := h.hook("cursor", strings.Replace(cursorTool, "conv-2", "conv-4", 1), "--timeout", "1s")
 		id := h.waitRequest("conv-4")

@@ -36,10 +36,11 @@ const (
 	exitPending     = 6 // recorded as a first approval: another approver confirms it
 )
 
-func main() { os.Exit(mainCode()) }
+func main() { os.Exit(mainCode(os.Stdin, os.Stdout, os.Stderr)) }
 
-// mainCode is the program, its exit code returned.
-func mainCode() int {
+// mainCode is the program on the process's terminal (given by main, the
+// one place that names it), its exit code returned.
+func mainCode(stdin io.Reader, stdout, stderr io.Writer) int {
 	// A dropped SSH session (SIGHUP) and a polite kill (SIGTERM) end hitl as
 	// ctrl+c does: what is being sent is still recorded before it exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,7 +57,7 @@ func mainCode() int {
 			}
 		}
 	}()
-	e := &env{stdin: os.Stdin, stdout: newTermOut(os.Stdout), stderr: newTermOut(os.Stderr), getenv: os.Getenv, environ: os.Environ}
+	e := &env{stdin: stdin, stdout: newTermOut(stdout), stderr: newTermOut(stderr), getenv: os.Getenv, environ: os.Environ}
 	code := runEnv(ctx, e, os.Args[1:])
 	stop()
 	return code

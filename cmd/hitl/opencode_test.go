@@ -21,6 +21,7 @@ import (
 
 	"github.com/hitl-sh/hitl/demo"
 	"github.com/hitl-sh/hitl/internal/faultproxy"
+	"github.com/hitl-sh/hitl/present"
 )
 
 func TestCLIOnOpencodeBackend(t *testing.T) {
@@ -58,7 +59,7 @@ func TestCLIOnOpencodeBackend(t *testing.T) {
 
 	p := byOpencodeID[push]
 	must(t, hitl(t, "", "show", p.ID), 0, "Agent      opencode (session ses_push)")
-	for _, want := range []string{"Action 1 of 1: bash   allowed: approve, reject", "  $ git push --force origin main", "approved for good (approve --always), allows: git push *"} {
+	for _, want := range []string{"Shape      opencode-permission\n", "Action 1 of 1: bash   allowed: approve, reject", "  $ git push --force origin main", "approved for good (approve --always), allows: git push *"} {
 		must(t, hitl(t, "", "show", p.ID), 0, want)
 	}
 	// respond is not opencode's: refused, nothing sent.
@@ -89,7 +90,7 @@ func TestCLIOnOpencodeBackend(t *testing.T) {
 		t.Fatal("--dry-run sent")
 	}
 	must(t, hitl(t, "", "reject", c.ID, "--always"), 2, "unknown flag: --always")
-	must(t, hitl(t, "", "approve", c.ID, "--always"), 0, "Sent approve")
+	must(t, hitl(t, "", "approve", c.ID, "--always"), 0, "Sent approve for good for "+present.ShortID(c.ID)+" (thread ses_clean): the agent has the answer. Its allow rules now hold rm *, npm ci *: it does not ask for them again.")
 	if got := fake.Answered(clean); !reflect.DeepEqual(got, []demo.OpencodeReply{{Reply: "always", By: "reviewer"}}) {
 		t.Fatalf("opencode got %+v", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,7 @@ func serveCmd(e *env) *cobra.Command {
 	var sshAddr, httpAddr, hostKey, tlsCert, tlsKey, storeFlag string
 	var idle time.Duration
 	var check bool
+	var sources []string
 	cmd := &cobra.Command{
 		Use:   "serve --ssh ADDR | --http ADDR",
 		Short: "Serve the team's inbox: reviewers ssh in and land in the reviewer",
@@ -47,6 +49,13 @@ permission requests up with a publisher's token. With a LangGraph server named
 server's interrupts too, decided under the same roles and rules; with none
 named it serves the hooks' requests only. See docs/hooks.md.
 
+One hub serves several sources in one inbox: --source PROFILE (repeated) or
+hub.sources in the config names the profiles (a LangGraph server, A2A
+agents, opencode servers), each with its own backend, URL and credentials.
+Each is independent: one that cannot be listed is said on the status line
+and the others are served. Decisions reach the source of their interrupt,
+under the same roles, rules and audit log.
+
 The hub keeps its state (agents' requests, their approvals and answers, the
 event log, the team's audit log) in SQLite in the state directory, or in
 PostgreSQL with --store postgres://USER@HOST/DB (or hub.store in the config):
@@ -61,6 +70,7 @@ at start and by --check. See docs/team.md.`,
   ssh -p 2222 localhost
   hitl serve --http :8700
   hitl serve --http :8700 --url http://127.0.0.1:2024
+  hitl serve --ssh :2222 --source graphs --source support-agent --source opencode
   hitl serve --http 0.0.0.0:8700 --tls-cert door.crt --tls-key door.key`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -109,11 +119,14 @@ at start and by --check. See docs/team.md.`,
 			if err != nil {
 				return usageErr("serve: %v", err)
 			}
-			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention, tls: tlsConf}
+			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention, tls: tlsConf, sources: sources}
+			if len(o.sources) == 0 && f.Hub != nil {
+				o.sources = f.Hub.Sources
+			}
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
-			case sshAddr == "" && !e.backendGiven(f):
+			case sshAddr == "" && len(o.sources) == 0 && !e.backendGiven(f):
 				// No LangGraph server named: the door serves the hooks' requests.
 				o.http = loopback(httpAddr)
 				return e.serveHTTPOnly(cmd.Context(), t, o)
@@ -138,6 +151,7 @@ at start and by --check. See docs/team.md.`,
 	cmd.Flags().BoolVar(&check, "check", false, "check the team config, the store (reached, its schema, writable) and the door's TLS and address; say what is wrong, and exit")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	cmd.Flags().StringArrayVar(&sources, "source", nil, "serve this profile's server in the inbox (repeat for several: LangGraph, A2A, opencode; config: hub.sources)")
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")
 	return cmd
 }
@@ -185,6 +199,7 @@ type serveOptions struct {
 	defaultServer      bool          // no LangGraph server named: the default URL is read
 	store              string        // the store's spec (store.Open)
 	retention          time.Duration // of finished requests; 0: coord's default
+	sources            []string      // profiles served (hub.sources); none: the backend the command names
 }
 
 // loopbackIf is loopback(addr), "" for "".
@@ -208,12 +223,8 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	lg, ok := a.Backend.(*langgraph.Backend)
-	if !ok {
-		return usageErr("serve: the hub serves a LangGraph server (backend langgraph); %s is not served yet", a.settings.Backend)
-	}
 	// Whatever the hub logs hides the team's tokens and the store's
-	// password too.
+	// password too (every source's credentials once they are read).
 	e.hideSecrets(a.settings, append(t.Secrets(), store.Secrets(o.store)...)...)
 	// The hub's log goes through stderr's writer, which makes every byte inert.
 	logger := hub.NewLogger(e.stderr)
@@ -222,9 +233,17 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
-	if o.defaultServer {
+	srcs, srcSecrets, err := e.hubSources(a, o.sources)
+	if err != nil {
+		return err
+	}
+	// Whatever the hub logs hides the team's tokens, the store's password
+	// and every source's credentials too.
+	srcSecrets = append(srcSecrets, store.Secrets(o.store)...)
+	e.hideSecrets(a.settings, append(slices.Clone(srcSecrets), t.Secrets()...)...)
+	if o.defaultServer && len(o.sources) == 0 {
 		logger.Warn("no LangGraph server named (--url, HITL_URL or a profile's url): the hub reads the default one; without a server there, the sessions show that source as down and serve the agents' requests alone",
-			"server", lg.Server())
+			"server", srcs[0].Backend.Server())
 	}
 
 	var current atomic.Pointer[team.Config]
@@ -244,7 +263,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 			return
 		}
 		current.Store(nt)
-		e.hideSecrets(a.settings, append(nt.Secrets(), store.Secrets(o.store)...)...)
+		e.hideSecrets(a.settings, append(slices.Clone(srcSecrets), nt.Secrets()...)...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 		if f := pruned.Load(); f != nil {
 			(*f)()
@@ -253,10 +272,24 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	onHangup.Store(&reload)
 	defer onHangup.Store(nil)
 
-	var up hub.Upstream = lg
 	if st.Kind() == store.Postgres {
-		// Hubs on one store: one of them watches the server for all.
-		up = &electedWatch{Upstream: lg, st: st, log: logger}
+		// Hubs on one store: one of them watches each LangGraph server for
+		// all (its own lock: the sources in the same order on every hub).
+		for i, s := range srcs {
+			if lg, ok := s.Backend.(*langgraph.Backend); ok {
+				srcs[i].Backend = &electedWatch{Upstream: lg, st: st, log: logger, lock: watcherLock + int64(i)}
+			}
+		}
+	}
+	var merged *hub.Merged
+	var up hub.Upstream
+	if o.http == "" {
+		if u, ok := srcs[0].Backend.(hub.Upstream); ok && len(srcs) == 1 {
+			up = u // one LangGraph server, served as it is
+		} else {
+			merged = hub.NewMerged(srcs...)
+			up = merged
+		}
 	}
 	var c *coord.Server
 	var door *hub.Door
@@ -268,7 +301,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		door = &hub.Door{Encoding: client.EncodeOptions{Dialect: client.EditDialect(a.settings.EditDialect)}, Log: logger}
 		c = e.coordinator(liveTeam(current.Load), door, st, o.retention, logger)
 		defer c.Close()
-		up = &oneInbox{Upstream: up, c: c}
+		// The door's requests first, then every source's interrupts.
+		merged = hub.NewMerged(append([]hub.Source{(&doorRequests{c: c}).source()}, srcs...)...)
+		up = merged
 		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}
 	shared := hub.NewShared(up)
@@ -277,11 +312,16 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	// Every decision, whatever the door and the source, in the team's
 	// audit log (the store).
 	shared.Audit = func(ctx context.Context, en store.Entry) {
+		if en.Source == "" && merged != nil {
+			en.Source = merged.KindOf(en.RequestID) // "" for the door's own requests
+		}
 		if c != nil {
 			c.Audit(ctx, en) // names the source: a hook's, a publisher's or the server's
 			return
 		}
-		en.Source = "langgraph"
+		if en.Source == "" {
+			en.Source = "langgraph"
+		}
 		if _, err := st.Audit(ctx, en); err != nil {
 			logger.Error("the audit log did not take a decision", "reviewer", en.Reviewer, "request", en.RequestID, "error", err)
 		}
@@ -292,7 +332,7 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	}
 	srv, err := hub.NewSSH(hub.Options{
 		HostKey: o.hostKey, Idle: o.idle, Team: current.Load, Backend: shared, StateDir: stateDir,
-		Redact: lg.Redact, Log: logger,
+		Redact: redactOf(up), Log: logger,
 		TUI: tui.Options{PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
 			Notify: a.settings.Notify, Theme: a.settings.Theme, Keys: a.settings.Keys},
 	})
@@ -340,9 +380,9 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		}
 		lns = append(lns, ln)
 		if d.name == "http" && o.tls != nil {
-			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "tls", true, "server", lg.Server())
+			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "tls", true, "server", servedBy(srcs))
 		} else {
-			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", lg.Server())
+			logger.Info("listening", "door", d.name, "addr", ln.Addr().String(), "server", servedBy(srcs))
 		}
 		if d.name == "http" {
 			if w := plainDoorWarning(d.addr, o.tls != nil); w != "" {
@@ -383,4 +423,91 @@ func (e *env) backendGiven(f *config.File) bool {
 	}
 	p, ok := f.Profiles[s.ProfileName]
 	return ok && p.URL != ""
+}
+
+// hubSources are the sources the hub serves: the profiles named (--source,
+// hub.sources), or the backend the command names. Each profile is read on
+// its own: HITL_URL, HITL_BACKEND and the credentials' variables, which
+// name the one server of a command, do not override a source's profile.
+// secrets are every source's credentials, for the hub's log to hide.
+func (e *env) hubSources(a *app, profiles []string) (srcs []hub.Source, secrets []string, err error) {
+	if len(profiles) == 0 {
+		s, err := sourceOf(a.settings, a.Backend)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []hub.Source{s}, a.settings.Credentials(), nil
+	}
+	f, err := config.Load(config.Path(e.getenv))
+	if err != nil {
+		return nil, nil, err
+	}
+	own := func(k string) string {
+		switch k {
+		case "HITL_PROFILE", "HITL_BACKEND", "HITL_URL", "HITL_GRAPH", "HITL_ASSISTANT", "HITL_API_KEY", "HITL_BEARER_TOKEN", "HITL_LANGGRAPH_URL":
+			return ""
+		}
+		return e.getenv(k)
+	}
+	seen := map[string]bool{}
+	for _, name := range profiles {
+		if seen[name] {
+			return nil, nil, usageErr("serve: source %q is named twice", name)
+		}
+		seen[name] = true
+		if _, ok := f.Profiles[name]; !ok {
+			return nil, nil, usageErr("serve: source %q is no profile of %s: add it under profiles: (backend and url), or name another", name, config.Path(e.getenv))
+		}
+		s, err := config.Resolve(f, config.Overrides{Profile: name}, own)
+		if err != nil {
+			return nil, nil, usageErr("serve: source %s: %v", name, err)
+		}
+		b, err := newBackend(s, 0)
+		if err != nil {
+			return nil, nil, usageErr("serve: source %s: %v", name, err)
+		}
+		src, err := sourceOf(s, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		srcs = append(srcs, src)
+		secrets = append(secrets, s.Credentials()...)
+	}
+	return srcs, secrets, nil
+}
+
+// sourceOf names a backend as a source of the hub's inbox: a LangGraph
+// server, an A2A agent or an opencode server. A hub's inbox through
+// another hub (events) or a REST backend is not served.
+func sourceOf(s *config.Settings, b client.Backend) (hub.Source, error) {
+	var what string
+	switch s.Backend {
+	case "langgraph":
+		what = "the LangGraph server at "
+	case "a2a":
+		what = "the A2A agent at "
+	case "opencode":
+		what = "the opencode server at "
+	default:
+		return hub.Source{}, usageErr("serve: the hub serves LangGraph servers, A2A agents and opencode servers (backend langgraph, a2a or opencode); %s is not served", s.Backend)
+	}
+	return hub.Source{Name: what + b.Server(), Kind: s.Backend, Backend: b}, nil
+}
+
+// servedBy names the sources for the log.
+func servedBy(srcs []hub.Source) string {
+	var out []string
+	for _, s := range srcs {
+		out = append(out, s.Backend.Server())
+	}
+	return strings.Join(out, ", ")
+}
+
+// redactOf is what hides the sources' credentials in the sessions'
+// journals.
+func redactOf(b client.Backend) func(string) string {
+	if r := b.Features().Redactor; r != nil {
+		return r.Redact
+	}
+	return func(s string) string { return s }
 }

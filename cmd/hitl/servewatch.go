@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 
+	"github.com/hitl-sh/hitl/client"
+
 	"github.com/hitl-sh/hitl/hub"
 	"github.com/hitl-sh/hitl/store"
 )
@@ -19,8 +21,18 @@ const watcherLock int64 = 7468697403
 // When the watching hub goes, another is elected and watches.
 type electedWatch struct {
 	hub.Upstream
-	st  *store.Store
-	log *hub.Logger
+	st   *store.Store
+	log  *hub.Logger
+	lock int64 // the advisory lock of this server's watcher (watcherLock, or one per source)
+}
+
+// Features are the server's, its change signal this one.
+func (w *electedWatch) Features() client.Features {
+	f := w.Upstream.Features()
+	if f.Notifier != nil {
+		f.Notifier = w
+	}
+	return f
 }
 
 func (w *electedWatch) Changes(ctx context.Context) <-chan struct{} {
@@ -34,7 +46,7 @@ func (w *electedWatch) Changes(ctx context.Context) <-chan struct{} {
 	go func() {
 		defer close(out)
 		for ctx.Err() == nil {
-			elected, lost := w.st.Lead(ctx, watcherLock)
+			elected, lost := w.st.Lead(ctx, w.lock)
 			if !w.follow(ctx, elected, send) {
 				return
 			}

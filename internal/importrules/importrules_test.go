@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"team":             {},
 	"store":            {"redact"},
 	"hookclient":       {"coord/wire"},
+	"agenthook":        {"hookclient", "inert"},
 	"coord/wire":       {"client"},
 	"rules":            {"client", "team"},
 	"demo":             {"coord/wire"},

@@ -1,6 +1,6 @@
-package main
+package agenthook
 
-// The coding agents' own formats, apart from the hub client (hook.go): what
+// The coding agents' own formats, apart from the hook's flow (agenthook.go): what
 // each agent gives its permission hook on stdin, and exactly the JSON it
 // reads back on stdout for an allow, a deny, and "ask the person at the
 // agent" (the hook's fallback when no reviewer decided).
@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hitl-sh/hitl/inert"
 )
 
-// hookAgent is one coding agent's hook protocol.
-type hookAgent interface {
+// agent is one coding agent's hook protocol.
+type agent interface {
 	// decisions are what a reviewer may decide (the request's
 	// allowed_decisions on the hub).
 	decisions() []string
@@ -22,7 +24,7 @@ type hookAgent interface {
 	// why it is not this agent's input; wrongEvent is set when it is, but
 	// for another hook event (then the agent is left alone: nothing is
 	// printed).
-	read(in []byte) (r hookRequest, wrongEvent bool, err error)
+	read(in []byte) (r request, wrongEvent bool, err error)
 	// allow is the answer to an approval; edited is the reviewer's edited
 	// input (nil: none; only an agent that offers edit gets one).
 	allow(edited json.RawMessage) any
@@ -32,28 +34,46 @@ type hookAgent interface {
 	// ask hands the decision back to the agent's own permission prompt,
 	// saying why; nil prints nothing (the agent then asks as usual).
 	ask(why string) any
+	// refuse is the fallback's deny (hitl hook --fallback deny): no
+	// reviewer decided, and the agent is told so, and why.
+	refuse(why string) any
 }
 
-// hookRequest is a permission request read from an agent's hook input.
-type hookRequest struct {
+// refused is what the agent and its user read of a fallback deny.
+func refused(why string) string {
+	return "hitl: no reviewer decided (" + why + "), so it is denied (hitl hook --fallback deny)"
+}
+
+// request is a permission request read from an agent's hook input.
+type request struct {
 	Tool  string
 	Input json.RawMessage // a JSON object
 	// Origin is where it comes from; Host is filled by the hook.
-	Origin hookOrigin
+	Origin origin
 }
 
-// hookAgents are the coding agents `hitl hook` speaks for.
-var hookAgents = map[string]hookAgent{
+// origin is where a request comes from, as the hub and the reviewer see
+// it (the "agent_hook" member of the request's data).
+type origin struct {
+	Agent                 string          `json:"agent"`
+	Host                  string          `json:"host,omitempty"`
+	Cwd                   string          `json:"cwd,omitempty"`
+	SessionID             string          `json:"session_id,omitempty"`
+	TurnID                string          `json:"turn_id,omitempty"`
+	TranscriptPath        string          `json:"transcript_path,omitempty"`
+	Model                 string          `json:"model,omitempty"`
+	PermissionMode        string          `json:"permission_mode,omitempty"`
+	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
+}
+
+// agents are the coding agents a hook speaks for (Names).
+var agents = map[string]agent{
 	"claude": permissionRequest{agent: "claude", edits: true},
 	// Codex fails closed on an updatedInput: its requests offer no edit.
 	"codex":  permissionRequest{agent: "codex"},
 	"gemini": geminiBeforeTool{},
 	"cursor": cursorHook{},
 }
-
-// hookAgentNames lists them for help and completion, in the order the docs
-// give them.
-var hookAgentNames = []string{"claude", "codex", "gemini", "cursor"}
 
 // deniedBy is the reason an agent gets for a reject without a message.
 func deniedBy(by string) string {
@@ -84,7 +104,7 @@ func (a permissionRequest) decisions() []string {
 	return []string{"approve", "reject"}
 }
 
-func (a permissionRequest) read(in []byte) (hookRequest, bool, error) {
+func (a permissionRequest) read(in []byte) (request, bool, error) {
 	var hi struct {
 		SessionID             string          `json:"session_id"`
 		TurnID                string          `json:"turn_id,omitempty"`
@@ -98,12 +118,12 @@ func (a permissionRequest) read(in []byte) (hookRequest, bool, error) {
 		PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 	}
 	if err := json.Unmarshal(in, &hi); err != nil || hi.ToolName == "" {
-		return hookRequest{}, false, errors.New("the input on stdin is not a PermissionRequest hook's JSON (tool_name, tool_input)")
+		return request{}, false, errors.New("the input on stdin is not a PermissionRequest hook's JSON (tool_name, tool_input)")
 	}
 	if ev := hi.HookEventName; ev != "" && ev != "PermissionRequest" {
-		return hookRequest{}, true, fmt.Errorf("this hook answers PermissionRequest, not %s: configure it under PermissionRequest", safe(ev))
+		return request{}, true, fmt.Errorf("this hook answers PermissionRequest, not %s: configure it under PermissionRequest", inert.Line(ev))
 	}
-	return hookRequest{Tool: hi.ToolName, Input: objectOf(hi.ToolInput), Origin: hookOrigin{Agent: a.agent, Cwd: hi.Cwd,
+	return request{Tool: hi.ToolName, Input: objectOf(hi.ToolInput), Origin: origin{Agent: a.agent, Cwd: hi.Cwd,
 		SessionID: hi.SessionID, TurnID: hi.TurnID, TranscriptPath: hi.TranscriptPath, Model: hi.Model,
 		PermissionMode: hi.PermissionMode, PermissionSuggestions: hi.PermissionSuggestions}}, false, nil
 }
@@ -137,6 +157,10 @@ func (a permissionRequest) deny(message, by string) any {
 // permission dialog up.
 func (permissionRequest) ask(string) any { return nil }
 
+func (a permissionRequest) refuse(why string) any {
+	return a.answer(claudeDecision{Behavior: "deny", Message: refused(why)})
+}
+
 // geminiBeforeTool is Gemini CLI's BeforeTool hook. Its "allow" does not
 // bypass Gemini CLI's own policy (the approval mode and the user's rules
 // still decide whether it asks); "deny" blocks the tool, its reason going
@@ -147,7 +171,7 @@ type geminiBeforeTool struct{}
 
 func (geminiBeforeTool) decisions() []string { return []string{"approve", "reject"} }
 
-func (geminiBeforeTool) read(in []byte) (hookRequest, bool, error) {
+func (geminiBeforeTool) read(in []byte) (request, bool, error) {
 	var hi struct {
 		SessionID      string          `json:"session_id"`
 		TranscriptPath string          `json:"transcript_path"`
@@ -157,12 +181,12 @@ func (geminiBeforeTool) read(in []byte) (hookRequest, bool, error) {
 		ToolInput      json.RawMessage `json:"tool_input"`
 	}
 	if err := json.Unmarshal(in, &hi); err != nil || hi.ToolName == "" {
-		return hookRequest{}, false, errors.New("the input on stdin is not a Gemini CLI BeforeTool hook's JSON (tool_name, tool_input)")
+		return request{}, false, errors.New("the input on stdin is not a Gemini CLI BeforeTool hook's JSON (tool_name, tool_input)")
 	}
 	if ev := hi.HookEventName; ev != "" && ev != "BeforeTool" {
-		return hookRequest{}, true, fmt.Errorf("this hook answers BeforeTool, not %s: configure it under BeforeTool", safe(ev))
+		return request{}, true, fmt.Errorf("this hook answers BeforeTool, not %s: configure it under BeforeTool", inert.Line(ev))
 	}
-	return hookRequest{Tool: hi.ToolName, Input: objectOf(hi.ToolInput), Origin: hookOrigin{Agent: "gemini", Cwd: hi.Cwd,
+	return request{Tool: hi.ToolName, Input: objectOf(hi.ToolInput), Origin: origin{Agent: "gemini", Cwd: hi.Cwd,
 		SessionID: hi.SessionID, TranscriptPath: hi.TranscriptPath}}, false, nil
 }
 
@@ -187,6 +211,10 @@ func (geminiBeforeTool) ask(why string) any {
 	return geminiAnswer{Decision: "ask", SystemMessage: "hitl: " + why}
 }
 
+func (geminiBeforeTool) refuse(why string) any {
+	return geminiAnswer{Decision: "deny", Reason: refused(why)}
+}
+
 // cursorHook is Cursor's beforeShellExecution and preToolUse hooks (one
 // answer shape for both). A shell command is the tool Shell either way, so
 // a team rule names it once.
@@ -194,7 +222,7 @@ type cursorHook struct{}
 
 func (cursorHook) decisions() []string { return []string{"approve", "reject"} }
 
-func (cursorHook) read(in []byte) (hookRequest, bool, error) {
+func (cursorHook) read(in []byte) (request, bool, error) {
 	var hi struct {
 		HookEventName  string          `json:"hook_event_name"`
 		ConversationID string          `json:"conversation_id"`
@@ -207,34 +235,34 @@ func (cursorHook) read(in []byte) (hookRequest, bool, error) {
 		ToolInput      json.RawMessage `json:"tool_input"`
 	}
 	if err := json.Unmarshal(in, &hi); err != nil || hi.HookEventName == "" {
-		return hookRequest{}, false, errors.New("the input on stdin is not a Cursor hook's JSON (hook_event_name, and command or tool_name)")
+		return request{}, false, errors.New("the input on stdin is not a Cursor hook's JSON (hook_event_name, and command or tool_name)")
 	}
-	o := hookOrigin{Agent: "cursor", Cwd: hi.Cwd, SessionID: hi.ConversationID, TurnID: hi.GenerationID, Model: hi.Model}
+	o := origin{Agent: "cursor", Cwd: hi.Cwd, SessionID: hi.ConversationID, TurnID: hi.GenerationID, Model: hi.Model}
 	if o.Cwd == "" && len(hi.WorkspaceRoots) > 0 {
 		o.Cwd = hi.WorkspaceRoots[0]
 	}
 	switch hi.HookEventName {
 	case "beforeShellExecution":
 		if hi.Command == nil {
-			return hookRequest{}, false, errors.New("the beforeShellExecution input on stdin has no command")
+			return request{}, false, errors.New("the beforeShellExecution input on stdin has no command")
 		}
 		input, err := json.Marshal(map[string]string{"command": *hi.Command})
 		if err != nil {
-			return hookRequest{}, false, err
+			return request{}, false, err
 		}
-		return hookRequest{Tool: "Shell", Input: input, Origin: o}, false, nil
+		return request{Tool: "Shell", Input: input, Origin: o}, false, nil
 	case "preToolUse":
 		if hi.ToolName == "" {
-			return hookRequest{}, false, errors.New("the preToolUse input on stdin has no tool_name")
+			return request{}, false, errors.New("the preToolUse input on stdin has no tool_name")
 		}
 		input := hi.ToolInput
 		var s string
 		if json.Unmarshal(input, &s) == nil {
 			input = json.RawMessage(s) // an input sent as a JSON text
 		}
-		return hookRequest{Tool: hi.ToolName, Input: objectOf(input), Origin: o}, false, nil
+		return request{Tool: hi.ToolName, Input: objectOf(input), Origin: o}, false, nil
 	}
-	return hookRequest{}, true, fmt.Errorf("this hook answers beforeShellExecution and preToolUse, not %s: configure it under one of them", safe(hi.HookEventName))
+	return request{}, true, fmt.Errorf("this hook answers beforeShellExecution and preToolUse, not %s: configure it under one of them", inert.Line(hi.HookEventName))
 }
 
 type cursorAnswer struct {
@@ -259,13 +287,9 @@ func (cursorHook) ask(why string) any {
 	return cursorAnswer{Permission: "ask", UserMessage: "hitl: " + why}
 }
 
-// hookJSON writes an answer as one line of ASCII JSON.
-func hookJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return asciiJSON(bytes.TrimSpace(buf.Bytes())), nil
+// refuse: for Cursor versions reported to mishandle "ask" (hitl hook
+// cursor --fallback deny; docs/hooks.md).
+func (cursorHook) refuse(why string) any {
+	d := refused(why)
+	return cursorAnswer{Permission: "deny", UserMessage: d, AgentMessage: d}
 }
