@@ -1,15 +1,11 @@
 package langgraph_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -110,73 +106,4 @@ func TestListingWhileThreadsLeave(t *testing.T) {
 			t.Fatalf("%s, still waiting, was skipped (%d listed)", id, len(its))
 		}
 	}
-}
-
-// Threads that leave the listing while hitl pages through it (answered,
-// deleted) move every later one up: more of them than the pages overlap
-// would skip threads that still wait. On each real server: the moment the
-// first page is answered, three of its threads are deleted; every other
-// thread must still be listed (the next page lacks the thread that ended
-// the first, and hitl reads again from a page earlier).
-func TestListingWhileMoreThreadsLeaveThanThePagesOverlap(t *testing.T) {
-	forEachEverywhere(t, func(t *testing.T, tg target) {
-		if tg.kind == "" {
-			t.Skip("the demo has its own test of paging (TestListingWhileThreadsLeave)")
-		}
-		meta := tag(t)
-		const n = 12
-		made := map[string]bool{}
-		for range n {
-			made[start(t, tg, tg.single, anyMap(meta))] = true
-		}
-		u, _ := url.Parse(tg.url)
-		p := httputil.NewSingleHostReverseProxy(u)
-		var done atomic.Bool
-		var deleted []string
-		p.ModifyResponse = func(r *http.Response) error {
-			if r.Request.Method != "POST" || r.Request.URL.Path != "/threads/search" || done.Load() {
-				return nil
-			}
-			body, err := io.ReadAll(r.Body)
-			r.Body.Close()
-			if err != nil {
-				return err
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var page []struct {
-				ThreadID string `json:"thread_id"`
-				Status   string `json:"status"`
-			}
-			if json.Unmarshal(body, &page) != nil || len(page) < 4 || page[0].Status != "interrupted" || !done.CompareAndSwap(false, true) {
-				return nil
-			}
-			// The first page of waiting threads: three of it leave.
-			for _, th := range page[:3] {
-				if code, b := call(t, "DELETE", tg.url+"/threads/"+th.ThreadID, nil); code >= 300 {
-					return fmt.Errorf("delete %s: %d %s", th.ThreadID, code, b)
-				}
-				deleted = append(deleted, th.ThreadID)
-			}
-			return nil
-		}
-		hs := httptest.NewServer(p)
-		t.Cleanup(hs.Close)
-		b := backend(t, target{url: hs.URL}, meta, 4)
-		its := pendingOf(t, b)
-		if !done.Load() || len(deleted) != 3 {
-			t.Fatalf("the first page was not seen: %d deleted", len(deleted))
-		}
-		listed := map[string]bool{}
-		for _, it := range its {
-			listed[it.ThreadID] = true
-		}
-		for _, id := range deleted {
-			delete(made, id)
-		}
-		for id := range made {
-			if !listed[id] {
-				t.Errorf("thread %s, still waiting, was skipped", id)
-			}
-		}
-	})
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -133,10 +132,6 @@ func countOf(page []thread, limit, count int) int {
 // list of threads, and a fake in its tests.
 type searchFunc func(ctx context.Context, q query) ([]thread, answered, error)
 
-// maxBacks bounds how often one listing reads again from a page earlier
-// (searchFunc.pages).
-const maxBacks = 4
-
 // pages pages through the search q (its status, ids, select) from its
 // first page of q.limit threads, so that the first screenful comes
 // quickly, growing to the server's most. each is called with every page
@@ -150,12 +145,6 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 	maxSize := maxPage
 	seen := map[string]bool{}
 	known := -1 // the total the first page counted
-	// anchor is the thread that ended the page before: the next page,
-	// which overlaps it, holds it unless more threads left the search
-	// (or moved to its top) than the overlap covers, and then threads
-	// may have been skipped: hitl reads again from a page earlier (a few
-	// times at most a listing; dedupe drops what it read twice).
-	anchor, backs := "", 0
 	for offset := 0; ; {
 		q.limit, q.offset = size, offset
 		page, a, err := search(ctx, q)
@@ -171,14 +160,6 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 		}
 		if offset == 0 {
 			known, date = countOf(page, size, a.total), a.date
-		}
-		if anchor != "" && backs < maxBacks && !slices.ContainsFunc(page, func(t thread) bool { return t.ThreadID == anchor }) {
-			backs++
-			offset, anchor = max(0, offset-size), ""
-			continue
-		}
-		if len(page) > 0 {
-			anchor = page[len(page)-1].ThreadID
 		}
 		full := len(page)
 		fresh := page[:0:0]
@@ -199,8 +180,7 @@ func (search searchFunc) pages(ctx context.Context, q query, each func([]thread,
 		// interrupted) moves every later one up, and the first of the
 		// next page would otherwise be skipped (seen on langhost, with
 		// four decisions at once among 100+ waiting threads).
-		// At least one: the anchor of the next page.
-		offset += full - max(full/8, 1)
+		offset += full - full/8
 		// Only a short page ends the paging. The server's count
 		// (X-Pagination-Total) is for progress only: the JS server counts
 		// one too many when the matches fill the page exactly, past the
