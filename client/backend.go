@@ -207,6 +207,10 @@ var (
 	// answered for the server, the answer was cut). Never retry blindly:
 	// verify first.
 	ErrMaybeSent = errors.New("the decision may have reached the server")
+	// ErrRefused: the server (a hitl hub) refused the decision and changed
+	// nothing (the reviewer approved this same decision already): nothing
+	// was taken; the interrupt still waits as it did.
+	ErrRefused = errors.New("refused by the hub: nothing sent, nothing recorded")
 	// ErrNoThread: the server has no thread of that id (or refuses the id
 	// as none of its threads could have it).
 	ErrNoThread = errors.New("no such thread")

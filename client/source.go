@@ -18,17 +18,30 @@ type SourceDown struct {
 }
 
 func (e *SourceDown) Error() string {
-	return e.Source + " cannot be listed (" + e.Err.Error() + ")" + restListed
+	return e.Source + " cannot be listed (" + e.Detail() + ")" + restListed
+}
+
+// Detail is why the source cannot be listed, without what the rest of the
+// inbox does (said once, by Error).
+func (e *SourceDown) Detail() string {
+	if inner, ok := e.Err.(*SourceDown); ok {
+		if inner.Source == e.Source {
+			return inner.Detail()
+		}
+		return inner.Source + ": " + inner.Detail()
+	}
+	return strings.TrimSuffix(e.Err.Error(), restListed)
 }
 
 const restListed = "; the rest of the inbox is listed"
 
 // SourceDownOf reads a SourceDown's Error() back (a hub's door sends it as
-// a header): the source and its error, rather than one wrapped in
-// another. Other text is one source's error, said by fallback.
+// a header, cut at its length): the source and its error, rather than one
+// wrapped in another. Other text is one source's error, said by fallback.
 func SourceDownOf(text, fallback string) *SourceDown {
-	if src, rest, ok := strings.Cut(text, " cannot be listed ("); ok && strings.HasSuffix(rest, ")"+restListed) {
-		return &SourceDown{Source: src, Err: errors.New(strings.TrimSuffix(rest, ")"+restListed))}
+	text = strings.TrimSuffix(text, restListed)
+	if src, rest, ok := strings.Cut(text, " cannot be listed ("); ok && src != "" {
+		return &SourceDown{Source: src, Err: errors.New(strings.TrimSuffix(rest, ")"))}
 	}
 	return &SourceDown{Source: fallback, Err: errors.New(text)}
 }

@@ -713,14 +713,19 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		}
 		tools := v.Need.Tools
 		if !v.Send {
-			held := func(outcome string) {
+			held := func(code int, outcome string) {
 				entry.Approvers = v.Tally.Next.Approvers
 				msg := v.Tally.Message(tools)
-				answer(202, wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals,
-					Message: msg}, msg, outcome)
+				out := wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals, Message: msg}
+				if code == http.StatusForbidden {
+					out.Error = http.StatusText(code)
+				}
+				answer(code, out, msg, outcome)
 			}
 			if v.Tally.Already {
-				held(store.OutcomeRefused)
+				// Nothing new to record: refused (403), naming the
+				// approval that stands; it still awaits another approver.
+				held(http.StatusForbidden, store.OutcomeRefused)
 				return
 			}
 			// The approval and its audit entry in one transaction.
@@ -737,7 +742,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 			s.log("approval recorded", "request", req.ID, "reviewer", p.Name, "door", "http", "approvals", fmt.Sprintf("%d/%d", len(v.Tally.Next.Approvers), v.Need.Approvals),
 				"approvers", strings.Join(v.Tally.Next.Approvers, ","), "recorded", v.Tally.Recorded(tools))
 			audited = true
-			held(store.OutcomeApproved)
+			held(http.StatusAccepted, store.OutcomeApproved)
 			return
 		}
 		approvers := v.Approvers
@@ -749,6 +754,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		// killed at any moment keeps both or neither.
 		sent := entry
 		sent.Outcome, sent.Approvers, sent.At = store.OutcomeSent, approvers, s.opts.Now().UTC()
+		if req.lease > 0 && !waiting {
+			// As the reviewer was told (events.NobodyWaits).
+			sent.Message = "no hook was waiting on it (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+		}
 		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID, Audit: &sent},
 			wire.Change{RequestID: req.ID, Status: wire.Answered, RespondedBy: by, Response: body.Response})
 		if err != nil {

@@ -132,7 +132,12 @@ func TestAnEditReplacesTheFirstApproval(t *testing.T) {
 	respond(bob, edit, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (alice))")
 	// bob's plain approve is not alice's: it replaces his edit, sends nothing.
 	respond(bob, approve, 202, "1 of 2 approvals (bob) recorded for Bash; it replaces the approval of another decision (1 of 2 approvals (bob))")
-	respond(bob, approve, 202, "Bash: you approved this decision already (1 of 2 approvals (bob))")
+	// bob again: refused, nothing new recorded, naming the approval that stands.
+	respond(bob, approve, 403, "Bash: you approved this decision already (1 of 2 approvals (bob))")
+	if code, out := call(t, srv, bob, "POST", "/hitl/respond", map[string]any{"request_id": id, "response": approve}); code != 403 ||
+		out["status"] != "awaiting_approvals" || fmt.Sprint(out["approvals"]) != "[bob]" {
+		t.Fatalf("bob twice: %d %v", code, out)
+	}
 	// alice confirms bob's approve: sent, naming both.
 	respond(alice, approve, 200, "bob + alice")
 }

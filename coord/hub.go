@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl/coord/wire"
@@ -73,6 +75,28 @@ func (s *Server) eventData(ctx context.Context, ev store.Event) []byte {
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := store.Filter{Reviewer: q.Get("reviewer"), Source: q.Get("source"), Outcome: q.Get("outcome"), RequestID: q.Get("request_id"), Tool: q.Get("tool")}
+	if f.Outcome != "" {
+		if _, ok := store.OutcomeOf(f.Outcome); !ok {
+			writeError(w, 422, fmt.Sprintf("no outcome %q: give one of %s", f.Outcome, strings.Join(store.Outcomes, ", ")))
+			return
+		}
+	}
+	if f.RequestID != "" {
+		// The short id the screens show finds its request, if only one.
+		ids, err := s.st.AuditedRequests(r.Context(), f.RequestID, 10)
+		if err != nil {
+			writeError(w, 503, "the hub cannot read its audit log: "+err.Error())
+			return
+		}
+		switch {
+		case slices.Contains(ids, f.RequestID):
+		case len(ids) == 1:
+			f.RequestID = ids[0]
+		case len(ids) > 1:
+			writeError(w, 422, fmt.Sprintf("request %q is ambiguous: it begins %s: give more of it", f.RequestID, strings.Join(ids, ", ")))
+			return
+		}
+	}
 	if v := q.Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {

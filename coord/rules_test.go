@@ -167,7 +167,7 @@ func TestARemovedReviewersApprovalIsDropped(t *testing.T) {
 	for i := len(es) - 1; i >= 0; i-- {
 		got = append(got, es[i].Reviewer+": "+es[i].Outcome+" ["+strings.Join(es[i].Approvers, ",")+"]")
 	}
-	want := []string{"alice: approval recorded [alice]", "alice: approval dropped []", "bob: approval recorded [bob]", "carol: sent [bob,carol]"}
+	want := []string{"alice: approval-recorded [alice]", "alice: approval-dropped []", "bob: approval-recorded [bob]", "carol: sent [bob,carol]"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the audit log:\n got %q\nwant %q", got, want)
 	}

@@ -205,9 +205,13 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 	case err != nil:
 		res.fail(NotSent, err)
 		outcome := journal.NotSent
-		if errors.Is(err, client.ErrAwaitingApproval) {
+		switch {
+		case errors.Is(err, client.ErrAwaitingApproval):
 			res.fail(ApprovalRecorded, err)
 			outcome = journal.ApprovalRecorded
+		case errors.Is(err, client.ErrRefused):
+			res.fail(Refused, err)
+			outcome = journal.Refused
 		}
 		p.record(s, res, outcome, true)
 		return res

@@ -32,6 +32,10 @@ const (
 	// approval, and nothing is sent until another approver confirms the
 	// same decision. Nothing broke.
 	ApprovalRecorded Kind = "approval-recorded"
+	// Refused: the hub refused the decision and recorded nothing (the
+	// reviewer approved this same decision already: the approval that
+	// stands is theirs). Nothing was sent; the interrupt still waits.
+	Refused Kind = "refused"
 	// Unknown: hitl could not tell whether the server took it. The
 	// interrupt stays listed (`hitl check` looks again).
 	Unknown Kind = "unknown"
@@ -117,6 +121,8 @@ func (e *OutcomeError) Is(target error) bool {
 		return target == ErrNotSent
 	case ApprovalRecorded:
 		return target == client.ErrAwaitingApproval
+	case Refused:
+		return target == client.ErrRefused
 	case Unknown:
 		return target == client.ErrMaybeSent
 	case Unconfirmed:
@@ -158,6 +164,8 @@ func (r *Result) Text() string {
 		return fmt.Sprintf("%s: not sent: %s", ids, inert.Line(causeText(r.cause)))
 	case ApprovalRecorded:
 		return fmt.Sprintf("%s: %s", ids, inert.Line(causeText(r.cause)))
+	case Refused:
+		return fmt.Sprintf("%s: refused: %s", ids, inert.Line(causeText(r.cause)))
 	case Lost:
 		return fmt.Sprintf("%s: the server lost the run that carried this decision (run %s): it did not take effect, and the interrupt waits again (thread %s): decide it again.",
 			ids, inert.Line(orDash(r.Run.RunID)), thread)

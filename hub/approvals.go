@@ -28,6 +28,13 @@ type approvalError struct{ msg string }
 func (e *approvalError) Error() string        { return e.msg }
 func (e *approvalError) Is(target error) bool { return target == client.ErrAwaitingApproval }
 
+// refusedError is a decision refused and not recorded: the reviewer
+// approved this same decision already, and that approval stands.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string        { return e.msg }
+func (e *refusedError) Is(target error) bool { return target == client.ErrRefused }
+
 // Resume sends the submission, or records it as an approval where a rule
 // asks for more approvers than it has. What the rules say is the team's
 // one rule engine's (rules.Judge), on each item's parsed interrupt.
@@ -59,7 +66,7 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		if v.Tally.Already {
 			s.logf(ctx, "approval refused", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", "approved already")
 			s.audit(ctx, sub, store.OutcomeRefused, v.Tally.Message(v.Need.Tools), v.Tally.Next.Approvers)
-			return client.Receipt{}, &approvalError{v.Tally.Message(v.Need.Tools)}
+			return client.Receipt{}, &refusedError{v.Tally.Message(v.Need.Tools)}
 		}
 		verdicts[i] = v
 		if !v.Send {

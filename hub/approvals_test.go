@@ -68,8 +68,12 @@ func TestTwoPersonRule(t *testing.T) {
 	}
 	_, err := s.Resume(ctx, sub("alice", approve, approve))
 	pending(err, "1 of 2 approvals (alice) recorded for delete_records")
+	// alice again: refused, nothing recorded, naming the approval that stands.
 	_, err = s.Resume(ctx, sub("alice", approve, approve))
-	pending(err, "you approved this decision already")
+	if !errors.Is(err, client.ErrRefused) || errors.Is(err, client.ErrAwaitingApproval) ||
+		!strings.Contains(err.Error(), "you approved this decision already (1 of 2 approvals (alice))") || len(k.sent) != 0 {
+		t.Fatalf("alice twice: %v (sent %d)", err, len(k.sent))
+	}
 	// Another decision replaces the first approval, and says so.
 	_, err = s.Resume(ctx, sub("bob", edit, approve))
 	pending(err, "1 of 2 approvals (bob) recorded for delete_records; it replaces the approval of another decision (1 of 2 approvals (alice))")
@@ -112,7 +116,6 @@ func TestReplacedApprovalCountsForNothing(t *testing.T) {
 		{"alice", []client.Decision{approve, approve}, "1 of 2 approvals (alice) recorded"},
 		{"bob", []client.Decision{edit, approve}, "it replaces the approval of another decision (1 of 2 approvals (alice))"},
 		{"alice", []client.Decision{approve, approve}, "1 of 2 approvals (alice) recorded for delete_records; it replaces the approval of another decision (1 of 2 approvals (bob))"},
-		{"alice", []client.Decision{approve, approve}, "you approved this decision already (1 of 2 approvals (alice))"},
 		{"bob", []client.Decision{edit, approve}, "(1 of 2 approvals (alice))"},
 		{"bob", []client.Decision{approve, approve}, "1 of 2 approvals (bob) recorded"},
 	} {
@@ -120,6 +123,10 @@ func TestReplacedApprovalCountsForNothing(t *testing.T) {
 		if !errors.Is(err, client.ErrAwaitingApproval) || !strings.Contains(err.Error(), c.want) || len(k.sent) != 0 {
 			t.Fatalf("%s: %v (sent %d), want %q", c.who, err, len(k.sent), c.want)
 		}
+	}
+	if _, err := s.Resume(ctx, sub("bob", approve, approve)); !errors.Is(err, client.ErrRefused) ||
+		!strings.Contains(err.Error(), "you approved this decision already (1 of 2 approvals (bob))") || len(k.sent) != 0 {
+		t.Fatalf("bob twice: %v", err)
 	}
 	if a := k.approvals["i1"]; a == nil || a.Words() != "1 of 2 approvals (bob)" || len(a.Decisions) != 2 {
 		t.Fatalf("recorded %+v", a)

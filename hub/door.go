@@ -413,6 +413,14 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 			body.Message = cause.Error()
 		}
 		return 202, body
+	case decide.Refused:
+		// Nothing recorded, nothing sent: the approval that stands is
+		// the one the message names.
+		body.Error, body.Status = "Forbidden", wire.AwaitingApprovals
+		if cause := errors.Unwrap(res.Err()); cause != nil {
+			body.Message = cause.Error()
+		}
+		return 403, body
 	case decide.NotSent:
 		body.Error = "Not sent"
 		return 424, body // certain: nothing was taken

@@ -71,7 +71,7 @@ func OfResult(r *decide.Result) (Kind, error) {
 		return Nothing, &Error{Nothing, r.Err()}
 	case decide.Unconfirmed:
 		return Unconfirmed, &Error{Unconfirmed, r.Err()}
-	case decide.Busy: // not handled: it still waits
+	case decide.Busy, decide.Refused: // not handled: it still waits
 		return Refused, &Error{Refused, r.Err()}
 	case decide.ApprovalRecorded: // nothing broke: the rule waits for another approver
 		return Pending, &Error{Pending, r.Err()}

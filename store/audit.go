@@ -40,15 +40,34 @@ type Entry struct {
 	First int64 `json:"first_approval,omitempty"`
 }
 
-// Outcomes of an audit entry.
+// Outcomes of an audit entry, spelled as GET /hitl/history, `hitl
+// history --team` (its rows, --json and --outcome) and the docs spell them.
 const (
 	OutcomeSent     = "sent"
-	OutcomeApproved = "approval recorded"
+	OutcomeApproved = "approval-recorded"
 	OutcomeRefused  = "refused"
-	OutcomeConflict = "handled elsewhere"
+	OutcomeConflict = "handled-elsewhere"
 	OutcomeFailed   = "failed"
-	OutcomeDropped  = "approval dropped"
+	OutcomeDropped  = "approval-dropped"
 )
+
+// Outcomes are every outcome an entry may have.
+var Outcomes = []string{OutcomeSent, OutcomeApproved, OutcomeRefused, OutcomeConflict, OutcomeFailed, OutcomeDropped}
+
+// oldSpellings are outcomes as older hubs wrote them (words): read as
+// today's, and matched by a filter on today's.
+var oldSpellings = map[string]string{OutcomeApproved: "approval recorded", OutcomeConflict: "handled elsewhere", OutcomeDropped: "approval dropped"}
+
+// OutcomeOf is the outcome s names, today's spelling or an older one; ok
+// is false for none.
+func OutcomeOf(s string) (string, bool) {
+	for _, o := range Outcomes {
+		if s == o || s == oldSpellings[o] && s != "" {
+			return o, true
+		}
+	}
+	return "", false
+}
 
 // Audit appends e to the audit log and returns its id. An entry that
 // completes approvals names the first one's entry (First), found here when
@@ -74,8 +93,8 @@ func (s *Store) audit(ctx context.Context, tx *sql.Tx, e Entry) (id int64, err e
 		var first sql.NullInt64
 		// The first approver's (Approvers are in the order they
 		// approved): an approval dropped at a reload is not its first.
-		if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome = ? AND reviewer = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
-			e.RequestID, OutcomeApproved, e.Approvers[0], e.RequestID, OutcomeSent).Scan(&first); err != nil {
+		if err := tx.QueryRowContext(ctx, s.q("SELECT MIN(id) FROM audit WHERE request_id = ? AND outcome IN (?, ?) AND reviewer = ? AND id > COALESCE((SELECT MAX(id) FROM audit WHERE request_id = ? AND outcome = ?), 0)"),
+			e.RequestID, OutcomeApproved, oldSpellings[OutcomeApproved], e.Approvers[0], e.RequestID, OutcomeSent).Scan(&first); err != nil {
 			return 0, err
 		}
 		e.First = first.Int64
@@ -97,10 +116,33 @@ func (s *Store) audit(ctx context.Context, tx *sql.Tx, e Entry) (id int64, err e
 
 // Filter picks audit entries; its zero value picks the newest.
 type Filter struct {
+	// Outcome is one of Outcomes (or an older spelling of one).
 	Reviewer, Source, Outcome, RequestID, Tool string
 	Since                                      time.Time
 	// Limit caps how many (newest first); 0: 1000.
 	Limit int
+}
+
+// AuditedRequests are the ids of the requests the audit log has entries
+// of that begin with prefix (the short id the screens show), at most max.
+func (s *Store) AuditedRequests(ctx context.Context, prefix string, max int) ([]string, error) {
+	esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT request_id FROM audit WHERE request_id LIKE ? ESCAPE '\' ORDER BY request_id LIMIT ?`), esc+"%", max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(id, prefix) { // LIKE ignores case in SQLite
+			out = append(out, id)
+		}
+	}
+	return out, rows.Err()
 }
 
 // History lists the audit entries f picks, newest first.
@@ -118,7 +160,9 @@ func (s *Store) History(ctx context.Context, f Filter) ([]Entry, error) {
 		add("source = ?", f.Source)
 	}
 	if f.Outcome != "" {
-		add("outcome = ?", f.Outcome)
+		o, _ := OutcomeOf(f.Outcome)
+		add("outcome IN (?, ?)", o)
+		args = append(args, oldSpellings[o])
 	}
 	if f.RequestID != "" {
 		add("request_id = ?", f.RequestID)
@@ -150,6 +194,9 @@ func (s *Store) History(ctx context.Context, f Filter) ([]Entry, error) {
 			return nil, err
 		}
 		e.At = timeOf(at)
+		if o, ok := OutcomeOf(e.Outcome); ok {
+			e.Outcome = o
+		}
 		if tools != "" {
 			e.Tools = strings.Split(tools, ",")
 		}

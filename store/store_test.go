@@ -206,6 +206,49 @@ func TestAuditLinksTheFirstApproval(t *testing.T) {
 	})
 }
 
+// An outcome has one spelling, however an older hub wrote it: read as
+// today's, filtered by today's, and still linked as a first approval. A
+// request is found by the short id the screens show, ambiguity and all.
+func TestAuditOutcomesAndShortIDs(t *testing.T) {
+	each(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		s := open(t, spec)
+		old, err := s.Audit(ctx, Entry{Reviewer: "alice", Source: "hook", Door: "http", RequestID: "req-a810aa", Approvers: []string{"alice"}, Outcome: "approval recorded"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = s.Audit(ctx, Entry{Reviewer: "bob", Source: "hook", Door: "http", RequestID: "req-a810bb", Outcome: "handled elsewhere"})
+		second, _ := s.Audit(ctx, Entry{Reviewer: "bob", Source: "hook", Door: "http", RequestID: "req-a810aa", Approvers: []string{"alice", "bob"}, Outcome: OutcomeSent})
+		h, err := s.History(ctx, Filter{Outcome: OutcomeApproved})
+		if err != nil || len(h) != 1 || h[0].ID != old || h[0].Outcome != "approval-recorded" {
+			t.Fatalf("approval-recorded: %+v %v", h, err)
+		}
+		if h, _ = s.History(ctx, Filter{Outcome: "handled-elsewhere"}); len(h) != 1 || h[0].Outcome != OutcomeConflict {
+			t.Fatalf("handled-elsewhere: %+v", h)
+		}
+		if h, _ = s.History(ctx, Filter{RequestID: "req-a810aa"}); len(h) != 2 || h[0].ID != second || h[0].First != old {
+			t.Fatalf("by request: %+v", h)
+		}
+		if ids, err := s.AuditedRequests(ctx, "req-a810", 3); err != nil || strings.Join(ids, ",") != "req-a810aa,req-a810bb" {
+			t.Fatalf("req-a810: %v %v", ids, err)
+		}
+		if ids, _ := s.AuditedRequests(ctx, "req-a810b", 3); strings.Join(ids, ",") != "req-a810bb" {
+			t.Fatalf("req-a810b: %v", ids)
+		}
+		if ids, _ := s.AuditedRequests(ctx, "req_a8%", 3); len(ids) != 0 {
+			t.Fatalf("a prefix is not a pattern: %v", ids)
+		}
+		for _, o := range []string{"approval recorded", "approval-recorded", "sent", "approval-dropped"} {
+			if _, ok := OutcomeOf(o); !ok {
+				t.Errorf("%q not known", o)
+			}
+		}
+		if _, ok := OutcomeOf("bogus"); ok {
+			t.Error("bogus known")
+		}
+	})
+}
+
 // A waiter on one request is told of its change, not of another's; on
 // PostgreSQL, of another hub's change too.
 func TestRequestChangedIsPerRequest(t *testing.T) {

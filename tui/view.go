@@ -121,8 +121,9 @@ func (m *Model) statusLines(w, h int) []string {
 		conn = m.st.err.Render(fmt.Sprintf("✗ cannot list interrupts · retrying %s (%s: now)", m.retryIn(), name(m.keys.Refresh)))
 	case m.sourceDown != nil && m.items.loaded:
 		// One source of the hub's inbox is down: what it listed last is
-		// shown, the others are live.
-		conn = m.st.err.Render("✗ " + safe(m.sourceDown.Source) + " is down (" + safe(m.sourceDown.Err.Error()) + ") · the rest is live")
+		// shown, the others are live. The point first, the error's detail
+		// after: a narrow screen cuts the detail.
+		conn = m.st.err.Render("✗ " + safe(m.sourceDown.Source) + " is down · the rest is live (" + safe(m.sourceDown.Detail()) + ")")
 	case !m.items.loaded:
 		conn = "connecting to " + safe(m.opts.Backend.Server()) + "…"
 	case m.opts.Host != "" && m.opts.Now().Sub(m.lastUpdate) < time.Minute:

@@ -204,6 +204,14 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if err == nil && (resp.StatusCode() == http.StatusConflict || resp.StatusCode() == http.StatusNotFound) {
 		return client.Receipt{}, client.ErrAlreadyHandled
 	}
+	if err == nil && resp.StatusCode() == http.StatusForbidden {
+		// A hub refuses an approval its reviewer gave already: nothing
+		// recorded, nothing sent (its status says where approvals stand).
+		var no wire.Receipt
+		if json.Unmarshal(resp.Body(), &no) == nil && no.Status == wire.AwaitingApprovals && no.Message != "" {
+			return client.Receipt{}, &refused{b.Redact(no.Message)}
+		}
+	}
 	if cerr := b.Check(resp, err, "respond to request "+it.Interrupt.ID, nil); cerr != nil {
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
 	}
@@ -311,6 +319,14 @@ type awaitingApproval struct{ msg string }
 
 func (e *awaitingApproval) Error() string        { return e.msg }
 func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAwaitingApproval }
+
+// refused is a response a hitl hub refused and recorded nothing of (403,
+// status awaiting_approvals: its reviewer approved the same decision
+// already): nothing was taken.
+type refused struct{ msg string }
+
+func (e *refused) Error() string        { return e.msg }
+func (e *refused) Is(target error) bool { return target == client.ErrRefused }
 
 // Follow: how the run ended, where the coordinator followed it (a hitl
 // hub's door says so in its answer); otherwise the coordinator reports no

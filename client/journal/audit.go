@@ -45,6 +45,9 @@ const (
 	// and not sent; it counts toward the same decision's sending when
 	// another approver confirms it (their history says sent, naming both).
 	ApprovalRecorded Outcome = "approval-recorded"
+	// Refused: the hub refused it and recorded nothing (an approval of a
+	// decision the reviewer approved already); nothing was sent.
+	Refused Outcome = "refused"
 	// Unknown: hitl could not tell whether the server took it.
 	Unknown Outcome = "unknown"
 	// Lost: the server took it (it created a run), then lost the run: no

@@ -517,10 +517,21 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 		strings.Contains(out+errs, "not sent:") {
 		t.Fatalf("alice's approve: exit %d\n%s%s", code, out, errs)
 	}
-	// alice again changes nothing.
+	// alice again changes nothing: refused, naming the approval that stands.
 	code, out, errs = h.cliIn(alice, aliceToken, "approve", id)
-	if code != exitPending || !strings.Contains(out+errs, "you approved this decision already (1 of 2 approvals (alice)); Bash needs another approver, who confirms the same decision: nothing sent") {
+	if code != exitRefused || !strings.Contains(out+errs, ": refused: Bash: you approved this decision already (1 of 2 approvals (alice)); Bash needs another approver, who confirms the same decision: nothing sent") {
 		t.Fatalf("alice twice: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = h.cliIn(alice, aliceToken, "approve", id, "--json")
+	if code != exitRefused || !strings.Contains(out, `"result": "refused"`) || !strings.Contains(out, "you approved this decision already (1 of 2 approvals (alice))") {
+		t.Fatalf("alice twice, --json: exit %d\n%s%s", code, out, errs)
+	}
+	// Her history and the team's agree: one approval recorded, then refusals.
+	if code, out, errs := h.cliIn(alice, aliceToken, "history"); code != 0 || strings.Count(out, "approval recorded") != 1 || strings.Count(out, "refused") != 2 {
+		t.Fatalf("alice's history: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || strings.Count(out, "approval-recorded") != 1 || strings.Count(out, "refused") != 2 {
+		t.Fatalf("team history: exit %d\n%s%s", code, out, errs)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if len(p.stdout.String()) != 0 || h.standing(id)["status"] != "pending" {
@@ -548,6 +559,15 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}` + "\n"
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != want {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	// The team's log by the short id the screens show: the reject's reason
+	// on its row; a prefix of both requests is ambiguous, and says so.
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id[:8]); code != 0 || strings.Count(out, "\n") != 1 ||
+		!strings.Contains(out, `reject Bash`) || !strings.Contains(out, `sent  reason "no"`) {
+		t.Fatalf("history --request %s: exit %d\n%s%s", id[:8], code, out, errs)
+	}
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", "req-"); code != 2 || !strings.Contains(errs, `request "req-" is ambiguous`) {
+		t.Fatalf("an ambiguous --request: exit %d\n%s%s", code, out, errs)
 	}
 }
 

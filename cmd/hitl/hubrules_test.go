@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -87,7 +89,7 @@ func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {
 	}
 	// The team's audit log tells the story, alice's drop included.
 	_, out, _ = h.cli(bobToken, "history", "--team", "--request", id, "--json")
-	if got := auditStory(t, out); got != "alice:approval recorded alice:approval dropped bob:approval recorded carol:sent" {
+	if got := auditStory(t, out); got != "alice:approval-recorded alice:approval-dropped bob:approval-recorded carol:sent" {
 		t.Fatalf("the team's audit log of %s: %s\n%s", id, got, out)
 	}
 }
@@ -153,17 +155,51 @@ func TestHubServesHookRequestsWithTheLangGraphServerDown(t *testing.T) {
 	}
 	// The CLI through the door lists the request and says the source is down.
 	code, out, errs := d.cli(aliceToken, "list")
-	if code != 0 || !strings.Contains(out, "Bash") || !strings.Contains(errs, "LangGraph server") || !strings.Contains(errs, "the rest of the inbox is listed") {
+	if code != 0 || !strings.Contains(out, "Bash") || !strings.Contains(errs, "hitl: warning: the LangGraph server at "+srv.URL()+" cannot be listed (") ||
+		strings.Count(errs, "the rest of the inbox is listed") != 1 || strings.Count(errs, "cannot be listed") != 1 {
 		t.Fatalf("list with the server down: exit %d\n%s%s", code, out, errs)
 	}
 	// bob's session shows the new request, and the source's status.
-	bob.waitFor("[claude]", "LangGraph server at", "is down")
+	bob.waitFor("[claude]", "LangGraph server at", "is down · the rest is live")
 	code, out, errs = d.cli(bobToken, "approve", id)
 	if code != 0 || !strings.Contains(out, "the agent has the answer") {
 		t.Fatalf("bob's approve with the server down: exit %d\n%s%s", code, out, errs)
 	}
 	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
 		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+}
+
+// A hub with no server at all (--hooks-only) serves the hooks' requests
+// over SSH too: the session is live, no source is down, and a request is
+// decided and answered. --hooks-only without --http is a usage error.
+func TestHooksOnlyHubOverSSH(t *testing.T) {
+	port := freePort(t)
+	h := newTeamHub(t, "", "--http", fmt.Sprintf("127.0.0.1:%d", port), "--hooks-only")
+	d := h.door(port)
+	bob := h.session("bob")
+	bob.waitFor("live (the hub's watcher)")
+	p := startHook(t, d.url, "claude", claudeBash)
+	id := d.waitRequest("sess-bash")
+	bob.waitFor("[claude]")
+	if s := bob.screen(); strings.Contains(s, "is down") || strings.Contains(s, "2024") {
+		t.Fatalf("a hooks-only hub reads a server:\n%s", s)
+	}
+	if code, out, errs := d.cli(aliceToken, "list"); code != 0 || !strings.Contains(out, "Bash") || strings.Contains(errs, "warning") {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := d.cli(bobToken, "approve", id); code != 0 || !strings.Contains(out, "the agent has the answer") {
+		t.Fatalf("approve: exit %d\n%s%s", code, out, errs)
+	}
+	if code := p.finish(t, 20*time.Second); code != 0 || p.stdout.String() != allowJSON {
+		t.Fatalf("hook: exit %d, stdout %q; stderr %q", code, p.stdout.String(), p.stderr.String())
+	}
+	cmd := exec.Command(builtBinary(t), "serve", "--ssh", "127.0.0.1:0", "--hooks-only")
+	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(h.dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(h.dir, "state2"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--hooks-only serves the requests put up on the HTTP door: give --http ADDR too") {
+		t.Fatalf("--hooks-only without --http: %v\n%s", err, out)
 	}
 }
 
@@ -302,6 +338,10 @@ func TestADecisionWhileNoHookWaitsSaysSo(t *testing.T) {
 	if code != 0 || strings.Contains(out, "the agent has the answer") || !strings.Contains(out, "the hub took the answer, but no hook is waiting on it right now") {
 		t.Fatalf("approve while no hook waits: exit %d\n%s%s", code, out, errs)
 	}
+	// The team's log says it too.
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || !strings.Contains(out, "(hook, http)  sent: no hook was waiting on it") {
+		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
+	}
 }
 
 // Defect (3) of issue 32 on a LangGraph interrupt, through the hub with
@@ -374,7 +414,7 @@ func TestHubDropsARemovedReviewersApprovalOnTheServer(t *testing.T) {
 				t.Fatalf("decision runs: %v", runs)
 			}
 			_, out, _ = d.cli(bobToken, "history", "--team", "--request", id, "--json")
-			if got := auditStory(t, out); got != "alice:approval recorded alice:approval dropped bob:approval recorded carol:sent" {
+			if got := auditStory(t, out); got != "alice:approval-recorded alice:approval-dropped bob:approval-recorded carol:sent" {
 				t.Fatalf("the team's audit log of %s: %s\n%s", id, got, out)
 			}
 		})

@@ -352,7 +352,7 @@ func TestTeamAuditLogThroughTheDoor(t *testing.T) {
 		m          map[string]any
 		key, value string
 	}{
-		{first, "reviewer", "alice"}, {first, "role", "approver"}, {first, "outcome", "approval recorded"}, {first, "source", "hook"},
+		{first, "reviewer", "alice"}, {first, "role", "approver"}, {first, "outcome", "approval-recorded"}, {first, "source", "hook"},
 		{first, "door", "http"}, {first, "request_id", id}, {first, "decision", "approve"}, {first, "tools", "[Bash]"},
 		{confirm, "reviewer", "bob"}, {confirm, "outcome", "sent"}, {confirm, "approvers", "[alice bob]"}, {confirm, "value", "map[decisions:[map[type:approve]]]"},
 		{confirm, "first_approval", fmt.Sprint(first["id"])},
@@ -360,6 +360,15 @@ func TestTeamAuditLogThroughTheDoor(t *testing.T) {
 		if got := fmt.Sprint(c.m[c.key]); got != c.value {
 			t.Fatalf("%s = %q, want %q in %v", c.key, got, c.value, c.m)
 		}
+	}
+	// --outcome takes the spelling --json prints; another is a usage error.
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", "approval-recorded"); code != 0 || strings.Count(out, "\n") != 1 ||
+		!strings.Contains(out, "alice (approver)") || !strings.Contains(out, "(hook, http)  approval-recorded: 1 of 2 approvals (alice) recorded") {
+		t.Fatalf("--outcome approval-recorded: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", "bogus"); code != 2 ||
+		!strings.Contains(errs, `no outcome "bogus": give one of sent, approval-recorded, refused, handled-elsewhere, failed, approval-dropped`) {
+		t.Fatalf("--outcome bogus: exit %d\n%s%s", code, out, errs)
 	}
 	_, out, _ = h.cli(aliceToken, "history", "--team", "--by", "bob")
 	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "bob (approver)") || !strings.Contains(out, "approvers alice + bob") ||

@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/present"
+	"github.com/hitl-sh/hitl/store"
 )
 
 func configCmd(e *env) *cobra.Command {
@@ -137,8 +138,8 @@ func historyCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&tf.reviewer, "by", "", "with --team: only this reviewer's decisions")
 	cmd.Flags().StringVar(&tf.source, "source", "", "with --team: only decisions on this source's requests (hook, publisher, langgraph)")
 	cmd.Flags().StringVar(&tf.tool, "tool", "", "with --team: only decisions on this tool")
-	cmd.Flags().StringVar(&tf.outcome, "outcome", "", "with --team: only this outcome (sent, approval recorded, refused, handled elsewhere, failed)")
-	cmd.Flags().StringVar(&tf.request, "request", "", "with --team: only decisions on this request id")
+	cmd.Flags().StringVar(&tf.outcome, "outcome", "", "with --team: only this outcome ("+strings.Join(store.Outcomes, ", ")+")")
+	cmd.Flags().StringVar(&tf.request, "request", "", "with --team: only decisions on this request (its id, or the short id the screens show)")
 	cmd.Flags().StringVar(&tf.since, "since", "", "with --team: only decisions since a duration ago (24h) or a time (RFC 3339)")
 	return cmd
 }

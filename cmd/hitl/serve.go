@@ -28,7 +28,7 @@ import (
 func serveCmd(e *env) *cobra.Command {
 	var sshAddr, httpAddr, hostKey, tlsCert, tlsKey, storeFlag string
 	var idle time.Duration
-	var check bool
+	var check, hooksOnly bool
 	var sources []string
 	cmd := &cobra.Command{
 		Use:   "serve --ssh ADDR | --http ADDR",
@@ -46,8 +46,13 @@ open it with hitl --backend events --url http://ADDR (their token in
 HITL_BEARER_TOKEN), coding agents' hooks (hitl hook claude|codex|gemini|cursor) put their
 permission requests up with a publisher's token. With a LangGraph server named
 (--url, HITL_URL or a profile's url), alone or beside --ssh, it serves that
-server's interrupts too, decided under the same roles and rules; with none
-named it serves the hooks' requests only. See docs/hooks.md.
+server's interrupts too, decided under the same roles and rules. With none
+named, --http alone serves the hooks' requests only; beside --ssh the hub
+reads the default server (http://127.0.0.1:2024), and while none answers
+there the sessions say that source is down and serve the hooks' requests.
+--hooks-only (with --http) names no server at all: the hub, over SSH too,
+serves the requests put up on its door (hooks, publishers) and nothing
+else. See docs/hooks.md.
 
 One hub serves several sources in one inbox: --source PROFILE (repeated) or
 hub.sources in the config names the profiles (a LangGraph server, A2A
@@ -70,6 +75,7 @@ at start and by --check. See docs/team.md.`,
   ssh -p 2222 localhost
   hitl serve --http :8700
   hitl serve --http :8700 --url http://127.0.0.1:2024
+  hitl serve --ssh :2222 --http :8700 --hooks-only
   hitl serve --ssh :2222 --source graphs --source support-agent --source opencode
   hitl serve --http 0.0.0.0:8700 --tls-cert door.crt --tls-key door.key`,
 		Args: exactArgs(0, "no arguments"),
@@ -120,12 +126,19 @@ at start and by --check. See docs/team.md.`,
 				return usageErr("serve: %v", err)
 			}
 			o := serveOptions{hostKey: hostKey, idle: idle, store: spec, retention: retention, tls: tlsConf, sources: sources}
-			if len(o.sources) == 0 && f.Hub != nil {
+			if len(o.sources) == 0 && f.Hub != nil && !hooksOnly {
 				o.sources = f.Hub.Sources
 			}
 			switch {
 			case sshAddr == "" && httpAddr == "":
 				return usageErr("serve: give --ssh ADDR (--ssh :2222 listens on loopback port 2222), --http ADDR, or both")
+			case hooksOnly && httpAddr == "":
+				return usageErr("serve: --hooks-only serves the requests put up on the HTTP door: give --http ADDR too")
+			case hooksOnly && (len(sources) > 0 || e.flags.URL != ""):
+				return usageErr("serve: --hooks-only names no server: drop --source and --url, or drop --hooks-only")
+			case hooksOnly && sshAddr == "":
+				o.http = loopback(httpAddr)
+				return e.serveHTTPOnly(cmd.Context(), t, o)
 			case sshAddr == "" && len(o.sources) == 0 && !e.backendGiven(f):
 				// No LangGraph server named: the door serves the hooks' requests.
 				o.http = loopback(httpAddr)
@@ -140,7 +153,8 @@ at start and by --check. See docs/team.md.`,
 				o.http = loopback(httpAddr)
 			}
 			o.ssh = loopback(sshAddr)
-			o.defaultServer = !e.backendGiven(f)
+			o.hooksOnly = hooksOnly
+			o.defaultServer = !hooksOnly && !e.backendGiven(f)
 			return e.serve(cmd.Context(), t, o)
 		},
 	}
@@ -151,6 +165,7 @@ at start and by --check. See docs/team.md.`,
 	cmd.Flags().BoolVar(&check, "check", false, "check the team config, the store (reached, its schema, writable) and the door's TLS and address; say what is wrong, and exit")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the HTTP door over TLS with this certificate (PEM; with --tls-key)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	cmd.Flags().BoolVar(&hooksOnly, "hooks-only", false, "serve no server's interrupts, only the requests put up on the HTTP door (coding agents' hooks, publishers); with --http")
 	cmd.Flags().StringArrayVar(&sources, "source", nil, "serve this profile's server in the inbox (repeat for several: LangGraph, A2A, opencode; config: hub.sources)")
 	cmd.Flags().StringVar(&storeFlag, "store", "", "the hub's store: postgres://USER@HOST/DB (hubs may share one), sqlite:PATH (default: SQLite in the state directory; config: hub.store)")
 	return cmd
@@ -184,6 +199,7 @@ type serveOptions struct {
 	store              string        // the store's spec (store.Open)
 	retention          time.Duration // of finished requests; 0: coord's default
 	sources            []string      // profiles served (hub.sources); none: the backend the command names
+	hooksOnly          bool          // no source: only the door's requests (--hooks-only)
 }
 
 // listener is one of the hub's front doors: SSH today; an HTTP endpoint
@@ -209,9 +225,12 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
-	srcs, srcSecrets, err := e.hubSources(a, o.sources)
-	if err != nil {
-		return err
+	var srcs []hub.Source
+	var srcSecrets []string
+	if !o.hooksOnly {
+		if srcs, srcSecrets, err = e.hubSources(a, o.sources); err != nil {
+			return err
+		}
 	}
 	// Whatever the hub logs hides the team's tokens, the store's password
 	// and every source's credentials too.

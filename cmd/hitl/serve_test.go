@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -160,6 +161,9 @@ func (h *teamHub) start() {
 	args := append([]string{"serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", h.port), "--url", h.upstream, "--idle", "5m"}, h.args...)
 	if h.noSSH {
 		args = append([]string{"serve", "--url", h.upstream}, h.args...)
+	}
+	if h.upstream == "" { // no server named
+		args = slices.DeleteFunc(args, func(a string) bool { return a == "--url" || a == "" })
 	}
 	cmd := exec.Command(builtBinary(h.t), args...)
 	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(h.dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(h.dir, "state"))

@@ -120,7 +120,7 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 			}
 			// The same approver twice sends nothing.
 			code, out, errs = d.cli(aliceToken, "approve", id)
-			if code == 0 || !strings.Contains(out+errs, "you approved this decision already") {
+			if code != exitRefused || !strings.Contains(out+errs, ": refused: delete_records: you approved this decision already (1 of 2 approvals (alice))") {
 				t.Fatalf("alice's second approve: exit %d\n%s%s", code, out, errs)
 			}
 			if got := s.decisionMeta(th); len(got) != 0 {

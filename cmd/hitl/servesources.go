@@ -98,6 +98,9 @@ func sourceOf(s *config.Settings, b client.Backend) (hub.Source, error) {
 
 // servedBy names the sources for the log.
 func servedBy(srcs []hub.Source) string {
+	if len(srcs) == 0 {
+		return "none (--hooks-only: the door's requests)"
+	}
 	var out []string
 	for _, s := range srcs {
 		out = append(out, s.Backend.Server())

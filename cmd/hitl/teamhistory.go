@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/redact"
+	"github.com/hitl-sh/hitl/store"
 )
 
 // teamFilter is what `hitl history --team` asks of the hub's audit log.
@@ -44,6 +45,13 @@ func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON b
 	}
 	if s.BearerToken == "" {
 		return usageErr("history --team: no token for the hub: set HITL_BEARER_TOKEN to your reviewer's token")
+	}
+	if f.outcome != "" {
+		o, ok := store.OutcomeOf(f.outcome)
+		if !ok {
+			return usageErr("history --outcome: no outcome %q: give one of %s", safe(f.outcome), strings.Join(store.Outcomes, ", "))
+		}
+		f.outcome = o
 	}
 	q := url.Values{}
 	for k, v := range map[string]string{"reviewer": f.reviewer, "source": f.source, "tool": f.tool, "outcome": f.outcome, "request_id": f.request} {
@@ -97,6 +105,10 @@ func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON b
 		if resp.StatusCode == http.StatusNotFound && m.Message == "" {
 			m.Message = "it has no team audit log: is it a hitl hub (hitl serve --http)?"
 		}
+		if resp.StatusCode == http.StatusUnprocessableEntity {
+			// What was asked is wrong (an ambiguous --request).
+			return usageErr("history --team: %s", safe(m.Message))
+		}
 		return &exitErr{exitError, fmt.Errorf("history --team: the hub answered HTTP %d: %s", resp.StatusCode, safe(m.Message))}
 	}
 	sc := bufio.NewScanner(resp.Body)
@@ -148,8 +160,35 @@ func teamRow(a coord.AuditLine) string {
 	if a.First != 0 {
 		row += fmt.Sprintf("  (completes the approval #%d)", a.First)
 	}
-	if a.Message != "" && a.Outcome != "sent" {
+	if reason := rejectReason(a.Value); reason != "" {
+		row += "  reason " + strconv.Quote(oneLine(reason, reasonWidth))
+	}
+	if a.Message != "" {
 		row += ": " + safe(a.Message)
 	}
 	return fmt.Sprintf("#%-5d %s", a.ID, row)
+}
+
+// reasonWidth is how much of a reject's reason a row shows; a longer one
+// ends in "…" (--json has it whole).
+const reasonWidth = 72
+
+// rejectReason is the message of the value's rejects, "; " between two.
+func rejectReason(v json.RawMessage) string {
+	var d struct {
+		Decisions []struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"decisions"`
+	}
+	if json.Unmarshal(v, &d) != nil {
+		return ""
+	}
+	var out []string
+	for _, x := range d.Decisions {
+		if x.Type == "reject" && strings.TrimSpace(x.Message) != "" {
+			out = append(out, x.Message)
+		}
+	}
+	return strings.Join(out, "; ")
 }

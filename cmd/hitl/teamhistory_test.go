@@ -1,0 +1,32 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/store"
+)
+
+// A reject's row shows its reason, on its one line: a long one ends in a
+// visible mark, never cut silently; a hostile one is inert.
+func TestTeamRowShowsTheRejectsReason(t *testing.T) {
+	row := func(reason string) string {
+		v, _ := json.Marshal(map[string]any{"decisions": []any{map[string]string{"type": "reject", "message": reason}}})
+		return teamRow(coord.AuditLine{Entry: store.Entry{ID: 7, At: time.Now(), Reviewer: "bob", Role: "approver", Source: "hook", Door: "ssh",
+			RequestID: "req-a810", Tools: []string{"Bash"}, Decision: "reject", Outcome: store.OutcomeSent}, Value: v})
+	}
+	if got := row("not on prod"); !strings.Contains(got, `(hook, ssh)  sent  reason "not on prod"`) {
+		t.Fatalf("row: %s", got)
+	}
+	long := strings.Repeat("word ", 40) + "END"
+	got := row(long)
+	if strings.Contains(got, "END") || !strings.Contains(got, `…"`) || strings.Contains(got, "\n") {
+		t.Fatalf("a long reason: %s", got)
+	}
+	if got := row("ok\x1b]52;c;aGk=\x07"); strings.ContainsRune(got, 0x1b) || strings.ContainsRune(got, 7) {
+		t.Fatalf("a hostile reason reached the terminal: %q", got)
+	}
+}
