@@ -24,7 +24,7 @@ func confirmAnotherApprover(t *testing.T, approveKey string) {
 	it.Approval = &client.Approval{Approvers: []string{"alice"}, Needed: 2, Decisions: ds, Value: json.RawMessage(`{}`), Tools: []string{"delete_records"}}
 	h := newHarness(t, 80, 24, it)
 	h.m.opts.Host = "hub"
-	h.wantScreen("hitl · tester@hub · 1 pending", "1 of 2 approvals (alice)", "live (the hub's watcher)")
+	h.wantScreen("hitl · tester@hub · 1 pending", "✔1/2 delete_records", "live (the hub's watcher)")
 	h.keys("enter")
 	h.wantScreen("✔ 1 of 2 approvals (alice): approve delete_records, edit notify with")
 	h.keys(approveKey)
@@ -47,7 +47,7 @@ func TestConfirmingIsNotTheLastApproval(t *testing.T) {
 	it.Approval = &client.Approval{Approvers: []string{"alice"}, Needed: 3, Decisions: ds, Value: json.RawMessage(`{}`), Tools: []string{"delete_records"}}
 	h := newHarness(t, 120, 24, it)
 	h.m.opts.Host = "hub"
-	h.wantScreen("1 of 3 approvals (alice)")
+	h.wantScreen("✔1/3 delete_records")
 	h.keys("enter")
 	h.wantScreen("✔ 1 of 3 approvals (alice)")
 	h.keys("a")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,6 +313,12 @@ func (c *confirmScreen) text(v *env) string {
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
 			}
+			if dec.Type == client.Approve && len(target.Actions) > 0 {
+				// What is approved: the call as the detail shows it,
+				// folded after a few rows with a mark that says where
+				// the rest is.
+				line(v.look.approvedCall(*target, target.Actions[i], w))
+			}
 			if len(dec.Value) > 0 {
 				// A typed answer (a form, or JSON): what it says, before
 				// the exact resume value that v shows.
@@ -488,4 +495,34 @@ func (c *confirmScreen) hasDiff() bool {
 		}
 	}
 	return false
+}
+
+// approvedCallRows is how many rows of a call's arguments the confirm
+// screen shows before it folds them: the call and the keys that send it
+// fit at 80x24 together.
+const approvedCallRows = 8
+
+// approvedCall is the call an approve sends on, indented under its
+// action's line: the command (a shell tool) or the arguments, as the
+// detail screen shows them, folded after approvedCallRows rows with a
+// visible mark that says how many rows are left and where they are.
+func (lo look) approvedCall(it client.Interrupt, a client.Action, w int) string {
+	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
+	var b strings.Builder
+	var one bytes.Buffer
+	switch {
+	case lo.toolView(&b, it, a, w-4, see):
+	case json.Compact(&one, a.Args) == nil && ansi.StringWidth(safe(one.String())) <= w-4:
+		// Arguments that fit on one line take one.
+		b.WriteString(safe(one.String()))
+	default:
+		b.WriteString(lo.highlightJSON(a.Args, w-4, see))
+	}
+	rows := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(rows) > approvedCallRows+1 {
+		more := len(rows) - approvedCallRows
+		mark := ansi.Wrap(fmt.Sprintf("… %d more rows of this call not shown here: esc goes back to the detail, which shows all of it", more), max(w-6, 10), " ")
+		rows = append(rows[:approvedCallRows], indentBlock(lo.st.warn.Render(mark), "  "))
+	}
+	return indentBlock(strings.Join(rows, "\n"), "  ")
 }
