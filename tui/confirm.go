@@ -131,6 +131,14 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if !v.endsThreads {
 			return []act{status{"Stop: this backend cannot end a thread's work (the LangGraph backend can).", false}}
 		}
+		if it := v.items.get(c.id); it != nil && !c.stops(v) && !v.endsAt(*it) {
+			// Decided per interrupt: a coding agent's request (its agent
+			// waits for an answer), or a source that ends no thread.
+			if it.Origin != nil {
+				return []act{status{"Not stopped: a coding agent's request cannot be rejected and stopped (its agent waits for an answer); y sends the reject alone.", false}}
+			}
+			return []act{status{"Not stopped: this interrupt's source cannot end a thread's work; y sends the reject alone.", false}}
+		}
 		if it := v.items.get(c.id); it != nil && !c.stops(v) {
 			if err := stopsAlone(v.items, v.drafts, it); err != nil {
 				return []act{status{endsAloneText("Not stopped", err), false}}
@@ -443,7 +451,7 @@ func (c *confirmScreen) hints(v *env) []hint {
 		json = withHelp(json, "hide JSON")
 	}
 	out := on(k.Confirm)
-	if v.canEnd && c.rejects(v) {
+	if it := c.prep.it; it != nil && v.canEnd && c.rejects(v) && (v.endsAt(*it) || c.stops(v)) {
 		end := withHelp(k.End, "stop there too")
 		if c.stops(v) {
 			end = withHelp(k.End, "don't stop")

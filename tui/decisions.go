@@ -125,6 +125,10 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 			m.setStatus("Not dismissed: a coding agent's request cannot be dismissed or stopped: its agent waits for an answer; reject it instead (nothing sent).", false)
 			return nil
 		}
+		if !m.feat.EndsAt(*it) {
+			m.setStatus("Not dismissed: this interrupt's source cannot end a thread's work; reject it instead (nothing sent).", false)
+			return nil
+		}
 		// A fan-out branch cannot end its thread's work alone: refused
 		// at once, as the CLI does, and no draft is made of it.
 		ends := make([]client.Decision, it.Slots())
