@@ -24,8 +24,10 @@ import (
 	"charm.land/wish/v2/bubbletea"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/rules"
 	"github.com/hitl-sh/hitl/team"
 	"github.com/hitl-sh/hitl/tui"
 )
@@ -262,6 +264,15 @@ func (h *SSH) handle(sess ssh.Session) {
 	opts.Backend, opts.Journal, opts.Reviewer = h.opts.Backend, j, name
 	opts.ViewOnly = !r.Role.CanDecide()
 	opts.Host = h.opts.Name
+	// What the team's rule asks for now (a reload may change it): the
+	// confirm screen says an approve that it records rather than sends.
+	opts.ApprovalsNeeded = func(it client.Interrupt, ds []client.Decision) int {
+		t := h.opts.Team()
+		if t == nil {
+			return 1
+		}
+		return rules.NeedOf(t, &it.Payload, ds).Approvals
+	}
 	opts.Getenv = lookup(env)
 	opts.Editor, opts.NoExternalEditor = "", true // never a program on the hub's machine
 	opts.Context = ctx

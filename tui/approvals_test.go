@@ -51,7 +51,10 @@ func TestConfirmingIsNotTheLastApproval(t *testing.T) {
 	h.keys("enter")
 	h.wantScreen("✔ 1 of 3 approvals (alice)")
 	h.keys("a")
-	h.wantScreen("Send this?", "Confirming alice's approval (1 of 3 approvals (alice)): yours is recorded beside it; nothing is sent until 3 approve.")
+	h.wantScreen("Record your approval?", "y/enter records your approval (2 of 3 approvals (alice, tester)), nothing sent", "Confirming alice's approval (1 of 3 approvals (alice)): yours is recorded beside it; nothing is sent until 3 approve.")
+	if strings.Contains(h.screen(), "Send this?") || strings.Contains(h.screen(), "sends it once") {
+		t.Fatalf("a recorded approval is worded as a send:\n%s", h.screen())
+	}
 }
 
 // The first approver is told to wait; a viewer's decision keys do nothing.
@@ -69,4 +72,43 @@ func TestApprovalWaitsAndViewOnly(t *testing.T) {
 	if s := v.screen(); strings.Contains(s, "Send this?") || strings.Contains(s, "Reason") || v.sent(idOps) != "" {
 		t.Fatalf("a viewer's key did something:\n%s", s)
 	}
+}
+
+// A first approval under a team's rule is worded as what it is: recorded,
+// nothing sent, where the hub says its rule; where it does not, the
+// confirm screen says an approve may be recorded; a reject (one reviewer
+// decides it) and one's own terminal say "sends it once".
+func TestFirstApprovalIsWordedAsRecorded(t *testing.T) {
+	rule := func(_ client.Interrupt, ds []client.Decision) int {
+		for _, d := range ds {
+			if d.Type == client.Approve || d.Type == client.Edit {
+				return 2
+			}
+		}
+		return 1
+	}
+	h := newHarness(t, 80, 24, toolCall(idEmail, "t-1", "Bash", `{"command":"dropdb prod"}`))
+	h.m.opts.Host, h.m.opts.ApprovalsNeeded = "hub", rule
+	h.open()
+	h.keys("a")
+	h.wantScreen("Record your approval? Review tool call Bash", `{"command":"dropdb prod"}`,
+		"y/enter records your approval (1 of 2 approvals (tester)), nothing sent:", "y/enter record approval")
+	if s := h.screen(); strings.Contains(s, "Send this?") || strings.Contains(s, "sends it once") {
+		t.Fatalf("a first approval is worded as a send:\n%s", s)
+	}
+	h.keys("esc", "r")
+	h.typeText("no")
+	h.keys("ctrl+s")
+	h.wantScreen("Send this?", "y/enter sends it once", "y/enter send")
+
+	u := newHarness(t, 80, 24, toolCall(idEmail, "t-1", "Bash", `{"command":"dropdb prod"}`))
+	u.m.opts.Host = "hub"
+	u.open()
+	u.keys("a")
+	u.wantScreen("Send this?", "y/enter sends it, or records your approval if a team rule asks for another")
+
+	l := newHarness(t, 80, 24, toolCall(idEmail, "t-1", "Bash", `{"command":"dropdb prod"}`))
+	l.open()
+	l.keys("a")
+	l.wantScreen("Send this?", "y/enter sends it once")
 }

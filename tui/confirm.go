@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -278,7 +279,15 @@ func (c *confirmScreen) text(v *env) string {
 	if sub != nil {
 		items = sub.Items
 	}
-	line(v.st.title.Render(ansi.Wrap("Send this? "+safe(confirmTitle(it)), w, " ")))
+	what, tally := c.sending(v)
+	ask := "Send this? "
+	switch {
+	case what == records && tally.Already:
+		ask = "You approved this already: "
+	case what == records:
+		ask = "Record your approval? "
+	}
+	line(v.st.title.Render(ansi.Wrap(ask+safe(confirmTitle(it)), w, " ")))
 	line(v.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
 		line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
@@ -400,8 +409,73 @@ func (c *confirmScreen) text(v *env) string {
 		line(v.st.faint.Render(name(v.keys.ShowJSON) + " shows the exact resume JSON"))
 	}
 	line("")
-	line(v.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(v.keys.Confirm), name(v.keys.Back))))
+	does := "sends it once"
+	switch {
+	case what == records && tally.Already:
+		does = fmt.Sprintf("sends nothing: you approved this decision already (%s); another approver confirms it", safe(tally.Next.Words()))
+	case what == records:
+		does = fmt.Sprintf("records your approval (%s), nothing sent: another approver confirms the same decision to send it", safe(tally.Next.Counted()))
+	case what == mayRecord:
+		does = "sends it, or records your approval if a team rule asks for another approver"
+	}
+	line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("%s %s · %s goes back (nothing is lost)", name(v.keys.Confirm), does, name(v.keys.Back)), w, " ")))
 	return b.String()
+}
+
+// What y does with the decision on the confirm screen.
+const (
+	sends     = iota // it is sent
+	records          // a team's rule records it as an approval: nothing is sent
+	mayRecord        // a hub's rule may record it: the hub does not say
+)
+
+// sending is what y does with the interrupt's decision: an approve or
+// edit under a team's rule that asks for more approvers than have
+// approved the same decision is recorded, not sent (the tally after it);
+// in a hub's session that does not say its rules, it may be.
+func (c *confirmScreen) sending(v *env) (int, client.Tally) {
+	it, sub := c.prep.it, c.prep.sub
+	if it == nil || sub == nil {
+		return sends, client.Tally{}
+	}
+	for _, x := range sub.Items {
+		if x.Interrupt.ID != it.ID {
+			continue
+		}
+		if !slices.ContainsFunc(x.Decisions, func(d client.Decision) bool { return d.Type == client.Approve || d.Type == client.Edit }) {
+			return sends, client.Tally{}
+		}
+		needed := 0
+		switch {
+		case v.approvalsNeeded != nil:
+			needed = v.approvalsNeeded(*it, x.Decisions)
+		case it.Approval != nil:
+			needed = it.Approval.Needed
+		}
+		if needed == 0 {
+			if v.hub {
+				return mayRecord, client.Tally{}
+			}
+			return sends, client.Tally{}
+		}
+		if needed <= 1 {
+			return sends, client.Tally{}
+		}
+		prev := it.Approval
+		if prev != nil && sameDecisions(prev.Decisions, x.Decisions) {
+			// The decision approved (a confirms it): the same value,
+			// whatever bytes the listing carried it in.
+			p := *prev
+			p.Value = x.Resume.Value
+			prev = &p
+		}
+		t := client.Count(prev, v.reviewer, x.Resume.Value, needed, v.now())
+		if t.Complete {
+			return sends, t
+		}
+		return records, t
+	}
+	return sends, client.Tally{}
 }
 
 // messageOf is the message the backend sends around the one answer of
@@ -451,6 +525,9 @@ func (c *confirmScreen) hints(v *env) []hint {
 		json = withHelp(json, "hide JSON")
 	}
 	out := on(k.Confirm)
+	if what, _ := c.sending(v); what == records {
+		out = []hint{{b: withHelp(k.Confirm, "record approval")}}
+	}
 	if it := c.prep.it; it != nil && v.canEnd && c.rejects(v) && (v.endsAt(*it) || c.stops(v)) {
 		end := withHelp(k.End, "stop there too")
 		if c.stops(v) {
@@ -533,4 +610,13 @@ func (lo look) approvedCall(it client.Interrupt, a client.Action, w int) string 
 		rows = append(rows[:approvedCallRows], indentBlock(lo.st.warn.Render(mark), "  "))
 	}
 	return indentBlock(strings.Join(rows, "\n"), "  ")
+}
+
+// sameDecisions reports whether a and b decide alike: types, messages and
+// edited arguments.
+func sameDecisions(a, b []client.Decision) bool {
+	return slices.EqualFunc(a, b, func(x, y client.Decision) bool {
+		return x.Type == y.Type && x.Message == y.Message && x.Stop == y.Stop && x.Always == y.Always &&
+			(len(x.Args) == 0 && len(y.Args) == 0 || diff.Equal(x.Args, y.Args))
+	})
 }

@@ -68,6 +68,11 @@ type Options struct {
 	// Host names where the app is served from, for the header ("via hub");
 	// empty on one's own terminal.
 	Host string
+	// ApprovalsNeeded, in a hub's session, is how many approvers the
+	// team's rule asks for the decisions ds on it now (1: one decides).
+	// nil: not told; in a hub's session the confirm screen then says that
+	// an approve may be recorded rather than sent.
+	ApprovalsNeeded func(it client.Interrupt, ds []client.Decision) int
 }
 
 // Model is the whole app.

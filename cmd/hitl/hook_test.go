@@ -845,7 +845,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("Escape")
 	tt.open("sess-bash", "Review tool call Bash")
 	tt.waitFor("$ rm -rf node_modules && npm ci")
-	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
+	tt.press("a", "Record your approval?", "$ rm -rf node_modules && npm ci") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	tt.waitFor("1 of 2 approvals (alice)")
 	time.Sleep(300 * time.Millisecond)
