@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -215,6 +216,29 @@ func (m *Model) slotText(it *client.Interrupt, d *draft) string {
 	return s + "; all decided: " + name(m.keys.Submit) + " submits."
 }
 
+// actionName is " (name)" of action j, where the interrupt names its
+// actions.
+func (m *Model) actionName(it *client.Interrupt, j int) string {
+	if j < len(it.Actions) && it.Actions[j].Name != "" {
+		return " (" + safe(it.Actions[j].Name) + ")"
+	}
+	return ""
+}
+
+// keysFor lists the decision keys action j allows: "a approve, r reject".
+func (m *Model) keysFor(it *client.Interrupt, j int) string {
+	var out []string
+	for _, k := range []struct {
+		t client.DecisionType
+		b key.Binding
+	}{{client.Approve, m.keys.Approve}, {client.Edit, m.keys.Edit}, {client.Reject, m.keys.Reject}, {client.Respond, m.keys.Respond}} {
+		if it.Allows(j, k.t) {
+			out = append(out, name(k.b)+" "+string(k.t))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // advance moves to the next undecided action, or to the confirm screen when
 // every action has its decision.
 func (m *Model) advance(it *client.Interrupt, d *draft) {
@@ -223,8 +247,10 @@ func (m *Model) advance(it *client.Interrupt, d *draft) {
 		j := (d.slot + i) % len(d.decisions)
 		if d.decisions[j] == nil {
 			d.slot = j
-			m.setStatus(fmt.Sprintf("Recorded. Action %d of %d next (%s moves, %s submits when all are decided).",
-				j+1, len(d.decisions), name(m.keys.NextAction), name(m.keys.Submit)), true)
+			// The cursor is on it already: the keys act on it now (a
+			// "tab moves" here read as "press tab", which left it).
+			m.setStatus(fmt.Sprintf("Recorded. Now action %d of %d%s: %s; %s submits when all are decided.",
+				j+1, len(d.decisions), m.actionName(it, j), m.keysFor(it, j), name(m.keys.Submit)), true)
 			if m.atInbox() && !m.lay.wide {
 				// The list alone shows no action: the next one to decide
 				// is on the detail, as it is beside the list when wide.

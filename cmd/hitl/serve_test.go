@@ -368,7 +368,7 @@ func TestRealHubTwoPersonRule(t *testing.T) {
 
 	alice := h.session("alice")
 	alice.open(th, title)
-	alice.press("a", "Action 2 of 2 next")
+	alice.press("a", "Now action 2 of 2")
 	alice.press("a", "Record your approval?", "y/enter records your approval (1 of 2 approvals (alice)), nothing sent")
 	alice.press("y", "1 of 2 approvals (alice) recorded for delete_records: nothing is sent")
 	if got := s.decisionMeta(th); len(got) != 0 {
@@ -378,7 +378,7 @@ func TestRealHubTwoPersonRule(t *testing.T) {
 	bob.waitFor("1 of 2 approvals (alice)") // on the row
 	// The same reviewer cannot give the second approval.
 	alice.press("Enter", "approve notify. Waiting for")
-	alice.press("a", "Action 2 of 2 next")
+	alice.press("a", "Now action 2 of 2")
 	alice.press("a", "You approved this already:", "y/enter sends nothing: you approved this decision already")
 	alice.press("y", "you approved this decision already")
 	if got := s.decisionMeta(th); len(got) != 0 {

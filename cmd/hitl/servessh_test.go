@@ -29,7 +29,7 @@ func TestRealHubEditAsFirstApproval(t *testing.T) {
 	// alice approves delete_records and edits notify's channel.
 	alice := h.session("alice")
 	alice.open(th, title)
-	alice.press("a", "Action 2 of 2 next")
+	alice.press("a", "Now action 2 of 2")
 	alice.press("e", "Arguments of notify (JSON)", `"channel": "#ops"`)
 	alice.keys("Down", "C-k")
 	alice.text(`  "channel": "#oncall",`)
