@@ -263,6 +263,9 @@ func (h *SSH) handle(sess ssh.Session) {
 	opts.PollInterval = max(opts.PollInterval, SessionPoll)
 	opts.Backend, opts.Journal, opts.Reviewer = h.opts.Backend, j, name
 	opts.ViewOnly = !r.Role.CanDecide()
+	// The role in force at each key and frame: a reload that makes alice a
+	// viewer takes the decision keys from her open session at once.
+	opts.MayDecide = func() bool { return h.opts.Team().MayDecide(name) }
 	opts.Host = h.opts.Name
 	// What the team's rule asks for now (a reload may change it): the
 	// confirm screen says an approve that it records rather than sends.

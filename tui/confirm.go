@@ -156,6 +156,10 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if v.grace {
 			return []act{status{"Key ignored: the list just changed. Look, then press it again.", false}}
 		}
+		if v.viewOnly {
+			// Made a viewer (a reload) since this screen opened.
+			return []act{status{fmt.Sprintf("Not sent: %s is a viewer here now and decides nothing; an approver of the team decides.", safe(v.reviewer)), false}}
+		}
 		// Prepared again: a submission carries a decision id of its own.
 		p := v.prepare(c.id)
 		if p.err != nil {
@@ -525,7 +529,9 @@ func (c *confirmScreen) hints(v *env) []hint {
 		json = withHelp(json, "hide JSON")
 	}
 	out := on(k.Confirm)
-	if what, _ := c.sending(v); what == records {
+	if v.viewOnly {
+		out = []hint{{b: k.Confirm, off: true}}
+	} else if what, _ := c.sending(v); what == records {
 		out = []hint{{b: withHelp(k.Confirm, "record approval")}}
 	}
 	if it := c.prep.it; it != nil && v.canEnd && c.rejects(v) && (v.endsAt(*it) || c.stops(v)) {

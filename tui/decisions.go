@@ -42,7 +42,7 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	k := m.keys
 	d := m.drafts.of(it)
 	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.ApproveAlways, k.Submit, k.End)
-	if decision && m.opts.ViewOnly {
+	if decision && m.viewOnly() {
 		m.setStatus(fmt.Sprintf("View only: %s is a viewer here and decides nothing; an approver of the team decides.", safe(m.opts.Reviewer)), false)
 		return nil
 	}

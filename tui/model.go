@@ -73,6 +73,19 @@ type Options struct {
 	// nil: not told; in a hub's session the confirm screen then says that
 	// an approve may be recorded rather than sent.
 	ApprovalsNeeded func(it client.Interrupt, ds []client.Decision) int
+	// MayDecide, in a hub's session, says whether the reviewer decides
+	// now (a reload may make an approver a viewer, or a viewer an
+	// approver); nil: ViewOnly says, once.
+	MayDecide func() bool
+}
+
+// viewOnly reports whether the reviewer sees everything and decides
+// nothing, now.
+func (m *Model) viewOnly() bool {
+	if m.opts.MayDecide != nil {
+		return !m.opts.MayDecide()
+	}
+	return m.opts.ViewOnly
 }
 
 // Model is the whole app.

@@ -203,7 +203,7 @@ func (m *Model) env() *env {
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(), atInbox: m.atInbox(),
-		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
+		viewOnly: m.viewOnly(), noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), endsAt: m.feat.EndsAt,
 		reviewer: m.opts.Reviewer, hub: m.opts.Host != "", approvalsNeeded: m.opts.ApprovalsNeeded, conversational: m.feat.Conversational != nil, messenger: m.feat.Messenger,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
