@@ -375,7 +375,7 @@ func TestRealHubTwoPersonRule(t *testing.T) {
 		t.Fatalf("a first approval sent something: %v", got)
 	}
 	bob := h.session("bob")
-	bob.waitFor("1 of 2 approvals (alice)") // on the row
+	bob.waitFor("✔1/2 delete_records(") // on the row, before the call
 	// The same reviewer cannot give the second approval.
 	alice.press("Enter", "approve notify. Waiting for")
 	alice.press("a", "Now action 2 of 2")
