@@ -112,3 +112,18 @@ func TestFirstApprovalIsWordedAsRecorded(t *testing.T) {
 	l.keys("a")
 	l.wantScreen("Send this?", "y/enter sends it once")
 }
+
+// H in a hub's session names whose decisions it lists, and where they were
+// sent from: the reviewer's, through the hub (not "this machine").
+func TestHistoryInAHubSessionSaysWhose(t *testing.T) {
+	h := newHarness(t, 80, 24, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	h.m.opts.Host = "hub"
+	h.keys("H")
+	h.wantScreen("Your decisions sent through this hub (tester)")
+	if strings.Contains(h.screen(), "this machine") {
+		t.Fatalf("a hub's session says this machine:\n%s", h.screen())
+	}
+	l := newHarness(t, 80, 24, fixture(t, "middleware-js-ops", idOps, time.Minute))
+	l.keys("H")
+	l.wantScreen("Decisions sent from this machine")
+}
