@@ -106,6 +106,17 @@ func (s *session) stop(reason string) {
 	}
 }
 
+// TeamChanged tells every open session that the team was reloaded: each
+// reads its reviewer's role and the rules again and redraws at once (a
+// reviewer made a viewer loses the decision keys there and then).
+func (h *SSH) TeamChanged() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.sessions {
+		go s.p.Send(tui.TeamChanged())
+	}
+}
+
 // NewSSH builds the server; Serve runs it.
 func NewSSH(o Options) (*SSH, error) {
 	if o.Idle <= 0 {

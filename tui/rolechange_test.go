@@ -19,6 +19,7 @@ func TestAViewerByReloadDecidesNothing(t *testing.T) {
 	h.wantScreen("Send this?", "y/enter send")
 
 	approver = false // the reload
+	h.msg(TeamChanged())
 	h.wantScreen("hitl · tester@hub · view only")
 	h.keys("y")
 	if got := h.statusText(); !strings.Contains(got, "Not sent: tester is a viewer here now and decides nothing") {
@@ -37,5 +38,6 @@ func TestAViewerByReloadDecidesNothing(t *testing.T) {
 	}
 
 	approver = true // and back
+	h.msg(TeamChanged())
 	h.wantScreen("a approve")
 }

@@ -78,12 +78,13 @@ func TestRealHubReloadsTheTeamOnSIGHUP(t *testing.T) {
 	cfg, _ := os.ReadFile(cfgPath)
 	pub, _ := os.ReadFile(filepath.Join(h.dir, "eve.pub"))
 	next := strings.Replace(string(cfg), "  rules:", fmt.Sprintf("    eve: {keys: [%q], role: viewer}\n  rules:", strings.TrimSpace(string(pub))), 1)
-	// And bob is made a viewer.
+	// And bob is made a viewer, carol an approver (the rule still has two).
 	bobLine := regexp.MustCompile(`(?m)^(    bob: \{.*role: )approver\}$`)
-	if !bobLine.MatchString(next) {
-		t.Fatalf("the test's team has no bob line:\n%s", next)
+	carolLine := regexp.MustCompile(`(?m)^(    carol: \{.*role: )viewer\}$`)
+	if !bobLine.MatchString(next) || !carolLine.MatchString(next) {
+		t.Fatalf("the test's team has no bob or carol line:\n%s", next)
 	}
-	next = bobLine.ReplaceAllString(next, "${1}viewer}")
+	next = carolLine.ReplaceAllString(bobLine.ReplaceAllString(next, "${1}viewer}"), "${1}approver}")
 	if err := os.WriteFile(cfgPath, []byte(next), 0o600); err != nil {
 		t.Fatal(err)
 	}
