@@ -94,10 +94,22 @@ type Interrupt struct {
 	Retry bool `json:"retry,omitempty"`
 	// KeptAnswer (with Retry): the task that failed is this interrupt's
 	// own, and it has no answer schema to have refused the answer with: it
-	// failed after the graph took its answer. Both LangGraph servers then
-	// keep that first answer: a new one is not used, and answering again
-	// only runs the task again with the answer kept (a retry).
+	// failed after the graph took its answer. Both LangGraph dev servers
+	// then keep that first answer: a new one is not used, and answering
+	// again only runs the task again with the answer kept (a retry). Set
+	// only where the server shows answer schemas (docs/servers.md).
 	KeptAnswer bool `json:"kept_answer,omitempty"`
+	// MayKeepAnswer (with Retry): the task that failed is this interrupt's
+	// own, and the server shows no answer schema (langhost): if a schema
+	// refused the answer, a new one is taken; if the task failed after
+	// taking it, the graph keeps the first and a new one is not used. The
+	// server does not say which.
+	MayKeepAnswer bool `json:"may_keep_answer,omitempty"`
+	// CannotAnswerAgain (with Retry): the server resumes no thread whose
+	// last run failed (aegra resumes only an interrupted thread): a
+	// decision on it is refused, and only the agent's application can
+	// start the thread again.
+	CannotAnswerAgain bool `json:"cannot_answer_again,omitempty"`
 	// Approval is a decision approved by fewer approvers than a team's
 	// rule needs (hitl serve), as the server records it.
 	Approval *Approval `json:"approval,omitempty"`

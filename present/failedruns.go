@@ -41,6 +41,17 @@ func Failures(w io.Writer, fs []FailedThread, total int, full bool, now time.Tim
 			fmt.Fprintf(w, "    sent from here: %s\n", SentLine(*f.Sent, 0))
 		}
 		for _, it := range f.Interrupts {
+			if it.CannotAnswerAgain {
+				fmt.Fprintf(w, "    still holds %s [%s] %s: this server resumes no failed thread, so no answer can be sent (start the agent again from its application)\n",
+					line(ShortID(it.ID)), BadgeOf(it), cut(Summary(it), 60))
+				continue
+			}
+			if it.MayKeepAnswer {
+				// The server shows no answer schema: refused, or taken.
+				fmt.Fprintf(w, "    still holds %s [%s] %s: answer it again with hitl %s %s … (used if a schema refused the first answer; if the task failed after taking it, the graph keeps the first: this server shows no schema to tell)\n",
+					line(ShortID(it.ID)), BadgeOf(it), cut(Summary(it), 60), verbFor(it), line(ShortID(it.ID)))
+				continue
+			}
 			if it.KeptAnswer {
 				// A new answer cannot help: the graph kept the first.
 				fmt.Fprintf(w, "    still holds %s [%s] %s: the graph keeps the answer it took before failing; a new one is not used (hitl %s %s … runs the task again with the first)\n",

@@ -45,13 +45,24 @@ func FailureError(f client.Failure, sent *journal.Entry) string {
 
 // KeptAnswerNote says, before a decision on it is sent, what answering
 // again does to an interrupt whose task failed after the graph took its
-// answer (client.Interrupt.KeptAnswer); "" for any other.
+// answer (client.Interrupt.KeptAnswer), or may have (MayKeepAnswer), or
+// on a server that resumes no failed thread (CannotAnswerAgain); "" for
+// any other.
 func KeptAnswerNote(it client.Interrupt) string {
-	if !it.Retry || !it.KeptAnswer {
+	switch {
+	case !it.Retry:
 		return ""
+	case it.CannotAnswerAgain:
+		return "this server resumes no thread whose last run failed (it resumes only a thread that waits on an interrupt): it will refuse this decision, and nothing is sent"
+	case it.KeptAnswer:
+		return "the last run failed in " + inert.Line(ShortID(it.ID)) + "'s own task after the graph took its answer, and the graph keeps that answer: " +
+			"a new one is not used; sending runs the task again with the first answer (of use only if what failed has recovered)"
+	case it.MayKeepAnswer:
+		return "the last run failed in " + inert.Line(ShortID(it.ID)) + "'s own task, and this server shows no answer schema to tell why: " +
+			"if a schema refused the answer, this one is used; if the task failed after taking it, the graph keeps the first answer and this one is not used " +
+			"(the run then fails again with the same error)"
 	}
-	return "the last run failed in " + inert.Line(ShortID(it.ID)) + "'s own task after the graph took its answer, and the graph keeps that answer: " +
-		"a new one is not used; sending runs the task again with the first answer (of use only if what failed has recovered)"
+	return ""
 }
 
 // FailureAdvice says what the reviewer can do about a failure.
@@ -59,18 +70,28 @@ func FailureAdvice(f client.Failure) string {
 	if len(f.Interrupts) == 0 {
 		return "The thread holds no interrupt: hitl cannot resume it. Read its conversation to see where the agent stopped, and start it again from your application."
 	}
-	kept := true
+	held := "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
+		" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + ")"
+	kept, refused, may := true, false, false
 	for _, it := range f.Interrupts {
 		kept = kept && it.KeptAnswer
+		refused = refused || it.CannotAnswerAgain
+		may = may || it.MayKeepAnswer
 	}
-	if kept {
-		return "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
-			" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + "), but its task failed after the graph took the answer, and the graph keeps it: " +
+	switch {
+	case refused:
+		return held + ", but this server resumes no thread whose last run failed (it resumes only a thread that waits on an interrupt): " +
+			"hitl cannot answer it again. Start the agent again from your application (a new run on the thread, or a new thread)."
+	case kept:
+		return held + ", but its task failed after the graph took the answer, and the graph keeps it: " +
 			"a new answer is not used. Answering again only runs the task again with the first answer, which helps only if what failed has recovered; " +
 			"otherwise the thread must be started again from your application."
+	case may:
+		return held + ": the server takes a new answer, but shows no answer schema to tell why the task failed. " +
+			"If a schema refused the answer, a corrected one resumes the run; if the task failed after taking it, the graph keeps the first answer, " +
+			"a new one is not used, and the run fails again with the same error: then only your application can start the thread again."
 	}
-	return "The thread's state still holds " + plural(len(f.Interrupts), "interrupt", "interrupts") +
-		" (" + inert.Line(ShortID(f.Interrupts[0].ID)) + moreIDs(f.Interrupts) + "): the server takes a new answer. " +
+	return held + ": the server takes a new answer. " +
 		"After an answer the graph refused (a response schema mismatch), a corrected one resumes the run; " +
 		"if the run fails again with the same error, the graph kept the first answer and a new one cannot help."
 }

@@ -216,6 +216,11 @@ func formFields(it client.Interrupt) string {
 func printTool(w io.Writer, it client.Interrupt, a client.Action) {
 	v, ok := ToolOf(it, a)
 	if !ok {
+		// Not a coding agent's hook request: what an approve for good
+		// allows is said all the same (Gemini CLI's A2A tool calls).
+		if len(it.Always) > 0 {
+			fmt.Fprintf(w, "  approved for good (approve --always), allows: %s\n", line(strings.Join(it.Always, ", ")))
+		}
 		return
 	}
 	if IsShell(a.Name) {

@@ -382,7 +382,9 @@ func (s *failuresScreen) text(v *env, w int) string {
 	line("")
 	line(v.st.bold.Render("What now"))
 	advice := present.FailureAdvice(*f)
-	if it := s.held(v); it != nil && it.KeptAnswer {
+	if it := s.held(v); it != nil && it.CannotAnswerAgain {
+		advice += " The decision keys below would be refused by this server."
+	} else if it != nil && it.KeptAnswer {
 		advice += " The decision keys below do that (the confirm screen says so)."
 	} else if it != nil {
 		advice += " Answer it again here with the decision keys below; the confirm screen shows what is sent, as ever."

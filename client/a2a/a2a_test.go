@@ -382,3 +382,82 @@ func TestHandledElsewhereNamesWho(t *testing.T) {
 		t.Fatalf("the agent received %d messages: %v", len(got), got)
 	}
 }
+
+// geminiAnswer reads the parts a task received as Gemini CLI's agent
+// server reads them: the data part's callId and outcome, and any text.
+func geminiAnswer(t *testing.T, parts string) (callID, outcome, text string) {
+	t.Helper()
+	var ps []struct {
+		Data *struct {
+			CallID  string `json:"callId"`
+			Outcome string `json:"outcome"`
+		} `json:"data"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(parts), &ps); err != nil {
+		t.Fatalf("%v: %s", err, parts)
+	}
+	for _, p := range ps {
+		if p.Data != nil {
+			callID, outcome = p.Data.CallID, p.Data.Outcome
+		}
+		text += p.Text
+	}
+	return callID, outcome, text
+}
+
+// TestGeminiConformance runs the suite on Gemini CLI's tool-call
+// confirmation, as the scripted agent replays it (a working-state update
+// carrying the call awaiting approval, then input-required with no
+// message: the call is read from the history).
+func TestGeminiConformance(t *testing.T) {
+	agent := realserver.A2A(t)
+	u, faults := faulty(t, agent)
+	b, other := backend(t, u), backend(t, u)
+	backendtest.Run(t, backendtest.Fixture{
+		Backend: b,
+		Other:   other,
+		Create:  func(t *testing.T) string { return start(t, agent, "gemini") },
+		Decide:  func(client.Interrupt) []client.Decision { return []client.Decision{{Type: client.Approve}} },
+		Reject: func(client.Interrupt) []client.Decision {
+			return []client.Decision{{Type: client.Reject, Message: "not on main"}}
+		},
+		Verify: func(t *testing.T, it client.Interrupt) {
+			parts := partsOf(t, agent, it.ThreadID)
+			if id, outcome, text := geminiAnswer(t, parts); !strings.HasPrefix(id, "run_shell_command__") || outcome != "proceed_once" || text != "" {
+				t.Fatalf("the agent received %s", parts)
+			}
+		},
+		ResolveElsewhere: func(t *testing.T, it client.Interrupt) {
+			rpc(t, agent, "1.0", "SendMessage", map[string]any{"message": map[string]any{
+				"messageId": "elsewhere-" + it.ThreadID, "taskId": it.ThreadID, "role": "ROLE_USER",
+				"parts": []any{map[string]any{"data": map[string]any{"callId": "x", "outcome": "cancel"}}}}})
+		},
+		Faults: faults,
+	})
+}
+
+// TestGeminiProtocol03 answers Gemini CLI's confirmation in 0.3 (the
+// protocol Gemini CLI's agent server speaks, through a2a-js 0.3): a reject
+// is outcome cancel on the call, its reason a text part.
+func TestGeminiProtocol03(t *testing.T) {
+	agent := realserver.A2A(t)
+	task := start(t, agent, "gemini-edit")
+	b := backend(t, agent, func(o *a2a.Options) { o.Protocol = "0.3"; o.Tasks = []string{task} })
+	its, err := b.Pending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(its) != 1 || its[0].ThreadID != task || len(its[0].Actions) != 1 || its[0].Actions[0].Name != "replace" ||
+		!strings.Contains(its[0].Actions[0].Description, "+DEBUG = False") {
+		t.Fatalf("listed %+v", its)
+	}
+	res := backendtest.Send(t, b, "suite", its[0], client.Decision{Type: client.Reject, Message: "keep debug on"})
+	if res.Kind != decide.Sent || res.Run.Status != client.Finished {
+		t.Fatalf("%s: %s", res.Kind, res.Text())
+	}
+	parts := partsOf(t, agent, task)
+	if id, outcome, text := geminiAnswer(t, parts); !strings.HasPrefix(id, "replace__replace_") || outcome != "cancel" || text != "keep debug on" {
+		t.Fatalf("the agent received %s", parts)
+	}
+}

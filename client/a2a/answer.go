@@ -140,7 +140,13 @@ type asking struct {
 func answerMessage(s *client.Submission, taskID, contextID string, q question, value json.RawMessage, v03 bool) (map[string]any, error) {
 	var data any
 	text, isText := "", false
+	var parts []any
 	switch q.producer {
+	case gemini:
+		var err error
+		if parts, err = geminiParts(q.ref, value, v03); err != nil {
+			return nil, err
+		}
 	case strands:
 		if len(bytes.TrimSpace(value)) == 0 || string(bytes.TrimSpace(value)) == "null" {
 			return nil, errors.New("a Strands interrupt takes a response that is not null")
@@ -157,6 +163,7 @@ func answerMessage(s *client.Submission, taskID, contextID string, q question, v
 	}
 	var p map[string]any
 	switch {
+	case parts != nil:
 	case isText && v03:
 		p = map[string]any{"kind": "text", "text": text}
 	case isText:
@@ -170,7 +177,10 @@ func answerMessage(s *client.Submission, taskID, contextID string, q question, v
 	default:
 		p = map[string]any{"data": data}
 	}
-	m := map[string]any{"messageId": MessageID(s), "taskId": taskID, "role": "ROLE_USER", "parts": []any{p},
+	if parts == nil {
+		parts = []any{p}
+	}
+	m := map[string]any{"messageId": MessageID(s), "taskId": taskID, "role": "ROLE_USER", "parts": parts,
 		"metadata": map[string]any{"hitl_decision_id": s.DecisionID, "hitl_reviewer": s.Reviewer}}
 	if contextID != "" {
 		m["contextId"] = contextID

@@ -46,10 +46,11 @@ func fromMessage(qs []question, id string) []question {
 	return qs
 }
 
-// questions reads what a task in input-required asks: Strands' interrupts
-// and LangGraph's interrupt data in the status message, else the status
-// message's text and other data, else LangGraph's interrupt artifact (the
-// last one). A task that asks nothing readable is one question that says
+// questions reads what a task in input-required asks: Gemini CLI's tool
+// calls, Strands' interrupts and LangGraph's interrupt data in the status
+// message, else the status message's text and other data, else Gemini
+// CLI's tool calls waiting in the history since the last user message,
+// else LangGraph's interrupt artifact (the last one). A task that asks nothing readable is one question that says
 // so. Every question's ThreadID is the task's id.
 func (b *Backend) questions(t task, graph string) []question {
 	base := client.Interrupt{ThreadID: t.ID, GraphID: graph,
@@ -67,7 +68,9 @@ func (b *Backend) questions(t task, graph string) []question {
 		for _, p := range m.Parts {
 			switch {
 			case p.Data != nil:
-				if qs, ok := strandsQuestions(base, p.Data, m.text()); ok {
+				if c, ok := readGeminiCall(p.Data); ok && c.Status == "awaiting_approval" && c.Details != nil {
+					out = append(out, geminiQuestion(base, c, p.Data))
+				} else if qs, ok := strandsQuestions(base, p.Data, m.text()); ok {
 					out = append(out, qs...)
 				} else if q, ok := langgraphQuestion(base, p.Data); ok {
 					out = append(out, q)
@@ -89,6 +92,9 @@ func (b *Backend) questions(t task, graph string) []question {
 		if len(unknown) > 0 || strings.TrimSpace(m.text()) != "" {
 			return fromMessage([]question{plainQuestion(base, t, m, unknown)}, m.ID)
 		}
+	}
+	if qs := geminiQuestions(base, t); len(qs) > 0 {
+		return qs
 	}
 	for i := len(t.Artifacts) - 1; i >= 0; i-- {
 		for _, p := range t.Artifacts[i].Parts {

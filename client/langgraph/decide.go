@@ -34,6 +34,14 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 		return out, nil
 	}
+	if t.Status == "busy" && t.Interrupts.count() == 0 {
+		// A server that shows neither a thread's interrupts nor what its
+		// runs resume (aegra) cannot say whether the run in progress
+		// answers this interrupt: wait (a while) for it to end, and look.
+		if after := b.afterRunsWithoutEvidence(ctx, threadID); after != nil {
+			t = after
+		}
+	}
 	waiting := map[string]bool{}
 	if t.Status == "interrupted" || t.Status == "busy" {
 		list, err := b.threadInterrupts(ctx, t, false)
@@ -42,6 +50,23 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		}
 		for _, w := range list {
 			waiting[w.ID] = true
+		}
+	}
+	if t.Status == "busy" && t.Interrupts.count() == 0 {
+		// A server that lists no interrupt on a thread (aegra): the
+		// state, still at the checkpoint the run started from, holds
+		// those that wait behind it.
+		st, err := b.readState(ctx, threadID)
+		if err != nil {
+			return nil, err
+		}
+		for _, task := range st.Tasks {
+			if task.answered() {
+				continue
+			}
+			for i, w := range task.Interrupts {
+				waiting[interruptID(w, threadID, task.ID, i)] = true
+			}
 		}
 	}
 	if t.Status == "error" {
@@ -95,6 +120,40 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 	return out, nil
 }
 
+// standingWait bounds how long Standing waits for a run whose resume the
+// server does not show to end.
+const standingWait = 20 * time.Second
+
+// afterRunsWithoutEvidence waits, up to standingWait, for the thread's
+// runs in progress to end when none of them shows what it resumes, and
+// reads the thread again; nil when there was none or the thread could not
+// be read.
+func (b *Backend) afterRunsWithoutEvidence(ctx context.Context, threadID string) *thread {
+	runs, err := b.activeRuns(ctx, threadID)
+	if err != nil || len(runs) == 0 {
+		return nil
+	}
+	for i := range runs {
+		if runs[i].showsDecision() || len(runs[i].Metadata) > 0 {
+			// It says which interrupt it answers, or it is a LangGraph
+			// server's run (their runs always carry metadata, and a run
+			// that resumes carries its command): not worth a wait.
+			return nil
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, standingWait)
+	defer cancel()
+	for i := range runs {
+		// The join's answer is not read: the thread, read after, says.
+		b.Long.R().SetContext(wctx).Get("/threads/" + url.PathEscape(threadID) + "/runs/" + url.PathEscape(runs[i].RunID) + "/join")
+	}
+	t, err := b.thread(ctx, threadID)
+	if err != nil || t == nil {
+		return nil
+	}
+	return t
+}
+
 // Resume posts one run that resumes every interrupt of the submission, with
 // the decision id and reviewer in the run's metadata, once.
 func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Receipt, error) {
@@ -140,6 +199,13 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	var created run
 	resp, err := b.Writes.R().SetContext(ctx).SetBody(body).Post("/threads/" + url.PathEscape(s.ThreadID) + "/runs")
 	if err == nil && resp != nil && busyAnswer(resp.StatusCode(), resp.Body()) {
+		if resp.StatusCode() == http.StatusBadRequest {
+			// aegra's refusal: of a thread being answered, or of one
+			// whose last run failed, which it never resumes.
+			if ferr := b.failedThreadRefusal(ctx, s.ThreadID, resp.Body()); ferr != nil {
+				return client.Receipt{}, ferr
+			}
+		}
 		return client.Receipt{}, client.ErrBusy
 	}
 	if cerr := b.Check(resp, err, "resume thread "+s.ThreadID, &created); cerr != nil {
@@ -189,6 +255,21 @@ func (b *Backend) Follow(ctx context.Context, s *client.Submission, rc client.Re
 	case r.failed() || joined["__error__"] != nil:
 		out.Status = client.Failed
 		out.Error = b.Redact(runError(joined["__error__"], r.Status))
+		if joined["__error__"] == nil {
+			// aegra's join of a failed run answers {}: the failed task
+			// in the thread's state has the error's text.
+			if st, err := b.readState(ctx, s.ThreadID); err == nil {
+				var texts []string
+				for _, task := range st.Tasks {
+					if e := taskError(task.Error); e != "" {
+						texts = append(texts, strings.ReplaceAll(e, "\n", "; "))
+					}
+				}
+				if len(texts) > 0 {
+					out.Error = b.Redact(strings.Join(texts, "; "))
+				}
+			}
+		}
 	case len(out.Pending) > 0 || r.Status == "interrupted":
 		out.Status = client.PausedAgain
 	case r.Status == "success":

@@ -55,6 +55,8 @@ func decodeRun(b []byte) run {
 			return client.Into(v, &r.Status)
 		case "created_at":
 			return client.Into(v, &r.CreatedAt)
+		case "updated_at":
+			return client.Into(v, &r.UpdatedAt)
 		case "metadata":
 			return client.Into(v, &r.Metadata)
 		case "kwargs":
@@ -98,6 +100,9 @@ func (l *checkpointList) DecodeJSON(b []byte) error {
 				return client.Into(v, &c.Parent)
 			case "metadata":
 				return client.Into(v, &c.Metadata)
+			case "tasks":
+				// Unreadable tasks show no interrupt: no evidence.
+				c.Tasks, _ = decodeTasks(v)
 			}
 			return nil
 		})

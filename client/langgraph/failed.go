@@ -39,6 +39,9 @@ type failedFacts struct {
 	updated time.Time
 	text    string
 	held    []client.Interrupt
+	// ownFailed: the held interrupt of the same index is in the task that
+	// failed (markAgain says what answering it again does).
+	ownFailed []bool
 }
 
 // Failures lists threads whose last run failed, newest first: the error
@@ -94,7 +97,7 @@ func (b *Backend) Failures(ctx context.Context, limit int) ([]client.Failure, in
 			if err != nil {
 				return nil, 0, err
 			}
-			fl.Error, fl.Interrupts = f.text, f.held
+			fl.Error, fl.Interrupts = f.text, b.markAgain(ctx, f)
 		}
 		out = append(out, fl)
 	}
@@ -166,7 +169,8 @@ func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, erro
 	if err != nil {
 		return f, err
 	}
-	f = failedFacts{updated: t.UpdatedAt, held: b.heldInterrupts(t, st)}
+	f = failedFacts{updated: t.UpdatedAt}
+	f.held, f.ownFailed = b.heldInterrupts(t, st)
 	var texts []string
 	if b.python(ctx) {
 		// The Python server keeps the failed run's error on the thread,
@@ -200,9 +204,11 @@ func (b *Backend) failedFacts(ctx context.Context, t *thread) (failedFacts, erro
 }
 
 // heldInterrupts are the interrupts an errored thread's state still holds
-// (their task has no result), marked Retry.
-func (b *Backend) heldInterrupts(t *thread, st *threadState) []client.Interrupt {
+// (their task has no result), marked Retry, and whether each one's own
+// task is the one that failed.
+func (b *Backend) heldInterrupts(t *thread, st *threadState) ([]client.Interrupt, []bool) {
 	var out []client.Interrupt
+	var own []bool
 	for _, task := range st.Tasks {
 		if task.answered() {
 			continue
@@ -210,14 +216,11 @@ func (b *Backend) heldInterrupts(t *thread, st *threadState) []client.Interrupt 
 		for i, w := range task.Interrupts {
 			it := t.base(b.Server(), interruptID(w, t.ThreadID, task.ID, i), w.Value, w.payload())
 			it.Retry = true
-			// Its own task failed, and no answer schema could have
-			// refused the answer: it failed after taking it, and the
-			// graph keeps that answer (both servers; docs/servers.md).
-			it.KeptAnswer = !isNull(task.Error) && len(it.ResponseSchema) == 0
 			out = append(out, it)
+			own = append(own, !isNull(task.Error))
 		}
 	}
-	return out
+	return out, own
 }
 
 // taskError is a task's error as a person reads it. The server keeps it
@@ -344,7 +347,8 @@ func (b *Backend) held(ctx context.Context, t *thread, id string) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	for _, it := range b.heldInterrupts(t, st) {
+	its, _ := b.heldInterrupts(t, st)
+	for _, it := range its {
 		if it.ID == id {
 			return true, nil
 		}

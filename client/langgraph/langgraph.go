@@ -94,6 +94,10 @@ type Backend struct {
 	// mostPage is the largest search page the server takes, where it
 	// refused a larger one (aegra: 100); 0 while none was refused.
 	mostPage atomic.Int32
+	// schemaSeen: the server showed a response_schema; failedRefused: it
+	// refused to resume a thread whose last run failed (again.go).
+	schemaSeen    atomic.Bool
+	failedRefused atomic.Bool
 }
 
 // New returns a backend for the server at opts.URL.
@@ -122,7 +126,9 @@ func New(opts Options) (*Backend, error) {
 	b.listing = lister{
 		search: b.firstPage, // searchPage, cheap for the watcher's look (look.go)
 		interrupts: func(ctx context.Context, t *thread) ([]client.Interrupt, error) {
-			return b.threadInterrupts(ctx, t, true)
+			its, err := b.threadInterrupts(ctx, t, true)
+			b.noteSchemas(its)
+			return its, err
 		},
 		fullSelect: b.fullSelect,
 		forget:     b.forget,

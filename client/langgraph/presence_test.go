@@ -206,7 +206,7 @@ func failRun(t *testing.T, tg target, graph, thread, id, bad string) {
 }
 
 func TestConformFailedRunAndAnswerAgain(t *testing.T) {
-	forEachWithLanghost(t, func(t *testing.T, tg target) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
 		meta := tag(t)
 		g, bad, wantErr := failing(tg)
 		if tg.kind == realserver.Aegra {
@@ -241,6 +241,26 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 		if f.ThreadID != thread || !strings.Contains(f.Error, wantErr) || len(f.Interrupts) != 1 || f.Interrupts[0].ID != it.ID || !f.Interrupts[0].Retry || f.Interrupts[0].Schema != schema {
 			t.Fatalf("failure: %+v", f)
 		}
+		// What answering again does, as each server shows it: the dev
+		// servers show the schema that refused the answer (a new one is
+		// taken); langhost shows none, so the graph may keep the first;
+		// aegra resumes no failed thread.
+		held := f.Interrupts[0]
+		if held.KeptAnswer || held.MayKeepAnswer != (tg.kind == realserver.Langhost) || held.CannotAnswerAgain != (tg.kind == realserver.Aegra) {
+			t.Fatalf("answering again: kept %v, may keep %v, cannot %v", held.KeptAnswer, held.MayKeepAnswer, held.CannotAnswerAgain)
+		}
+		if tg.kind == realserver.Aegra {
+			// Refused, and said as what it is: not a run in progress.
+			res := backendtest.Send(t, b, "alice", held, client.Decision{Type: client.Respond, Value: json.RawMessage(`{"framework":"react","tests":true,"budget":5}`)})
+			if res.Kind != decide.NotSent || !strings.Contains(res.Text(), "resumes only a thread that waits on an interrupt") ||
+				!strings.Contains(res.Text(), "Cannot resume: thread is not in interrupted state") || strings.Contains(res.Text(), "in progress") {
+				t.Fatalf("answer again on aegra: %s: %s", res.Kind, res.Text())
+			}
+			if fs, _, _ := b.Failures(context.Background(), 10); len(fs) != 1 || len(fs[0].Interrupts) != 1 || !fs[0].Interrupts[0].CannotAnswerAgain {
+				t.Fatalf("after the refusal: %+v", fs)
+			}
+			return
+		}
 		// The earlier answer stands for a decision that does not say it
 		// answers again: nothing is sent.
 		res := backendtest.Send(t, b, "alice", it, client.Decision{Type: client.Respond, Value: json.RawMessage(`{"framework":"react","tests":true,"budget":5}`)})
@@ -254,6 +274,46 @@ func TestConformFailedRunAndAnswerAgain(t *testing.T) {
 		}
 		if fs, _, _ := b.Failures(context.Background(), 10); len(fs) != 0 {
 			t.Fatalf("still failed: %+v", fs)
+		}
+	})
+}
+
+// A node that raises after its interrupt() returned: its run fails with
+// the answer taken. Every server that resumes a failed thread keeps that
+// answer (a new one is not used: the task runs again with the first), and
+// hitl says so only where the server could show that no answer schema
+// refused it: "kept" on the dev servers, "may keep" on langhost (no
+// response_schema on its wire), "cannot answer again" on aegra.
+func TestConformFailedAfterTheAnswerWasTaken(t *testing.T) {
+	forEachEverywhere(t, func(t *testing.T, tg target) {
+		if tg.kind == "" {
+			t.Skip("the demo's graphs do not fail after an answer")
+		}
+		meta := tag(t)
+		g := graphInput{"failing", map[string]any{"topic": "charge"}}
+		thread := start(t, tg, g, anyMap(meta))
+		b := backend(t, tg, meta, 0)
+		it := pendingOf(t, b)[0]
+		failRun(t, tg, g.graph, thread, it.ID, `"yes"`)
+		fs, _, err := b.Failures(context.Background(), 10)
+		if err != nil || len(fs) != 1 || len(fs[0].Interrupts) != 1 || !strings.Contains(fs[0].Error, "answer was 'yes'") {
+			t.Fatalf("failures: %v %+v", err, fs)
+		}
+		held := fs[0].Interrupts[0]
+		dev := tg.kind == realserver.JS || tg.kind == realserver.Python
+		if held.KeptAnswer != dev || held.MayKeepAnswer != (tg.kind == realserver.Langhost) || held.CannotAnswerAgain != (tg.kind == realserver.Aegra) {
+			t.Fatalf("answering again: kept %v, may keep %v, cannot %v", held.KeptAnswer, held.MayKeepAnswer, held.CannotAnswerAgain)
+		}
+		res := backendtest.Send(t, b, "alice", held, client.Decision{Type: client.Respond, Value: json.RawMessage(`"charge-offline"`)})
+		if tg.kind == realserver.Aegra {
+			if res.Kind != decide.NotSent || !strings.Contains(res.Text(), "resumes only a thread that waits on an interrupt") {
+				t.Fatalf("answer again on aegra: %s: %s", res.Kind, res.Text())
+			}
+			return
+		}
+		// Taken, and the graph ran the task again with the first answer.
+		if res.Kind != decide.Sent || res.Run.Status != client.Failed || !strings.Contains(res.Run.Error, "answer was 'yes'") {
+			t.Fatalf("answer again: %s: %s", res.Kind, res.Text())
 		}
 	})
 }

@@ -45,6 +45,8 @@ const maxJoins = 8
 
 // Info is what the server says of itself (GET /info), when it does.
 type Info struct {
+	// Name: aegra says "Aegra"; the LangGraph servers say none.
+	Name    string `json:"name"`
 	Version string `json:"version"`
 	Context string `json:"context"` // "js" for langgraphjs
 	// The langgraph library the server runs: langgraph_js_version on the JS

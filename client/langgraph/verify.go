@@ -78,7 +78,7 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 		return out, nil
 	}
 	if !mine.showsDecision() && !s.Items[0].Resume.Continue && s.Items[0].Resume.End == nil {
-		return b.verifyWithoutEvidence(ctx, s, mine)
+		return b.verifyWithoutEvidence(ctx, s, mine, runs)
 	}
 	stale, err := b.refusedAsStale(ctx, s.ThreadID, runs, mine)
 	if err != nil {
@@ -360,33 +360,119 @@ func (r *run) showsDecision() bool {
 // verifyWithoutEvidence decides what it can on a server whose runs do not
 // show what they resumed. A run in progress is unconfirmed (never in
 // flight, which counts as sent: two such runs of one interrupt may both
-// be going, and the server shows neither's answer); a run that ended
-// without writing any checkpoint (the checkpoints' metadata names the run
-// that wrote them) did nothing: another answer took the interrupt. A run
-// that wrote checkpoints ran the graph, but whether with this answer or
-// after another reviewer's the server does not say: unconfirmed.
-func (b *Backend) verifyWithoutEvidence(ctx context.Context, s *client.Submission, mine *run) ([]client.Verdict, error) {
+// be going, and the server shows neither's answer). For a run that ended,
+// the checkpoints name the run that wrote each: when the checkpoint this
+// decision's run started from (its first one's parent, or the current one
+// where it wrote none) is where the interrupt was raised, and no run but
+// this one (failed ones aside) was created on the thread after the run
+// that wrote it, no other answer could have taken the interrupt: mine.
+// Otherwise a run that wrote checkpoints ran the graph, but whether with
+// this answer or after another reviewer's the server does not say
+// (unconfirmed); one that wrote none did nothing with an interrupt that
+// still waits (another answer took it, or none), and one whose interrupt
+// was answered in place (a branch of several) is unconfirmed.
+func (b *Backend) verifyWithoutEvidence(ctx context.Context, s *client.Submission, mine *run, runs []run) ([]client.Verdict, error) {
 	out := make([]client.Verdict, len(s.Items))
-	took := client.Unconfirmed
-	switch {
-	case mine.active():
-	case !mine.failed():
-		cps, err := b.history(ctx, s.ThreadID, nil, 100)
-		if err != nil {
-			return nil, err
-		}
-		wrote := false
-		for _, c := range cps {
-			if id, _ := c.Metadata["run_id"].(string); id == mine.RunID {
-				wrote = true
+	for i, it := range s.Items {
+		out[i] = client.Verdict{ID: it.Interrupt.ID, Took: client.Unconfirmed, RunID: mine.RunID, Active: mine.active()}
+	}
+	if mine.active() || mine.failed() {
+		return out, nil
+	}
+	cps, err := b.history(ctx, s.ThreadID, nil, 100)
+	if err != nil {
+		return nil, err
+	}
+	wrote, from := false, ""
+	for _, c := range cps { // newest first: the last of mine is its first
+		if id, _ := c.Metadata["run_id"].(string); id == mine.RunID {
+			wrote, from = true, ""
+			if c.Parent != nil {
+				from = c.Parent.CheckpointID
 			}
 		}
-		if !wrote {
-			took = client.Theirs
+	}
+	var st *threadState
+	if !wrote {
+		if st, err = b.readState(ctx, s.ThreadID); err != nil {
+			return nil, err
+		}
+		from = st.Checkpoint.CheckpointID
+	}
+	var start *checkpoint
+	for i := range cps {
+		if from != "" && cps[i].Checkpoint.CheckpointID == from {
+			start = &cps[i]
 		}
 	}
 	for i, it := range s.Items {
-		out[i] = client.Verdict{ID: it.Interrupt.ID, Took: took, RunID: mine.RunID, Active: mine.active()}
+		id := it.Interrupt.ID
+		if st != nil && stillHeld(st.Tasks, s.ThreadID, id) {
+			out[i].Took = client.Theirs // it waits still: this run did nothing
+			continue
+		}
+		if start == nil || !raisedIn(start.Tasks, s.ThreadID, id) {
+			continue
+		}
+		if writer, _ := start.Metadata["run_id"].(string); aloneSince(runs, mine, writer) {
+			out[i].Took = client.Mine
+		}
 	}
 	return out, nil
+}
+
+// aloneSince reports whether mine is the one run, failed ones aside,
+// created on the thread after the run writer (runs oldest first) and
+// before mine ended: a run created once mine had ended started from
+// where mine left the thread, and could not take the interrupt mine
+// started from.
+func aloneSince(runs []run, mine *run, writer string) bool {
+	if writer == "" {
+		return false
+	}
+	since := -1
+	for i := range runs {
+		if runs[i].RunID == writer {
+			since = i
+		}
+	}
+	if since < 0 {
+		return false
+	}
+	seen := false
+	for i := since + 1; i < len(runs); i++ {
+		switch {
+		case runs[i].RunID == mine.RunID:
+			seen = true
+		case !mine.active() && !mine.UpdatedAt.IsZero() && runs[i].CreatedAt.After(mine.UpdatedAt):
+			// Created after mine ended.
+		case !runs[i].failed():
+			return false
+		}
+	}
+	return seen
+}
+
+// stillHeld reports whether a task still holds interrupt id unanswered.
+func stillHeld(tasks []stateTask, threadID, id string) bool {
+	for _, task := range tasks {
+		for i, w := range task.Interrupts {
+			if interruptID(w, threadID, task.ID, i) == id {
+				return !task.answered()
+			}
+		}
+	}
+	return false
+}
+
+// raisedIn reports whether a task holds interrupt id, answered or not.
+func raisedIn(tasks []stateTask, threadID, id string) bool {
+	for _, task := range tasks {
+		for i, w := range task.Interrupts {
+			if interruptID(w, threadID, task.ID, i) == id {
+				return true
+			}
+		}
+	}
+	return false
 }

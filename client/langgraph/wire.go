@@ -104,6 +104,7 @@ type run struct {
 	RunID     string         `json:"run_id"`
 	Status    string         `json:"status"`
 	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
 	Metadata  map[string]any `json:"metadata"`
 	Kwargs    struct {
 		Command *struct {
@@ -152,6 +153,9 @@ type checkpoint struct {
 		CheckpointID string `json:"checkpoint_id"`
 	} `json:"parent_checkpoint"`
 	Metadata map[string]any `json:"metadata"`
+	// Tasks are the checkpoint's, with every interrupt its step raised,
+	// answered or not (not read live).
+	Tasks []stateTask `json:"tasks"`
 }
 
 // interruptID is the id LangGraph itself gives an interrupt that came

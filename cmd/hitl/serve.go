@@ -176,22 +176,6 @@ func teamSummary(t *team.Config) string {
 	return s
 }
 
-// loopback puts an address without a host on loopback: the hub is reached
-// from elsewhere only when told so.
-func loopback(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		if !strings.Contains(addr, ":") {
-			return net.JoinHostPort("127.0.0.1", addr) // a bare port
-		}
-		return addr // net.Listen says what is wrong
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port)
-}
-
 type serveOptions struct {
 	ssh, http, hostKey string // ssh "": the HTTP door alone
 	idle               time.Duration
@@ -200,14 +184,6 @@ type serveOptions struct {
 	store              string        // the store's spec (store.Open)
 	retention          time.Duration // of finished requests; 0: coord's default
 	sources            []string      // profiles served (hub.sources); none: the backend the command names
-}
-
-// loopbackIf is loopback(addr), "" for "".
-func loopbackIf(addr string) string {
-	if addr == "" {
-		return ""
-	}
-	return loopback(addr)
 }
 
 // listener is one of the hub's front doors: SSH today; an HTTP endpoint
@@ -409,107 +385,4 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 	wg.Wait()
 	logger.Info("stopped")
 	return errors.Join(errs...)
-}
-
-// backendGiven says whether the command names a LangGraph server (--url,
-// HITL_URL, or the url of the profile in force), rather than falling back
-// to the default address: only then does hitl serve --http alone serve a
-// backend's interrupts beside the hooks' requests.
-func (e *env) backendGiven(f *config.File) bool {
-	if e.flags.URL != "" || e.getenv("HITL_URL") != "" {
-		return true
-	}
-	s, err := config.Resolve(f, e.flags, e.getenv)
-	if err != nil {
-		return true // serve opens the backend and says what is wrong
-	}
-	p, ok := f.Profiles[s.ProfileName]
-	return ok && p.URL != ""
-}
-
-// hubSources are the sources the hub serves: the profiles named (--source,
-// hub.sources), or the backend the command names. Each profile is read on
-// its own: HITL_URL, HITL_BACKEND and the credentials' variables, which
-// name the one server of a command, do not override a source's profile.
-// secrets are every source's credentials, for the hub's log to hide.
-func (e *env) hubSources(a *app, profiles []string) (srcs []hub.Source, secrets []string, err error) {
-	if len(profiles) == 0 {
-		s, err := sourceOf(a.settings, a.Backend)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []hub.Source{s}, a.settings.Credentials(), nil
-	}
-	f, err := config.Load(config.Path(e.getenv))
-	if err != nil {
-		return nil, nil, err
-	}
-	own := func(k string) string {
-		switch k {
-		case "HITL_PROFILE", "HITL_BACKEND", "HITL_URL", "HITL_GRAPH", "HITL_ASSISTANT", "HITL_API_KEY", "HITL_BEARER_TOKEN", "HITL_LANGGRAPH_URL":
-			return ""
-		}
-		return e.getenv(k)
-	}
-	seen := map[string]bool{}
-	for _, name := range profiles {
-		if seen[name] {
-			return nil, nil, usageErr("serve: source %q is named twice", name)
-		}
-		seen[name] = true
-		if _, ok := f.Profiles[name]; !ok {
-			return nil, nil, usageErr("serve: source %q is no profile of %s: add it under profiles: (backend and url), or name another", name, config.Path(e.getenv))
-		}
-		s, err := config.Resolve(f, config.Overrides{Profile: name}, own)
-		if err != nil {
-			return nil, nil, usageErr("serve: source %s: %v", name, err)
-		}
-		b, err := newBackend(s, 0)
-		if err != nil {
-			return nil, nil, usageErr("serve: source %s: %v", name, err)
-		}
-		src, err := sourceOf(s, b)
-		if err != nil {
-			return nil, nil, err
-		}
-		srcs = append(srcs, src)
-		secrets = append(secrets, s.Credentials()...)
-	}
-	return srcs, secrets, nil
-}
-
-// sourceOf names a backend as a source of the hub's inbox: a LangGraph
-// server, an A2A agent or an opencode server. A hub's inbox through
-// another hub (events) or a REST backend is not served.
-func sourceOf(s *config.Settings, b client.Backend) (hub.Source, error) {
-	var what string
-	switch s.Backend {
-	case "langgraph":
-		what = "the LangGraph server at "
-	case "a2a":
-		what = "the A2A agent at "
-	case "opencode":
-		what = "the opencode server at "
-	default:
-		return hub.Source{}, usageErr("serve: the hub serves LangGraph servers, A2A agents and opencode servers (backend langgraph, a2a or opencode); %s is not served", s.Backend)
-	}
-	return hub.Source{Name: what + b.Server(), Kind: s.Backend, Backend: b}, nil
-}
-
-// servedBy names the sources for the log.
-func servedBy(srcs []hub.Source) string {
-	var out []string
-	for _, s := range srcs {
-		out = append(out, s.Backend.Server())
-	}
-	return strings.Join(out, ", ")
-}
-
-// redactOf is what hides the sources' credentials in the sessions'
-// journals.
-func redactOf(b client.Backend) func(string) string {
-	if r := b.Features().Redactor; r != nil {
-		return r.Redact
-	}
-	return func(s string) string { return s }
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 )
 
 // The HTTP door's TLS (serve --tls-cert, --tls-key), and the warning a
@@ -41,4 +42,28 @@ func plainDoorWarning(addr string, tlsOn bool) string {
 		return ""
 	}
 	return fmt.Sprintf("the HTTP door on %s is plain HTTP on an address reached from elsewhere: tokens and payloads cross the network in the clear; give --tls-cert and --tls-key, or keep it on loopback behind a TLS proxy", safe(addr))
+}
+
+// loopback puts an address without a host on loopback: the hub is reached
+// from elsewhere only when told so.
+func loopback(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		if !strings.Contains(addr, ":") {
+			return net.JoinHostPort("127.0.0.1", addr) // a bare port
+		}
+		return addr // net.Listen says what is wrong
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// loopbackIf is loopback(addr), "" for "".
+func loopbackIf(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return loopback(addr)
 }

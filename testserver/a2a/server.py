@@ -17,6 +17,15 @@ message that starts a task picks what it asks:
              approval hook of Strands' docs, {"paths": [...]}
   again      a text question; its answer is followed by a second question
   unknown    a data part of no known shape
+  gemini     Gemini CLI's tool-call confirmation, replayed as its agent
+             server (packages/a2a-server, agent/task.ts) sends it: a
+             working-state update with the tool call "scheduled"
+             (metadata coderAgent.kind tool-call-update), one with it
+             "awaiting_approval" and its confirmationDetails (kind
+             tool-call-confirmation), then input-required with no message
+             (kind state-change); answered with a data part
+             {"callId", "outcome"}. gemini-edit: the same for a file edit
+             (its diff).
 
 Every message a task acts on after it started is recorded, as the server
 decoded it (protobuf JSON), and served at GET /received/{task_id}: what the
@@ -83,6 +92,34 @@ FORM_SCHEMA = {
 }
 
 
+def gemini_call(task_id: str, scenario: str, status: str) -> dict:
+    """Gemini CLI's serialized tool call (task.ts toolStatusMessage)."""
+    n = uuid.uuid5(uuid.NAMESPACE_DNS, task_id).int % 10**13
+    if scenario == "gemini-edit":
+        request = {"callId": f"replace__replace_{n}_0", "name": "replace",
+                   "args": {"file_path": "/src/app/config.py", "old_string": "DEBUG = True", "new_string": "DEBUG = False"},
+                   "isClientInitiated": False, "prompt_id": "session########1"}
+        details = {"type": "edit", "title": "Confirm Edit: config.py", "fileName": "config.py", "filePath": "/src/app/config.py",
+                   "fileDiff": "--- config.py\tCurrent\n+++ config.py\tProposed\n@@ -1 +1 @@\n-DEBUG = True\n+DEBUG = False\n",
+                   "originalContent": "DEBUG = True\n", "newContent": "DEBUG = False\n"}
+        tool = {"name": "replace", "displayName": "Edit", "kind": "edit"}
+    else:
+        request = {"callId": f"run_shell_command__run_shell_command_{n}_0", "name": "run_shell_command",
+                   "args": {"command": "git push origin main", "description": "Push the fix to origin"},
+                   "isClientInitiated": False, "prompt_id": "session########1"}
+        details = {"type": "exec", "title": "Confirm Shell Command", "command": "git push origin main",
+                   "rootCommand": "git", "rootCommands": ["git"]}
+        tool = {"name": "run_shell_command", "displayName": "Shell", "kind": "execute"}
+    call = {"request": request, "status": status, "tool": tool}
+    if status == "awaiting_approval":
+        call["confirmationDetails"] = details
+    return call
+
+
+def coder_agent(kind: str) -> dict:
+    return {"coderAgent": {"kind": kind}, "model": "gemini-2.5-pro"}
+
+
 class Scripted(AgentExecutor):
     async def execute(self, context, event_queue):
         task = context.current_task
@@ -130,6 +167,13 @@ class Scripted(AgentExecutor):
                 data = {"id": interrupt_id(task_id), "value": "Where should the replica go?", "response_schema": FORM_SCHEMA}
             await up.add_artifact([new_data_part(data)], name="Interrupt")
             await up.requires_input()
+        elif scenario in ("gemini", "gemini-edit"):
+            working = TaskState.TASK_STATE_WORKING
+            await up.update_status(working, up.new_agent_message([new_data_part(gemini_call(task_id, scenario, "scheduled"))]),
+                                   metadata=coder_agent("tool-call-update"))
+            await up.update_status(working, up.new_agent_message([new_data_part(gemini_call(task_id, scenario, "awaiting_approval"))]),
+                                   metadata=coder_agent("tool-call-confirmation"))
+            await up.update_status(TaskState.TASK_STATE_INPUT_REQUIRED, metadata=coder_agent("state-change"))
         elif scenario == "unknown":
             await up.requires_input(up.new_agent_message([new_data_part({"kind_of_thing": "mystery", "n": [1, 2]})]))
         else:
