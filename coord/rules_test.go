@@ -191,7 +191,7 @@ func TestARemovedReviewersApprovalDoesNotCountWithoutPrune(t *testing.T) {
 	nt := rulesTeam()
 	nt.Reviewers["alice"] = team.Reviewer{Token: aliceTok, Role: team.Viewer}
 	live.p.Store(nt)
-	if code, said := respondAs(t, srv, bobTok, id, approve); code != 202 || !strings.Contains(said, "dropped: alice") {
+	if code, said := respondAs(t, srv, bobTok, id, approve); code != 202 || !strings.Contains(said, "the approval of alice was dropped") {
 		t.Fatalf("bob: %d %s", code, said)
 	}
 }
