@@ -45,6 +45,18 @@ func (a *Approval) Words() string {
 	if a == nil {
 		return ""
 	}
+	s := a.Counted()
+	if len(a.Dropped) > 0 {
+		s += "; dropped: " + strings.Join(a.Dropped, ", ") + " (no longer an approver)"
+	}
+	return s
+}
+
+// Counted is Words without who was dropped: "1 of 2 approvals (alice)".
+func (a *Approval) Counted() string {
+	if a == nil {
+		return ""
+	}
 	n := "approvals"
 	if a.Needed == 1 {
 		n = "approval"
@@ -52,9 +64,6 @@ func (a *Approval) Words() string {
 	s := fmt.Sprintf("%d of %d %s", len(a.Approvers), a.Needed, n)
 	if len(a.Approvers) > 0 {
 		s += " (" + strings.Join(a.Approvers, ", ") + ")"
-	}
-	if len(a.Dropped) > 0 {
-		s += "; dropped: " + strings.Join(a.Dropped, ", ") + " (no longer an approver)"
 	}
 	return s
 }
@@ -128,7 +137,13 @@ const NothingSent = ": nothing is sent until another approver confirms the same 
 // Bash; it replaces the approval of another decision (1 of 2 approvals
 // (alice))".
 func (t Tally) Recorded(tools []string) string {
-	s := fmt.Sprintf("%s recorded for %s", t.Next.Words(), strings.Join(tools, ", "))
+	s := fmt.Sprintf("%s recorded for %s", t.Next.Counted(), strings.Join(tools, ", "))
+	if len(t.Next.Dropped) > 0 {
+		// Who was dropped after what was recorded, in a sentence of its
+		// own ("…; dropped: alice (…) recorded for Bash" read as if alice
+		// were recorded).
+		s += fmt.Sprintf("; the approval of %s was dropped (no longer an approver)", strings.Join(t.Next.Dropped, ", "))
+	}
 	if t.Replaced != nil {
 		s += fmt.Sprintf("; it replaces the approval of another decision (%s)", t.Replaced.Words())
 	}

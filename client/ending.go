@@ -35,6 +35,14 @@ type Ender interface {
 	EndsThreads() bool
 }
 
+// InterruptEnder is an Ender whose interrupts differ (a hub of several
+// sources: one ends threads, another does not): it says per interrupt.
+type InterruptEnder interface {
+	Ender
+	// EndsThreadOf reports whether it's thread can be ended at it.
+	EndsThreadOf(it Interrupt) bool
+}
+
 // Ends reports whether decisions end the thread rather than answer the
 // interrupt: a dismiss, or rejects marked Stop. A mix is refused.
 func Ends(ds []Decision) (*Ending, error) {

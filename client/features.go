@@ -65,6 +65,20 @@ type Redactor interface {
 // interrupt (dismiss, reject --stop).
 func (f Features) Ends() bool { return f.Ender != nil && f.Ender.EndsThreads() }
 
+// EndsAt reports whether it's thread can be ended at it (dismiss, reject
+// and stop): the backend ends threads, the interrupt is not a coding
+// agent's request (its agent waits for an answer: there is no thread to
+// end), and a backend that says per interrupt says so for this one.
+func (f Features) EndsAt(it Interrupt) bool {
+	if !f.Ends() || it.Origin != nil {
+		return false
+	}
+	if e, ok := f.Ender.(InterruptEnder); ok {
+		return e.EndsThreadOf(it)
+	}
+	return true
+}
+
 // Batches reports whether the backend takes several interrupts of one
 // thread in one resume.
 func (f Features) Batches() bool { return f.Batcher != nil && f.Batcher.Batches() }

@@ -148,7 +148,7 @@ func TestARemovedReviewersApprovalIsDropped(t *testing.T) {
 		t.Fatalf("the listed approval after the reload: %v", list[0]["approval"])
 	}
 	code, said := respondAs(t, srv, bobTok, id, approve)
-	if code != 202 || !strings.Contains(said, "1 of 2 approvals (bob); dropped: alice (no longer an approver) recorded for Bash") {
+	if code != 202 || !strings.Contains(said, "1 of 2 approvals (bob) recorded for Bash; the approval of alice was dropped (no longer an approver)") {
 		t.Fatalf("bob after the reload: %d %s", code, said)
 	}
 	if _, st := call(t, srv, ciTok, "GET", "/hitl/requests/"+id, nil); st["status"] != "pending" {
@@ -191,7 +191,7 @@ func TestARemovedReviewersApprovalDoesNotCountWithoutPrune(t *testing.T) {
 	nt := rulesTeam()
 	nt.Reviewers["alice"] = team.Reviewer{Token: aliceTok, Role: team.Viewer}
 	live.p.Store(nt)
-	if code, said := respondAs(t, srv, bobTok, id, approve); code != 202 || !strings.Contains(said, "dropped: alice") {
+	if code, said := respondAs(t, srv, bobTok, id, approve); code != 202 || !strings.Contains(said, "the approval of alice was dropped") {
 		t.Fatalf("bob: %d %s", code, said)
 	}
 }

@@ -525,6 +525,13 @@ func (m *Merged) EndsThreads() bool {
 	return false
 }
 
+// EndsThreadOf: the source that listed it ends a thread's work
+// (client.InterruptEnder).
+func (m *Merged) EndsThreadOf(it client.Interrupt) bool {
+	s := m.of(it)
+	return s != nil && s.feat.EndsAt(it)
+}
+
 // Message is the message the source of s's item i sends around its
 // answer, where that source says one.
 func (m *Merged) Message(sub *client.Submission, i int) (json.RawMessage, bool) {

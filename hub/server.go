@@ -24,8 +24,10 @@ import (
 	"charm.land/wish/v2/bubbletea"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/rules"
 	"github.com/hitl-sh/hitl/team"
 	"github.com/hitl-sh/hitl/tui"
 )
@@ -101,6 +103,17 @@ func (s *session) stop(reason string) {
 			time.Sleep(stopGrace)
 			s.p.Kill()
 		}()
+	}
+}
+
+// TeamChanged tells every open session that the team was reloaded: each
+// reads its reviewer's role and the rules again and redraws at once (a
+// reviewer made a viewer loses the decision keys there and then).
+func (h *SSH) TeamChanged() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.sessions {
+		go s.p.Send(tui.TeamChanged())
 	}
 }
 
@@ -261,7 +274,19 @@ func (h *SSH) handle(sess ssh.Session) {
 	opts.PollInterval = max(opts.PollInterval, SessionPoll)
 	opts.Backend, opts.Journal, opts.Reviewer = h.opts.Backend, j, name
 	opts.ViewOnly = !r.Role.CanDecide()
+	// The role in force at each key and frame: a reload that makes alice a
+	// viewer takes the decision keys from her open session at once.
+	opts.MayDecide = func() bool { return h.opts.Team().MayDecide(name) }
 	opts.Host = h.opts.Name
+	// What the team's rule asks for now (a reload may change it): the
+	// confirm screen says an approve that it records rather than sends.
+	opts.ApprovalsNeeded = func(it client.Interrupt, ds []client.Decision) int {
+		t := h.opts.Team()
+		if t == nil {
+			return 1
+		}
+		return rules.NeedOf(t, &it.Payload, ds).Approvals
+	}
 	opts.Getenv = lookup(env)
 	opts.Editor, opts.NoExternalEditor = "", true // never a program on the hub's machine
 	opts.Context = ctx

@@ -30,7 +30,7 @@ func (m *Model) approvalText(it *client.Interrupt) string {
 	switch {
 	case a.Has(m.opts.Reviewer):
 		return s + ". Waiting for another approver."
-	case m.opts.ViewOnly:
+	case m.viewOnly():
 		return s + "."
 	}
 	return s + fmt.Sprintf(". %s confirms this same decision; an edit makes a new first approval that replaces it; %s needs no second approver.",

@@ -73,9 +73,10 @@ func moreHints(v *env, it *client.Interrupt) []hint {
 	if it != nil && v.endsThreads && !v.viewOnly {
 		// A fan-out branch cannot end its thread alone (decide.EndsAlone):
 		// not allowed there; pressed, x says why.
-		// Nor can a coding agent's request: its agent waits for an answer.
+		// Nor can a coding agent's request (its agent waits for an
+		// answer), nor an interrupt of a source that ends no thread.
 		alone := decide.EndsAlone([]decide.Draft{{Interrupt: *it, Decisions: []client.Decision{{Type: client.Dismiss}}}}, v.items.all)
-		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true, off: alone != nil || it.Origin != nil})
+		out = append(out, hint{b: withHelp(k.End, "dismiss"), more: true, off: alone != nil || !v.endsAt(*it)})
 	}
 	if it != nil && v.conversational && it.Origin == nil {
 		// The toggle says what pressing it does now; from the list alone

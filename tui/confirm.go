@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
+	"github.com/hitl-sh/hitl/diff"
 	"github.com/hitl-sh/hitl/present"
 )
 
@@ -130,6 +132,14 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if !v.endsThreads {
 			return []act{status{"Stop: this backend cannot end a thread's work (the LangGraph backend can).", false}}
 		}
+		if it := v.items.get(c.id); it != nil && !c.stops(v) && !v.endsAt(*it) {
+			// Decided per interrupt: a coding agent's request (its agent
+			// waits for an answer), or a source that ends no thread.
+			if it.Origin != nil {
+				return []act{status{"Not stopped: a coding agent's request cannot be rejected and stopped (its agent waits for an answer); y sends the reject alone.", false}}
+			}
+			return []act{status{"Not stopped: this interrupt's source cannot end a thread's work; y sends the reject alone.", false}}
+		}
 		if it := v.items.get(c.id); it != nil && !c.stops(v) {
 			if err := stopsAlone(v.items, v.drafts, it); err != nil {
 				return []act{status{endsAloneText("Not stopped", err), false}}
@@ -145,6 +155,10 @@ func (c *confirmScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		}
 		if v.grace {
 			return []act{status{"Key ignored: the list just changed. Look, then press it again.", false}}
+		}
+		if v.viewOnly {
+			// Made a viewer (a reload) since this screen opened.
+			return []act{status{fmt.Sprintf("Not sent: %s is a viewer here now and decides nothing; an approver of the team decides.", safe(v.reviewer)), false}}
 		}
 		// Prepared again: a submission carries a decision id of its own.
 		p := v.prepare(c.id)
@@ -269,7 +283,15 @@ func (c *confirmScreen) text(v *env) string {
 	if sub != nil {
 		items = sub.Items
 	}
-	line(v.st.title.Render(ansi.Wrap("Send this? "+safe(confirmTitle(it)), w, " ")))
+	what, tally := c.sending(v)
+	ask := "Send this? "
+	switch {
+	case what == records && tally.Already:
+		ask = "You approved this already: "
+	case what == records:
+		ask = "Record your approval? "
+	}
+	line(v.st.title.Render(ansi.Wrap(ask+safe(confirmTitle(it)), w, " ")))
 	line(v.st.faint.Render(ansi.Wrap(fmt.Sprintf("interrupt %s · thread %s · graph %s", safe(present.ShortID(it.ID)), safe(it.ThreadID), safe(it.GraphID)), w, " ")))
 	if len(items) > 1 {
 		line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("One resume answers %d interrupts of this thread (every one with a complete draft):", len(items)), w, " ")))
@@ -311,6 +333,12 @@ func (c *confirmScreen) text(v *env) string {
 			}
 			if dec.Type == client.Edit && len(target.Actions) > 0 {
 				line(indentBlock(v.look.diffView(target.Actions[i].Args, dec.Args, w-4), "    "))
+			}
+			if dec.Type == client.Approve && len(target.Actions) > 0 {
+				// What is approved: the call as the detail shows it,
+				// folded after a few rows with a mark that says where
+				// the rest is.
+				line(v.look.approvedCall(*target, target.Actions[i], w))
 			}
 			if len(dec.Value) > 0 {
 				// A typed answer (a form, or JSON): what it says, before
@@ -385,8 +413,73 @@ func (c *confirmScreen) text(v *env) string {
 		line(v.st.faint.Render(name(v.keys.ShowJSON) + " shows the exact resume JSON"))
 	}
 	line("")
-	line(v.st.bold.Render(fmt.Sprintf("%s sends it once · %s goes back (nothing is lost)", name(v.keys.Confirm), name(v.keys.Back))))
+	does := "sends it once"
+	switch {
+	case what == records && tally.Already:
+		does = fmt.Sprintf("sends nothing: you approved this decision already (%s); another approver confirms it", safe(tally.Next.Words()))
+	case what == records:
+		does = fmt.Sprintf("records your approval (%s), nothing sent: another approver confirms the same decision to send it", safe(tally.Next.Counted()))
+	case what == mayRecord:
+		does = "sends it, or records your approval if a team rule asks for another approver"
+	}
+	line(v.st.bold.Render(ansi.Wrap(fmt.Sprintf("%s %s · %s goes back (nothing is lost)", name(v.keys.Confirm), does, name(v.keys.Back)), w, " ")))
 	return b.String()
+}
+
+// What y does with the decision on the confirm screen.
+const (
+	sends     = iota // it is sent
+	records          // a team's rule records it as an approval: nothing is sent
+	mayRecord        // a hub's rule may record it: the hub does not say
+)
+
+// sending is what y does with the interrupt's decision: an approve or
+// edit under a team's rule that asks for more approvers than have
+// approved the same decision is recorded, not sent (the tally after it);
+// in a hub's session that does not say its rules, it may be.
+func (c *confirmScreen) sending(v *env) (int, client.Tally) {
+	it, sub := c.prep.it, c.prep.sub
+	if it == nil || sub == nil {
+		return sends, client.Tally{}
+	}
+	for _, x := range sub.Items {
+		if x.Interrupt.ID != it.ID {
+			continue
+		}
+		if !slices.ContainsFunc(x.Decisions, func(d client.Decision) bool { return d.Type == client.Approve || d.Type == client.Edit }) {
+			return sends, client.Tally{}
+		}
+		needed := 0
+		switch {
+		case v.approvalsNeeded != nil:
+			needed = v.approvalsNeeded(*it, x.Decisions)
+		case it.Approval != nil:
+			needed = it.Approval.Needed
+		}
+		if needed == 0 {
+			if v.hub {
+				return mayRecord, client.Tally{}
+			}
+			return sends, client.Tally{}
+		}
+		if needed <= 1 {
+			return sends, client.Tally{}
+		}
+		prev := it.Approval
+		if prev != nil && sameDecisions(prev.Decisions, x.Decisions) {
+			// The decision approved (a confirms it): the same value,
+			// whatever bytes the listing carried it in.
+			p := *prev
+			p.Value = x.Resume.Value
+			prev = &p
+		}
+		t := client.Count(prev, v.reviewer, x.Resume.Value, needed, v.now())
+		if t.Complete {
+			return sends, t
+		}
+		return records, t
+	}
+	return sends, client.Tally{}
 }
 
 // messageOf is the message the backend sends around the one answer of
@@ -436,7 +529,12 @@ func (c *confirmScreen) hints(v *env) []hint {
 		json = withHelp(json, "hide JSON")
 	}
 	out := on(k.Confirm)
-	if v.canEnd && c.rejects(v) {
+	if v.viewOnly {
+		out = []hint{{b: k.Confirm, off: true}}
+	} else if what, _ := c.sending(v); what == records {
+		out = []hint{{b: withHelp(k.Confirm, "record approval")}}
+	}
+	if it := c.prep.it; it != nil && v.canEnd && c.rejects(v) && (v.endsAt(*it) || c.stops(v)) {
 		end := withHelp(k.End, "stop there too")
 		if c.stops(v) {
 			end = withHelp(k.End, "don't stop")
@@ -488,4 +586,43 @@ func (c *confirmScreen) hasDiff() bool {
 		}
 	}
 	return false
+}
+
+// approvedCallRows is how many rows of a call's arguments the confirm
+// screen shows before it folds them: the call and the keys that send it
+// fit at 80x24 together.
+const approvedCallRows = 8
+
+// approvedCall is the call an approve sends on, indented under its
+// action's line: the command (a shell tool) or the arguments, as the
+// detail screen shows them, folded after approvedCallRows rows with a
+// visible mark that says how many rows are left and where they are.
+func (lo look) approvedCall(it client.Interrupt, a client.Action, w int) string {
+	see := "hitl show " + present.ShortID(it.ID) + " prints all of it"
+	var b strings.Builder
+	var one bytes.Buffer
+	switch {
+	case lo.toolView(&b, it, a, w-4, see):
+	case json.Compact(&one, a.Args) == nil && ansi.StringWidth(safe(one.String())) <= w-4:
+		// Arguments that fit on one line take one.
+		b.WriteString(safe(one.String()))
+	default:
+		b.WriteString(lo.highlightJSON(a.Args, w-4, see))
+	}
+	rows := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(rows) > approvedCallRows+1 {
+		more := len(rows) - approvedCallRows
+		mark := ansi.Wrap(fmt.Sprintf("… %d more rows of this call not shown here: esc goes back to the detail, which shows all of it", more), max(w-6, 10), " ")
+		rows = append(rows[:approvedCallRows], indentBlock(lo.st.warn.Render(mark), "  "))
+	}
+	return indentBlock(strings.Join(rows, "\n"), "  ")
+}
+
+// sameDecisions reports whether a and b decide alike: types, messages and
+// edited arguments.
+func sameDecisions(a, b []client.Decision) bool {
+	return slices.EqualFunc(a, b, func(x, y client.Decision) bool {
+		return x.Type == y.Type && x.Message == y.Message && x.Stop == y.Stop && x.Always == y.Always &&
+			(len(x.Args) == 0 && len(y.Args) == 0 || diff.Equal(x.Args, y.Args))
+	})
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -41,7 +42,7 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 	k := m.keys
 	d := m.drafts.of(it)
 	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.ApproveAlways, k.Submit, k.End)
-	if decision && m.opts.ViewOnly {
+	if decision && m.viewOnly() {
 		m.setStatus(fmt.Sprintf("View only: %s is a viewer here and decides nothing; an approver of the team decides.", safe(m.opts.Reviewer)), false)
 		return nil
 	}
@@ -123,6 +124,10 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		// for an answer): refused at once, as the CLI does.
 		if it.Origin != nil {
 			m.setStatus("Not dismissed: a coding agent's request cannot be dismissed or stopped: its agent waits for an answer; reject it instead (nothing sent).", false)
+			return nil
+		}
+		if !m.feat.EndsAt(*it) {
+			m.setStatus("Not dismissed: this interrupt's source cannot end a thread's work; reject it instead (nothing sent).", false)
 			return nil
 		}
 		// A fan-out branch cannot end its thread's work alone: refused
@@ -211,6 +216,29 @@ func (m *Model) slotText(it *client.Interrupt, d *draft) string {
 	return s + "; all decided: " + name(m.keys.Submit) + " submits."
 }
 
+// actionName is " (name)" of action j, where the interrupt names its
+// actions.
+func (m *Model) actionName(it *client.Interrupt, j int) string {
+	if j < len(it.Actions) && it.Actions[j].Name != "" {
+		return " (" + safe(it.Actions[j].Name) + ")"
+	}
+	return ""
+}
+
+// keysFor lists the decision keys action j allows: "a approve, r reject".
+func (m *Model) keysFor(it *client.Interrupt, j int) string {
+	var out []string
+	for _, k := range []struct {
+		t client.DecisionType
+		b key.Binding
+	}{{client.Approve, m.keys.Approve}, {client.Edit, m.keys.Edit}, {client.Reject, m.keys.Reject}, {client.Respond, m.keys.Respond}} {
+		if it.Allows(j, k.t) {
+			out = append(out, name(k.b)+" "+string(k.t))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // advance moves to the next undecided action, or to the confirm screen when
 // every action has its decision.
 func (m *Model) advance(it *client.Interrupt, d *draft) {
@@ -219,8 +247,10 @@ func (m *Model) advance(it *client.Interrupt, d *draft) {
 		j := (d.slot + i) % len(d.decisions)
 		if d.decisions[j] == nil {
 			d.slot = j
-			m.setStatus(fmt.Sprintf("Recorded. Action %d of %d next (%s moves, %s submits when all are decided).",
-				j+1, len(d.decisions), name(m.keys.NextAction), name(m.keys.Submit)), true)
+			// The cursor is on it already: the keys act on it now (a
+			// "tab moves" here read as "press tab", which left it).
+			m.setStatus(fmt.Sprintf("Recorded. Now action %d of %d%s: %s; %s submits when all are decided.",
+				j+1, len(d.decisions), m.actionName(it, j), m.keysFor(it, j), name(m.keys.Submit)), true)
 			if m.atInbox() && !m.lay.wide {
 				// The list alone shows no action: the next one to decide
 				// is on the detail, as it is beside the list when wide.

@@ -142,7 +142,12 @@ func (h *historyScreen) text(v *env, w int) string {
 		return wrapLong(b.String(), w) // nothing wider than the page, which would cut it unmarked
 	}
 	// Wrapped, never cut: the title and what enter does.
-	b.WriteString(ansi.Wrap(v.st.title.Render("Decisions sent from this machine")+v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)"), max(w, 20), " ") + "\n\n")
+	title := "Decisions sent from this machine"
+	if v.hub {
+		// A hub's session keeps a journal per reviewer, on the hub.
+		title = "Your decisions sent through this hub (" + safe(v.reviewer) + ")"
+	}
+	b.WriteString(ansi.Wrap(v.st.title.Render(title)+v.st.faint.Render("  ("+name(v.keys.Open)+": what the agent did next)"), max(w, 20), " ") + "\n\n")
 	switch {
 	case h.err != nil:
 		b.WriteString(ansi.Wrap("Cannot read the audit log: "+safe(h.err.Error()), w, " "))

@@ -193,15 +193,33 @@ func (s *inboxScreen) cellsOf(v *env, i int) rowCells {
 	if who := v.editing(it); who != "" {
 		decided += safe(who) + " · "
 	}
-	if it.Approval != nil {
-		decided += safe(it.Approval.Words()) + " · "
+	rest := x.gist(it)
+	if a := it.Approval; a != nil {
+		// The tally in a few cells before the call, who after it: at 80
+		// columns the call stays in sight (rows that differ only in their
+		// command must not read alike).
+		decided += fmt.Sprintf("✔%d/%d ", len(a.Approvers), a.Needed)
+		rest += " · " + safe(approvedBy(a))
 	}
 	return rowCells{
 		lead: marker + warn + mark,
 		id:   safe(present.ShortID(it.ID)), age: v.age(it.UpdatedAt),
 		graph: safe(it.GraphID), badge: "[" + present.BadgeOf(*it) + "]",
-		rest: decided + x.gist(it),
+		rest: decided + rest,
 	}
+}
+
+// approvedBy names who approved so far, and who was dropped, after the
+// call in an inbox row.
+func approvedBy(a *client.Approval) string {
+	s := "approved by " + strings.Join(a.Approvers, ", ")
+	if len(a.Approvers) == 0 {
+		s = "no approval yet"
+	}
+	if len(a.Dropped) > 0 {
+		s += "; dropped: " + strings.Join(a.Dropped, ", ") + " (no longer an approver)"
+	}
+	return s
 }
 
 // listWidth is what the inbox list wants beside the detail: every column

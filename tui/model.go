@@ -68,6 +68,24 @@ type Options struct {
 	// Host names where the app is served from, for the header ("via hub");
 	// empty on one's own terminal.
 	Host string
+	// ApprovalsNeeded, in a hub's session, is how many approvers the
+	// team's rule asks for the decisions ds on it now (1: one decides).
+	// nil: not told; in a hub's session the confirm screen then says that
+	// an approve may be recorded rather than sent.
+	ApprovalsNeeded func(it client.Interrupt, ds []client.Decision) int
+	// MayDecide, in a hub's session, says whether the reviewer decides
+	// now (a reload may make an approver a viewer, or a viewer an
+	// approver); nil: ViewOnly says, once.
+	MayDecide func() bool
+}
+
+// viewOnly reports whether the reviewer sees everything and decides
+// nothing, now.
+func (m *Model) viewOnly() bool {
+	if m.opts.MayDecide != nil {
+		return !m.opts.MayDecide()
+	}
+	return m.opts.ViewOnly
 }
 
 // Model is the whole app.

@@ -17,6 +17,14 @@ type signalQuitMsg struct{}
 // to each when it shuts down or a session idles out.
 func Stop() tea.Msg { return signalQuitMsg{} }
 
+// TeamChanged is the message that tells a running app that its host's
+// team was reloaded: the reviewer's role and the rules in force are read
+// again (Options.MayDecide, Options.ApprovalsNeeded) and the screen
+// redrawn at once, not at the next change of the inbox.
+func TeamChanged() tea.Msg { return teamChangedMsg{} }
+
+type teamChangedMsg struct{}
+
 // NewProgram is the program that runs m (made by New) with opts, its
 // renderer paced (pacer.go) as Run's is: what a host of many sessions (hitl
 // serve) runs, so that an idle session wakes once a second, not at the frame

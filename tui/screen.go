@@ -144,6 +144,15 @@ type env struct {
 	// (client.Features.Ends: an events coordinator once it listed a
 	// request it can end).
 	canEnd, endsThreads bool
+	// endsAt: this interrupt's thread can be ended at it (not a coding
+	// agent's request; its source ends threads: client.Features.EndsAt).
+	endsAt func(client.Interrupt) bool
+	// reviewer is who decides here; hub: a hub's session (a team's rule
+	// may record an approve rather than send it); approvalsNeeded: what
+	// the hub says its rule asks for (nil: not told).
+	reviewer        string
+	hub             bool
+	approvalsNeeded func(client.Interrupt, []client.Decision) int
 	// conversational: the backend can list a thread's messages (c).
 	conversational bool
 	// messenger says the message the backend sends around an answer (an
@@ -194,8 +203,9 @@ func (m *Model) env() *env {
 	return &env{
 		keys: m.keys, st: m.st, lay: m.lay, look: m.look(), now: m.opts.Now,
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(), atInbox: m.atInbox(),
-		viewOnly: m.opts.ViewOnly, noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
-		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), conversational: m.feat.Conversational != nil, messenger: m.feat.Messenger,
+		viewOnly: m.viewOnly(), noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
+		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), endsAt: m.feat.EndsAt,
+		reviewer: m.opts.Reviewer, hub: m.opts.Host != "", approvalsNeeded: m.opts.ApprovalsNeeded, conversational: m.feat.Conversational != nil, messenger: m.feat.Messenger,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,

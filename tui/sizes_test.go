@@ -89,7 +89,7 @@ func TestApproveOnARowOfTwoCallsShowsTheNext(t *testing.T) {
 		h := newHarness(t, sz[0], sz[1], fixture(t, "middleware-js-ops", idOps, time.Minute))
 		h.now = h.now.Add(GracePeriod * 2)
 		h.keys("a")
-		h.wantScreen("decision: approve", "▸ Action 2/2  notify", "Action 2 of 2 next")
+		h.wantScreen("decision: approve", "▸ Action 2/2  notify", "Now action 2 of 2")
 		h.keys("a")
 		h.wantScreen("Send this?", "Action 1/2 delete_records: approve", "Action 2/2 notify: approve")
 		h.keys("y")

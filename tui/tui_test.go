@@ -393,7 +393,7 @@ func TestMultiActionMix(t *testing.T) {
 	h.keys("enter", "e")
 	h.wantScreen("edit is not allowed for action 1; allowed: approve, reject")
 	h.keys("a") // action 1 approved; action 2 is next
-	h.wantScreen("Action 2 of 2 next")
+	h.wantScreen("Now action 2 of 2")
 	// tab wraps to action 1: the status follows, not "action 2 next".
 	h.keys("tab")
 	h.wantScreen("On action 1 of 2 (decided: approve); 1 still undecided.")

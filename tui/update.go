@@ -133,6 +133,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case signalQuitMsg:
 		return m.quit()
+	case teamChangedMsg:
+		// What the screens show of the role and the rules is read again.
+		m.refreshScreens()
+		return nil
 	case tea.BackgroundColorMsg:
 		// Markdown in colours that read on this terminal's background.
 		m.theme = "light"

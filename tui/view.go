@@ -100,7 +100,7 @@ func (m *Model) headerLine() string {
 	if x.sort != sortNewest {
 		s += " · sorted by " + x.sort.String()
 	}
-	if m.opts.ViewOnly {
+	if m.viewOnly() {
 		s = strings.Replace(s, "hitl · ", "hitl · view only · ", 1)
 	}
 	if m.opts.Host != "" {

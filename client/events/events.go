@@ -256,6 +256,14 @@ func (b *Backend) EndsThreads() bool {
 	return b.ends
 }
 
+// EndsThreadOf: the coordinator's listing said it can end this request's
+// thread (client.InterruptEnder).
+func (b *Backend) EndsThreadOf(it client.Interrupt) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.endable[it.ID]
+}
+
 // Conversation reads a session's messages where the coordinator listed it
 // as keeping them.
 func (b *Backend) Conversation(ctx context.Context, session string) ([]client.Message, error) {

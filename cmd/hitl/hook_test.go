@@ -539,7 +539,7 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	}
 	// bob's inbox says where it stands.
 	tui := startHookTUI(t, h, bobToken, 100, 24)
-	tui.waitFor("[claude]", "1 of 2 approvals (alice)")
+	tui.waitFor("[claude]", "✔1/2 Bash(command=")
 	if code, out, errs := h.cli(bobToken, "approve", id); code != 0 || !strings.Contains(out, "the agent has the answer") {
 		t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
 	}
@@ -601,7 +601,7 @@ func TestHookTwoPersonRuleEditReplaces(t *testing.T) {
 		t.Fatalf("show: exit %d\n%s%s", code, out, errs)
 	}
 	tui := startHookTUI(t, h, aliceToken, 100, 24)
-	tui.waitFor("[claude]", "1 of 2 approvals (bob)")
+	tui.waitFor("[claude]", "✔1/2 Bash(command=")
 	tui.keys("Enter")
 	tui.waitFor("1 of 2 approvals (bob): edit Bash with", `{"command":"npm publish --dry-`)
 	tui.press("a", "Send this?", "Confirming bob's approval", "npm publish --dry-run") // pressed again if ignored: the list just changed, on purpose
@@ -865,7 +865,7 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	tt.keys("Escape")
 	tt.open("sess-bash", "Review tool call Bash")
 	tt.waitFor("$ rm -rf node_modules && npm ci")
-	tt.press("a", "Send this?") // pressed again if ignored: the list just changed, on purpose
+	tt.press("a", "Record your approval?", "$ rm -rf node_modules && npm ci") // pressed again if ignored: the list just changed, on purpose
 	tt.keys("y")
 	tt.waitFor("1 of 2 approvals (alice)")
 	time.Sleep(300 * time.Millisecond)

@@ -71,7 +71,7 @@ func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {
 	}
 	// bob's approval is a first approval: nothing sent, no "alice,bob".
 	code, out, errs = h.cli(bobToken, "approve", id)
-	if code != exitPending || !strings.Contains(out+errs, "1 of 2 approvals (bob); dropped: alice (no longer an approver) recorded for Bash") {
+	if code != exitPending || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for Bash; the approval of alice was dropped (no longer an approver)") {
 		t.Fatalf("bob after the reload: exit %d\n%s%s", code, out, errs)
 	}
 	if st := standingAs(h, bobToken, id); st["status"] != "pending" || p.stdout.String() != "" {
@@ -400,7 +400,7 @@ func TestHubDropsARemovedReviewersApprovalOnTheServer(t *testing.T) {
 				t.Errorf("the hub did not log the dropped approval:\n%s", h.log.String())
 			}
 			code, out, errs = d.cli(bobToken, "approve", id)
-			if code != exitPending || !strings.Contains(out+errs, "1 of 2 approvals (bob); dropped: alice (no longer an approver) recorded for delete_records") {
+			if code != exitPending || !strings.Contains(out+errs, "1 of 2 approvals (bob) recorded for delete_records; the approval of alice was dropped (no longer an approver)") {
 				t.Fatalf("bob after the reload: exit %d\n%s%s", code, out, errs)
 			}
 			if got := s.decisionMeta(th); len(got) != 0 {

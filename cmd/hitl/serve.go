@@ -318,6 +318,8 @@ func (e *env) serve(ctx context.Context, t *team.Config, o serveOptions) error {
 		door.Shared, door.Journal = shared, srv.JournalOf
 	}
 	prune := func() {
+		// Every open session reads its reviewer's role again at once.
+		srv.TeamChanged()
 		// A reviewer the reload removed (or made a viewer) loses their
 		// pending approvals: the rows say whose were dropped.
 		pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)

@@ -372,18 +372,18 @@ func TestRealHubTwoPersonRule(t *testing.T) {
 
 	alice := h.session("alice")
 	alice.open(th, title)
-	alice.press("a", "Action 2 of 2 next")
-	alice.press("a", "Send this?")
+	alice.press("a", "Now action 2 of 2")
+	alice.press("a", "Record your approval?", "y/enter records your approval (1 of 2 approvals (alice)), nothing sent")
 	alice.press("y", "1 of 2 approvals (alice) recorded for delete_records: nothing is sent")
 	if got := s.decisionMeta(th); len(got) != 0 {
 		t.Fatalf("a first approval sent something: %v", got)
 	}
 	bob := h.session("bob")
-	bob.waitFor("1 of 2 approvals (alice)") // on the row
+	bob.waitFor("✔1/2 delete_records(") // on the row, before the call
 	// The same reviewer cannot give the second approval.
 	alice.press("Enter", "approve notify. Waiting for")
-	alice.press("a", "Action 2 of 2 next")
-	alice.press("a", "Send this?")
+	alice.press("a", "Now action 2 of 2")
+	alice.press("a", "You approved this already:", "y/enter sends nothing: you approved this decision already")
 	alice.press("y", "you approved this decision already")
 	if got := s.decisionMeta(th); len(got) != 0 {
 		t.Fatalf("the same approver twice sent something: %v", got)

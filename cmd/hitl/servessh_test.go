@@ -29,13 +29,13 @@ func TestRealHubEditAsFirstApproval(t *testing.T) {
 	// alice approves delete_records and edits notify's channel.
 	alice := h.session("alice")
 	alice.open(th, title)
-	alice.press("a", "Action 2 of 2 next")
+	alice.press("a", "Now action 2 of 2")
 	alice.press("e", "Arguments of notify (JSON)", `"channel": "#ops"`)
 	alice.keys("Down", "C-k")
 	alice.text(`  "channel": "#oncall",`)
 	alice.waitFor(`"channel": "#oncall",`)
 	alice.keys("C-s")
-	alice.waitFor("Send this?", "$.channel changed")
+	alice.waitFor("Record your approval?", "$.channel changed")
 	alice.press("y", "1 of 2 approvals (alice) recorded for delete_records: nothing is sent")
 	if got := s.decisionMeta(th); len(got) != 0 {
 		t.Fatalf("a first approval sent something: %v", got)
@@ -64,6 +64,11 @@ func TestRealHubReloadsTheTeamOnSIGHUP(t *testing.T) {
 	h := newTeamHub(t, s.url)
 	alice := h.session("alice")
 	alice.waitFor("hitl · alice@hub", "live (the hub's watcher)")
+	bob := h.session("bob")
+	bob.waitFor("hitl · bob@hub · ", "live (the hub's watcher)")
+	if strings.Contains(bob.screen(), "view only") {
+		t.Fatalf("bob, an approver, is view only:\n%s", bob.screen())
+	}
 
 	// eve is no reviewer yet: refused at authentication.
 	if out, err := runSSH(h, "eve"); exitCode(err) != 255 || !strings.Contains(out, "Permission denied (publickey)") {
@@ -73,6 +78,13 @@ func TestRealHubReloadsTheTeamOnSIGHUP(t *testing.T) {
 	cfg, _ := os.ReadFile(cfgPath)
 	pub, _ := os.ReadFile(filepath.Join(h.dir, "eve.pub"))
 	next := strings.Replace(string(cfg), "  rules:", fmt.Sprintf("    eve: {keys: [%q], role: viewer}\n  rules:", strings.TrimSpace(string(pub))), 1)
+	// And bob is made a viewer, carol an approver (the rule still has two).
+	bobLine := regexp.MustCompile(`(?m)^(    bob: \{.*role: )approver\}$`)
+	carolLine := regexp.MustCompile(`(?m)^(    carol: \{.*role: )viewer\}$`)
+	if !bobLine.MatchString(next) || !carolLine.MatchString(next) {
+		t.Fatalf("the test's team has no bob or carol line:\n%s", next)
+	}
+	next = carolLine.ReplaceAllString(bobLine.ReplaceAllString(next, "${1}viewer}"), "${1}approver}")
 	if err := os.WriteFile(cfgPath, []byte(next), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +99,8 @@ func TestRealHubReloadsTheTeamOnSIGHUP(t *testing.T) {
 	// eve's key is accepted now, with her role.
 	eve := h.session("eve")
 	eve.waitFor("hitl · eve@hub · view only")
+	// bob's open session follows his new role at once.
+	bob.waitFor("hitl · bob@hub · view only")
 	// alice's session stayed: it still answers her keys.
 	alice.keys("?")
 	alice.waitFor("hitl · alice@hub")

@@ -213,7 +213,7 @@ func TestRealTUIEditAndReject(t *testing.T) {
 		tui.waitFor("Reason for rejecting")
 		tui.text("not during business hours")
 		tui.keys("C-s")
-		tui.waitFor("Action 2 of 2 next")
+		tui.waitFor("Now action 2 of 2")
 		tui.keys("r")
 		tui.text("skip the notice too")
 		tui.keys("C-s")
