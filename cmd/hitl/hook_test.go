@@ -478,7 +478,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 	id := h.waitRequest("sess-bash")
 	// The publisher's token cannot decide, nor read the inbox.
 	code, out, errs := h.cli(publishToken, "approve", id)
-	if code == 0 || !strings.Contains(out+errs, "HTTP 403") || !strings.Contains(out+errs, "publisher") {
+	if code != exitRefused || !strings.Contains(out+errs, "HTTP 403") || !strings.Contains(out+errs, "publisher") {
 		t.Fatalf("the publisher's approve: exit %d\n%s%s", code, out, errs)
 	}
 	if code, b := h.do(publishToken, "POST", "/hitl/respond", map[string]any{"request_id": id, "response": map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}}); code != 403 {
@@ -489,7 +489,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 		t.Fatalf("the viewer's list: exit %d\n%s", code, out)
 	}
 	code, out, errs = h.cli(viewerToken, "approve", id)
-	if code == 0 || !strings.Contains(out+errs, "vic is a viewer: only an approver decides") {
+	if code != exitRefused || !strings.Contains(out+errs, "vic is a viewer: only an approver decides") {
 		t.Fatalf("the viewer's approve: exit %d\n%s%s", code, out, errs)
 	}
 	if st := h.standing(id); st["status"] != "pending" {
