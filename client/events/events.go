@@ -211,6 +211,13 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		if json.Unmarshal(resp.Body(), &no) == nil && no.Status == wire.AwaitingApprovals && no.Message != "" {
 			return client.Receipt{}, &refused{b.Redact(no.Message)}
 		}
+		// Any other 403 is a refusal too (a viewer's or a publisher's
+		// token): nothing taken, and nothing says it was handled, so it
+		// is exit 4, not "it broke".
+		var p wire.Problem
+		if json.Unmarshal(resp.Body(), &p) == nil && p.Message != "" {
+			return client.Receipt{}, &refused{"HTTP 403 from " + b.Server() + ": " + b.Redact(p.Message)}
+		}
 	}
 	if cerr := b.Check(resp, err, "respond to request "+it.Interrupt.ID, nil); cerr != nil {
 		return client.Receipt{}, &client.SendError{Err: cerr, MaybeSent: transport.MaybeTaken(resp, err)}
@@ -328,9 +335,9 @@ type awaitingApproval struct{ msg string }
 func (e *awaitingApproval) Error() string        { return e.msg }
 func (e *awaitingApproval) Is(target error) bool { return target == client.ErrAwaitingApproval }
 
-// refused is a response a hitl hub refused and recorded nothing of (403,
-// status awaiting_approvals: its reviewer approved the same decision
-// already): nothing was taken.
+// refused is a response a hitl hub refused and recorded nothing of (403:
+// its reviewer approved the same decision already, or may not decide):
+// nothing was taken.
 type refused struct{ msg string }
 
 func (e *refused) Error() string        { return e.msg }

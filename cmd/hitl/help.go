@@ -119,7 +119,8 @@ var topics = []struct{ name, short, text string }{
      interrupt listed here has (mistyped, or answered before this machine
      saw it), a decision it does not allow, another run in progress on its
      thread, ending a thread whose other branches wait, an approval you gave
-     already (hitl serve: --json "result": "refused"; yours still stands)
+     already (hitl serve: --json "result": "refused"; yours still stands),
+     a decision a hub refuses you (a viewer's token: HTTP 403)
   5  sent, but this server cannot confirm it was yours: it ran the decision
      without showing whose answer the interrupt took (aegra), so another
      reviewer's may have taken effect instead

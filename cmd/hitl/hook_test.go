@@ -478,6 +478,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 	id := h.waitRequest("sess-bash")
 	// The publisher's token cannot decide, nor read the inbox.
 	code, out, errs := h.cli(publishToken, "approve", id)
+	// (It cannot even list: exit 1, the token is wrong for it.)
 	if code == 0 || !strings.Contains(out+errs, "HTTP 403") || !strings.Contains(out+errs, "publisher") {
 		t.Fatalf("the publisher's approve: exit %d\n%s%s", code, out, errs)
 	}
@@ -489,7 +490,7 @@ func TestHubTokensAndRoles(t *testing.T) {
 		t.Fatalf("the viewer's list: exit %d\n%s", code, out)
 	}
 	code, out, errs = h.cli(viewerToken, "approve", id)
-	if code == 0 || !strings.Contains(out+errs, "vic is a viewer: only an approver decides") {
+	if code != exitRefused || !strings.Contains(out+errs, "vic is a viewer: only an approver decides") {
 		t.Fatalf("the viewer's approve: exit %d\n%s%s", code, out, errs)
 	}
 	if st := h.standing(id); st["status"] != "pending" {

@@ -102,7 +102,8 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 
 			// A viewer's token decides nothing.
 			code, out, errs = d.cli(viewerToken, "approve", id)
-			if code == 0 || !strings.Contains(out+errs, "HTTP 403") || !strings.Contains(out+errs, "reviewer carol is a viewer: only an approver decides") {
+			// Refused (4), not "it broke" (1): nothing was taken.
+			if code != exitRefused || !strings.Contains(out+errs, "HTTP 403") || !strings.Contains(out+errs, "reviewer carol is a viewer: only an approver decides") {
 				t.Fatalf("carol's approve: exit %d\n%s%s", code, out, errs)
 			}
 			// The first approval is recorded, and nothing is sent.
