@@ -107,6 +107,14 @@ func TestFirstApprovalIsWordedAsRecorded(t *testing.T) {
 	u.keys("a")
 	u.wantScreen("Send this?", "y/enter sends it, or records your approval if a team rule asks for another")
 
+	// A reviewer's own TUI on a hub's door (--backend events) is not told
+	// the rules either.
+	d := newHarness(t, 80, 24, toolCall(idEmail, "t-1", "Bash", `{"command":"dropdb prod"}`))
+	d.m.opts.Ruled = true
+	d.open()
+	d.keys("a")
+	d.wantScreen("Send this?", "y/enter sends it, or records your approval if a team rule asks for another")
+
 	l := newHarness(t, 80, 24, toolCall(idEmail, "t-1", "Bash", `{"command":"dropdb prod"}`))
 	l.open()
 	l.keys("a")

@@ -457,7 +457,7 @@ func (c *confirmScreen) sending(v *env) (int, client.Tally) {
 			needed = it.Approval.Needed
 		}
 		if needed == 0 {
-			if v.hub {
+			if v.ruled {
 				return mayRecord, client.Tally{}
 			}
 			return sends, client.Tally{}

@@ -73,6 +73,10 @@ type Options struct {
 	// nil: not told; in a hub's session the confirm screen then says that
 	// an approve may be recorded rather than sent.
 	ApprovalsNeeded func(it client.Interrupt, ds []client.Decision) int
+	// Ruled: decisions go through a coordinator whose team rule may record
+	// an approve rather than send it (--backend events, a hub's door),
+	// though this is not a hub's session: the confirm screen says so.
+	Ruled bool
 	// MayDecide, in a hub's session, says whether the reviewer decides
 	// now (a reload may make an approver a viewer, or a viewer an
 	// approver); nil: ViewOnly says, once.

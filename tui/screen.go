@@ -147,11 +147,12 @@ type env struct {
 	// endsAt: this interrupt's thread can be ended at it (not a coding
 	// agent's request; its source ends threads: client.Features.EndsAt).
 	endsAt func(client.Interrupt) bool
-	// reviewer is who decides here; hub: a hub's session (a team's rule
-	// may record an approve rather than send it); approvalsNeeded: what
-	// the hub says its rule asks for (nil: not told).
+	// reviewer is who decides here; hub: a hub's session; ruled: a
+	// team's rule may record an approve rather than send it (a hub's
+	// session, or a coordinator's door); approvalsNeeded: what the hub
+	// says its rule asks for (nil: not told).
 	reviewer        string
-	hub             bool
+	hub, ruled      bool
 	approvalsNeeded func(client.Interrupt, []client.Decision) int
 	// conversational: the backend can list a thread's messages (c).
 	conversational bool
@@ -205,7 +206,7 @@ func (m *Model) env() *env {
 		items: &m.items, drafts: m.drafts, gone: m.gone, convs: m.convs, front: m.top(), atInbox: m.atInbox(),
 		viewOnly: m.viewOnly(), noExternalEditor: m.opts.NoExternalEditor, editor: m.editorCommand(),
 		canEnd: m.feat.Ends(), endsThreads: m.feat.Ends(), endsAt: m.feat.EndsAt,
-		reviewer: m.opts.Reviewer, hub: m.opts.Host != "", approvalsNeeded: m.opts.ApprovalsNeeded, conversational: m.feat.Conversational != nil, messenger: m.feat.Messenger,
+		reviewer: m.opts.Reviewer, hub: m.opts.Host != "", ruled: m.opts.Host != "" || m.opts.Ruled, approvalsNeeded: m.opts.ApprovalsNeeded, conversational: m.feat.Conversational != nil, messenger: m.feat.Messenger,
 		sending: m.sending, busy: m.sending || m.checking, grace: m.inGrace(), marked: m.marked,
 		detail: m.detail.sig, pane: &m.detail.vp, detailIn: m.detailInput, detailKey: m.detailKeyOf,
 		failed: &m.failed, age: m.age, race: m.raceWarning, prepare: m.prepare,

@@ -78,6 +78,9 @@ exit-codes say how to set it up and what its exit status means.`,
 				Backend: a.Backend, Journal: a.Journal, Reviewer: a.settings.Reviewer,
 				PollInterval: a.settings.PollInterval, EditDialect: client.EditDialect(a.settings.EditDialect),
 				Notify: a.settings.Notify, Theme: a.settings.Theme, Getenv: e.getenv, Editor: e.editor(), Keys: a.settings.Keys,
+				// A coordinator's door (a hitl hub's) may hold an approve
+				// for another approver: the confirm screen says it may.
+				Ruled: a.settings.Backend == "events",
 			})
 		},
 	}
