@@ -92,7 +92,12 @@ func (s *Store) Has(ctx context.Context, id string) (bool, error) {
 
 // Pending lists the pending requests, oldest first.
 func (s *Store) Pending(ctx context.Context) ([]Request, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+requestColumns+" FROM requests WHERE status = ? ORDER BY created_at, id"), Pending)
+	return s.requests(ctx, "WHERE status = ? ORDER BY created_at, id", Pending)
+}
+
+// requests are the requests a WHERE clause (and its order) selects.
+func (s *Store) requests(ctx context.Context, where string, args ...any) ([]Request, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+requestColumns+" FROM requests "+where), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -210,21 +215,7 @@ func (s *Store) NextExpiry(ctx context.Context) (time.Time, bool, error) {
 
 // Expired lists the pending requests whose expiry is at or before now.
 func (s *Store) Expired(ctx context.Context, now time.Time) ([]Request, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+requestColumns+" FROM requests WHERE status = ? AND expires_at > 0 AND expires_at <= ?"),
-		Pending, nanos(now))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Request
-	for rows.Next() {
-		r, err := scanRequest(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return s.requests(ctx, "WHERE status = ? AND expires_at > 0 AND expires_at <= ?", Pending, nanos(now))
 }
 
 // Prune forgets the requests finished before, and the events older than

@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/hitl-sh/hitl/coord/wire"
 )
 
 type killFigures struct {
@@ -133,7 +135,7 @@ func (b *bench) storeKillRun(ctx context.Context) (killFigures, error) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				body, _ := json.Marshal(map[string]any{"request_id": id, "response": json.RawMessage(benchApprovers[a].resp)})
+				body, _ := json.Marshal(wire.Response{RequestID: id, Response: json.RawMessage(benchApprovers[a].resp)})
 				h := (i + a) % 2
 				if h == 0 && dead.Load() {
 					h = 1
