@@ -32,6 +32,9 @@ func TestShowHintFollowsTheAllowedDecisions(t *testing.T) {
 		{"raw", []string{"hitl respond abcd1234 -m TEXT", "hitl resume abcd1234 --value JSON"}, []string{"hitl approve", "hitl edit"}},
 	} {
 		got := Hint(fixtureInterrupt(t, tt.fixture))
+		if strings.Contains(got, " | ") {
+			t.Errorf("%s: alternatives joined as a shell pipe: %q", tt.fixture, got)
+		}
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", tt.fixture, got, w)

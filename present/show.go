@@ -189,7 +189,9 @@ func Hint(it client.Interrupt) string {
 	if len(cmds) == 0 {
 		return "This interrupt allows no decision hitl can send."
 	}
-	return "Answer: " + strings.Join(cmds, " | ")
+	// One command a line: alternatives joined by " | " read as a shell
+	// pipe, and pasting the line would pipe one decision into the next.
+	return "Answer with one of:\n  " + strings.Join(cmds, "\n  ")
 }
 
 // formFields is the --field flags the form's required fields take (or its

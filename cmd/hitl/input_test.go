@@ -80,7 +80,7 @@ func TestShowHintWithCredentialsInTheURL(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "s3cret") {
 		t.Fatalf("show printed the URL's password:\n%s", r.stdout)
 	}
-	if !strings.Contains(r.stdout, "Answer: hitl --url 'http://[redacted]@") {
+	if !strings.Contains(r.stdout, "\n  hitl --url 'http://[redacted]@") {
 		t.Fatalf("the answer line does not repeat the URL:\n%s", r.stdout)
 	}
 }
