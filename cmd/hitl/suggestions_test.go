@@ -25,7 +25,7 @@ func TestShowOfAHookRequestSuggestsWhatWorks(t *testing.T) {
 		t.Fatalf("show prints an empty assistant:\n%s", out)
 	}
 	var approve string
-	for _, c := range strings.Split(out, " | ") {
+	for _, c := range strings.Split(out, "\n") { // one suggestion a line
 		if i := strings.Index(c, "hitl "); i >= 0 && strings.Contains(c, " approve ") {
 			approve = strings.TrimSpace(c[i:])
 		}
