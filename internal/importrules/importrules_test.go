@@ -45,6 +45,9 @@ var mayImport = map[string][]string{
 	"review":           {"decide", "present", "inert", "client", "client/journal"},
 	"watchexec":        {"present", "inert", "client"},
 	"tui":              {"review", "decide", "present", "inert", "client", "client/journal", "diff"},
+	// The CLI's decision commands: the rules of review, the pipeline of
+	// decide, the words of present; never a backend nor the terminal's TUI.
+	"cli/decisions": {"review", "decide", "present", "inert", "client"},
 }
 
 // backendMayImport is what every backend may import of the project.
