@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
 )
 
 // reject --stop and dismiss end the thread's work: idle, the tool never
