@@ -48,6 +48,9 @@ var mayImport = map[string][]string{
 	// The CLI's decision commands: the rules of review, the pipeline of
 	// decide, the words of present; never a backend nor the terminal's TUI.
 	"cli/decisions": {"review", "decide", "present", "inert", "client"},
+	// hitl history --team: a hub's audit log over HTTP (coord's lines, the
+	// store's outcomes), printed by present's and inert's rules.
+	"cli/teamhistory": {"config", "coord", "store", "present", "inert", "redact", "review"},
 	// hitl serve's wiring: the hub's parts put together (its sessions' TUI
 	// options among them), the coordinator, the store, the team; review for
 	// its errors' kinds (exit statuses). Never a backend: cmd/hitl opens them.
