@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/hitl-sh/hitl/cli/decisions"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/review"
 )
@@ -96,6 +97,9 @@ func exitKind(err error) review.Kind {
 	}
 	return review.Failed
 }
+
+// errAlreadyPrinted marks an error whose message went out already.
+var errAlreadyPrinted = decisions.ErrPrinted
 
 func usageErr(format string, a ...any) error {
 	return &exitErr{exitUsage, fmt.Errorf(format, a...)}

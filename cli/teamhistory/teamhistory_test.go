@@ -1,4 +1,4 @@
-package main
+package teamhistory
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 func TestTeamRowShowsTheRejectsReason(t *testing.T) {
 	row := func(reason string) string {
 		v, _ := json.Marshal(map[string]any{"decisions": []any{map[string]string{"type": "reject", "message": reason}}})
-		return teamRow(coord.AuditLine{Entry: store.Entry{ID: 7, At: time.Now(), Reviewer: "bob", Role: "approver", Source: "hook", Door: "ssh",
+		return Row(coord.AuditLine{Entry: store.Entry{ID: 7, At: time.Now(), Reviewer: "bob", Role: "approver", Source: "hook", Door: "ssh",
 			RequestID: "req-a810", Tools: []string{"Bash"}, Decision: "reject", Outcome: store.OutcomeSent}, Value: v})
 	}
 	if got := row("not on prod"); !strings.Contains(got, `(hook, ssh)  sent  reason "not on prod"`) {
