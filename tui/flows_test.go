@@ -354,15 +354,28 @@ func TestDismissKey(t *testing.T) {
 	h.wantScreen("dismissed")
 }
 
-// x on the confirm screen of a reject stops the thread there too.
+// x on the confirm screen of a reject stops the thread there too; at
+// 80x24 the screen says what that means before x is pressed.
 func TestRejectAndStopKey(t *testing.T) {
 	h, srv, it := demoHarness(t, "support", "refund")
 	h.keys("enter", "r")
 	h.typeText("not on a Sunday")
 	h.keys("ctrl+s")
-	h.wantScreen("Send this?", "reject: not on a Sunday", "x stop there too")
+	h.wantScreen("Send this?", "reject: not on a Sunday", "x stop the agent too")
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(flat, "x also stops the agent: the reject ends the thread's work, the agent does not go on (it is not asked again)") {
+		t.Fatalf("the confirm does not say what x does:\n%s", h.screen())
+	}
+	for _, row := range strings.Split(h.screen(), "\n") {
+		if ansi.StringWidth(row) > 80 {
+			t.Fatalf("a row wider than 80 columns: %q", row)
+		}
+	}
 	h.keys("x")
-	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped", "x don't stop")
+	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped", "x let the agent go on")
+	if s := h.screen(); strings.Contains(s, "also stops the agent") {
+		t.Fatalf("once x is pressed the screen still offers it as to come:\n%s", s)
+	}
 	h.keys("y")
 	h.wantScreen("Rejected and stopped " + it.ID[:8])
 	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
