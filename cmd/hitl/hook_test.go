@@ -332,7 +332,7 @@ func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
 		if code != 0 || strings.ContainsAny(out, "\x1b\x07\u202e") {
 			t.Fatalf("show (exit %d) printed raw control bytes: %q", code, out)
 		}
-		for _, want := range []string{`/tmp/\x1b]0;pwned\x07`, "WARNING", `mcp__evil__run\x1b[31m`} {
+		for _, want := range []string{`/tmp/\u001b]0;pwned\u0007`, "WARNING", `mcp__evil__run\u001b[31m`} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("show lacks %q:\n%s", want, out)
 			}

@@ -163,7 +163,7 @@ func TestCLIOpencodeHostile(t *testing.T) {
 			t.Fatalf("%s printed raw control bytes (exit %d): %q", cmd[0], r.code, r.stdout+r.stderr)
 		}
 	}
-	must(t, hitl(t, "", append(args, "show", it.ID)...), 0, `$ echo hi\x1b]52;c;Y3VybCBldmls\x07`)
+	must(t, hitl(t, "", append(args, "show", it.ID)...), 0, `$ echo hi\u001b]52;c;Y3VybCBldmls\u0007`)
 }
 
 // hitlIn runs hitl with the state folder dir: another reviewer's machine.
