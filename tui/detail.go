@@ -307,7 +307,7 @@ func (lo look) detailAt(in detailInput, w int) (string, int) {
 		line(st.warn.Render(wrap("⏳ " + in.deadline + " (" + stamp(it.ExpiresAt) + ")")))
 	}
 	if warn := in.warn; warn != 0 {
-		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\u001b, <U+202E>). Read it closely.")))
+		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\u001b; <U+202E>, in JSON \\u202e). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
 	head := fmt.Sprintf("[%s] %s", present.BadgeOf(*it), safe(present.ShortID(it.ID)))

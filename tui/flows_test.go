@@ -558,3 +558,23 @@ func TestFilterClearsTheLastSendsStatus(t *testing.T) {
 		t.Fatalf("the last send's status stays after the filter changed:\n%s", h.screen())
 	}
 }
+
+// After a reject and stop, the status quotes no agent's reply: the agent
+// was not asked again, and the thread's last message (the planner's draft,
+// written before it asked) is no answer to the decision.
+func TestRejectAndStopQuotesNoReply(t *testing.T) {
+	h, srv, it := demoHarness(t, "planner", "lunch tracker")
+	h.keys("enter", "r")
+	h.typeText("not now")
+	h.keys("ctrl+s", "x")
+	h.wantScreen("reject and stop: not now")
+	h.keys("y")
+	h.wantScreen("Rejected and stopped " + it.ID[:8])
+	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
+		t.Fatalf("after the stop the thread is %s", s)
+	}
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if strings.Contains(flat, "Agent:") || strings.Contains(flat, "Draft plan") {
+		t.Fatalf("the status quotes a reply the agent never gave:\n%s", h.screen())
+	}
+}
