@@ -559,7 +559,8 @@ func TestFilterClearsTheLastSendsStatus(t *testing.T) {
 	}
 }
 
-// After a reject and stop, the status quotes no agent's reply: the agent
+// After a reject and stop of a question, the confirm says what is rejected
+// (no "every call": it has none), and the status quotes no agent's reply: the agent
 // was not asked again, and the thread's last message (the planner's draft,
 // written before it asked) is no answer to the decision.
 func TestRejectAndStopQuotesNoReply(t *testing.T) {
@@ -568,6 +569,10 @@ func TestRejectAndStopQuotesNoReply(t *testing.T) {
 	h.typeText("not now")
 	h.keys("ctrl+s", "x")
 	h.wantScreen("reject and stop: not now")
+	// A question has no calls: the note does not say it rejects them.
+	if flat := strings.Join(strings.Fields(h.screen()), " "); !strings.Contains(flat, "rejected and stopped: it is rejected and the thread's work ends there") {
+		t.Fatalf("the note on a question:\n%s", h.screen())
+	}
 	h.keys("y")
 	h.wantScreen("Rejected and stopped " + it.ID[:8])
 	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
