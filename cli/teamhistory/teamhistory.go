@@ -153,7 +153,8 @@ func Run(ctx context.Context, o *Options) error {
 }
 
 // Row is one audit entry on one line: when, who (role), what, on
-// which request of which source, through which door, and what came of it.
+// which request of which source, through which door, and what came of it
+// (in words, as the reviewer's own history says it: "approval recorded").
 func Row(a coord.AuditLine) string {
 	who := a.Reviewer
 	if a.Role != "" {
@@ -164,7 +165,7 @@ func Row(a coord.AuditLine) string {
 		what += " " + strings.Join(a.Tools, ",")
 	}
 	row := fmt.Sprintf("%s  %-20s  %-24s  %s (%s, %s)  %s", a.At.Local().Format("2006-01-02 15:04:05"), safe(who), safe(what),
-		safe(a.RequestID), safe(a.Source), safe(a.Door), safe(a.Outcome))
+		safe(a.RequestID), safe(a.Source), safe(a.Door), safe(present.OutcomeWords(a.Outcome)))
 	if len(a.Approvers) > 1 {
 		row += "  approvers " + safe(strings.Join(a.Approvers, " + "))
 	}

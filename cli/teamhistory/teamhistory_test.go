@@ -10,6 +10,19 @@ import (
 	"github.com/hitl-sh/hitl/store"
 )
 
+// A row says its outcome in words, as the reviewer's own history does
+// ("approval recorded"); --json keeps the code (approval-recorded).
+func TestTeamRowSaysTheOutcomeInWords(t *testing.T) {
+	for code, words := range map[string]string{store.OutcomeApproved: "approval recorded", store.OutcomeConflict: "handled elsewhere",
+		store.OutcomeDropped: "approval dropped", store.OutcomeSent: "sent"} {
+		got := Row(coord.AuditLine{Entry: store.Entry{ID: 3, At: time.Now(), Reviewer: "alice", Source: "hook", Door: "http",
+			RequestID: "req-a810", Decision: "approve", Outcome: code}})
+		if !strings.Contains(got, "(hook, http)  "+words) || (code != words && strings.Contains(got, code)) {
+			t.Errorf("the row of %s: %s", code, got)
+		}
+	}
+}
+
 // A reject's row shows its reason, on its one line: a long one ends in a
 // visible mark, never cut silently; a hostile one is inert.
 func TestTeamRowShowsTheRejectsReason(t *testing.T) {
