@@ -159,13 +159,14 @@ among its calls), then sends one resume per thread (the branches of a thread
 together) and reports each outcome. --dry-run lists them, prints each resume
 value (per thread) and sends nothing.
 
---always approves for good what an opencode permission request names as its
-"always" patterns (hitl show lists them): opencode stops asking for them. Without
-it, an approval is for this one request.`,
+--always approves for good what the request allows (hitl show lists it): an
+opencode permission request's "always" patterns, a Gemini CLI shell command's root
+commands; the agent stops asking for them. Without it, an approval is for this
+one request.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return decisions.Approve(cmd.Context(), o) },
 	}
 	e.sendFlags(cmd, o.Options, true)
-	cmd.Flags().BoolVar(&o.Always, "always", false, "approve for good what the request's always patterns name (opencode): the agent stops asking for them")
+	cmd.Flags().BoolVar(&o.Always, "always", false, "approve for good what the request allows (opencode's always patterns, a Gemini CLI command's root commands): the agent stops asking for them")
 	cmd.Flags().BoolVar(&o.All, "all", false, "approve every pending interrupt of --tool NAME (listed first)")
 	cmd.Flags().StringVar(&o.Tool, "tool", "", "with --all: the tool whose calls are approved")
 	cmd.Flags().StringVar(&o.Match, "match", "", "with --all: only interrupts whose summary or arguments contain this text")
