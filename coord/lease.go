@@ -144,7 +144,10 @@ func (s *Server) attach(r store.Request, p team.Principal, wait time.Duration) (
 		l.waiters--
 		if l.waiters == 0 && s.leases[r.ID] == l {
 			until := s.opts.Now().Add(l.d)
-			_ = s.st.Hold(s.ctx, r.ID, until)
+			// Also as the hub stops (its waits end): the store no longer
+			// says a wait that is gone stands, and the hub's start (or
+			// another hub) counts the lease from now.
+			_ = s.st.Hold(context.WithoutCancel(s.ctx), r.ID, until)
 			s.arm(r.ID, l.d, until)
 		}
 	}
