@@ -15,6 +15,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -142,6 +143,15 @@ type Model struct {
 	// graceOn is the row the grace does not hold: the one that stayed under
 	// the cursor while rows arrived or left around it ("": it holds all).
 	graceOn string
+	// graceLeft is the interrupt the reviewer had open (the detail, the
+	// pane beside the list, an editor or the confirm screen over it) that
+	// left the list, answered elsewhere or gone: the grace then holds
+	// every row until the reviewer chooses one (a move, enter, a filter),
+	// not for GracePeriod; the cursor fell onto a row nobody looked at.
+	graceLeft string
+	// leftWords is what the last key held for graceLeft said (taken back
+	// from the status line once a row is chosen: it would no longer hold).
+	leftWords string
 
 	status   string
 	statusOK bool
@@ -370,6 +380,69 @@ func (m *Model) startGrace(keep string) {
 // ignored right now.
 func (m *Model) inGrace() bool {
 	return m.opts.Now().Before(m.graceUntil) && (m.graceOn == "" || m.items.selected != m.graceOn)
+}
+
+// holdUntilChosen holds the keys that act on the selected row, on every
+// row, until the reviewer chooses one (chose): id, the interrupt they had
+// open, left the list and the cursor fell onto another.
+func (m *Model) holdUntilChosen(id string) {
+	m.graceLeft = id
+}
+
+// chose ends the hold of holdUntilChosen: the reviewer moved the cursor,
+// pressed enter on a row or filtered the list, so the row under the cursor
+// is the one they mean.
+func (m *Model) chose() {
+	if m.graceLeft == "" {
+		return
+	}
+	m.graceLeft = ""
+	if m.status == m.leftWords {
+		m.status = "" // "move or press enter" is done
+	}
+	m.leftWords = ""
+}
+
+// leftText says what became of the interrupt the reviewer had open while
+// the hold of holdUntilChosen lasts: the status line keeps it in front of
+// whatever else it says (it explains why the keys are held).
+func (m *Model) leftText() string {
+	if m.graceLeft == "" {
+		return ""
+	}
+	return m.goneText(m.graceLeft)
+}
+
+// rowKeysHere: the screen in front takes the keys that act on the selected
+// row (the list, the detail); an editor or the confirm screen says in its
+// own way what became of its interrupt.
+func (m *Model) rowKeysHere() bool {
+	_, detail := m.top().(followsSelection)
+	return m.atInbox() || detail
+}
+
+// heldUntilChosen says, when the keys that act on the selected row wait
+// for the reviewer to choose a row (holdUntilChosen), why, and reports it.
+// The status line keeps what became of the interrupt they had open in
+// front of these words (statusLines).
+func (m *Model) heldUntilChosen() bool {
+	if m.graceLeft != "" {
+		what := "left the list"
+		if g, ok := m.gone[m.graceLeft]; ok {
+			switch g.kind {
+			case goneAnswered:
+				what = "was answered elsewhere"
+			case goneWithdrawn:
+				what = "was withdrawn by its agent"
+			case goneDeleted:
+				what = "is gone from the server"
+			}
+		}
+		m.leftWords = fmt.Sprintf("Key ignored: the interrupt you had open %s; the cursor is on another one now. Move or press %s to choose.", what, name(m.keys.Open))
+		m.setStatus(m.leftWords, false)
+		return true
+	}
+	return false
 }
 
 // held says, when the keys that act on the selected row are ignored right
