@@ -32,7 +32,8 @@ import (
 // decide, dismiss, run controls) are ignored after the item under the cursor
 // changed because of a refresh, or the rows changed around it: a keystroke
 // meant for the previous item, or a j meant for the row that was below,
-// must not act on the new one.
+// must not act on the new one. (When the interrupt the reviewer had open
+// leaves, they wait until a row is chosen instead: holdUntilChosen.)
 const GracePeriod = 400 * time.Millisecond
 
 // Options configure the app.
@@ -410,7 +411,11 @@ func (m *Model) leftText() string {
 	if m.graceLeft == "" {
 		return ""
 	}
-	return m.goneText(m.graceLeft)
+	text := m.goneText(m.graceLeft)
+	if d := m.drafts[m.graceLeft]; d != nil && d.typed() {
+		text += keptGone // where the typed work is stays said too
+	}
+	return text
 }
 
 // rowKeysHere: the screen in front takes the keys that act on the selected

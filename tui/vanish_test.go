@@ -145,6 +145,9 @@ func TestEditorOverTheOpenInterruptKeepsTextAndKeysWait(t *testing.T) {
 	h.wantScreen("What you typed is kept in")
 	h.keys("a")
 	wantHeld(t, h, "a")
+	if got := h.statusText(); !strings.Contains(got, "What you typed is kept in drafts.json in the state folder. Key ignored") {
+		t.Fatalf("the held key hid where the typed text is: %q", got)
+	}
 	if d := h.m.drafts[idEmail]; d == nil || !d.typed() {
 		t.Fatalf("the reason typed for email was not kept")
 	}
