@@ -150,6 +150,9 @@ type Model struct {
 	// every row until the reviewer chooses one (a move, enter, a filter),
 	// not for GracePeriod; the cursor fell onto a row nobody looked at.
 	graceLeft string
+	// graceLeftWhy says what became of graceLeft when the send that found
+	// it answered said it ("": what the server told of it, goneText).
+	graceLeftWhy string
 	// leftWords is what the last key held for graceLeft said (taken back
 	// from the status line once a row is chosen: it would no longer hold).
 	leftWords string
@@ -385,9 +388,10 @@ func (m *Model) inGrace() bool {
 
 // holdUntilChosen holds the keys that act on the selected row, on every
 // row, until the reviewer chooses one (chose): id, the interrupt they had
-// open, left the list and the cursor fell onto another.
-func (m *Model) holdUntilChosen(id string) {
-	m.graceLeft = id
+// open, left the list and the cursor fell onto another. why says what
+// became of it ("": goneText says it).
+func (m *Model) holdUntilChosen(id, why string) {
+	m.graceLeft, m.graceLeftWhy = id, why
 }
 
 // chose ends the hold of holdUntilChosen: the reviewer moved the cursor,
@@ -397,7 +401,7 @@ func (m *Model) chose() {
 	if m.graceLeft == "" {
 		return
 	}
-	m.graceLeft = ""
+	m.graceLeft, m.graceLeftWhy = "", ""
 	if m.status == m.leftWords {
 		m.status = "" // "move or press enter" is done
 	}
@@ -410,6 +414,9 @@ func (m *Model) chose() {
 func (m *Model) leftText() string {
 	if m.graceLeft == "" {
 		return ""
+	}
+	if m.graceLeftWhy != "" {
+		return m.graceLeftWhy
 	}
 	text := m.goneText(m.graceLeft)
 	if d := m.drafts[m.graceLeft]; d != nil && d.typed() {

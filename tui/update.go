@@ -303,7 +303,7 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		// to choose one (while sending, the send's result says what
 		// became of it).
 		if hadOpen && !m.sending && m.items.get(prev) == nil {
-			m.holdUntilChosen(prev)
+			m.holdUntilChosen(prev, "")
 		}
 	}
 	// An editor says at once that its interrupt left, or is back
@@ -385,11 +385,31 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		m.backToDecisions()
 		return nil
 	}
+	// Answered elsewhere while the reviewer sent (the listing had not
+	// shown it yet): as when the listing shows it, the keys wait for a row
+	// to be chosen.
+	left := ""
+	if r.Kind == decide.HandledElsewhere {
+		for _, ir := range r.Items {
+			if ir.Kind == decide.HandledElsewhere && m.hasOpen(ir.ID) {
+				left = ir.ID
+				if g, ok := goneOf(ir.ID, client.Standing{ID: ir.ID, Presence: client.Answered, By: ir.Winner}); ok && m.gone[ir.ID].kind == 0 {
+					if m.gone == nil {
+						m.gone = map[string]gone{}
+					}
+					m.gone[ir.ID] = g // what the held keys say it became
+				}
+			}
+		}
+	}
 	m.items.drop()
 	// Back to the list, with a grace period: the next item is chosen, not
 	// fallen into.
 	m.home()
 	m.startGrace("")
+	if left != "" && m.items.selected != left {
+		m.holdUntilChosen(left, m.status)
+	}
 	return tea.Batch(pollAfter(0), m.syncClaims()) // what was sent is no longer claimed
 }
 

@@ -178,3 +178,62 @@ func TestAFilterChoosesAndOtherRowsLeavingHoldBriefly(t *testing.T) {
 		t.Fatalf("a on the row that stayed under the cursor was held:\n%s", h.screen())
 	}
 }
+
+// The confirm screen was open over it: y says it was answered elsewhere and
+// nothing was sent; esc goes back to the list, where a later key waits for
+// a choice as after a detail.
+func TestConfirmOverTheOpenInterruptThenKeysWait(t *testing.T) {
+	h := newHarness(t, 80, 24,
+		fixture(t, "middleware-js-email", idEmail, time.Minute),
+		fixture(t, "middleware-js-ops", idOps, 2*time.Minute),
+		fixture(t, "middleware-js-refund", idQ, 3*time.Minute))
+	h.keys("enter", "A")
+	h.wantScreen("Send this?")
+	h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"approve"}]}`)})
+	h.run(h.m.fetch(false))
+	h.tick(time.Second)
+	h.keys("y", "esc")
+	if !h.m.atInbox() || h.b.Resumes != 0 {
+		t.Fatalf("y sent (%d), or esc did not go back:\n%s", h.b.Resumes, h.screen())
+	}
+	h.tick(time.Second)
+	h.keys("A")
+	wantHeld(t, h, "A")
+	h.keys("j", "a")
+	if !onTop[*confirmScreen](h.m) {
+		t.Fatalf("a after a move did not act:\n%s", h.screen())
+	}
+}
+
+// Answered elsewhere after the last listing, while the confirm screen was
+// open: y finds it answered and sends nothing; back on the list, what the
+// send found stays said and the keys wait for a choice.
+func TestSendThatFindsItAnsweredThenKeysWait(t *testing.T) {
+	h := newHarness(t, 80, 24,
+		fixture(t, "middleware-js-email", idEmail, time.Minute),
+		fixture(t, "middleware-js-ops", idOps, 2*time.Minute),
+		fixture(t, "middleware-js-refund", idQ, 3*time.Minute))
+	h.keys("enter", "A")
+	h.wantScreen("Send this?")
+	h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"approve"}]}`)})
+	h.keys("y")
+	h.tick(time.Second)
+	if !h.m.atInbox() || h.m.items.selected == idEmail {
+		t.Fatalf("after y:\n%s", h.screen())
+	}
+	said := h.statusText()
+	if !strings.Contains(said, "aaaa1111: already handled elsewhere") {
+		t.Fatalf("status %q", said)
+	}
+	h.keys("a")
+	if len(h.m.stack) != 0 || h.m.drafts[h.m.items.selected] != nil && h.m.drafts[h.m.items.selected].touched() {
+		t.Fatalf("a acted on the row the cursor fell onto:\n%s", h.screen())
+	}
+	if got := h.statusText(); !strings.Contains(got, "aaaa1111: already handled elsewhere") || !strings.Contains(got, heldWords) {
+		t.Fatalf("status %q", got)
+	}
+	h.keys("enter", "a")
+	if len(h.m.stack) == 0 || strings.Contains(h.statusText(), "Key ignored") {
+		t.Fatalf("a after enter did not act:\n%s", h.screen())
+	}
+}
