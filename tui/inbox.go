@@ -240,8 +240,8 @@ type openDetail struct{}
 
 func (openDetail) apply(m *Model) tea.Cmd {
 	m.items.newCount = 0
-	m.chose() // enter on a row: this one
 	if m.items.current() != nil && !m.held() {
+		m.chose()      // enter on a row: this one
 		m.detail.top() // opened from its top, wherever c last scrolled it
 		m.push(&detailScreen{})
 	}

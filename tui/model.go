@@ -396,9 +396,10 @@ func (m *Model) holdUntilChosen(id, why string) {
 
 // chose ends the hold of holdUntilChosen: the reviewer moved the cursor,
 // pressed enter on a row or filtered the list, so the row under the cursor
-// is the one they mean.
+// is the one they mean. Not within GracePeriod of the change: that key
+// was meant for the list as it was.
 func (m *Model) chose() {
-	if m.graceLeft == "" {
+	if m.graceLeft == "" || m.inGrace() {
 		return
 	}
 	m.graceLeft, m.graceLeftWhy = "", ""

@@ -237,3 +237,27 @@ func TestSendThatFindsItAnsweredThenKeysWait(t *testing.T) {
 		t.Fatalf("a after enter did not act:\n%s", h.screen())
 	}
 }
+
+// A move or enter within GracePeriod of the change was meant for the list
+// as it was: it chooses nothing, and a key a second later still waits.
+func TestAKeyAtOnceAfterTheOpenInterruptLeftChoosesNothing(t *testing.T) {
+	for _, k := range []string{"j", "enter"} {
+		t.Run(k, func(t *testing.T) {
+			h := newHarness(t, 80, 24,
+				fixture(t, "middleware-js-email", idEmail, time.Minute),
+				fixture(t, "middleware-js-ops", idOps, 2*time.Minute),
+				fixture(t, "middleware-js-refund", idQ, 3*time.Minute))
+			h.keys("enter")
+			h.b.AnswerElsewhere(idEmail, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"approve"}]}`)})
+			h.run(h.m.fetch(false))
+			h.now = h.now.Add(GracePeriod / 4)
+			h.keys(k)
+			h.tick(time.Second)
+			h.keys("a")
+			if d := h.m.drafts[h.m.items.selected]; len(h.m.stack) != 0 || d != nil && d.touched() {
+				t.Fatalf("a acted after a %s pressed at once:\n%s", k, h.screen())
+			}
+			h.wantScreen("Key ignored: the interrupt you had open")
+		})
+	}
+}
