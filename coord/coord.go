@@ -113,6 +113,7 @@ type Server struct {
 	bg       sync.WaitGroup
 	lmu      sync.Mutex
 	leases   map[string]*lease // this hub's waits on leased requests (lease.go)
+	started  time.Time         // when rearm ran: the hub's start (lease.go)
 }
 
 // MaxBody is the largest request body taken (a Write of a large file).
@@ -566,6 +567,7 @@ func (s *Server) expire(r store.Request) {
 		wire.Change{RequestID: r.ID, Status: wire.Withdrawn, Reason: reason})
 	if err == nil && ok {
 		s.log("request withdrawn", "request", r.ID, "reason", reason)
+		s.auditWithdrawal(r, "expiry", reason)
 	}
 }
 
@@ -609,6 +611,7 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 			continue // it changed meanwhile: where does it stand now?
 		}
 		s.log("request withdrawn", "request", id, "reason", reason, "publisher", p.Name)
+		s.auditWithdrawal(rq, "http", reason)
 		req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
 		writeJSON(w, 200, s.standingOf(req))
 		return

@@ -203,6 +203,15 @@ func (s *Store) Hold(ctx context.Context, id string, until time.Time) error {
 	return err
 }
 
+// Extend makes a pending request's lease run at least until until (a hub
+// that starts again: coord/lease.go); a lease that runs longer (a wait on
+// another hub holds it) is left as it is.
+func (s *Store) Extend(ctx context.Context, id string, until time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE requests SET lease_until = ? WHERE id = ? AND status = ? AND lease_ms > 0 AND lease_until < ?"),
+		nanos(until), id, Pending, nanos(until))
+	return err
+}
+
 // NextExpiry is when the first pending request with an expiry expires.
 func (s *Store) NextExpiry(ctx context.Context) (time.Time, bool, error) {
 	var n sql.NullInt64

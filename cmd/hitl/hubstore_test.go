@@ -377,7 +377,7 @@ func TestTeamAuditLogThroughTheDoor(t *testing.T) {
 		}
 	}
 	if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", "bogus"); code != 2 ||
-		!strings.Contains(errs, `no outcome "bogus": give one of sent, approval-recorded, refused, handled-elsewhere, failed, approval-dropped`) {
+		!strings.Contains(errs, `no outcome "bogus": give one of sent, approval-recorded, refused, handled-elsewhere, failed, approval-dropped, withdrawn`) {
 		t.Fatalf("--outcome bogus: exit %d\n%s%s", code, out, errs)
 	}
 	_, out, _ = h.cli(aliceToken, "history", "--team", "--by", "bob")
