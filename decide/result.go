@@ -68,6 +68,11 @@ type Result struct {
 	Kind       Kind
 	Submission *client.Submission
 	Items      []ItemResult
+	// Reviewer is who the decision is recorded as: the server's word
+	// where it names reviewers itself (a hub: the token's reviewer,
+	// client.Receipt.Reviewer), else the pipeline's reviewer; "" where the
+	// server names reviewers and has not said (it did not answer).
+	Reviewer string
 	// Run is how the run the decision started ended (Sent).
 	Run client.Outcome
 	// Warnings are things that went wrong around a decision that itself

@@ -95,6 +95,9 @@ func ResultJSON(r *decide.Result) map[string]any {
 		}
 		out["resumes"] = m
 	}
+	if r.Reviewer != "" {
+		out["reviewer"] = r.Reviewer
+	}
 	if r.Kind == decide.Sent {
 		out["outcome"] = r.Run
 	}
