@@ -51,7 +51,7 @@ func (s *bulkScreen) resize(v *env) {
 // toggleMark marks or unmarks the selected row, then moves down.
 func (m *Model) toggleMark() {
 	it := m.items.current()
-	if it == nil {
+	if it == nil || m.heldUntilChosen() {
 		return
 	}
 	if m.marked[it.ID] {

@@ -432,8 +432,12 @@ func TestSubmitNeedsEveryDecision(t *testing.T) {
 	}
 }
 
+// The list alone (below 100 columns, no detail open): the selected row
+// leaves and the keys on the row are held for GracePeriod. (The interrupt
+// open in a detail, or beside the list, holds them until a row is chosen:
+// vanish_test.go.)
 func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
-	h := newHarness(t, 140, 40,
+	h := newHarness(t, 80, 24,
 		fixture(t, "middleware-js-email", idEmail, time.Minute),
 		fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
 	h.wantScreen("▸   aaaa1111")

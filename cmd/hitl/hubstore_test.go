@@ -81,9 +81,16 @@ func (h *storedHub) start() {
 			mu.Lock()
 			h.logs.WriteString(line + "\n")
 			mu.Unlock()
+			u := ""
 			if i := strings.Index(line, "listens on http://"); i >= 0 {
+				u = strings.Fields(line[i+len("listens on "):])[0]
+			} else if i := strings.Index(line, "msg=listening door=http addr="); i >= 0 {
+				// A hub with sources (hub.sources) says it so.
+				u = "http://" + strings.Fields(line[i+len("msg=listening door=http addr="):])[0]
+			}
+			if u != "" {
 				select {
-				case urls <- strings.Fields(line[i+len("listens on "):])[0]:
+				case urls <- u:
 				default:
 				}
 			}

@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/hitl-sh/hitl/cli/decisions"
-	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/review"
 )
 
@@ -145,10 +144,4 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	return exitError
-}
-
-// about gives err what a decision command's --json object says of it
-// beyond the exit code (review.About, review.ErrorJSON).
-func about(err error, result, id string, w *client.Winner) error {
-	return review.WithAbout(err, result, id, w)
 }
