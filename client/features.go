@@ -59,7 +59,9 @@ type ReviewerNamer interface {
 
 // NamesReviewer reports whether the server names who decides
 // (ReviewerNamer).
-func (f Features) NamesReviewer() bool { return f.ReviewerNamer != nil && f.ReviewerNamer.NamesReviewer() }
+func (f Features) NamesReviewer() bool {
+	return f.ReviewerNamer != nil && f.ReviewerNamer.NamesReviewer()
+}
 
 // Messenger says the message a backend sends around an answer's resume
 // value (an A2A message: its parts, task, context and metadata), as it
