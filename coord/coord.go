@@ -719,7 +719,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 			held := func(code int, outcome string) {
 				entry.Approvers = v.Tally.Next.Approvers
 				msg := v.Tally.Message(tools)
-				out := wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals, Message: msg}
+				out := wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Reviewer: p.Name, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals, Message: msg}
 				if code == http.StatusForbidden {
 					out.Error = http.StatusText(code)
 				}
@@ -773,7 +773,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
 		entry.Approvers = approvers
 		audited = true
-		out := wire.Receipt{RequestID: req.ID, Status: wire.Resolved, RespondedBy: by}
+		out := wire.Receipt{RequestID: req.ID, Status: wire.Resolved, Reviewer: p.Name, RespondedBy: by}
 		if req.lease > 0 {
 			// Its publisher waits on it, or not right now (lease.go).
 			out.PublisherWaiting = &waiting
