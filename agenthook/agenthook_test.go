@@ -41,7 +41,7 @@ func TestAnswer(t *testing.T) {
 		{agent: "cursor", response: `{"decisions":[{"type":"reject","message":"no <force>"}]}`, by: "alice",
 			want: `{"permission":"deny","user_message":"Denied by alice in hitl: no <force>","agent_message":"no <force>"}`},
 		{agent: "cursor", response: `{"decisions":[{"type":"approve"},{"type":"approve"}]}`, why: "the hub's answer to r1 is not one decision"},
-		{agent: "cursor", response: `{"decisions":[{"type":"respond\u001b[2J"}]}`, why: `the hub's answer is a "respond\\x1b[2J" decision, which the hook cannot give`},
+		{agent: "cursor", response: `{"decisions":[{"type":"respond\u001b[2J"}]}`, why: `the hub's answer is a "respond\\u001b[2J" decision, which the hook cannot give`},
 	} {
 		out, why := Answer(tc.agent, hookclient.Standing{RequestID: "r1", Status: "answered", Response: json.RawMessage(tc.response), RespondedBy: tc.by})
 		if string(out) != tc.want || (tc.why != "" && why != tc.why) {

@@ -438,6 +438,10 @@ func EndingNote(p *Payload, ds []Decision) string {
 	what := "the interrupt is not answered"
 	if end.Kind == EndStop {
 		what = "every call is rejected"
+		if len(p.Actions) == 0 {
+			// A question: there is no call to reject.
+			what = "it is rejected"
+		}
 	}
 	where := "the reason is put in the conversation as each call's result"
 	if strings.TrimSpace(end.Reason) == "" {

@@ -253,6 +253,17 @@ func (p *Pipeline) settle(ctx context.Context, s *client.Submission) ([]client.V
 	}
 }
 
+// ends reports whether the submission ends its thread's work (a dismiss,
+// a reject and stop).
+func ends(s *client.Submission) bool {
+	for _, it := range s.Items {
+		if it.Resume.End != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // conclude follows the run of a submission the server took, verifies again
 // once it ended, and records the outcome.
 func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc client.Receipt, verdicts []client.Verdict, res *Result) *Result {
@@ -266,6 +277,12 @@ func (p *Pipeline) conclude(ctx, after context.Context, s *client.Submission, rc
 			follow = after
 		}
 		res.Run = p.Backend.Follow(follow, s, rc)
+		if ends(s) {
+			// The thread's work ended: the agent was not asked again, so
+			// the thread's last message (the backend's reply) is one it
+			// wrote before the decision, not an answer to it.
+			res.Run.Reply = ""
+		}
 		if len(res.Run.Pending) > 0 && p.Journal != nil {
 			res.waitedBefore = p.Journal.SeenBefore(res.Run.Pending, res.sentAt)
 		}

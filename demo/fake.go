@@ -32,3 +32,30 @@ var (
 	_ Fake = (*EventsServer)(nil)
 	_ Fake = (*OpencodeServer)(nil)
 )
+
+// Run starts the demo server of one backend kind, as hitl --backend names
+// it (langgraph, rest, events or opencode; ok false for another) with its agents: each scenario once and burst more at
+// start, then a new request every `every` while fewer than upTo wait.
+// user is the REST server's user (its approvals are assigned to them).
+func Run(ctx context.Context, kind, listen string, burst int, every time.Duration, upTo int, user string) (srv Fake, ok bool, err error) {
+	switch kind {
+	case "langgraph":
+		srv = New()
+	case "rest":
+		rs := NewREST()
+		rs.User = user
+		srv = rs
+	case "events":
+		srv = NewEvents()
+	case "opencode":
+		srv = NewOpencode()
+	default:
+		return nil, false, nil
+	}
+	if err := srv.Start(listen); err != nil {
+		return nil, true, err
+	}
+	srv.Seed(burst)
+	go srv.Produce(ctx, every, upTo)
+	return srv, true, nil
+}

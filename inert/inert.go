@@ -1,8 +1,10 @@
 // Package inert makes text from a backend safe to print on a terminal: control
-// characters and escape sequences become visible escapes (`\x1b[2J`),
-// bidirectional overrides and invisible characters become visible markers
-// (`<U+202E>`), so that the reviewer sees exactly the bytes that would be
-// approved and nothing can move the cursor or recolour the screen.
+// characters and escape sequences become visible escapes, spelled as JSON
+// spells them (`\u001b[2J`, `\r`), so that a byte reads the same in a row of
+// text and in the JSON beside it; bidirectional overrides and invisible
+// characters become visible markers (`<U+202E>`); a byte that is not UTF-8
+// is `\xNN`. The reviewer sees exactly the bytes that would be approved and
+// nothing can move the cursor or recolour the screen.
 package inert
 
 import (
@@ -70,9 +72,12 @@ func Text(s string, keepNewlines bool) (string, Warning) {
 				b.WriteString(`\t`)
 			}
 		case control:
+			// Spelled as JSON spells it (present.FormatJSON, hitl show's
+			// and the detail's JSON), so that one byte reads the same in
+			// a list row and in the JSON beside it: \u001b, and \r.
 			w |= Control
-			if r < 0x80 {
-				fmt.Fprintf(&b, `\x%02x`, r)
+			if r == '\r' {
+				b.WriteString(`\r`)
 			} else {
 				fmt.Fprintf(&b, `\u%04x`, r)
 			}

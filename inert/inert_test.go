@@ -15,16 +15,16 @@ func TestText(t *testing.T) {
 		{"héllo, 世界", "héllo, 世界", false, 0},
 		{"a\nb\tc", "a\nb\tc", true, 0},
 		{"a\nb", `a\nb`, false, 0},
-		{"\x1b[2Jclear", `\x1b[2Jclear`, true, Control},
-		{"\x1b]0;title\x07", `\x1b]0;title\x07`, true, Control},
+		{"\x1b[2Jclear", `\u001b[2Jclear`, true, Control},
+		{"\x1b]0;title\x07", `\u001b]0;title\u0007`, true, Control},
 		{"csi\u009b31m", `csi\u009b31m`, true, Control},
-		{"del\x7f", `del\x7f`, true, Control},
+		{"del\x7f", `del\u007f`, true, Control},
 		{"safe\u202etxt.exe", "safe<U+202E>txt.exe", true, Bidi},
 		{"a\u2066b\u2069", "a<U+2066>b<U+2069>", true, Bidi},
 		{"zero\u200bwidth\ufeff", "zero<U+200B>width<U+FEFF>", true, Invisible},
 		{"tag\U000E0041", "tag<U+E0041>", true, Invisible},
 		{"bad\xffutf8", `bad\xffutf8`, true, BadUTF8},
-		{"\r\x00", `\x0d\x00`, true, Control},
+		{"\r\x00", `\r\u0000`, true, Control},
 	}
 	for _, tt := range tests {
 		got, w := Text(tt.in, tt.keep)

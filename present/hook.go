@@ -80,8 +80,6 @@ type ToolView struct {
 	// patterns: each command of the line the agent runs); Patterns what
 	// any other opencode permission covers (files, URLs, directories).
 	Commands, Patterns []string
-	// Always is what approving for good (opencode's always) allows.
-	Always []string
 	// Patch is the change an opencode edit asks for (its metadata's
 	// unified diff), line by line; nil when it gives none.
 	Patch []diff.Line
@@ -159,7 +157,7 @@ func ToolOf(it client.Interrupt, a client.Action) (ToolView, bool) {
 		} else {
 			v.Patterns = patterns
 		}
-		v.Always, _ = strs("always")
+		strs("always") // the interrupt's Always too: present.ForGood says it
 		if md, ok := in["metadata"]; ok {
 			delete(in, "metadata")
 			var m map[string]json.RawMessage

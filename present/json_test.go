@@ -364,7 +364,7 @@ func TestFormatJSONFolds(t *testing.T) {
 	}
 	// The hint is made inert.
 	got = indent(t, `"0123456789AB"`, JSONOptions{MaxString: 10, FoldHint: "id\x1b[2J\u202e"})
-	if inert.Check(got) != 0 || !strings.Contains(got, `(id\x1b[2J<U+202E>)`) {
+	if inert.Check(got) != 0 || !strings.Contains(got, `(id\u001b[2J<U+202E>)`) {
 		t.Errorf("hint: %q", got)
 	}
 }

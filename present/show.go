@@ -213,6 +213,26 @@ func formFields(it client.Interrupt) string {
 	return out
 }
 
+// ForGood is what approving it for good allows (opencode's "always";
+// Gemini CLI's proceed_always on a shell command: its root commands), as
+// hitl show and the TUI's detail say it: the words, naming how it is done
+// (how: "approve --always", "L"), and the list; ok false where it names
+// nothing (then nothing is offered for good). The list is the agent's
+// text, not yet inert.
+func ForGood(it client.Interrupt, how string) (words, allows string, ok bool) {
+	if len(it.Always) == 0 {
+		return "", "", false
+	}
+	return "approved for good (" + how + "), allows:", strings.Join(it.Always, ", "), true
+}
+
+// printForGood prints what approving it for good allows, if anything.
+func printForGood(w io.Writer, it client.Interrupt) {
+	if words, allows, ok := ForGood(it, "approve --always"); ok {
+		fmt.Fprintf(w, "  %s %s\n", words, line(allows))
+	}
+}
+
 // printTool prints a coding agent's tool call as its reader knows it: the
 // command of a shell call, the file and the line diff of a file edit.
 func printTool(w io.Writer, it client.Interrupt, a client.Action) {
@@ -220,9 +240,7 @@ func printTool(w io.Writer, it client.Interrupt, a client.Action) {
 	if !ok {
 		// Not a coding agent's hook request: what an approve for good
 		// allows is said all the same (Gemini CLI's A2A tool calls).
-		if len(it.Always) > 0 {
-			fmt.Fprintf(w, "  approved for good (approve --always), allows: %s\n", line(strings.Join(it.Always, ", ")))
-		}
+		printForGood(w, it)
 		return
 	}
 	if IsShell(a.Name) {
@@ -234,9 +252,7 @@ func printTool(w io.Writer, it client.Interrupt, a client.Action) {
 	for _, p := range v.Patterns {
 		fmt.Fprintf(w, "  · %s\n", line(p))
 	}
-	if len(v.Always) > 0 {
-		fmt.Fprintf(w, "  approved for good (approve --always), allows: %s\n", line(strings.Join(v.Always, ", ")))
-	}
+	printForGood(w, it)
 	if v.Path != "" {
 		fmt.Fprintf(w, "  file %s\n", line(v.Path))
 	}

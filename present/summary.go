@@ -200,7 +200,7 @@ func texts(l []any) (string, bool) {
 }
 
 // quote writes s in double quotes, its hidden characters spelled as inert
-// spells them everywhere else (\x07, \x1b, <U+202E>), not as Go would (\a).
+// spells them everywhere else (\u0007, \u001b, <U+202E>), not as Go would (\a).
 func quote(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)
 	return `"` + inert.Line(s) + `"`

@@ -82,7 +82,16 @@ func Outcome(e journal.Entry) string {
 	if w, ok := outcomeWords[e.Outcome]; ok {
 		return w
 	}
-	return string(e.Outcome)
+	return OutcomeWords(string(e.Outcome))
+}
+
+// OutcomeWords is an outcome code ("approval-recorded", a hub's
+// "handled-elsewhere") as a row of text says it: words, a space where the
+// code has a hyphen ("approval recorded"). The hyphenated code is --json's
+// and --outcome's; the rows of hitl history, its --team rows and the TUI
+// say the words.
+func OutcomeWords(code string) string {
+	return strings.ReplaceAll(code, "-", " ")
 }
 
 // OutcomeCode is an entry's outcome as the audit log spells it

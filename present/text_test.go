@@ -66,7 +66,7 @@ func TestSummaryOfADeepListIsShortAndQuick(t *testing.T) {
 func TestSummarySpellsHiddenCharactersOneWay(t *testing.T) {
 	raw := json.RawMessage(`{"actionRequests":[{"name":"run","args":{"cmd":"ring\u0007 \"x\" \\ \u001b[2J \u202e"}}],"reviewConfigs":[{"actionName":"run","allowedDecisions":["approve"]}]}`)
 	it := client.Interrupt{ID: "i", Payload: client.Parse(raw), Raw: raw}
-	if got, want := Summary(it), `run(cmd="ring\x07 \"x\" \\ \x1b[2J <U+202E>")`; got != want {
+	if got, want := Summary(it), `run(cmd="ring\u0007 \"x\" \\ \u001b[2J <U+202E>")`; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }

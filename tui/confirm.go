@@ -412,6 +412,11 @@ func (c *confirmScreen) text(v *env) string {
 	} else {
 		line(v.st.faint.Render(name(v.keys.ShowJSON) + " shows the exact resume JSON"))
 	}
+	if c.offersStop(v) && !c.stops(v) {
+		// What x would do, before it is pressed (once pressed, the note
+		// above says what the send does).
+		line(v.st.faint.Render(ansi.Wrap(name(v.keys.End)+" also stops the agent: the reject ends the thread's work, the agent does not go on (it is not asked again)", w, " ")))
+	}
 	line("")
 	does := "sends it once"
 	switch {
@@ -534,10 +539,10 @@ func (c *confirmScreen) hints(v *env) []hint {
 	} else if what, _ := c.sending(v); what == records {
 		out = []hint{{b: withHelp(k.Confirm, "record approval")}}
 	}
-	if it := c.prep.it; it != nil && v.canEnd && c.rejects(v) && (v.endsAt(*it) || c.stops(v)) {
-		end := withHelp(k.End, "stop there too")
+	if c.offersStop(v) {
+		end := withHelp(k.End, "stop the agent too")
 		if c.stops(v) {
-			end = withHelp(k.End, "don't stop")
+			end = withHelp(k.End, "let the agent go on")
 		}
 		out = append(out, hint{b: end})
 	}
@@ -552,6 +557,14 @@ func (c *confirmScreen) hints(v *env) []hint {
 		out = append(out, hint{b: mode})
 	}
 	return append(out, on(k.Back, k.Help, k.Quit)...)
+}
+
+// offersStop reports whether x is offered: a reject of every call, on an
+// interrupt whose thread can be ended (or already marked to stop, so that
+// x takes it back).
+func (c *confirmScreen) offersStop(v *env) bool {
+	it := c.prep.it
+	return it != nil && v.canEnd && c.rejects(v) && (v.endsAt(*it) || c.stops(v))
 }
 
 // stops reports whether the draft's decisions stop the thread too (x).

@@ -72,9 +72,10 @@ func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd
 		return m.decide(it, d, client.Ignore)
 	case key.Matches(msg, k.ApproveAlways):
 		// For good only when asked by this key: opencode then stops
-		// asking for the request's always patterns.
+		// asking for the request's always patterns, Gemini CLI for the
+		// command's root commands.
 		if len(it.Always) == 0 {
-			m.setStatus(fmt.Sprintf("Approve for good: this request names nothing to allow for good (opencode's requests do); %s approves it once.", name(k.Approve)), false)
+			m.setStatus(fmt.Sprintf("Approve for good: this request names nothing to allow for good (opencode's requests and Gemini CLI's shell commands do); %s approves it once.", name(k.Approve)), false)
 			return nil
 		}
 		for i := 0; i < it.Slots(); i++ {

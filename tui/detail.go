@@ -307,7 +307,7 @@ func (lo look) detailAt(in detailInput, w int) (string, int) {
 		line(st.warn.Render(wrap("⏳ " + in.deadline + " (" + stamp(it.ExpiresAt) + ")")))
 	}
 	if warn := in.warn; warn != 0 {
-		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\x1b, or \\u001b inside JSON; <U+202E>). Read it closely.")))
+		line(st.warn.Render(wrap("⚠ This interrupt contains " + warn.String() + ": shown as visible escapes (\\u001b; <U+202E>, in JSON \\u202e). Read it closely.")))
 	}
 	// An id is never broken across lines: one to copy must be whole.
 	head := fmt.Sprintf("[%s] %s", present.BadgeOf(*it), safe(present.ShortID(it.ID)))
@@ -370,8 +370,12 @@ func (lo look) detailAt(in detailInput, w int) (string, int) {
 		case len(a.Example) > 0:
 			line(st.faint.Render("  proposed, against its example:"))
 			line(indentBlock(lo.diffView(a.Example, a.Args, w-2), "  "))
+			lo.forGood(&b, *it, w-2)
 		default:
 			line(indentBlock(lo.highlightJSON(a.Args, w-2, see), "  "))
+			// Not a coding agent's request (Gemini CLI's tool calls over
+			// A2A): what L allows is said all the same, as hitl show does.
+			lo.forGood(&b, *it, w-2)
 		}
 	}
 	if len(it.Actions) == 0 {
@@ -438,6 +442,14 @@ func wrapLong(s string, w int) string {
 	return strings.Join(lines, "\n")
 }
 
+// forGood writes, indented, what approving it for good allows (as hitl
+// show says it: present.ForGood), if anything.
+func (lo look) forGood(b *strings.Builder, it client.Interrupt, w int) {
+	if words, allows, ok := present.ForGood(it, name(lo.keys.ApproveAlways)); ok {
+		b.WriteString(indentBlock(ansi.Wrap(lo.st.faint.Render(words)+" "+safe(allows), max(w, 20)-2, " "), "  ") + "\n")
+	}
+}
+
 // toolView writes a coding agent's tool call as its reader knows it (the
 // command; the file and the diff of the change), indented, and reports
 // whether it did.
@@ -458,9 +470,7 @@ func (lo look) toolView(b *strings.Builder, it client.Interrupt, a client.Action
 	for _, p := range v.Patterns {
 		out(st.bold.Render("· ") + ansi.Wrap(safe(fold(p, see)), w-2, " "))
 	}
-	if len(v.Always) > 0 {
-		out(ansi.Wrap(st.faint.Render("approved for good, it allows:")+" "+safe(strings.Join(v.Always, ", ")), w-2, " "))
-	}
+	lo.forGood(b, it, w)
 	if v.Path != "" {
 		out(st.bold.Render("file ") + ansi.Wrap(safe(v.Path), w-5, ""))
 	}

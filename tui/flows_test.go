@@ -354,15 +354,28 @@ func TestDismissKey(t *testing.T) {
 	h.wantScreen("dismissed")
 }
 
-// x on the confirm screen of a reject stops the thread there too.
+// x on the confirm screen of a reject stops the thread there too; at
+// 80x24 the screen says what that means before x is pressed.
 func TestRejectAndStopKey(t *testing.T) {
 	h, srv, it := demoHarness(t, "support", "refund")
 	h.keys("enter", "r")
 	h.typeText("not on a Sunday")
 	h.keys("ctrl+s")
-	h.wantScreen("Send this?", "reject: not on a Sunday", "x stop there too")
+	h.wantScreen("Send this?", "reject: not on a Sunday", "x stop the agent too")
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(flat, "x also stops the agent: the reject ends the thread's work, the agent does not go on (it is not asked again)") {
+		t.Fatalf("the confirm does not say what x does:\n%s", h.screen())
+	}
+	for _, row := range strings.Split(h.screen(), "\n") {
+		if ansi.StringWidth(row) > 80 {
+			t.Fatalf("a row wider than 80 columns: %q", row)
+		}
+	}
 	h.keys("x")
-	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped", "x don't stop")
+	h.wantScreen("reject and stop: not on a Sunday", "rejected and stopped", "x let the agent go on")
+	if s := h.screen(); strings.Contains(s, "also stops the agent") {
+		t.Fatalf("once x is pressed the screen still offers it as to come:\n%s", s)
+	}
 	h.keys("y")
 	h.wantScreen("Rejected and stopped " + it.ID[:8])
 	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
@@ -543,5 +556,30 @@ func TestFilterClearsTheLastSendsStatus(t *testing.T) {
 	h.typeText("ops")
 	if strings.Contains(h.screen(), "Sent approve") {
 		t.Fatalf("the last send's status stays after the filter changed:\n%s", h.screen())
+	}
+}
+
+// After a reject and stop of a question, the confirm says what is rejected
+// (no "every call": it has none), and the status quotes no agent's reply: the agent
+// was not asked again, and the thread's last message (the planner's draft,
+// written before it asked) is no answer to the decision.
+func TestRejectAndStopQuotesNoReply(t *testing.T) {
+	h, srv, it := demoHarness(t, "planner", "lunch tracker")
+	h.keys("enter", "r")
+	h.typeText("not now")
+	h.keys("ctrl+s", "x")
+	h.wantScreen("reject and stop: not now")
+	// A question has no calls: the note does not say it rejects them.
+	if flat := strings.Join(strings.Fields(h.screen()), " "); !strings.Contains(flat, "rejected and stopped: it is rejected and the thread's work ends there") {
+		t.Fatalf("the note on a question:\n%s", h.screen())
+	}
+	h.keys("y")
+	h.wantScreen("Rejected and stopped " + it.ID[:8])
+	if s := threadStatus(t, srv, it.ThreadID); s != "idle" {
+		t.Fatalf("after the stop the thread is %s", s)
+	}
+	flat := strings.Join(strings.Fields(h.screen()), " ")
+	if strings.Contains(flat, "Agent:") || strings.Contains(flat, "Draft plan") {
+		t.Fatalf("the status quotes a reply the agent never gave:\n%s", h.screen())
 	}
 }

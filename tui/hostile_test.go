@@ -137,7 +137,7 @@ func TestHostileForm(t *testing.T) {
 	h := newHarness(t, 100, 30, it)
 	h.keys("enter", "f")
 	h.inertScreen("form")
-	h.wantScreen(`default A\x1b]0;pwned title\x07B`)
+	h.wantScreen(`default A\u001b]0;pwned title\u0007B`)
 	h.keys("ctrl+s")
 	h.inertScreen("form refused")
 	h.keys("ctrl+j")

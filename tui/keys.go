@@ -15,8 +15,8 @@ type keyMap struct {
 	Up, Down, Open, Back, NextAction, PrevAction    key.Binding
 	Approve, Edit, Reject, Respond, Ignore          key.Binding
 	ApproveAll, Submit, Confirm, ShowJSON, DiffMode key.Binding
-	// ApproveAlways approves for good what an opencode request names
-	// (client.Payload.Always).
+	// ApproveAlways approves for good what an opencode request or a
+	// Gemini CLI shell command names (client.Payload.Always).
 	ApproveAlways                                key.Binding
 	Filter, Sort, Refresh, Conversation, History key.Binding
 	Help, Quit, ForceQuit, ScrollDown, ScrollUp  key.Binding

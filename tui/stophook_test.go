@@ -8,7 +8,7 @@ import (
 	"github.com/hitl-sh/hitl/client/fake"
 )
 
-// A reject of a coding agent's request is never offered "x stop there
+// A reject of a coding agent's request is never offered "x stop the agent
 // too" (its agent waits for an answer: there is no thread to end);
 // pressed, x says so, nothing is marked to stop, and y sends the reject.
 func TestRejectAndStopNotOfferedOnAHookRequest(t *testing.T) {
@@ -21,7 +21,7 @@ func TestRejectAndStopNotOfferedOnAHookRequest(t *testing.T) {
 	h.typeText("not now")
 	h.keys("ctrl+s")
 	h.wantScreen("Send this?", "reject: not now")
-	if s := h.screen(); strings.Contains(s, "stop there too") {
+	if s := h.screen(); strings.Contains(s, "stop the agent too") {
 		t.Fatalf("x stop is offered on a hook request:\n%s", s)
 	}
 	h.keys("x")
@@ -71,7 +71,7 @@ func TestStopIsDecidedPerInterrupt(t *testing.T) {
 	h.typeText("no")
 	h.keys("ctrl+s")
 	h.wantScreen("Send this?", "reject: no")
-	if s := h.screen(); strings.Contains(s, "stop there too") {
+	if s := h.screen(); strings.Contains(s, "stop the agent too") {
 		t.Fatalf("x stop is offered where the source cannot end a thread:\n%s", s)
 	}
 	h.keys("x")
@@ -84,5 +84,5 @@ func TestStopIsDecidedPerInterrupt(t *testing.T) {
 	o.keys("r")
 	o.typeText("no")
 	o.keys("ctrl+s")
-	o.wantScreen("Send this?", "x stop there too")
+	o.wantScreen("Send this?", "x stop the agent too")
 }

@@ -615,7 +615,7 @@ func TestHostileTextIsInert(t *testing.T) {
 			t.Fatalf("the screen carries %q raw", bad)
 		}
 	}
-	h.wantScreen(`\u001b[2J`, `\u202e`, "⚠ This interrupt contains control characters, bidi", `Looks \x1b[31mharmless`)
+	h.wantScreen(`\u001b[2J`, `\u202e`, "⚠ This interrupt contains control characters, bidi", `Looks \u001b[31mharmless`)
 }
 
 // Golden screens of every payload shape at 80x24 and 140x40. Update them

@@ -289,8 +289,8 @@ func (b *Backend) Conversation(ctx context.Context, session string) ([]client.Me
 }
 
 // NobodyWaits is what an answer to a request whose publisher is not
-// waiting on it is told.
-const NobodyWaits = "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+// waiting on it is told (wire.NobodyWaits).
+const NobodyWaits = wire.NobodyWaits
 
 // Verify: an acknowledged response took effect (a second one gets 409). A
 // lost answer is looked up with GET /hitl/requests/{id}, which says who

@@ -73,9 +73,7 @@ func TestLookSendsCredentialsOnOneConnection(t *testing.T) {
 	if looks-before != 20 {
 		t.Errorf("20 idle polls made %d searches", looks-before)
 	}
-	if n := conns.Load() - opened; n != 0 {
-		t.Errorf("20 idle polls opened %d connections (want 0: the one kept alive)", n)
-	}
+	reused(t, 20, conns.Load()-opened, 0)
 	if len(bad) > 0 {
 		t.Errorf("requests without the configured headers: %v", bad)
 	}
@@ -242,9 +240,7 @@ func TestLookSendsTheURLsCredentials(t *testing.T) {
 	if n := searches.Load() - before; n != 20 {
 		t.Errorf("20 idle polls made %d searches (want 20: one look each)", n)
 	}
-	if n := cc.opened.Load() - opened; n != 0 {
-		t.Errorf("20 idle polls opened %d connections (want 0)", n)
-	}
+	reused(t, 20, cc.opened.Load()-opened, 0)
 }
 
 // A poll made with a context that ends when it returns (a command's, a
@@ -272,7 +268,5 @@ func TestLookNotCutByAnEarlierContext(t *testing.T) {
 	if n := searches.Load() - before; n != 2*rounds {
 		t.Errorf("%d idle polls made %d searches (want one look each: a look cut short is asked again)", 2*rounds, n)
 	}
-	if n := cc.opened.Load() - opened; n != 0 {
-		t.Errorf("%d idle polls opened %d connections (want 0)", 2*rounds, n)
-	}
+	reused(t, 2*rounds, cc.opened.Load()-opened, 0)
 }

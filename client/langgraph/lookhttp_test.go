@@ -34,6 +34,20 @@ func (c *connCounter) watch(hs *httptest.Server) {
 	}
 }
 
+// reused fails t when polls idle polls opened more than a stray new
+// connection or two: net/http gives a kept-alive connection back to its
+// pool only when the request's write is seen done within 50 ms of the
+// answer (Transport's maxWriteWaitBeforeConnReuse, which Go's own tests
+// raise for the same reason), and on a loaded machine a poll now and then
+// misses that and dials again. A look that breaks the keep-alive opens a
+// connection at every poll.
+func reused(t *testing.T, polls int, opened, closed int64) {
+	t.Helper()
+	if most := int64(max(1, polls/100)); opened > most || closed > most {
+		t.Errorf("%d idle polls opened %d connections and closed %d (want at most %d: one kept alive)", polls, opened, closed, most)
+	}
+}
+
 // The watcher's idle looks share one kept-alive connection.
 func TestLooksKeepOneConnection(t *testing.T) {
 	t.Parallel()
@@ -56,9 +70,7 @@ func TestLooksKeepOneConnection(t *testing.T) {
 	looks(searches.Load() + 5) // the watcher's first looks
 	opened, closed := cc.opened.Load(), cc.closed.Load()
 	looks(searches.Load() + 30)
-	if o, c := cc.opened.Load()-opened, cc.closed.Load()-closed; o != 0 || c != 0 {
-		t.Fatalf("30 idle looks opened %d connections and closed %d (want one kept)", o, c)
-	}
+	reused(t, 30, cc.opened.Load()-opened, cc.closed.Load()-closed)
 	cancel()
 	for range ch {
 	}
@@ -110,9 +122,7 @@ func TestLookOverTLSWithCookies(t *testing.T) {
 	if searches-before != 10 || without != withoutBefore {
 		t.Errorf("10 idle polls: %d searches, %d of them without the session cookie", searches-before, without-withoutBefore)
 	}
-	if n := cc.opened.Load() - opened; n != 0 {
-		t.Errorf("10 idle polls over TLS opened %d connections", n)
-	}
+	reused(t, 10, cc.opened.Load()-opened, 0)
 }
 
 // A server that closes every connection after its answer: each look

@@ -383,27 +383,6 @@ func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
 	})
 }
 
-// An edit of an interrupt of several actions, none of which allows one, is
-// refused (4) before --action and --others are asked for; where one does,
-// the usage error names it.
-func TestEditWithoutActionSaysWhichAllowIt(t *testing.T) {
-	mk := func(second string) *client.Interrupt {
-		raw := `{"action_requests":[{"name":"delete_records","args":{}},{"name":"notify","args":{}}],` +
-			`"review_configs":[{"action_name":"delete_records","allowed_decisions":["approve","reject"]},` +
-			`{"action_name":"notify","allowed_decisions":` + second + `}]}`
-		return &client.Interrupt{ID: "abcd1234ef", Payload: client.Parse([]byte(raw))}
-	}
-	err := whichAction(mk(`["approve","reject"]`), client.Edit, "hitl")
-	var ee *exitErr
-	if !errors.As(err, &ee) || ee.code != exitRefused || err.Error() != `refused, nothing sent: "edit" is not allowed for any of this interrupt's 2 actions (hitl show abcd1234 says how to answer it)` {
-		t.Fatalf("no action allows an edit: %v", err)
-	}
-	err = whichAction(mk(`["approve","edit","reject"]`), client.Edit, "hitl")
-	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "say which one with --action N (edit is allowed for action 2)") {
-		t.Fatalf("action 2 allows an edit: %v", err)
-	}
-}
-
 // show gives a tool call's arguments once: the middleware's default
 // description ("…\n\nTool: NAME\nArgs: {…}") says them again, and is shown
 // without that part, as in the TUI.

@@ -1,54 +1,47 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hitl-sh/hitl/cli/decisions"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
-	"github.com/hitl-sh/hitl/present"
 	"github.com/hitl-sh/hitl/review"
 )
 
-// maxInput is the most a file or standard input given to --args,
-// --decisions or --value may weigh.
-const maxInput = 16 << 20
+// The decision commands: their cobra commands and flags. What they do,
+// and what they print, is cli/decisions'.
 
-// sendFlags are shared by every command that sends a decision.
-type sendFlags struct {
-	action  int    // 1-based; 0 means every action
-	others  string // decision for the other actions when action is set
-	message string
-	answers []string
-	thread  string
-	asJSON  bool
-	dryRun  bool
-	wait    time.Duration
-}
-
-func (f *sendFlags) register(e *env, cmd *cobra.Command, withAction bool) {
+// sendFlags binds the flags every decision command shares to o, and has
+// the command's run given its I/O, its ids and how hitl was called. With
+// --json, what ends the command before a resume's outcome is printed (no
+// longer waits, refused, …) is an object too.
+func (e *env) sendFlags(cmd *cobra.Command, o *decisions.Options, withAction bool) {
 	fl := cmd.Flags()
 	if withAction {
-		fl.IntVar(&f.action, "action", 0, "apply to action N only (1-based); the others take --others")
-		fl.StringVar(&f.others, "others", "", "with --action: decision for every other action: approve, reject[:MESSAGE], respond:MESSAGE or ignore")
+		fl.IntVar(&o.Action, "action", 0, "apply to action N only (1-based); the others take --others")
+		fl.StringVar(&o.Others, "others", "", "with --action: decision for every other action: approve, reject[:MESSAGE], respond:MESSAGE or ignore")
 	}
-	fl.StringVar(&f.thread, "thread", "", "every waiting interrupt of this thread (id or 4+ characters of it), in one resume")
-	fl.BoolVar(&f.asJSON, "json", false, "print the outcome as JSON")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "print the exact resume value and send nothing")
-	fl.DurationVar(&f.wait, "wait", 60*time.Second, "how long to follow the run after sending")
-	// With --json, what ends the command before a resume's outcome is
-	// printed (no longer waits, refused, …) is an object too.
+	fl.StringVar(&o.Thread, "thread", "", "every waiting interrupt of this thread (id or 4+ characters of it), in one resume")
+	fl.BoolVar(&o.JSON, "json", false, "print the outcome as JSON")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "print the exact resume value and send nothing")
+	fl.DurationVar(&o.Wait, "wait", 60*time.Second, "how long to follow the run after sending")
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
+		o.Stdin, o.Stdout, o.Stderr, o.Again, o.IDs = e.stdin, e.stdout, e.stderr, e.again(), args
+		o.Open = func(follow time.Duration) (*review.Session, error) {
+			a, err := e.open(follow)
+			if err != nil {
+				return nil, err
+			}
+			return a.Session, nil
+		}
 		err := run(c, args)
-		if err != nil && f.asJSON && !f.dryRun && !errors.Is(err, errAlreadyPrinted) {
-			if werr := writeJSON(e.stdout, review.ErrorJSON(err, exitKind(err), args, f.thread), true); werr != nil {
+		if err != nil && o.JSON && !o.DryRun && !errors.Is(err, errAlreadyPrinted) {
+			if werr := writeJSON(e.stdout, review.ErrorJSON(err, exitKind(err), args, o.Thread), true); werr != nil {
 				return werr
 			}
 		}
@@ -56,279 +49,180 @@ func (f *sendFlags) register(e *env, cmd *cobra.Command, withAction bool) {
 	}
 }
 
-// one builds the same input for every interrupt named.
-func oneInput(in decide.Input) func(*client.Interrupt) (decide.Input, error) {
-	return func(*client.Interrupt) (decide.Input, error) { return in, nil }
+func respondCmd(e *env) *cobra.Command {
+	o := &decisions.RespondOptions{Options: &decisions.Options{}}
+	cmd := &cobra.Command{
+		Use:   "respond ID... -m TEXT [--answer TEXT]... | --field NAME=VALUE... | --value JSON",
+		Short: "Respond with text: a reply, feedback, answers to questions, or a form's fields",
+		Long: `respond sends text: a reply to a prompt, feedback with answers to questions, or
+the answer to a payload of no known shape (where text that starts with { or [
+is sent as that JSON, as the reviewer's editor does).
+
+An interrupt that gives the schema of its answer (a response_schema; hitl show
+lists its fields) is answered with --field NAME=VALUE, once per field, typed by
+the schema: true or false for a boolean, a number for a number, one of the
+listed values for a choice, text for text (NAME=@FILE reads it from a file); a
+list takes the flag once per item; a nested field is named owner.email. Or give
+the whole answer as --value JSON. The answer is checked against the schema
+before anything is sent; a mismatch names the field and exits 2.`,
+		RunE: func(cmd *cobra.Command, _ []string) error { return decisions.Respond(cmd.Context(), o) },
+	}
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "the reply / feedback text")
+	cmd.Flags().StringArrayVar(&o.Answers, "answer", nil, "answer to the next question, in order (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Fields, "field", nil, "NAME=VALUE for a field of the interrupt's answer schema (repeatable; NAME=@FILE reads a file)")
+	cmd.Flags().StringVar(&o.Value, "value", "", "the whole answer as JSON, checked against the answer schema")
+	e.sendFlags(cmd, o.Options, true)
+	return cmd
 }
 
-// printEdits writes, for each edit among the drafts, the change to the
-// arguments (present.ArgsChange): what a key left out of --args drops is
-// seen before it is sent.
-func printEdits(e *env, drafts []decide.Draft) {
-	for _, d := range drafts {
-		for i, dec := range d.Decisions {
-			if dec.Type == client.Edit && i < len(d.Interrupt.Actions) {
-				a := d.Interrupt.Actions[i]
-				present.ArgsChange(e.stderr, a.Name, d.Interrupt.ID, a.Args, dec.Args)
-			}
-		}
+func editCmd(e *env) *cobra.Command {
+	o := &decisions.EditOptions{Options: &decisions.Options{}}
+	cmd := &cobra.Command{
+		Use:   "edit ID --set KEY=VALUE... | --args FILE|- | --field NAME=VALUE... [--action N] [--name TOOL]",
+		Short: "Approve an action with edited arguments",
+		Long: `edit approves an action with new arguments. Three ways to give them:
+
+  --set KEY=VALUE   changes one argument and keeps the others (repeatable;
+                    VALUE is read as JSON when it is JSON: 42, true, ["a"],
+                    "quoted"; else as text; KEY is a top-level key)
+  --args FILE|-     the whole new arguments object: it REPLACES the proposed
+                    one, and a key it leaves out is dropped (--set on top of
+                    it changes that object)
+  --field NAME=VALUE for an action with an args_schema: typed by the schema
+                    as respond --field is; NAME= clears a field
+
+Before sending, the change to the arguments is printed on stderr, as a diff
+of the proposed and the sent arguments.`,
+		Args: exactArgs(1, "an interrupt id"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return decisions.Edit(cmd.Context(), o) },
 	}
+	cmd.Flags().StringVar(&o.ArgsFile, "args", "", "file with the whole new arguments as JSON, or - for standard input (replaces them: keys left out are dropped)")
+	cmd.Flags().StringArrayVar(&o.Sets, "set", nil, "KEY=VALUE: change one argument, keep the others (repeatable; VALUE as JSON when it is JSON, else text)")
+	cmd.Flags().StringArrayVar(&o.Fields, "field", nil, "NAME=VALUE for an argument of the action's args_schema (repeatable)")
+	cmd.Flags().StringVar(&o.Name, "name", "", "also rename the tool call")
+	e.sendFlags(cmd, o.Options, true)
+	return cmd
 }
 
-// decide sends one input, made by one, to every action or, with --action
-// N, to action N and --others to the rest.
-func (e *env) decide(ctx context.Context, ids []string, f *sendFlags, one func(*client.Interrupt) (decide.Input, error)) error {
-	return e.send(ctx, ids, f, func(it *client.Interrupt) ([]decide.Input, error) {
-		in, err := one(it)
-		if err != nil {
-			return nil, err
-		}
-		n := it.Slots()
-		out := make([]decide.Input, n)
-		if f.action == 0 {
-			if f.others != "" {
-				return nil, usageErr("--others needs --action N")
-			}
-			for i := range out {
-				out[i] = in
-			}
-			return out, nil
-		}
-		if f.action < 1 || f.action > n {
-			return nil, usageErr("--action %d: this interrupt has %d action(s)", f.action, n)
-		}
-		var other decide.Input
-		if n > 1 {
-			if f.others == "" && in.Type != "" {
-				// Refused whatever --others says: said before asking for it.
-				if err := it.CheckAllowed(f.action-1, in.Type); err != nil {
-					return nil, refusalOf(err, it, e.again())
-				}
-			}
-			if f.others == "" {
-				return nil, usageErr("--action %d: say what to do with the other %d action(s) with --others approve|reject[:MESSAGE]|respond:MESSAGE|ignore", f.action, n-1)
-			}
-			if other, err = parseOthers(f.others); err != nil {
-				return nil, err
-			}
-		}
-		for i := range out {
-			out[i] = other
-		}
-		out[f.action-1] = in
-		return out, nil
-	})
+func decideCmd(e *env) *cobra.Command {
+	o := &decisions.Options{}
+	var file string
+	cmd := &cobra.Command{
+		Use:   "decide ID... --decisions FILE|-",
+		Short: "Send one decision per action from JSON (any mix; several interrupts of a thread in one resume)",
+		Long: `decide reads a JSON array with one decision per action, in order, e.g.
+
+  [{"type":"approve"},
+   {"type":"edit","args":{"channel":"#ops","text":"done"}},
+   {"type":"reject","message":"not on a Friday"}]
+
+Fields: type (approve, edit, reject, respond, ignore), args and name (edit),
+message (reject, respond), answers (questions), value (raw JSON, raw shape).
+
+For several interrupts (several ids, or --thread), the file is an object from
+interrupt id (or 4+ characters of it) to such an array; the interrupts of one
+thread are answered in one resume.`,
+		RunE: func(cmd *cobra.Command, _ []string) error { return decisions.FromFile(cmd.Context(), o, file) },
+	}
+	cmd.Flags().StringVar(&file, "decisions", "", "file with the decisions as JSON, or - for standard input")
+	e.sendFlags(cmd, o, false)
+	return cmd
 }
 
-// whichAction is what a decision of type t on an interrupt of several
-// actions needs, when no --action said which: refused when no action
-// allows t (before any flag is asked for), else --action and --others,
-// with the actions that allow it named.
-func whichAction(it *client.Interrupt, t client.DecisionType, again string) error {
-	var can []string
-	for i := range it.Actions {
-		if it.Allows(i, t) {
-			can = append(can, strconv.Itoa(i+1))
-		}
+func resumeCmd(e *env) *cobra.Command {
+	o := &decisions.Options{}
+	var value string
+	cmd := &cobra.Command{
+		Use:   "resume ID --value JSON",
+		Short: "Send exactly this resume value (escape hatch: no checks on its shape)",
+		Args:  exactArgs(1, "an interrupt id"),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return decisions.Resume(cmd.Context(), o, value) },
 	}
-	if len(can) == 0 {
-		return refusedErr("refused, nothing sent: %q is not allowed for any of this interrupt's %d actions (%s show %s says how to answer it)",
-			t, len(it.Actions), again, safe(present.ShortID(it.ID)))
-	}
-	return usageErr("this interrupt has %d actions: say which one with --action N (%s is allowed for action %s), and what to do with the others with --others",
-		len(it.Actions), t, strings.Join(can, ", "))
+	cmd.Flags().StringVar(&value, "value", "", "the resume value, as JSON")
+	e.sendFlags(cmd, o, false)
+	return cmd
 }
 
-func parseOthers(s string) (decide.Input, error) {
-	t, msg, _ := strings.Cut(s, ":")
-	switch client.DecisionType(t) {
-	case client.Approve, client.Ignore:
-		return decide.Input{Type: client.DecisionType(t)}, nil
-	case client.Reject, client.Respond:
-		return decide.Input{Type: client.DecisionType(t), Text: msg}, nil
+func approveCmd(e *env) *cobra.Command {
+	o := &decisions.ApproveOptions{Options: &decisions.Options{}}
+	cmd := &cobra.Command{
+		Use:   "approve ID... [--always] | --thread THREAD | --all --tool NAME [--match TEXT]",
+		Short: "Approve every action (or --action N), or continue a breakpoint",
+		Long: `approve approves every action of the interrupts named (or --action N), or
+continues a breakpoint.
+
+--all --tool NAME approves, in bulk, every pending interrupt whose calls are all
+to the tool NAME (--graph G and --match TEXT narrow it: TEXT is looked for in the
+summary and the arguments). It first lists each interrupt it approves (id, thread,
+the arguments' summary) and each it refuses (approve not allowed, or other tools
+among its calls), then sends one resume per thread (the branches of a thread
+together) and reports each outcome. --dry-run lists them, prints each resume
+value (per thread) and sends nothing.
+
+--always approves for good what the request allows (hitl show lists it): an
+opencode permission request's "always" patterns, a Gemini CLI shell command's root
+commands; the agent stops asking for them. Without it, an approval is for this
+one request.`,
+		RunE: func(cmd *cobra.Command, _ []string) error { return decisions.Approve(cmd.Context(), o) },
 	}
-	return decide.Input{}, usageErr("--others %q: use approve, reject[:MESSAGE], respond:MESSAGE or ignore", s)
+	e.sendFlags(cmd, o.Options, true)
+	cmd.Flags().BoolVar(&o.Always, "always", false, "approve for good what the request allows (opencode's always patterns, a Gemini CLI command's root commands): the agent stops asking for them")
+	cmd.Flags().BoolVar(&o.All, "all", false, "approve every pending interrupt of --tool NAME (listed first)")
+	cmd.Flags().StringVar(&o.Tool, "tool", "", "with --all: the tool whose calls are approved")
+	cmd.Flags().StringVar(&o.Match, "match", "", "with --all: only interrupts whose summary or arguments contain this text")
+	return cmd
 }
 
-// send turns typed input into decisions by the rules the TUI shares
-// (decide.Decisions) and sends them.
-func (e *env) send(ctx context.Context, ids []string, f *sendFlags, build func(*client.Interrupt) ([]decide.Input, error)) error {
-	return e.sendDrafts(ctx, ids, f, func(it client.Interrupt) (decide.Draft, error) {
-		in, err := build(&it)
-		if err != nil {
-			return decide.Draft{}, err
-		}
-		ds, err := decide.Decisions(&it, in)
-		if err != nil {
-			return decide.Draft{}, refusalOf(err, &it, e.again())
-		}
-		return decide.Draft{Interrupt: it, Decisions: ds}, nil
-	})
+func rejectCmd(e *env) *cobra.Command {
+	o := &decisions.Options{}
+	var stop bool
+	cmd := &cobra.Command{
+		Use:   "reject ID... [-m TEXT] [--stop]",
+		Short: "Reject every action (or --action N), with a message / reason",
+		Long: `reject rejects the actions, with a message the agent reads as the tool's result.
+
+After a reject the agent's model runs again and may propose the same call
+again, and again. --stop rejects every call and ends the thread's work there:
+the message is in the conversation as each call's result, the tool does not
+run, the model is not asked again and the thread ends idle (LangGraph only).`,
+		RunE: func(cmd *cobra.Command, _ []string) error { return decisions.Reject(cmd.Context(), o, stop) },
+	}
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "why: sent to the agent as the reject message / reason")
+	cmd.Flags().BoolVar(&stop, "stop", false, "and end the thread's work there: the agent is not run again on the rejection")
+	e.sendFlags(cmd, o, true)
+	return cmd
 }
 
-// refusalOf is refusal for a decision on it made by a command's flags: it
-// says what to type next (the message's -m, or where the allowed
-// decisions are described, as hitl was called: again).
-func refusalOf(err error, it *client.Interrupt, again string) error {
-	var na *client.NotAllowedError
-	var refused *client.RefusedError
-	id := safe(present.ShortID(it.ID))
-	switch {
-	case errors.As(err, &na):
-		return refusedErr("refused, nothing sent: %v (%s show %s says how to answer it)", err, again, id)
-	case errors.As(err, &refused) && refused.NoMessage:
-		return usageErr("nothing sent: %v: give it with -m TEXT", err)
+func dismissCmd(e *env) *cobra.Command {
+	o := &decisions.Options{}
+	cmd := &cobra.Command{
+		Use:   "dismiss ID... [-m REASON]",
+		Short: "End the thread's work at an interrupt without answering it (the tool never runs)",
+		Long: `dismiss ends the thread's work at the interrupt without resuming it (Agent
+Inbox's "mark as resolved"): the tools it asks about never run, the agent is not
+run again, and the thread ends idle. Each pending tool call gets, as its result in
+the conversation, "Dismissed by the reviewer" and the reason; an interrupt without
+tool calls (a prompt, an Agent Inbox request) gets nothing written in the thread,
+and the reason stays in hitl's audit log (hitl history). Audited and verified as
+every decision; history shows it as "dismissed" (LangGraph only).`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return decisions.Decide(cmd.Context(), o, decisions.One(decide.Input{Type: client.Dismiss, Text: o.Message}))
+		},
 	}
-	return refusal(err)
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "the reason: each tool call's result in the conversation, and in the audit log")
+	e.sendFlags(cmd, o, false)
+	return cmd
 }
 
-// refusal gives a decision refused before sending its exit code: 4 for one
-// the interrupt does not allow, 2 for one that is incomplete or malformed.
-func refusal(err error) error {
-	var na *client.NotAllowedError
-	var refused *client.RefusedError
-	switch {
-	case errors.As(err, &na):
-		return refusedErr("refused, nothing sent: %v", err)
-	case errors.As(err, &refused):
-		return usageErr("nothing sent: %v", err) // incomplete or malformed: 2, not a refusal (4)
+func ignoreCmd(e *env) *cobra.Command {
+	o := &decisions.Options{}
+	cmd := &cobra.Command{
+		Use:   "ignore ID...",
+		Short: "Ignore (Agent Inbox interrupts that allow it)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return decisions.Decide(cmd.Context(), o, decisions.One(decide.Input{Type: client.Ignore}))
+		},
 	}
-	return err
-}
-
-// sendDrafts is the one path by which the CLI sends anything: find the
-// interrupts, build their drafts, and hand them to the decision pipeline.
-func (e *env) sendDrafts(ctx context.Context, ids []string, f *sendFlags, build func(client.Interrupt) (decide.Draft, error)) error {
-	if len(ids) == 0 && f.thread == "" {
-		return usageErr("give an interrupt id (or several), or --thread THREAD (see hitl list)")
-	}
-	a, err := e.open(f.wait)
-	if err != nil {
-		return err
-	}
-	a.reconcile(ctx, e)
-	its, err := a.FindAll(ctx, ids, f.thread)
-	if err != nil {
-		return err
-	}
-	drafts := make([]decide.Draft, 0, len(its))
-	for _, it := range its {
-		d, err := build(it)
-		if err != nil {
-			return err
-		}
-		drafts = append(drafts, d)
-	}
-	return e.sendPrepared(ctx, a, drafts, f)
-}
-
-// sendPrepared hands drafts to the decision pipeline: one resume per
-// thread where the backend takes several, each outcome reported.
-func (e *env) sendPrepared(ctx context.Context, a *app, drafts []decide.Draft, f *sendFlags) error {
-	p := a.Pipeline()
-	subs, err := p.Prepare(drafts)
-	if err != nil {
-		var de *decide.DraftError
-		if errors.As(err, &de) {
-			return refusalOf(de.Err, &drafts[de.Draft].Interrupt, e.again()) // which, and how to answer it
-		}
-		return refusal(err)
-	}
-	if err := a.endsAlone(drafts); err != nil {
-		return err
-	}
-	printEdits(e, drafts)
-	for _, d := range drafts {
-		ending := client.EndingNote(&d.Interrupt.Payload, d.Decisions)
-		for _, note := range client.Consequences(&d.Interrupt.Payload, d.Decisions) {
-			if note == ending && !f.dryRun {
-				continue // the result says what the ending did, once it is done
-			}
-			fmt.Fprintln(e.stderr, "note:", note)
-		}
-		if note := present.KeptAnswerNote(d.Interrupt); note != "" {
-			fmt.Fprintln(e.stderr, "note:", note)
-		} else if d.Interrupt.Retry {
-			fmt.Fprintf(e.stderr, "note: the last run of thread %s failed; this answers %s again (if the run fails the same way, the graph kept the first answer)\n",
-				safe(d.Interrupt.ThreadID), safe(present.ShortID(d.Interrupt.ID)))
-		}
-		// Claims are advice: said, never in the way.
-		if others := d.Interrupt.Others(a.Journal.ID(), time.Now()); len(others) > 0 {
-			fmt.Fprintf(e.stderr, "note: %s: %s; your decision may race theirs\n",
-				safe(present.ShortID(d.Interrupt.ID)), safe(present.Editing(others, time.Now())))
-		}
-	}
-	if f.dryRun {
-		return printDryRun(e, subs)
-	}
-	code := review.OK
-	for _, s := range subs {
-		res := p.Send(ctx, s)
-		for _, w := range res.Warnings {
-			fmt.Fprintln(e.stderr, "hitl: warning:", w)
-		}
-		c, err := review.OfResult(res)
-		code = review.Worse(code, c)
-		switch {
-		case f.asJSON:
-			if err := writeJSON(e.stdout, review.ResultJSON(res), true); err != nil {
-				return err
-			}
-		case res.Kind == decide.Sent:
-			fmt.Fprintln(e.stdout, res.Text())
-			if res.Run.Reply != "" {
-				fmt.Fprintf(e.stdout, "Agent: %s\n", indent(safeBlock(res.Run.Reply), "  ")[2:])
-			}
-		}
-		if err != nil && !f.asJSON {
-			fmt.Fprintln(e.stderr, "hitl:", err)
-		}
-	}
-	if code != review.OK {
-		return &review.Error{Kind: code, Err: errAlreadyPrinted}
-	}
-	return nil
-}
-
-// endsAlone refuses, before anything is said or sent, to end the work of a
-// thread that also waits at other interrupts (fan-out branches): ending it
-// would drop them too. The backend refuses it as well; refusing here keeps
-// the note that says what an ending does from being printed for nothing.
-// The rule and its words are decide.EndsAlone's, as in the TUI.
-func (a *app) endsAlone(drafts []decide.Draft) error {
-	if err := decide.EndsAlone(drafts, a.Waiting); err != nil {
-		return refusedErr("refused, nothing sent: %s", err.Error())
-	}
-	return nil
-}
-
-// errAlreadyPrinted marks an error whose message went out already.
-var errAlreadyPrinted = errors.New("")
-
-// printDryRun prints what would be sent: the resume value (one interrupt),
-// or the resume map of each submission.
-func printDryRun(e *env, subs []*client.Submission) error {
-	if len(subs) == 1 && len(subs[0].Items) == 1 {
-		r := subs[0].Items[0].Resume
-		if r.Continue {
-			fmt.Fprintln(e.stdout, `(continue: a run with no input and no resume value)`)
-			return nil
-		}
-		if r.End != nil {
-			fmt.Fprintln(e.stdout, review.EndingText(r.End))
-			return nil
-		}
-		return writeJSON(e.stdout, r.Value, true)
-	}
-	for _, s := range subs {
-		m := map[string]any{}
-		for _, it := range s.Items {
-			m[it.Interrupt.ID] = review.ResumeJSON(it.Resume)
-		}
-		fmt.Fprintf(e.stdout, "thread %s, one resume:\n", safe(s.ThreadID))
-		if err := writeJSON(e.stdout, m, true); err != nil {
-			return err
-		}
-	}
-	return nil
+	e.sendFlags(cmd, o, true)
+	return cmd
 }

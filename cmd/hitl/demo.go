@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -54,11 +53,15 @@ history), as for a real one; give them XDG_STATE_HOME=DIR to keep it apart.`,
 			if kind == "" {
 				kind = "langgraph"
 			}
-			url, stop, err := startDemo(cmd.Context(), kind, listen, burst, every, upTo, s.Reviewer)
+			srv, ok, err := demo.Run(cmd.Context(), kind, listen, burst, every, upTo, s.Reviewer)
+			if !ok {
+				return usageErr("--backend %q: the demo serves langgraph, rest, events or opencode", kind)
+			}
 			if err != nil {
 				return err
 			}
-			defer stop()
+			defer srv.Close()
+			url := srv.URL()
 			if serve {
 				fmt.Fprintf(e.stdout, "hitl demo %s server at %s\n\n  hitl --backend %s --url %s list\n  hitl --backend %s --url %s\n\nCtrl+C stops it.\n",
 					kind, url, kind, url, kind, url)
@@ -88,29 +91,4 @@ history), as for a real one; give them XDG_STATE_HOME=DIR to keep it apart.`,
 	cmd.Flags().IntVar(&upTo, "up-to", 20, "new interrupts arrive while fewer than this many wait (0: however many wait)")
 	cmd.Flags().IntVar(&burst, "burst", 0, "create this many extra interrupts at start, to try the inbox at scale")
 	return cmd
-}
-
-// startDemo starts the embedded server of one backend kind with its agents.
-func startDemo(ctx context.Context, kind, listen string, burst int, every time.Duration, upTo int, user string) (string, func(), error) {
-	var srv demo.Fake
-	switch kind {
-	case "langgraph":
-		srv = demo.New()
-	case "rest":
-		rs := demo.NewREST()
-		rs.User = user
-		srv = rs
-	case "events":
-		srv = demo.NewEvents()
-	case "opencode":
-		srv = demo.NewOpencode()
-	default:
-		return "", nil, usageErr("--backend %q: the demo serves langgraph, rest, events or opencode", kind)
-	}
-	if err := srv.Start(listen); err != nil {
-		return "", nil, err
-	}
-	srv.Seed(burst)
-	go srv.Produce(ctx, every, upTo)
-	return srv.URL(), func() { srv.Close() }, nil
 }

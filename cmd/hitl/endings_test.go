@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/hitl-sh/hitl/client"
 )
 
 // reject --stop and dismiss end the thread's work: idle, the tool never
@@ -93,31 +91,6 @@ func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
 			must(t, s.hitl("", "history", "--json", "-n", "1"), 0, "asked by phone")
 		}
 	})
-}
-
-// --dry-run of an ending says what it does: there is no resume value to
-// print (it printed null).
-func TestDryRunOfAnEndingSaysWhatItDoes(t *testing.T) {
-	t.Parallel()
-	var out strings.Builder
-	e := &env{stdin: strings.NewReader(""), stdout: newTermOut(&out), stderr: newTermOut(&strings.Builder{}), getenv: envOf(t).getenv}
-	one := []*client.Submission{{ThreadID: "t1", Items: []client.Item{{Resume: client.Resume{End: &client.Ending{Kind: client.EndDismiss, Reason: "handled by phone"}}}}}}
-	if err := printDryRun(e, one); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); strings.Contains(got, "null") || !strings.Contains(got, `(dismissed: no resume value`) || !strings.Contains(got, `"handled by phone"`) {
-		t.Fatalf("--dry-run printed %q", got)
-	}
-	out.Reset()
-	two := []*client.Submission{{ThreadID: "t1", Items: []client.Item{
-		{Interrupt: client.Interrupt{ID: "aaaa"}, Resume: client.Resume{End: &client.Ending{Kind: client.EndStop, Reason: "no"}}},
-		{Interrupt: client.Interrupt{ID: "bbbb"}, Resume: client.Resume{End: &client.Ending{Kind: client.EndStop, Reason: "no"}}}}}}
-	if err := printDryRun(e, two); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); strings.Contains(got, "null") || !strings.Contains(got, "rejected and stopped: no resume value") {
-		t.Fatalf("--dry-run printed %q", got)
-	}
 }
 
 // Ending the work of a fan-out thread is refused while its other branches

@@ -128,8 +128,8 @@ var topics = []struct{ name, short, text string }{
      another approver of this decision; it is sent when one confirms the
      same decision (--json: "result": "approval-recorded")
 
-A script can tell "someone else already decided" (3) from "it broke" (1)
-and from "that was a mistake" (4):
+A script can tell "it no longer waits: already decided, from this machine
+or elsewhere" (3) from "it broke" (1) and from "that was a mistake" (4):
 
   hitl approve 3d96 || [ $? -eq 3 ]`},
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-sh/hitl/agenthook"
-	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/hookclient"
 	"github.com/hitl-sh/hitl/redact"
 )
@@ -84,15 +83,10 @@ func runHook(ctx context.Context, e *env, o *hookOptions) {
 // does.
 func hookConnect(e *env) (agenthook.Conn, error) {
 	var c agenthook.Conn
-	f, err := config.Load(config.Path(e.getenv))
+	s, err := e.settings()
 	if err != nil {
 		return c, err
 	}
-	s, err := config.Resolve(f, e.flags, e.getenv)
-	if err != nil {
-		return c, err
-	}
-	e.hideSecrets(s)
 	c.Redact = redact.New(s.Credentials()...).String
 	// Several hubs (or one hub's several addresses): a comma list, tried
 	// in turn when one is down.

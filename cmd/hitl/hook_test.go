@@ -332,7 +332,7 @@ func TestHookClaudeDecidedFromTheCLI(t *testing.T) {
 		if code != 0 || strings.ContainsAny(out, "\x1b\x07\u202e") {
 			t.Fatalf("show (exit %d) printed raw control bytes: %q", code, out)
 		}
-		for _, want := range []string{`/tmp/\x1b]0;pwned\x07`, "WARNING", `mcp__evil__run\x1b[31m`} {
+		for _, want := range []string{`/tmp/\u001b]0;pwned\u0007`, "WARNING", `mcp__evil__run\u001b[31m`} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("show lacks %q:\n%s", want, out)
 			}
@@ -531,7 +531,8 @@ func TestHookTwoPersonRuleOnBash(t *testing.T) {
 	if code, out, errs := h.cliIn(alice, aliceToken, "history"); code != 0 || strings.Count(out, "approval recorded") != 1 || strings.Count(out, "refused") != 2 {
 		t.Fatalf("alice's history: exit %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || strings.Count(out, "approval-recorded") != 1 || strings.Count(out, "refused") != 2 {
+	// One spelling in both: words, as a row of text says them.
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || strings.Count(out, "approval recorded") != 1 || strings.Contains(out, "approval-recorded") || strings.Count(out, "refused") != 2 {
 		t.Fatalf("team history: exit %d\n%s%s", code, out, errs)
 	}
 	time.Sleep(300 * time.Millisecond)

@@ -91,7 +91,7 @@ func TestHostileErrors(t *testing.T) {
 	}
 	r := hitl(t, "", "list")
 	must(t, r, 1, "HTTP 500")
-	if !strings.Contains(r.stderr, `\x1b]0;pwned title\x07`) || !strings.Contains(r.stderr, "[redacted]") {
+	if !strings.Contains(r.stderr, `\u001b]0;pwned title\u0007`) || !strings.Contains(r.stderr, "[redacted]") {
 		t.Errorf("the error does not show the server's words inertly, key hidden:\n%s", r.stderr)
 	}
 
@@ -107,7 +107,7 @@ func TestHostileErrors(t *testing.T) {
 	r = hitl(t, "", "approve", id)
 	assertInert(t, "approve (run fails)", r)
 	must(t, r, 1, "the run failed")
-	if !strings.Contains(r.stderr, `HostileError`) && !strings.Contains(r.stderr, `Hostile\x1b[31mError`) {
+	if !strings.Contains(r.stderr, `HostileError`) && !strings.Contains(r.stderr, `Hostile\u001b[31mError`) {
 		t.Errorf("the run's error is not shown:\n%s", r.stderr)
 	}
 	r = hitl(t, "", "history", "--json")
@@ -199,7 +199,7 @@ func TestHostileServerCLI(t *testing.T) {
 
 	r := hitl(t, "", "list")
 	assertInert(t, "list", r)
-	for _, want := range []string{"e5c4", "dee90000", "send_email", "thread-b", `\x1b`} {
+	for _, want := range []string{"e5c4", "dee90000", "send_email", "thread-b", `\u001b`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("list does not show %q:\n%s%s", want, r.stdout, r.stderr)
 		}
@@ -253,7 +253,7 @@ func TestHostileServerCLI(t *testing.T) {
 	}
 	r = hitl(t, "", "show", "e5c4")
 	must(t, r, 2, "matches 2 interrupts")
-	if !strings.Contains(r.stderr, `e5c4\x1b]0;pwned\x07<U+202E><U+200B>\u009b31m-hostile`) {
+	if !strings.Contains(r.stderr, `e5c4\u001b]0;pwned\u0007<U+202E><U+200B>\u009b31m-hostile`) {
 		t.Errorf("the candidates are not listed inertly:\n%s", r.stderr)
 	}
 	must(t, hitl(t, "", "show", "dee9"), 0, "nested 100,000 levels deep")
@@ -264,7 +264,7 @@ func TestHostileServerCLI(t *testing.T) {
 	for _, id := range []string{hostile.IDHostile[:8], hostile.IDHostile2[:9]} {
 		r = hitl(t, "", "show", id)
 		assertInert(t, "show "+id, r)
-		must(t, r, 0, `\x1b`)
+		must(t, r, 0, `\u001b`)
 	}
 
 	// The others stay answerable: approve the agent's interrupt.

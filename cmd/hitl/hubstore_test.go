@@ -362,10 +362,13 @@ func TestTeamAuditLogThroughTheDoor(t *testing.T) {
 			t.Fatalf("%s = %q, want %q in %v", c.key, got, c.value, c.m)
 		}
 	}
-	// --outcome takes the spelling --json prints; another is a usage error.
-	if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", "approval-recorded"); code != 0 || strings.Count(out, "\n") != 1 ||
-		!strings.Contains(out, "alice (approver)") || !strings.Contains(out, "(hook, http)  approval-recorded: 1 of 2 approvals (alice) recorded") {
-		t.Fatalf("--outcome approval-recorded: exit %d\n%s%s", code, out, errs)
+	// --outcome takes the spelling --json prints, and the words the rows
+	// print; another is a usage error.
+	for _, spelled := range []string{"approval-recorded", "approval recorded"} {
+		if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", spelled); code != 0 || strings.Count(out, "\n") != 1 ||
+			!strings.Contains(out, "alice (approver)") || !strings.Contains(out, "(hook, http)  approval recorded: 1 of 2 approvals (alice) recorded") {
+			t.Fatalf("--outcome %s: exit %d\n%s%s", spelled, code, out, errs)
+		}
 	}
 	if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", "bogus"); code != 2 ||
 		!strings.Contains(errs, `no outcome "bogus": give one of sent, approval-recorded, refused, handled-elsewhere, failed, approval-dropped`) {

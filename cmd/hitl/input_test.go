@@ -5,6 +5,7 @@ package main
 // nothing is sent in either case.
 
 import (
+	"github.com/hitl-sh/hitl/cli/decisions"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestInputEdges(t *testing.T) {
 	email := s.onlyPending(s.agent("email"))
 	// 16 MiB and one byte on standard input, and in a file: refused, the
 	// limit named, exit 2, nothing sent.
-	big := `{"to":"` + strings.Repeat("x", maxInput) + `"}`
+	big := `{"to":"` + strings.Repeat("x", decisions.MaxInput) + `"}`
 	r := s.hitl(big, "edit", email.ID, "--args", "-")
 	must(t, r, 2, "standard input is larger than 16 MiB")
 	file := filepath.Join(t.TempDir(), "args.json")

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/cli/decisions"
 	"github.com/hitl-sh/hitl/review"
 )
 
@@ -97,6 +97,9 @@ func exitKind(err error) review.Kind {
 	return review.Failed
 }
 
+// errAlreadyPrinted marks an error whose message went out already.
+var errAlreadyPrinted = decisions.ErrPrinted
+
 func usageErr(format string, a ...any) error {
 	return &exitErr{exitUsage, fmt.Errorf(format, a...)}
 }
@@ -141,10 +144,4 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	return exitError
-}
-
-// about gives err what a decision command's --json object says of it
-// beyond the exit code (review.About, review.ErrorJSON).
-func about(err error, result, id string, w *client.Winner) error {
-	return review.WithAbout(err, result, id, w)
 }

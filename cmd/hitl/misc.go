@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/hitl-sh/hitl/cli/teamhistory"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/journal"
 	"github.com/hitl-sh/hitl/config"
@@ -78,6 +79,21 @@ func configCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// settings are the settings in force, with their credentials hidden in
+// everything printed from now on (the config file's warnings not said).
+func (e *env) settings() (*config.Settings, error) {
+	f, err := config.Load(config.Path(e.getenv))
+	if err != nil {
+		return nil, err
+	}
+	s, err := config.Resolve(f, e.flags, e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	e.hideSecrets(s)
+	return s, nil
+}
+
 // warn prints the config file's warnings (a secret others can read) on
 // stderr, where they do not spoil output meant for scripts.
 func (e *env) warn(f *config.File) {
@@ -89,16 +105,20 @@ func (e *env) warn(f *config.File) {
 func historyCmd(e *env) *cobra.Command {
 	var asJSON, fromTeam bool
 	var limit int
-	var tf teamFilter
+	var tf teamhistory.Filter
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Decisions sent from this machine, newest first (the audit log); --team: the hub's, of the whole team",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if fromTeam {
-				return e.teamHistory(cmd.Context(), tf, limit, asJSON)
+				s, err := e.settings()
+				if err != nil {
+					return err
+				}
+				return teamhistory.Run(cmd.Context(), &teamhistory.Options{Stdout: e.stdout, Settings: s, Filter: tf, Limit: limit, JSON: asJSON})
 			}
-			if tf != (teamFilter{}) {
+			if tf != (teamhistory.Filter{}) {
 				return usageErr("history: --by, --source, --tool, --outcome, --request and --since filter the team's audit log: add --team (with --url http://HUB)")
 			}
 			j, err := journal.Open(config.StateDir(e.getenv))
@@ -135,12 +155,12 @@ func historyCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines: one object per decision (tool, proposed and edited args, decision, message, reviewer, time, outcome)")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most this many entries (0: all)")
 	cmd.Flags().BoolVar(&fromTeam, "team", false, "the team's audit log, read from the hub at --url (hitl serve --http) with your token: every reviewer, every door")
-	cmd.Flags().StringVar(&tf.reviewer, "by", "", "with --team: only this reviewer's decisions")
-	cmd.Flags().StringVar(&tf.source, "source", "", "with --team: only decisions on this source's requests (hook, publisher, langgraph)")
-	cmd.Flags().StringVar(&tf.tool, "tool", "", "with --team: only decisions on this tool")
-	cmd.Flags().StringVar(&tf.outcome, "outcome", "", "with --team: only this outcome ("+strings.Join(store.Outcomes, ", ")+")")
-	cmd.Flags().StringVar(&tf.request, "request", "", "with --team: only decisions on this request (its id, or the short id the screens show)")
-	cmd.Flags().StringVar(&tf.since, "since", "", "with --team: only decisions since a duration ago (24h) or a time (RFC 3339)")
+	cmd.Flags().StringVar(&tf.Reviewer, "by", "", "with --team: only this reviewer's decisions")
+	cmd.Flags().StringVar(&tf.Source, "source", "", "with --team: only decisions on this source's requests (hook, publisher, langgraph)")
+	cmd.Flags().StringVar(&tf.Tool, "tool", "", "with --team: only decisions on this tool")
+	cmd.Flags().StringVar(&tf.Outcome, "outcome", "", "with --team: only this outcome ("+strings.Join(store.Outcomes, ", ")+")")
+	cmd.Flags().StringVar(&tf.Request, "request", "", "with --team: only decisions on this request (its id, or the short id the screens show)")
+	cmd.Flags().StringVar(&tf.Since, "since", "", "with --team: only decisions since a duration ago (24h) or a time (RFC 3339)")
 	return cmd
 }
 

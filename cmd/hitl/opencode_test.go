@@ -163,7 +163,7 @@ func TestCLIOpencodeHostile(t *testing.T) {
 			t.Fatalf("%s printed raw control bytes (exit %d): %q", cmd[0], r.code, r.stdout+r.stderr)
 		}
 	}
-	must(t, hitl(t, "", append(args, "show", it.ID)...), 0, `$ echo hi\x1b]52;c;Y3VybCBldmls\x07`)
+	must(t, hitl(t, "", append(args, "show", it.ID)...), 0, `$ echo hi\u001b]52;c;Y3VybCBldmls\u0007`)
 }
 
 // hitlIn runs hitl with the state folder dir: another reviewer's machine.
@@ -212,7 +212,7 @@ func TestTUIOpencodeApproveForGood(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.socket, "kill-server").Run() })
 
-	tt.waitFor("[opencode]", `bash(patterns=`, "$ npm test", "approved for good, it allows: npm test *", "L approve for good")
+	tt.waitFor("[opencode]", `bash(patterns=`, "$ npm test", "approved for good (L), allows: npm test *", "L approve for good")
 	time.Sleep(1500 * time.Millisecond) // a key right after the list changed is ignored, on purpose
 	tt.keys("a")
 	tt.waitFor("Send this?", "bash: approve")
@@ -223,7 +223,7 @@ func TestTUIOpencodeApproveForGood(t *testing.T) {
 	}
 
 	good := fake.Ask("ses_good", "bash", []string{"git push origin feature"}, []string{"git push *"}, nil)
-	tt.waitFor("$ git push origin feature", "approved for good, it allows: git push *")
+	tt.waitFor("$ git push origin feature", "approved for good (L), allows: git push *")
 	time.Sleep(1500 * time.Millisecond)
 	tt.keys("L")
 	tt.waitFor("Send this?", "bash: approve for good (always)", "from now on, the agent does not ask for: git push *")

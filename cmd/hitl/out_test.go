@@ -84,7 +84,7 @@ func TestTermOutMakesEverythingInert(t *testing.T) {
 	if what, bad := hostile.Dangerous(out); bad {
 		t.Fatalf("termOut let through %s:\n%q", what, out)
 	}
-	for _, want := range []string{"line 1\n\tindented A", `\x1b]0;pwned title\x07B`, `\u009b31m`, "E<U+202E>gnp.exe", "F<U+200B>G", `\x9bM`, "key [redacted]\n"} {
+	for _, want := range []string{"line 1\n\tindented A", `\u001b]0;pwned title\u0007B`, `\u009b31m`, "E<U+202E>gnp.exe", "F<U+200B>G", `\x9bM`, "key [redacted]\n"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

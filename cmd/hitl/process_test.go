@@ -10,10 +10,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,10 +220,34 @@ func TestRealTwoReviewersRace(t *testing.T) {
 		}
 		threads := s.startMany(n)
 		alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")
-		// Both look at the inbox first, as reviewers do.
-		for _, r := range []reviewer{alice, bob} {
-			if out, err := r.cmd(bin, s.url, "list").CombinedOutput(); err != nil {
-				t.Fatalf("list: %v\n%s", err, out)
+		// Both look at the inbox first, as reviewers do, until they see
+		// every one of the interrupts (a replica lists what another raised
+		// a moment later).
+		want := map[string]bool{}
+		for _, th := range threads {
+			want[s.interruptOf(th)] = true
+		}
+		for _, rv := range []struct {
+			r   reviewer
+			url string
+		}{{alice, s.url}, {bob, s.peer}} {
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+				out, err := rv.r.cmd(bin, rv.url, "list", "--json").Output()
+				if err != nil {
+					t.Fatalf("%s: list: %v\n%s", rv.r.name, err, out)
+				}
+				var listed []listed
+				json.Unmarshal(out, &listed)
+				missing := maps.Clone(want)
+				for _, it := range listed {
+					delete(missing, it.ID)
+				}
+				if len(missing) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s never listed %d of the %d interrupts in 30 s on %s: %v", rv.r.name, len(missing), n, rv.url, slices.Collect(maps.Keys(missing)))
+				}
 			}
 		}
 		type tally struct{ bothSent, noneSent, wrongGraph, badLoser int }

@@ -67,19 +67,10 @@ func (e *env) again() string {
 	out := "hitl"
 	for _, f := range [][2]string{{"--profile", e.flags.Profile}, {"--backend", e.flags.Backend}, {"--url", redact.URL(e.flags.URL)}} {
 		if f[1] != "" {
-			out += " " + f[0] + " " + shellWord(safe(f[1]))
+			out += " " + f[0] + " " + present.ShellWord(safe(f[1]))
 		}
 	}
 	return out
-}
-
-// shellWord is s as one word of a POSIX shell: as is when it is plain,
-// else in single quotes.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func indent(s, prefix string) string { return present.Indent(strings.TrimRight(s, "\n"), prefix) }
@@ -106,13 +97,6 @@ func printRaw(e *env, it client.Interrupt) error {
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s\n", b)
 	return err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // newExecHook is watch --exec's runner (watchexec.New); a command line it

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hitl-sh/hitl/cli/decisions"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/client/a2a"
 	"github.com/hitl-sh/hitl/client/events"
@@ -21,7 +22,6 @@ import (
 	"github.com/hitl-sh/hitl/client/rest"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/config"
-	"github.com/hitl-sh/hitl/decide"
 	"github.com/hitl-sh/hitl/redact"
 	"github.com/hitl-sh/hitl/review"
 	"github.com/hitl-sh/hitl/tui"
@@ -198,20 +198,8 @@ func (e *env) hideSecrets(s *config.Settings, more ...string) {
 }
 
 // reconcile resolves, against the server, decisions whose outcome this
-// machine does not know (hitl was killed mid-send, the network broke), and
-// says what it found on stderr.
-func (a *app) reconcile(ctx context.Context, e *env) {
-	results, err := a.Pipeline().Reconcile(ctx, nil)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "hitl: cannot read the audit log:", err)
-		return
-	}
-	for _, r := range results {
-		if r.Kind != decide.Unknown {
-			fmt.Fprintln(e.stderr, "hitl: an earlier decision, looked up again:", r.Text())
-		}
-	}
-}
+// machine does not know, and says what it found on stderr.
+func (a *app) reconcile(ctx context.Context, e *env) { decisions.Reconcile(ctx, a.Session, e.stderr) }
 
 // endedTask tells an A2A task named by its id that waits for no answer
 // (review.Session.EndedTask).

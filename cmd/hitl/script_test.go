@@ -33,8 +33,9 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptSetup gives a script its own home, state and no config file, and
-// a demo server ($DEMO) where two interrupts wait: a tool call ($EMAIL, a
-// send_email of the support agent) and a question ($ASK).
+// a demo server ($DEMO) where three interrupts wait: a tool call ($EMAIL, a
+// send_email of the support agent), a question ($ASK), and a tool call
+// whose arguments hold an escape sequence and hidden characters ($SNEAKY).
 func scriptSetup(e *testscript.Env) error {
 	home := filepath.Join(e.WorkDir, "home")
 	e.Setenv("HOME", home)
@@ -52,7 +53,7 @@ func scriptSetup(e *testscript.Env) error {
 	for name, spawn := range map[string]struct {
 		graph string
 		input map[string]any
-	}{"EMAIL": {"support", msg("email")}, "ASK": {"asker", nil}} {
+	}{"EMAIL": {"support", msg("email")}, "ASK": {"asker", nil}, "SNEAKY": {"sneaky", msg("sneaky")}} {
 		th, err := srv.Spawn(spawn.graph, spawn.input)
 		if err != nil {
 			return err

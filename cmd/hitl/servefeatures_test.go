@@ -158,7 +158,7 @@ func TestRealHubOffersWhatTheServerOffers(t *testing.T) {
 				alice.press("r", "Reason for")
 				alice.text("not on a Sunday")
 				alice.keys("C-s")
-				alice.waitFor("Send this?", "x stop there too")
+				alice.waitFor("Send this?", "x stop the agent too")
 				alice.press("x", "reject and stop")
 				alice.press("y", "Rejected and stopped ")
 				idle(th, "reject and stop in a session")

@@ -143,7 +143,7 @@ func TestRealWatchExecFailureAndHang(t *testing.T) {
 		id := s.interruptOf(th)
 		eventually(t, "the failure is reported", func() bool { return strings.Contains(stderr.String(), "the command for "+id[:8]+" failed") })
 		report := stderr.String()
-		for _, want := range []string{"exit status 3", `| boom \x1b[31mred`, "| line 4", "… (3 more lines)"} {
+		for _, want := range []string{"exit status 3", `| boom \u001b[31mred`, "| line 4", "… (3 more lines)"} {
 			if !strings.Contains(report, want) {
 				t.Fatalf("the report lacks %q:\n%s", want, report)
 			}

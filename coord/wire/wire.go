@@ -49,6 +49,10 @@ const (
 // client.SourceDown.
 const SourceDownHeader = "Hitl-Source-Down"
 
+// NobodyWaits is what a reviewer's answer to a request whose publisher is
+// not waiting on it is told (the events client, and the hub's own inbox).
+const NobodyWaits = "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+
 // Request is one pending request, as GET /hitl/pending lists it and
 // hitl_asked carries it.
 type Request struct {

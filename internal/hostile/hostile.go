@@ -427,7 +427,7 @@ func isSGR(s string) int {
 // reverse) that the TUI's own styles write, and nothing else: any other
 // escape sequence stays for Dangerous to find. A server's SGR cannot hide
 // in what is removed: the TUI shows a server's ESC as the visible text
-// `\x1b`, which tests look for.
+// `\u001b`, which tests look for.
 func Unstyled(s string) string {
 	if !strings.Contains(s, "\x1b[") {
 		return s

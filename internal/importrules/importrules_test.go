@@ -45,6 +45,16 @@ var mayImport = map[string][]string{
 	"review":           {"decide", "present", "inert", "client", "client/journal"},
 	"watchexec":        {"present", "inert", "client"},
 	"tui":              {"review", "decide", "present", "inert", "client", "client/journal", "diff"},
+	// The CLI's decision commands: the rules of review, the pipeline of
+	// decide, the words of present; never a backend nor the terminal's TUI.
+	"cli/decisions": {"review", "decide", "present", "inert", "client"},
+	// hitl history --team: a hub's audit log over HTTP (coord's lines, the
+	// store's outcomes), printed by present's and inert's rules.
+	"cli/teamhistory": {"config", "coord", "store", "present", "inert", "redact", "review"},
+	// hitl serve's wiring: the hub's parts put together (its sessions' TUI
+	// options among them), the coordinator, the store, the team; review for
+	// its errors' kinds (exit statuses). Never a backend: cmd/hitl opens them.
+	"hub/serve": {"hub", "coord", "coord/wire", "store", "team", "config", "client", "inert", "review", "tui"},
 }
 
 // backendMayImport is what every backend may import of the project.
@@ -115,8 +125,8 @@ func TestImportsPointDown(t *testing.T) {
 			if isBackend(imp) && p != "cmd/hitl" && p != "internal/bench" {
 				t.Errorf("%s imports the backend %s: only cmd/hitl chooses a backend (front ends and the hub see client.Backend)", p, imp)
 			}
-			if imp == "tui" && p != "cmd/hitl" && p != "hub" {
-				t.Errorf("%s imports tui: only cmd/hitl and hub run the TUI", p)
+			if imp == "tui" && p != "cmd/hitl" && p != "hub" && p != "hub/serve" {
+				t.Errorf("%s imports tui: only cmd/hitl and hub (hub/serve, which builds it) run the TUI", p)
 			}
 		}
 	}

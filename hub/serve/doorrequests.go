@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/hitl-sh/hitl/client"
-	"github.com/hitl-sh/hitl/client/events"
 	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/coord/wire"
 	"github.com/hitl-sh/hitl/hub"
 )
 
@@ -109,7 +109,7 @@ func (d *doorRequests) Resume(_ context.Context, s *client.Submission) (client.R
 	}
 	rc := client.Receipt{Acknowledged: true}
 	if leased && !waiting {
-		rc.Unheard = events.NobodyWaits
+		rc.Unheard = wire.NobodyWaits
 	}
 	return rc, nil
 }

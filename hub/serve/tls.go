@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"crypto/tls"
@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/review"
 )
 
 // The HTTP door's TLS (serve --tls-cert, --tls-key), and the warning a
@@ -19,11 +22,11 @@ func doorTLS(cert, key string) (*tls.Config, error) {
 	case cert == "" && key == "":
 		return nil, nil
 	case cert == "" || key == "":
-		return nil, usageErr("serve: give both --tls-cert and --tls-key (the door's certificate and its private key, PEM)")
+		return nil, review.Usagef("serve: give both --tls-cert and --tls-key (the door's certificate and its private key, PEM)")
 	}
 	pair, err := tls.LoadX509KeyPair(cert, key)
 	if err != nil {
-		return nil, usageErr("serve: cannot load the door's certificate %s and key %s: %v", safe(cert), safe(key), err)
+		return nil, review.Usagef("serve: cannot load the door's certificate %s and key %s: %v", inert.Line(cert), inert.Line(key), err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
 }
@@ -41,7 +44,7 @@ func plainDoorWarning(addr string, tlsOn bool) string {
 	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() || host == "localhost" {
 		return ""
 	}
-	return fmt.Sprintf("the HTTP door on %s is plain HTTP on an address reached from elsewhere: tokens and payloads cross the network in the clear; give --tls-cert and --tls-key, or keep it on loopback behind a TLS proxy", safe(addr))
+	return fmt.Sprintf("the HTTP door on %s is plain HTTP on an address reached from elsewhere: tokens and payloads cross the network in the clear; give --tls-cert and --tls-key, or keep it on loopback behind a TLS proxy", inert.Line(addr))
 }
 
 // loopback puts an address without a host on loopback: the hub is reached

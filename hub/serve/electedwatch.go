@@ -1,10 +1,9 @@
-package main
+package serve
 
 import (
 	"context"
 
 	"github.com/hitl-sh/hitl/client"
-
 	"github.com/hitl-sh/hitl/hub"
 	"github.com/hitl-sh/hitl/store"
 )

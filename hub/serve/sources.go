@@ -1,4 +1,4 @@
-package main
+package serve
 
 // Which sources a hub serves: the LangGraph server the command names, or
 // the profiles of hub.sources / --source, each a backend of its own.
@@ -9,17 +9,18 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/hub"
+	"github.com/hitl-sh/hitl/review"
 )
 
 // backendGiven says whether the command names a LangGraph server (--url,
 // HITL_URL, or the url of the profile in force), rather than falling back
 // to the default address: only then does hitl serve --http alone serve a
 // backend's interrupts beside the hooks' requests.
-func (e *env) backendGiven(f *config.File) bool {
-	if e.flags.URL != "" || e.getenv("HITL_URL") != "" {
+func (o *Options) backendGiven(f *config.File) bool {
+	if o.Flags.URL != "" || o.Getenv("HITL_URL") != "" {
 		return true
 	}
-	s, err := config.Resolve(f, e.flags, e.getenv)
+	s, err := config.Resolve(f, o.Flags, o.Getenv)
 	if err != nil {
 		return true // serve opens the backend and says what is wrong
 	}
@@ -32,15 +33,15 @@ func (e *env) backendGiven(f *config.File) bool {
 // its own: HITL_URL, HITL_BACKEND and the credentials' variables, which
 // name the one server of a command, do not override a source's profile.
 // secrets are every source's credentials, for the hub's log to hide.
-func (e *env) hubSources(a *app, profiles []string) (srcs []hub.Source, secrets []string, err error) {
+func (o *Options) hubSources(settings *config.Settings, backend client.Backend, profiles []string) (srcs []hub.Source, secrets []string, err error) {
 	if len(profiles) == 0 {
-		s, err := sourceOf(a.settings, a.Backend)
+		s, err := sourceOf(settings, backend)
 		if err != nil {
 			return nil, nil, err
 		}
-		return []hub.Source{s}, a.settings.Credentials(), nil
+		return []hub.Source{s}, settings.Credentials(), nil
 	}
-	f, err := config.Load(config.Path(e.getenv))
+	f, err := config.Load(config.Path(o.Getenv))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -49,24 +50,24 @@ func (e *env) hubSources(a *app, profiles []string) (srcs []hub.Source, secrets 
 		case "HITL_PROFILE", "HITL_BACKEND", "HITL_URL", "HITL_GRAPH", "HITL_ASSISTANT", "HITL_API_KEY", "HITL_BEARER_TOKEN", "HITL_LANGGRAPH_URL":
 			return ""
 		}
-		return e.getenv(k)
+		return o.Getenv(k)
 	}
 	seen := map[string]bool{}
 	for _, name := range profiles {
 		if seen[name] {
-			return nil, nil, usageErr("serve: source %q is named twice", name)
+			return nil, nil, review.Usagef("serve: source %q is named twice", name)
 		}
 		seen[name] = true
 		if _, ok := f.Profiles[name]; !ok {
-			return nil, nil, usageErr("serve: source %q is no profile of %s: add it under profiles: (backend and url), or name another", name, config.Path(e.getenv))
+			return nil, nil, review.Usagef("serve: source %q is no profile of %s: add it under profiles: (backend and url), or name another", name, config.Path(o.Getenv))
 		}
 		s, err := config.Resolve(f, config.Overrides{Profile: name}, own)
 		if err != nil {
-			return nil, nil, usageErr("serve: source %s: %v", name, err)
+			return nil, nil, review.Usagef("serve: source %s: %v", name, err)
 		}
-		b, err := newBackend(s, 0)
+		b, err := o.NewBackend(s)
 		if err != nil {
-			return nil, nil, usageErr("serve: source %s: %v", name, err)
+			return nil, nil, review.Usagef("serve: source %s: %v", name, err)
 		}
 		src, err := sourceOf(s, b)
 		if err != nil {
@@ -91,7 +92,7 @@ func sourceOf(s *config.Settings, b client.Backend) (hub.Source, error) {
 	case "opencode":
 		what = "the opencode server at "
 	default:
-		return hub.Source{}, usageErr("serve: the hub serves LangGraph servers, A2A agents and opencode servers (backend langgraph, a2a or opencode); %s is not served", s.Backend)
+		return hub.Source{}, review.Usagef("serve: the hub serves LangGraph servers, A2A agents and opencode servers (backend langgraph, a2a or opencode); %s is not served", s.Backend)
 	}
 	return hub.Source{Name: what + b.Server(), Kind: s.Backend, Backend: b}, nil
 }

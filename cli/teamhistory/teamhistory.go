@@ -1,4 +1,7 @@
-package main
+// Package teamhistory is hitl history --team: the team's audit log read
+// from a hub (GET /hitl/history, the reviewer's token), filtered as asked,
+// printed one row per decision or as JSON Lines.
+package teamhistory
 
 import (
 	"bufio"
@@ -15,58 +18,66 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/present"
 	"github.com/hitl-sh/hitl/redact"
+	"github.com/hitl-sh/hitl/review"
 	"github.com/hitl-sh/hitl/store"
 )
 
-// teamFilter is what `hitl history --team` asks of the hub's audit log.
-type teamFilter struct {
-	reviewer, source, tool, outcome, request, since string
+// Filter is what `hitl history --team` asks of the hub's audit log: each
+// field, when set, keeps only the decisions it names.
+type Filter struct {
+	Reviewer, Source, Tool, Outcome, Request, Since string
 }
 
-// teamHistory prints the team's audit log, read from the hub at the
-// command's URL (GET /hitl/history) with the reviewer's token: every
-// decision of every reviewer, through every door, newest first.
-func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON bool) error {
-	file, err := config.Load(config.Path(e.getenv))
-	if err != nil {
-		return err
-	}
-	s, err := config.Resolve(file, e.flags, e.getenv)
-	if err != nil {
-		return err
-	}
-	e.hideSecrets(s)
+// Options are hitl history --team's.
+type Options struct {
+	Stdout io.Writer
+	// Settings name the hub (URL) and the reviewer's token and headers.
+	Settings *config.Settings
+	Filter
+	Limit int  // at most this many (0: all)
+	JSON  bool // JSON Lines, one object per decision
+}
+
+// Run prints the team's audit log, read from the hub at the command's URL
+// (GET /hitl/history) with the reviewer's token: every decision of every
+// reviewer, through every door, newest first.
+func Run(ctx context.Context, o *Options) error {
+	s, f, limit, asJSON := o.Settings, o.Filter, o.Limit, o.JSON
 	u, err := url.Parse(s.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErr("history --team: the hub's URL %q is not an http(s) URL: give --url http://HUB:PORT", safe(redact.URL(s.URL)))
+		return review.Usagef("history --team: the hub's URL %q is not an http(s) URL: give --url http://HUB:PORT", safe(redact.URL(s.URL)))
 	}
 	if s.BearerToken == "" {
-		return usageErr("history --team: no token for the hub: set HITL_BEARER_TOKEN to your reviewer's token")
+		return review.Usagef("history --team: no token for the hub: set HITL_BEARER_TOKEN to your reviewer's token")
 	}
-	if f.outcome != "" {
-		o, ok := store.OutcomeOf(f.outcome)
+	if f.Outcome != "" {
+		o, ok := store.OutcomeOf(f.Outcome)
 		if !ok {
-			return usageErr("history --outcome: no outcome %q: give one of %s", safe(f.outcome), strings.Join(store.Outcomes, ", "))
+			return review.Usagef("history --outcome: no outcome %q: give one of %s", safe(f.Outcome), strings.Join(store.Outcomes, ", "))
 		}
-		f.outcome = o
+		f.Outcome = o
 	}
 	q := url.Values{}
-	for k, v := range map[string]string{"reviewer": f.reviewer, "source": f.source, "tool": f.tool, "outcome": f.outcome, "request_id": f.request} {
+	for k, v := range map[string]string{"reviewer": f.Reviewer, "source": f.Source, "tool": f.Tool, "outcome": f.Outcome, "request_id": f.Request} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	if f.since != "" {
-		d, err := time.ParseDuration(f.since)
+	if f.Since != "" {
+		d, err := time.ParseDuration(f.Since)
 		if err == nil {
 			q.Set("since", time.Now().Add(-d).UTC().Format(time.RFC3339))
-		} else if t, err := time.Parse(time.RFC3339, f.since); err == nil {
+		} else if t, err := time.Parse(time.RFC3339, f.Since); err == nil {
 			q.Set("since", t.UTC().Format(time.RFC3339))
 		} else {
-			return usageErr("history --since: give a duration (24h) or a time (2026-01-02T15:04:05Z)")
+			return review.Usagef("history --since: give a duration (24h) or a time (2026-01-02T15:04:05Z)")
 		}
 	}
 	if limit > 0 {
@@ -93,7 +104,7 @@ func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON b
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return &exitErr{exitError, fmt.Errorf("history --team: cannot reach the hub at %s: %v (is hitl serve --http running there? Give the hub's address with --url or HITL_URL)", redact.URL(s.URL), err)}
+		return &review.Error{Kind: review.Failed, Err: fmt.Errorf("history --team: cannot reach the hub at %s: %v (is hitl serve --http running there? Give the hub's address with --url or HITL_URL)", redact.URL(s.URL), err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -107,9 +118,9 @@ func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON b
 		}
 		if resp.StatusCode == http.StatusUnprocessableEntity {
 			// What was asked is wrong (an ambiguous --request).
-			return usageErr("history --team: %s", safe(m.Message))
+			return review.Usagef("history --team: %s", safe(m.Message))
 		}
-		return &exitErr{exitError, fmt.Errorf("history --team: the hub answered HTTP %d: %s", resp.StatusCode, safe(m.Message))}
+		return &review.Error{Kind: review.Failed, Err: fmt.Errorf("history --team: the hub answered HTTP %d: %s", resp.StatusCode, safe(m.Message))}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
@@ -121,29 +132,30 @@ func (e *env) teamHistory(ctx context.Context, f teamFilter, limit int, asJSON b
 		}
 		var a coord.AuditLine
 		if err := json.Unmarshal(line, &a); err != nil {
-			return &exitErr{exitError, fmt.Errorf("history --team: the hub's answer is not its audit log (%v)", err)}
+			return &review.Error{Kind: review.Failed, Err: fmt.Errorf("history --team: the hub's answer is not its audit log (%v)", err)}
 		}
 		n++
 		if asJSON {
-			if err := writeJSON(e.stdout, a, false); err != nil {
+			if err := present.WriteJSON(o.Stdout, a, false); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintln(e.stdout, teamRow(a))
+		fmt.Fprintln(o.Stdout, Row(a))
 	}
 	if err := sc.Err(); err != nil {
-		return &exitErr{exitError, fmt.Errorf("history --team: the hub's answer broke off: %v", err)}
+		return &review.Error{Kind: review.Failed, Err: fmt.Errorf("history --team: the hub's answer broke off: %v", err)}
 	}
 	if n == 0 && !asJSON {
-		fmt.Fprintln(e.stdout, "No decisions in the team's audit log match.")
+		fmt.Fprintln(o.Stdout, "No decisions in the team's audit log match.")
 	}
 	return nil
 }
 
-// teamRow is one audit entry on one line: when, who (role), what, on
-// which request of which source, through which door, and what came of it.
-func teamRow(a coord.AuditLine) string {
+// Row is one audit entry on one line: when, who (role), what, on
+// which request of which source, through which door, and what came of it
+// (in words, as the reviewer's own history says it: "approval recorded").
+func Row(a coord.AuditLine) string {
 	who := a.Reviewer
 	if a.Role != "" {
 		who += " (" + a.Role + ")"
@@ -153,7 +165,7 @@ func teamRow(a coord.AuditLine) string {
 		what += " " + strings.Join(a.Tools, ",")
 	}
 	row := fmt.Sprintf("%s  %-20s  %-24s  %s (%s, %s)  %s", a.At.Local().Format("2006-01-02 15:04:05"), safe(who), safe(what),
-		safe(a.RequestID), safe(a.Source), safe(a.Door), safe(a.Outcome))
+		safe(a.RequestID), safe(a.Source), safe(a.Door), safe(present.OutcomeWords(a.Outcome)))
 	if len(a.Approvers) > 1 {
 		row += "  approvers " + safe(strings.Join(a.Approvers, " + "))
 	}
@@ -161,13 +173,16 @@ func teamRow(a coord.AuditLine) string {
 		row += fmt.Sprintf("  (completes the approval #%d)", a.First)
 	}
 	if reason := rejectReason(a.Value); reason != "" {
-		row += "  reason " + strconv.Quote(oneLine(reason, reasonWidth))
+		row += "  reason " + strconv.Quote(ansi.Truncate(safe(reason), reasonWidth, "…"))
 	}
 	if a.Message != "" {
 		row += ": " + safe(a.Message)
 	}
 	return fmt.Sprintf("#%-5d %s", a.ID, row)
 }
+
+// safe makes a hub's text printable on one line.
+var safe = inert.Line
 
 // reasonWidth is how much of a reject's reason a row shows; a longer one
 // ends in "…" (--json has it whole).

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/hitl-sh/hitl/config"
 	"github.com/hitl-sh/hitl/coord"
 	"github.com/hitl-sh/hitl/hub"
+	"github.com/hitl-sh/hitl/inert"
+	"github.com/hitl-sh/hitl/review"
 	"github.com/hitl-sh/hitl/store"
 	"github.com/hitl-sh/hitl/team"
 )
@@ -27,17 +29,11 @@ func (l liveTeam) ByToken(token string) (team.Principal, bool) { return l().ByTo
 func (l liveTeam) RuleFor(tool string) (team.Rule, bool)       { return l().RuleFor(tool) }
 func (l liveTeam) MayDecide(reviewer string) bool              { return l().MayDecide(reviewer) }
 
-// coordinator is the hub's HTTP door: the coordinator protocol for the team,
-// its state in st. inbox, when not nil, is the rest of the hub's inbox
-// (hub.Door).
-func (e *env) coordinator(t coord.Team, inbox coord.Inbox, st *store.Store, retention time.Duration, logger *hub.Logger) *coord.Server {
-	return coord.New(coord.Options{Team: t, Inbox: inbox, Store: st, Retention: retention, Log: logger})
-}
-
 // storeSpec is the hub's store as the command gives it: --store, else the
 // variable hub.store_env names, else hub.store; "" is SQLite in the state
 // directory.
-func (e *env) storeSpec(f *config.File, flag string) (spec string, retention time.Duration, err error) {
+func (o *Options) storeSpec(f *config.File) (spec string, retention time.Duration, err error) {
+	flag := o.Store
 	h := f.Hub
 	if h == nil {
 		h = &config.Hub{}
@@ -47,24 +43,24 @@ func (e *env) storeSpec(f *config.File, flag string) (spec string, retention tim
 	case flag != "":
 		return flag, retention, nil
 	case h.StoreEnv != "":
-		if v := e.getenv(h.StoreEnv); v != "" {
+		if v := o.Getenv(h.StoreEnv); v != "" {
 			return v, retention, nil
 		}
-		return "", 0, fmt.Errorf("hub.store_env names %s, which is not set: set it to the store's URL (postgres://USER@HOST/DB), or remove store_env for SQLite in the state directory", safe(h.StoreEnv))
+		return "", 0, fmt.Errorf("hub.store_env names %s, which is not set: set it to the store's URL (postgres://USER@HOST/DB), or remove store_env for SQLite in the state directory", inert.Line(h.StoreEnv))
 	}
 	return h.Store, retention, nil
 }
 
 // checkStore is serve --check's look at the store: one line on stdout,
 // OK or what is wrong and what to do (then an error, exit 1).
-func (e *env) checkStore(ctx context.Context, f *config.File, flag string) error {
-	spec, _, err := e.storeSpec(f, flag)
+func (o *Options) checkStore(ctx context.Context, f *config.File) error {
+	spec, _, err := o.storeSpec(f)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
 		var r store.Report
-		if r, err = store.Check(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub")); err == nil {
-			fmt.Fprintln(e.stdout, safe(r.String()))
+		if r, err = store.Check(ctx, spec, filepath.Join(config.StateDir(o.Getenv), "hub")); err == nil {
+			fmt.Fprintln(o.Stdout, inert.Line(r.String()))
 			return nil
 		}
 	}
@@ -72,13 +68,13 @@ func (e *env) checkStore(ctx context.Context, f *config.File, flag string) error
 	if !strings.HasPrefix(msg, "store") {
 		msg = "store: " + msg
 	}
-	fmt.Fprintln(e.stdout, safe(msg))
-	return &exitErr{exitError, errors.New("the hub's store is not usable: the store line above says why and what to do")}
+	fmt.Fprintln(o.Stdout, inert.Line(msg))
+	return &review.Error{Kind: review.Failed, Err: errors.New("the hub's store is not usable: the store line above says why and what to do")}
 }
 
 // openStore opens the hub's store, saying which.
-func (e *env) openStore(ctx context.Context, spec string, logger *hub.Logger) (*store.Store, error) {
-	st, err := store.Open(ctx, spec, filepath.Join(config.StateDir(e.getenv), "hub"))
+func (o *Options) openStore(ctx context.Context, spec string, logger *hub.Logger) (*store.Store, error) {
+	st, err := store.Open(ctx, spec, filepath.Join(config.StateDir(o.Getenv), "hub"))
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
@@ -114,53 +110,53 @@ func serveCoord(ctx context.Context, ln net.Listener, s *coord.Server, tc *tls.C
 	}
 }
 
-// serveHTTPOnly is `hitl serve --http ADDR` alone: no LangGraph server, the
+// httpOnly is `hitl serve --http ADDR` alone: no LangGraph server, the
 // coordinator for the team's reviewers and publishers. SIGHUP reloads the
 // team as with --ssh.
-func (e *env) serveHTTPOnly(ctx context.Context, t *team.Config, o serveOptions) error {
-	addr := o.http
-	e.hideSecrets(&config.Settings{}, append(t.Secrets(), store.Secrets(o.store)...)...)
-	logger := hub.NewLogger(e.stderr)
-	st, err := e.openStore(ctx, o.store, logger)
+func (o *Options) httpOnly(ctx context.Context, t *team.Config, p plan) error {
+	addr := p.http
+	o.Hide(&config.Settings{}, append(t.Secrets(), store.Secrets(p.store)...)...)
+	logger := hub.NewLogger(o.Stderr)
+	st, err := o.openStore(ctx, p.store, logger)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	var current atomic.Pointer[team.Config]
 	current.Store(t)
-	c := e.coordinator(liveTeam(current.Load), nil, st, o.retention, logger)
+	c := coord.New(coord.Options{Team: liveTeam(current.Load), Store: st, Retention: p.retention, Log: logger})
 	defer c.Close()
 	reload := func() {
-		f, err := config.Load(config.Path(e.getenv))
+		f, err := config.Load(config.Path(o.Getenv))
 		if err != nil {
 			logger.Error("team not reloaded", "error", err)
 			return
 		}
-		nt := teamOf(f, e.getenv)
+		nt := teamOf(f, o.Getenv)
 		if problems := nt.Check(); len(problems) > 0 {
 			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
 			return
 		}
 		current.Store(nt)
-		e.hideSecrets(&config.Settings{}, append(nt.Secrets(), store.Secrets(o.store)...)...)
+		o.Hide(&config.Settings{}, append(nt.Secrets(), store.Secrets(p.store)...)...)
 		logger.Info("team reloaded", "reviewers", len(nt.Reviewers), "rules", len(nt.Rules))
 		if n := c.Prune(); n > 0 { // a reviewer taken out loses their pending approvals
 			logger.Info("approvals dropped at reload", "requests", n)
 		}
 	}
-	onHangup.Store(&reload)
-	defer onHangup.Store(nil)
+	o.Hangup(&reload)
+	defer o.Hangup(nil)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", safe(addr), err)
+		return fmt.Errorf("serve: cannot listen on %s for http: %v (is another server there? pick another port)", inert.Line(addr), err)
 	}
 	scheme := "http"
-	if o.tls != nil {
+	if p.tls != nil {
 		scheme = "https"
 	}
-	logger.Info(fmt.Sprintf("the coordinator listens on %s://%s (hitl --backend events --url %s://%s)", scheme, ln.Addr(), scheme, ln.Addr()), "door", "http", "addr", ln.Addr().String(), "tls", o.tls != nil)
-	if w := plainDoorWarning(addr, o.tls != nil); w != "" {
+	logger.Info(fmt.Sprintf("the coordinator listens on %s://%s (hitl --backend events --url %s://%s)", scheme, ln.Addr(), scheme, ln.Addr()), "door", "http", "addr", ln.Addr().String(), "tls", p.tls != nil)
+	if w := plainDoorWarning(addr, p.tls != nil); w != "" {
 		logger.Warn("warning: " + w)
 	}
-	return serveCoord(ctx, ln, c, o.tls)
+	return serveCoord(ctx, ln, c, p.tls)
 }

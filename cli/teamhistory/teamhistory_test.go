@@ -1,4 +1,4 @@
-package main
+package teamhistory
 
 import (
 	"encoding/json"
@@ -10,12 +10,25 @@ import (
 	"github.com/hitl-sh/hitl/store"
 )
 
+// A row says its outcome in words, as the reviewer's own history does
+// ("approval recorded"); --json keeps the code (approval-recorded).
+func TestTeamRowSaysTheOutcomeInWords(t *testing.T) {
+	for code, words := range map[string]string{store.OutcomeApproved: "approval recorded", store.OutcomeConflict: "handled elsewhere",
+		store.OutcomeDropped: "approval dropped", store.OutcomeSent: "sent"} {
+		got := Row(coord.AuditLine{Entry: store.Entry{ID: 3, At: time.Now(), Reviewer: "alice", Source: "hook", Door: "http",
+			RequestID: "req-a810", Decision: "approve", Outcome: code}})
+		if !strings.Contains(got, "(hook, http)  "+words) || (code != words && strings.Contains(got, code)) {
+			t.Errorf("the row of %s: %s", code, got)
+		}
+	}
+}
+
 // A reject's row shows its reason, on its one line: a long one ends in a
 // visible mark, never cut silently; a hostile one is inert.
 func TestTeamRowShowsTheRejectsReason(t *testing.T) {
 	row := func(reason string) string {
 		v, _ := json.Marshal(map[string]any{"decisions": []any{map[string]string{"type": "reject", "message": reason}}})
-		return teamRow(coord.AuditLine{Entry: store.Entry{ID: 7, At: time.Now(), Reviewer: "bob", Role: "approver", Source: "hook", Door: "ssh",
+		return Row(coord.AuditLine{Entry: store.Entry{ID: 7, At: time.Now(), Reviewer: "bob", Role: "approver", Source: "hook", Door: "ssh",
 			RequestID: "req-a810", Tools: []string{"Bash"}, Decision: "reject", Outcome: store.OutcomeSent}, Value: v})
 	}
 	if got := row("not on prod"); !strings.Contains(got, `(hook, ssh)  sent  reason "not on prod"`) {
