@@ -90,6 +90,12 @@ type Receipt struct {
 	// in the backend's words: the outcome says so rather than "the agent
 	// has the answer".
 	Unheard string
+	// Reviewer is who the server recorded the decision as, where it says
+	// (a hitl hub: its token's reviewer, whatever name hitl knows
+	// locally); "" when it does not. A backend may return a Receipt with
+	// only this set beside ErrAwaitingApproval and ErrRefused: the
+	// approval recorded, or refused, is that reviewer's.
+	Reviewer string
 }
 
 // Presence is where an interrupt stands on the server.

@@ -44,6 +44,23 @@ type Features struct {
 	// Messenger: the answer goes in a message of the backend's own around
 	// the resume value (an A2A message), shown before it is sent.
 	Messenger Messenger
+	// ReviewerNamer: the server, not hitl, names who decides (a hub: the
+	// token's reviewer); hitl's audit log names the reviewer its answer
+	// says (Receipt.Reviewer), and none before it.
+	ReviewerNamer ReviewerNamer
+}
+
+// ReviewerNamer says whether the server names the reviewer of a decision
+// itself (it takes the token's, never a name hitl sends): the local name
+// (config's reviewer, $USER) is then not who decided.
+type ReviewerNamer interface {
+	NamesReviewer() bool
+}
+
+// NamesReviewer reports whether the server names who decides
+// (ReviewerNamer).
+func (f Features) NamesReviewer() bool {
+	return f.ReviewerNamer != nil && f.ReviewerNamer.NamesReviewer()
 }
 
 // Messenger says the message a backend sends around an answer's resume

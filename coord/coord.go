@@ -113,6 +113,7 @@ type Server struct {
 	bg       sync.WaitGroup
 	lmu      sync.Mutex
 	leases   map[string]*lease // this hub's waits on leased requests (lease.go)
+	started  time.Time         // when rearm ran: the hub's start (lease.go)
 }
 
 // MaxBody is the largest request body taken (a Write of a large file).
@@ -566,6 +567,7 @@ func (s *Server) expire(r store.Request) {
 		wire.Change{RequestID: r.ID, Status: wire.Withdrawn, Reason: reason})
 	if err == nil && ok {
 		s.log("request withdrawn", "request", r.ID, "reason", reason)
+		s.auditWithdrawal(r, "expiry", reason)
 	}
 }
 
@@ -609,6 +611,7 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 			continue // it changed meanwhile: where does it stand now?
 		}
 		s.log("request withdrawn", "request", id, "reason", reason, "publisher", p.Name)
+		s.auditWithdrawal(rq, "http", reason)
 		req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
 		writeJSON(w, 200, s.standingOf(req))
 		return
@@ -716,7 +719,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 			held := func(code int, outcome string) {
 				entry.Approvers = v.Tally.Next.Approvers
 				msg := v.Tally.Message(tools)
-				out := wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals, Message: msg}
+				out := wire.Receipt{RequestID: req.ID, Status: wire.AwaitingApprovals, Reviewer: p.Name, Approvals: v.Tally.Next.Approvers, Needed: v.Need.Approvals, Message: msg}
 				if code == http.StatusForbidden {
 					out.Error = http.StatusText(code)
 				}
@@ -770,7 +773,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		s.log("decision sent", "request", req.ID, "reviewer", p.Name, "door", "http", "decisions", decisionTypes(body.Response), "approvers", strings.Join(approvers, ","), "decision_id", body.DecisionID)
 		entry.Approvers = approvers
 		audited = true
-		out := wire.Receipt{RequestID: req.ID, Status: wire.Resolved, RespondedBy: by}
+		out := wire.Receipt{RequestID: req.ID, Status: wire.Resolved, Reviewer: p.Name, RespondedBy: by}
 		if req.lease > 0 {
 			// Its publisher waits on it, or not right now (lease.go).
 			out.PublisherWaiting = &waiting

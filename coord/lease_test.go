@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -58,9 +59,11 @@ func TestALeaseHoldsWhileThePublisherWaits(t *testing.T) {
 	}
 }
 
-// A hub that stops with a leased request up, its publisher gone, and
-// starts again on the same store withdraws it when the lease runs out: the
-// lease is in the store, and the timers are armed again.
+// A hub that stops with leased requests up, and starts again on the same
+// store after their leases ran out, gives each a full lease (and the time
+// a hook takes to ask again) from its start: a publisher that kept asking
+// comes back and nothing is withdrawn; a request nobody comes back for is
+// withdrawn then, and the reason says no hook came back since the start.
 func TestALeaseOutlivesARestart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hub.db")
@@ -68,23 +71,140 @@ func TestALeaseOutlivesARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	first := New(Options{Team: testTeam(), Store: st})
 	srv := httptest.NewServer(first.Handler())
-	id := publishLeased(t, srv, 0.5)
+	back := publishLeased(t, srv, 0.5) // its publisher comes back
+	gone := publishLeased(t, srv, 0.5) // its publisher died with the hub down
 	srv.Close()
 	first.Close()
-	if r, ok, _ := st.Standing(ctx, id); !ok || r.Status != store.Pending || r.Lease != 500*time.Millisecond || r.LeaseUntil.IsZero() {
+	if r, ok, _ := st.Standing(ctx, gone); !ok || r.Status != store.Pending || r.Lease != 500*time.Millisecond || r.LeaseUntil.IsZero() {
 		t.Fatalf("the stored request: %+v", r)
 	}
+	// The hub is down for longer than the lease.
+	time.Sleep(time.Second)
+	if r, _, _ := st.Standing(ctx, gone); !r.LeaseUntil.Before(time.Now()) {
+		t.Fatalf("the stored lease has not run out while the hub was down: %+v", r)
+	}
+	started := time.Now()
 	second := New(Options{Team: testTeam(), Store: st})
 	defer second.Close()
 	srv = httptest.NewServer(second.Handler())
 	defer srv.Close()
-	got := waitStatus(t, srv, id, "withdrawn", 5*time.Second)
-	if r, _ := got["reason"].(string); !strings.Contains(r, "its hook stopped waiting") {
+	// Its publisher asks again 1 s after the start (a hook retries a lost
+	// hub at most 2 s apart): the request is there, still pending.
+	time.Sleep(time.Second)
+	_, got := call(t, srv, ciTok, "GET", "/hitl/requests/"+back+"?wait=10ms", nil)
+	if got["status"] != "pending" {
+		t.Fatalf("the request whose publisher came back 1 s after the start: %v", got)
+	}
+	for _, id := range []string{back, gone} {
+		if r, _, _ := st.Standing(ctx, id); r.Status != store.Pending {
+			t.Fatalf("request %s withdrawn %s after the start: %q", id, time.Since(started).Round(time.Millisecond), r.Reason)
+		}
+	}
+	// The other is withdrawn a lease and rejoin after the start, saying so.
+	got = waitStatus(t, srv, gone, "withdrawn", 10*time.Second)
+	if after := time.Since(started); after < 500*time.Millisecond+rejoin {
+		t.Fatalf("withdrawn %s after the start, before its hook could come back", after)
+	}
+	if r, _ := got["reason"].(string); r != "no hook came back for it within 4s of the hub's start: nothing waits for an answer" {
 		t.Fatalf("the reason: %v", got)
 	}
-	_ = st.Close()
+	// The one whose publisher came back, then stopped, is withdrawn a
+	// lease after that, in the running hub's words.
+	got = waitStatus(t, srv, back, "withdrawn", 10*time.Second)
+	if r, _ := got["reason"].(string); !strings.HasPrefix(r, "its hook stopped waiting (none for 500ms:") {
+		t.Fatalf("the reason: %v", got)
+	}
+}
+
+// A hub that starts again while its request's publisher waits on another
+// hub on the store does not cut the lease that wait holds: the request
+// stands while the wait lasts, beyond the restarted hub's own timer.
+func TestARestartKeepsALeaseHeldOnAnotherHub(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hub.db")
+	open := func() *store.Store {
+		st, err := store.Open(ctx, "sqlite:"+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}
+	sta := open()
+	a := New(Options{Team: testTeam(), Store: sta, Hub: "a"})
+	b := New(Options{Team: testTeam(), Store: open(), Hub: "b"})
+	defer b.Close()
+	sa, sb := httptest.NewServer(a.Handler()), httptest.NewServer(b.Handler())
+	defer sb.Close()
+	id := publishLeased(t, sa, 0.3)
+	sa.Close()
+	a.Close() // hub a stops; its hook moves to hub b
+	const wait = 5 * time.Second
+	done := make(chan map[string]any, 1)
+	go func() {
+		_, st := call(t, sb, ciTok, "GET", "/hitl/requests/"+id+"?wait="+wait.String(), nil)
+		done <- st
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, waiting := b.Waiting(id); waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the publisher's wait never reached hub b")
+		}
+	}
+	held, _, _ := sta.Standing(ctx, id)
+	// Hub a starts again: its timer is a lease and rejoin from now, sooner
+	// than the wait on b ends.
+	again := New(Options{Team: testTeam(), Store: sta, Hub: "a"})
+	defer again.Close()
+	if r, _, _ := sta.Standing(ctx, id); r.LeaseUntil.Before(held.LeaseUntil) {
+		t.Fatalf("hub a's start cut the lease held on hub b: %s, was %s", r.LeaseUntil, held.LeaseUntil)
+	}
+	if st := <-done; st["status"] != "pending" {
+		t.Fatalf("withdrawn while its publisher waited on hub b: %v", st)
+	}
+}
+
+// A request withdrawn with approvals on it leaves each approver's story in
+// the team's audit log: their approval was dropped with the request
+// (OutcomeWithdrawn), naming the approvals and why.
+func TestAWithdrawalWithApprovalsIsAudited(t *testing.T) {
+	c := New(Options{Team: rulesTeam()})
+	defer c.Close()
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	id := publishLeased(t, srv, 0.3)
+	quiet := publishLeased(t, srv, 0.3) // no approval: no entry
+	approve := map[string]any{"decisions": []any{map[string]any{"type": "approve"}}}
+	if code, said := respondAs(t, srv, aliceTok, id, approve); code != 202 {
+		t.Fatalf("alice's approval: %d %s", code, said)
+	}
+	waitStatus(t, srv, id, "withdrawn", 5*time.Second)
+	waitStatus(t, srv, quiet, "withdrawn", 5*time.Second)
+	es, err := c.Store().History(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(es) - 1; i >= 0; i-- {
+		got = append(got, es[i].RequestID+" "+es[i].Reviewer+": "+es[i].Outcome+" ["+strings.Join(es[i].Approvers, ",")+"] "+es[i].Door)
+	}
+	want := []string{id + " alice: approval-recorded [alice] http", id + " alice: withdrawn [alice] lease"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the audit log:\n got %q\nwant %q", got, want)
+	}
+	e := es[0]
+	if e.Source != "publisher" || e.Decision != "approve" || fmt.Sprint(e.Tools) != "[Bash]" ||
+		e.Message != "the request was withdrawn with 1 of 2 approvals (alice): its hook stopped waiting (none for 300ms: killed, or cut off from the hub): nothing waits for an answer" {
+		t.Fatalf("the withdrawal's entry: %+v", e)
+	}
+	if hist, err := c.Store().History(context.Background(), store.Filter{Outcome: store.OutcomeWithdrawn}); err != nil || len(hist) != 1 {
+		t.Fatalf("--outcome withdrawn: %v %v", hist, err)
+	}
 }
 
 // Two hubs on one store: the publisher's wait on one holds the lease

@@ -402,3 +402,80 @@ func TestWinnerAnswerIsCompact(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// hub is a server that names the reviewer itself, as a hitl hub does with
+// a token (client.ReviewerNamer): it answers as "alice (hub)" whatever
+// name the pipeline holds, or with err (an approval recorded) and that
+// name. It notes what the audit log said before it answered.
+type hub struct {
+	*fake.Backend
+	j         *journal.Journal
+	err       error
+	beforeWho []string
+}
+
+func (h *hub) Features() client.Features {
+	f := h.Backend.Features()
+	f.ReviewerNamer = h
+	return f
+}
+
+func (h *hub) NamesReviewer() bool { return true }
+
+func (h *hub) Resume(ctx context.Context, sub *client.Submission) (client.Receipt, error) {
+	hist, _ := h.j.History()
+	for _, e := range hist {
+		h.beforeWho = append(h.beforeWho, e.Reviewer)
+	}
+	if h.err != nil {
+		return client.Receipt{Reviewer: "alice (hub)"}, h.err
+	}
+	rc, err := h.Backend.Resume(ctx, sub)
+	rc.Reviewer = "alice (hub)"
+	return rc, err
+}
+
+// Where the server names the reviewer, the audit log names the one its
+// answer says, not the pipeline's (a local user name), and none before
+// it answered: the intent claims no name hitl does not know.
+func TestTheServersReviewerIsTheOneRecorded(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		err     error
+		kind    decide.Kind
+		outcome journal.Outcome
+	}{
+		{"sent", nil, decide.Sent, journal.Finished},
+		{"approval recorded", fmt.Errorf("1 of 2 approvals (alice (hub)) recorded: %w", client.ErrAwaitingApproval), decide.ApprovalRecorded, journal.ApprovalRecorded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			it := interrupt(t, "middleware-js-email", "aaaa1111")
+			b, p := setup(t, it)
+			p.Reviewer = "root"
+			h := &hub{Backend: b, j: p.Journal, err: tt.err}
+			p.Backend = h
+			res := send(t, p, it, client.Decision{Type: client.Approve})
+			if res.Kind != tt.kind || res.Reviewer != "alice (hub)" {
+				t.Fatalf("%s by %q: %s", res.Kind, res.Reviewer, res.Text())
+			}
+			if len(h.beforeWho) != 1 || h.beforeWho[0] != "" {
+				t.Fatalf("the intent, before the server answered, named %q", h.beforeWho)
+			}
+			if e, _ := p.Journal.Last(it.ID); e.Reviewer != "alice (hub)" || e.Outcome != tt.outcome {
+				t.Fatalf("audit: %q, %s", e.Reviewer, e.Outcome)
+			}
+		})
+	}
+	// Refused before anything left (answered already): no name is claimed.
+	it := interrupt(t, "middleware-js-email", "bbbb2222")
+	b, p := setup(t, it)
+	p.Reviewer = "root"
+	p.Backend = &hub{Backend: b, j: p.Journal}
+	b.AnswerElsewhere(it.ID, "bob", client.Resume{Value: json.RawMessage(`{"decisions":[{"type":"reject"}]}`)})
+	if res := send(t, p, it, client.Decision{Type: client.Approve}); res.Kind != decide.HandledElsewhere || res.Reviewer != "" {
+		t.Fatalf("%s by %q", res.Kind, res.Reviewer)
+	}
+	if e, _ := p.Journal.Last(it.ID); e.Reviewer != "" {
+		t.Fatalf("audit of a decision the server never answered names %q", e.Reviewer)
+	}
+}

@@ -109,7 +109,7 @@ func (p *Pipeline) now() time.Time {
 // became of it. It never sends twice: a resume whose answer was lost is
 // looked for on the server, never sent again.
 func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
-	res := &Result{Submission: s}
+	res := &Result{Submission: s, Reviewer: p.reviewerOf(s)}
 	its := make([]client.Interrupt, len(s.Items))
 	for i, it := range s.Items {
 		its[i] = it.Interrupt
@@ -157,6 +157,11 @@ func (p *Pipeline) Send(ctx context.Context, s *client.Submission) *Result {
 	res.sentAt = time.Now()
 	rc, err := p.Backend.Resume(ctx, s)
 	res.left = true
+	if rc.Reviewer != "" {
+		// The server said who it recorded the decision as (a hub: the
+		// token's reviewer): that is who the audit log names.
+		res.Reviewer = rc.Reviewer
+	}
 	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	switch {
@@ -390,7 +395,7 @@ func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 		if server == "" {
 			server = p.Backend.Server()
 		}
-		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: s.Reviewer, Server: server,
+		out[i] = journal.Entry{DecisionID: s.DecisionID, Time: p.now().UTC(), Reviewer: p.reviewerOf(s), Server: server,
 			ThreadID: s.ThreadID, InterruptID: it.Interrupt.ID, Schema: it.Interrupt.Schema, Title: it.Interrupt.Title,
 			Decisions: decisions, Resume: resume, GraphID: it.Interrupt.GraphID}
 		for _, a := range it.Interrupt.Actions {
@@ -398,6 +403,17 @@ func (p *Pipeline) entries(s *client.Submission) []journal.Entry {
 		}
 	}
 	return out
+}
+
+// reviewerOf is who s is decided by, as far as hitl knows before the
+// server answers: its reviewer, or "" where the server names reviewers
+// itself (a hub takes its token's; client.Features.NamesReviewer): a
+// local name that may not be who decided is not claimed.
+func (p *Pipeline) reviewerOf(s *client.Submission) string {
+	if p.Backend.Features().NamesReviewer() {
+		return ""
+	}
+	return s.Reviewer
 }
 
 func (p *Pipeline) intend(s *client.Submission) error {
@@ -415,6 +431,7 @@ func (p *Pipeline) record(s *client.Submission, res *Result, outcome journal.Out
 	}
 	es := p.entries(s)
 	for i := range es {
+		es[i].Reviewer = res.Reviewer
 		es[i].Outcome = outcome
 		es[i].RunID = res.Run.RunID
 		if res.cause != nil {

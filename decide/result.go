@@ -68,6 +68,11 @@ type Result struct {
 	Kind       Kind
 	Submission *client.Submission
 	Items      []ItemResult
+	// Reviewer is who the decision is recorded as: the server's word
+	// where it names reviewers itself (a hub: the token's reviewer,
+	// client.Receipt.Reviewer), else the pipeline's reviewer; "" where the
+	// server names reviewers and has not said (it did not answer).
+	Reviewer string
 	// Run is how the run the decision started ended (Sent).
 	Run client.Outcome
 	// Warnings are things that went wrong around a decision that itself
@@ -214,21 +219,35 @@ func causeText(err error) string {
 func (r *Result) what() string {
 	var kinds []string
 	for _, it := range r.Submission.Items {
-		if it.Resume.Continue {
-			kinds = append(kinds, "continue")
+		if w := ItemWords(it); w != "resume value" {
+			kinds = append(kinds, w)
+		}
+	}
+	if len(kinds) == 0 {
+		return "resume value"
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// ItemWords names what one item of a submission sends, as the reviewer
+// reads it: "continue" for a breakpoint, the ending's words, "approve for
+// good", the decisions' types ("edit, reject"), or "resume value" for a
+// value sent as is. Whatever shows a decision before or after it is sent
+// names it with these words.
+func ItemWords(it client.Item) string {
+	if it.Resume.Continue {
+		return "continue"
+	}
+	if it.Resume.End != nil {
+		return it.Resume.End.Words()
+	}
+	var kinds []string
+	for _, d := range it.Decisions {
+		if d.Always {
+			kinds = append(kinds, "approve for good")
 			continue
 		}
-		if it.Resume.End != nil {
-			kinds = append(kinds, it.Resume.End.Words())
-			continue
-		}
-		for _, d := range it.Decisions {
-			if d.Always {
-				kinds = append(kinds, "approve for good")
-				continue
-			}
-			kinds = append(kinds, string(d.Type))
-		}
+		kinds = append(kinds, string(d.Type))
 	}
 	if len(kinds) == 0 {
 		return "resume value"

@@ -47,7 +47,22 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		s.audit(ctx, sub, store.OutcomeRefused, err.Error(), nil)
 		return client.Receipt{}, err
 	}
+	// Approvals kept in the store change only as read: another
+	// approver's change meanwhile (on this hub or another) and this one
+	// is judged again on it.
+	for range 20 {
+		rc, err := s.resume(ctx, t, sub)
+		if !errors.Is(err, errChanged) {
+			return rc, err
+		}
+	}
+	return client.Receipt{}, fmt.Errorf("the approvals on thread %s kept changing as you decided (other approvers at the same time): nothing was sent; look again", sub.ThreadID)
+}
+
+func (s *Shared) resume(ctx context.Context, t *team.Config, sub *client.Submission) (client.Receipt, error) {
+	kept, _ := s.Upstream.(approvalStore)
 	verdicts := map[int]rules.Verdict{}
+	stored := map[int]storedApproval{} // the store's approvals, as read
 	complete := true
 	var before []string
 	for i, item := range sub.Items {
@@ -55,9 +70,27 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		if !need.Gated() {
 			continue
 		}
-		rec, err := s.Upstream.Approval(ctx, item.Interrupt)
+		var rec *client.Approval
+		var err error
+		var st storedApproval
+		inStore := false
+		if kept != nil {
+			st, inStore, err = kept.StoredApproval(ctx, item.Interrupt)
+		}
+		if err == nil && !inStore {
+			rec, err = s.Upstream.Approval(ctx, item.Interrupt)
+		}
 		if err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot read the approvals on thread %s, so nothing was sent: %w", sub.ThreadID, err)
+		}
+		if inStore {
+			if why := st.spent(time.Now()); why != "" {
+				s.logf(ctx, "decision not taken", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID, "why", why)
+				s.auditItem(ctx, sub, item, store.OutcomeConflict, why, nil)
+				return client.Receipt{}, &handledError{why}
+			}
+			rec = st.a
+			stored[i] = st
 		}
 		v, err := rules.Judge(t, &item.Interrupt.Payload, item.Decisions, rec, sub.Reviewer, item.Resume.Value, time.Now())
 		if err != nil {
@@ -83,14 +116,50 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		return s.send(ctx, sub)
 	}
 	if complete {
+		// The store's approvals are claimed for this send first: of
+		// approvers completing them at once, on any hub, one sends and
+		// the others are told (or judged again on what changed).
+		var claimed []int
+		settle := func(state string) {
+			for _, i := range claimed {
+				a := stored[i].a
+				if state != store.Approving {
+					a = sentApproval(verdicts[i], sub.Items[i])
+				}
+				if _, err := kept.SetStoredApproval(context.WithoutCancel(ctx), sub.Items[i].Interrupt, stored[i].version+1, a, state); err != nil {
+					s.logf(ctx, "approval not settled", "interrupt", sub.Items[i].Interrupt.ID, "state", state, "error", err.Error())
+				}
+			}
+		}
+		for i := range verdicts {
+			st, ok := stored[i]
+			if !ok {
+				continue
+			}
+			done, err := kept.SetStoredApproval(ctx, sub.Items[i].Interrupt, st.version, sentApproval(verdicts[i], sub.Items[i]), store.Sending)
+			if err != nil || !done {
+				settle(store.Approving)
+				if err != nil {
+					return client.Receipt{}, fmt.Errorf("cannot record the approval on thread %s, so nothing was sent: %w", sub.ThreadID, err)
+				}
+				return client.Receipt{}, errChanged
+			}
+			claimed = append(claimed, i)
+		}
 		sub.Approvers = before
 		rc, err := s.send(ctx, sub)
 		if err == nil || errors.Is(err, client.ErrMaybeSent) {
 			// The approvals are spent: a new interrupt with the same id
-			// (the graph asks again) starts from none.
+			// (the graph asks again) starts from none; the store's say
+			// sent, for an approver deciding at this moment.
 			for i := range verdicts {
-				_ = s.Upstream.RecordApproval(context.WithoutCancel(ctx), sub.Items[i].Interrupt, nil)
+				if _, ok := stored[i]; !ok {
+					_ = s.Upstream.RecordApproval(context.WithoutCancel(ctx), sub.Items[i].Interrupt, nil)
+				}
 			}
+			settle(store.Sent)
+		} else {
+			settle(store.Approving) // not sent: they wait as they were
 		}
 		return rc, err
 	}
@@ -103,7 +172,16 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		if v.Send {
 			continue // complete on its own; the others are not: it waits with them
 		}
-		if err := s.Upstream.RecordApproval(ctx, item.Interrupt, next); err != nil {
+		var err error
+		if st, ok := stored[i]; ok {
+			var done bool
+			if done, err = kept.SetStoredApproval(ctx, item.Interrupt, st.version, next, store.Approving); err == nil && !done {
+				return client.Receipt{}, errChanged
+			}
+		} else {
+			err = s.Upstream.RecordApproval(ctx, item.Interrupt, next)
+		}
+		if err != nil {
 			return client.Receipt{}, fmt.Errorf("cannot record the approval on thread %s, so nothing was sent: %w", sub.ThreadID, err)
 		}
 		s.logf(ctx, "approval recorded", "reviewer", sub.Reviewer, "thread", sub.ThreadID, "interrupt", item.Interrupt.ID,
@@ -113,6 +191,14 @@ func (s *Shared) Resume(ctx context.Context, sub *client.Submission) (client.Rec
 		s.auditItem(ctx, sub, item, store.OutcomeApproved, v.Tally.Recorded(v.Need.Tools), next.Approvers)
 	}
 	return client.Receipt{}, &approvalError{strings.Join(said, "; ") + client.NothingSent}
+}
+
+// sentApproval is the approval a complete verdict sends: every approver.
+func sentApproval(v rules.Verdict, item client.Item) *client.Approval {
+	if v.Tally.Next != nil {
+		return v.Tally.Next
+	}
+	return &client.Approval{Approvers: v.Approvers, Needed: v.Need.Approvals, Value: item.Resume.Value, Decisions: item.Decisions, Tools: v.Need.Tools}
 }
 
 // send passes the submission on, with a log line.
@@ -220,16 +306,12 @@ func (s *Shared) PruneApprovals(ctx context.Context) int {
 		if it.Approval == nil {
 			continue
 		}
-		rec, err := s.Upstream.Approval(ctx, it)
-		if err != nil || rec == nil {
+		rec, a, err := s.prune(ctx, t, it)
+		if rec == nil && err == nil {
 			continue
 		}
-		a, changed := rules.Prune(t, rec)
-		if !changed {
-			continue
-		}
-		if err := s.Upstream.RecordApproval(ctx, it, a); err != nil {
-			s.logf(ctx, "approval not pruned", "interrupt", it.ID, "dropped", strings.Join(a.Dropped, ","), "error", err.Error())
+		if err != nil {
+			s.logf(ctx, "approval not pruned", "interrupt", it.ID, "error", err.Error())
 			continue
 		}
 		n++
@@ -251,4 +333,48 @@ func (s *Shared) PruneApprovals(ctx context.Context) int {
 		s.signal()
 	}
 	return n
+}
+
+// prune drops from the interrupt's pending approval the approvers no
+// longer of team t: rec is the approval as it was, a as it is now (rec
+// nil: nothing to drop). The store's approvals change only as read.
+func (s *Shared) prune(ctx context.Context, t *team.Config, it client.Interrupt) (rec, a *client.Approval, err error) {
+	kept, _ := s.Upstream.(approvalStore)
+	for range 20 {
+		var st storedApproval
+		inStore := false
+		if kept != nil {
+			if st, inStore, err = kept.StoredApproval(ctx, it); err != nil {
+				return nil, nil, err
+			}
+		}
+		if !inStore {
+			if rec, err = s.Upstream.Approval(ctx, it); err != nil || rec == nil {
+				return nil, nil, err
+			}
+			a, changed := rules.Prune(t, rec)
+			if !changed {
+				return nil, nil, nil
+			}
+			if err := s.Upstream.RecordApproval(ctx, it, a); err != nil {
+				return nil, nil, err
+			}
+			return rec, a, nil
+		}
+		if st.state != store.Approving || st.a == nil {
+			return nil, nil, nil
+		}
+		a, changed := rules.Prune(t, st.a)
+		if !changed {
+			return nil, nil, nil
+		}
+		done, err := kept.SetStoredApproval(ctx, it, st.version, a, store.Approving)
+		if err != nil {
+			return nil, nil, err
+		}
+		if done {
+			return st.a, a, nil
+		}
+	}
+	return nil, nil, errors.New("the approvals keep changing: not pruned")
 }

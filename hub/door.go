@@ -389,7 +389,7 @@ func (d *Door) decide(ctx context.Context, reviewer, id, decisionID string, deci
 	// What it changed (an approval recorded, an interrupt answered) is
 	// everyone's at once: every session and the door's event stream.
 	_, _ = d.listed(sctx, true)
-	body := wire.Receipt{RequestID: id, Message: res.Text()}
+	body := wire.Receipt{RequestID: id, Reviewer: reviewer, Message: res.Text()}
 	switch res.Kind {
 	case decide.Sent:
 		d.mu.Lock()

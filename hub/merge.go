@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/store"
 )
 
 // Source is one of the sources a hub serves in one inbox: a LangGraph
@@ -45,10 +46,12 @@ type Merged struct {
 	mu      sync.Mutex
 	owner   map[string]int // interrupt id → source, from the listings
 	threads map[string]int // thread id → source, from the listings
-	// approvals are kept here for a source that keeps none itself
-	// (client.ApprovalKeeper): an A2A agent, opencode. Only this hub sees
-	// them.
-	approvals map[string]*client.Approval
+
+	// Store keeps the approvals of a source that keeps none itself
+	// (client.ApprovalKeeper): an A2A agent, opencode; every hub on the
+	// store reads them (approvals_store.go). Without it such a source's
+	// two-person approvals cannot be recorded (and nothing is sent).
+	Store *store.Store
 }
 
 type mergedSource struct {
@@ -74,7 +77,7 @@ const SourceRetry = 3 * time.Second
 
 // NewMerged serves sources in one inbox, in this order.
 func NewMerged(sources ...Source) *Merged {
-	m := &Merged{owner: map[string]int{}, threads: map[string]int{}, approvals: map[string]*client.Approval{}}
+	m := &Merged{owner: map[string]int{}, threads: map[string]int{}}
 	for _, s := range sources {
 		m.src = append(m.src, &mergedSource{Source: s, feat: s.Backend.Features()})
 	}
@@ -264,6 +267,7 @@ func (m *Merged) pending(ctx context.Context, report func(client.Progress)) ([]c
 	var names []string
 	var downs []error
 	hard := 0 // sources that could not be listed at all
+	kept := m.storedApprovals(ctx, lists)
 	m.mu.Lock()
 	if len(m.owner) > maxOwned {
 		// A hub that ran long forgets the interrupts of old listings: a
@@ -278,11 +282,8 @@ func (m *Merged) pending(ctx context.Context, report func(client.Progress)) ([]c
 			if it.ThreadID != "" {
 				m.threads[it.ThreadID] = i
 			}
-			if m.src[i].feat.ApprovalKeeper == nil && it.Approval == nil {
-				if a := m.approvals[it.ID]; a != nil {
-					c := *a
-					it.Approval = &c
-				}
+			if it.Approval == nil {
+				it.Approval = kept[i][it.ID]
 			}
 		}
 		all = append(all, its...)
@@ -602,37 +603,4 @@ func (m *Merged) Failures(ctx context.Context, limit int) ([]client.Failure, int
 		out = out[:limit]
 	}
 	return out, total, errors.Join(errs...)
-}
-
-// Approval is the interrupt's pending approval, kept by its source or,
-// for a source that keeps none, by this hub.
-func (m *Merged) Approval(ctx context.Context, it client.Interrupt) (*client.Approval, error) {
-	s := m.of(it)
-	if s != nil && s.feat.ApprovalKeeper != nil {
-		return s.feat.ApprovalKeeper.Approval(ctx, it)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if a := m.approvals[it.ID]; a != nil {
-		c := *a
-		return &c, nil
-	}
-	return nil, nil
-}
-
-// RecordApproval keeps it where Approval reads it (nil: none).
-func (m *Merged) RecordApproval(ctx context.Context, it client.Interrupt, a *client.Approval) error {
-	s := m.of(it)
-	if s != nil && s.feat.ApprovalKeeper != nil {
-		return s.feat.ApprovalKeeper.RecordApproval(ctx, it, a)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if a == nil {
-		delete(m.approvals, it.ID)
-	} else {
-		c := *a
-		m.approvals[it.ID] = &c
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/client/opencode"
 	"github.com/hitl-sh/hitl/client/transport"
+	"github.com/hitl-sh/hitl/store"
 )
 
 // A merged inbox of one source offers exactly what that source offers,
@@ -110,16 +112,25 @@ func TestMergedSourcesAreIndependent(t *testing.T) {
 	}
 }
 
-// A source that keeps no approvals has them kept by the hub, and listed
-// on its interrupts.
+// A source that keeps no approvals has them kept in the hub's store, and
+// listed on its interrupts, by this hub and any other on the store.
 func TestMergedKeepsApprovalsForASourceThatKeepsNone(t *testing.T) {
 	ag, err := a2a.New(a2a.Options{Options: transport.Options{URL: "http://127.0.0.1:1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := fake.New(prompt("a1", "ta"))
-	m := NewMerged(Source{Name: "agent", Backend: ag}, Source{Name: "fake", Backend: f})
 	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "hub.db"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m := NewMerged(Source{Name: "agent", Backend: ag}, Source{Name: "fake", Backend: f})
+	if err := m.RecordApproval(ctx, prompt("a1", "ta"), &client.Approval{Approvers: []string{"alice"}, Needed: 2}); err == nil {
+		t.Fatal("an approval recorded with no store to keep it")
+	}
+	m.Store = st
 	its, _ := m.Pending(ctx)
 	var mine client.Interrupt
 	for _, it := range its {
@@ -136,10 +147,14 @@ func TestMergedKeepsApprovalsForASourceThatKeepsNone(t *testing.T) {
 	if a, _ := m.Approval(ctx, mine); !a.Has("alice") {
 		t.Fatalf("approval not kept: %+v", a)
 	}
-	its, _ = m.Pending(ctx)
-	for _, it := range its {
-		if it.ID == "a1" && !it.Approval.Has("alice") {
-			t.Fatalf("the listing does not carry the kept approval: %+v", it.Approval)
+	other := NewMerged(Source{Name: "agent", Backend: ag}, Source{Name: "fake", Backend: f})
+	other.Store = st
+	for _, m := range []*Merged{m, other} {
+		its, _ = m.Pending(ctx)
+		for _, it := range its {
+			if it.ID == "a1" && !it.Approval.Has("alice") {
+				t.Fatalf("the listing does not carry the kept approval: %+v", it.Approval)
+			}
 		}
 	}
 }

@@ -127,7 +127,11 @@ func LastSent(hist []journal.Entry, server, thread string) *journal.Entry {
 // decision this machine sent: when, who, what, its outcome and the
 // exact value.
 func SentLine(e journal.Entry, w int) string {
-	s := e.Time.Local().Format("2006-01-02 15:04:05") + " " + inert.Line(e.Reviewer) + ": " + Decided(e) +
+	who := ""
+	if e.Reviewer != "" { // a hub that had not answered yet did not say who
+		who = " " + inert.Line(e.Reviewer)
+	}
+	s := e.Time.Local().Format("2006-01-02 15:04:05") + who + ": " + Decided(e) +
 		" on " + inert.Line(ShortID(e.InterruptID)) + " → " + Outcome(e)
 	if len(e.Resume) > 0 && string(e.Resume) != "null" {
 		var c bytes.Buffer

@@ -2,6 +2,7 @@ package present
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,13 +145,14 @@ func continued(e journal.Entry) bool {
 
 // HistoryRows are the decisions of the audit log, one line of at most w
 // cells each (0: no limit), the same in `hitl history` and the TUI: when,
-// which interrupt, what was decided, what became of it, and about what
-// (the tools). The decided and outcome columns are as wide as the widest
-// of these rows' words ("approve" alone leaves the tools room; "rejected
-// and stopped" lines up with the rest). What gives way on a short line is the
-// year, then the day, then the time where the subjects need its room, then
-// the end of the subject (marked with …): every row keeps its short id,
-// and "what did I approve?" stays answerable at 60 columns.
+// which interrupt, what was decided, what became of it, about what (the
+// tools), and what the reviewer wrote (Said: a reason, an answer). The
+// decided and outcome columns are as wide as the widest of these rows'
+// words ("approve" alone leaves the tools room; "rejected and stopped"
+// lines up with the rest). What gives way on a short line is the year,
+// then the day, then the time where the subjects need its room, then the
+// end of the row (marked with …): every row keeps its short id, and "what
+// did I approve?" stays answerable at 60 columns.
 func HistoryRows(es []journal.Entry, w int) []string {
 	decided, outcome := 0, 0
 	for _, e := range es {
@@ -166,7 +168,7 @@ func HistoryRows(es []journal.Entry, w int) []string {
 		// stays where every row's subject still fits beside it.
 		layout = "15:04"
 		for _, e := range es {
-			if ansi.StringWidth(historyRow(e, 0, layout, decided, outcome)) > w {
+			if ansi.StringWidth(historyRow(e, 0, layout, decided, outcome, false)) > w {
 				layout = ""
 				break
 			}
@@ -174,22 +176,51 @@ func HistoryRows(es []journal.Entry, w int) []string {
 	}
 	out := make([]string, len(es))
 	for i, e := range es {
-		out[i] = historyRow(e, w, layout, decided, outcome)
+		out[i] = historyRow(e, w, layout, decided, outcome, true)
 	}
 	return out
 }
 
-func historyRow(e journal.Entry, w int, layout string, decided, outcome int) string {
+// historyRow is one row; said: with what the reviewer wrote (Said), last,
+// the first to give way on a short line.
+func historyRow(e journal.Entry, w int, layout string, decided, outcome int, said bool) string {
 	var cols []string
 	if layout != "" {
 		cols = append(cols, e.Time.Local().Format(layout))
 	}
 	cols = append(cols, inert.Line(ShortID(e.InterruptID)), pad(Decided(e), decided), pad(Outcome(e), outcome), inert.Line(About(e.Title)))
+	if s := Said(e.Decisions); said && s != "" {
+		cols = append(cols, s)
+	}
 	row := strings.Join(cols, "  ")
 	if w > 0 {
 		row = ansi.Truncate(row, w, "…")
 	}
 	return row
+}
+
+// saidWidth is how much of a message a history row shows; a longer one
+// ends in "…" (hitl history --json has it whole).
+const saidWidth = 72
+
+// Said is what the reviewer wrote with the decisions, on one line: a
+// reject's or a dismiss's reason (reject --stop's too: where the
+// conversation has no tool call to carry it, the audit log is the only
+// place it is kept) and a respond's answer, quoted, inert (a control or hidden character as an
+// escape), a long one cut with a visible "…": `reason "not on prod"`.
+// "" when they wrote nothing.
+func Said(ds []client.Decision) string {
+	var out []string
+	for _, d := range ds {
+		label := map[client.DecisionType]string{client.Reject: "reason", client.Dismiss: "reason", client.Respond: "answer"}[d.Type]
+		if label == "" || strings.TrimSpace(d.Message) == "" {
+			continue
+		}
+		q := strconv.Quote(d.Message)
+		text := ansi.Truncate(q[1:len(q)-1], saidWidth, "…")
+		out = append(out, label+" \""+inert.Line(text)+"\"")
+	}
+	return strings.Join(out, "  ")
 }
 
 // About is what an interrupt's title is about, without the words every

@@ -85,3 +85,35 @@ func TestAContinueIsCalledContinue(t *testing.T) {
 		}
 	}
 }
+
+// A history row says what the reviewer wrote with a reject (an ending's
+// reason too) or a respond, on its one line and inert: a newline, an
+// escape sequence or a hidden character shows as an escape, a long message
+// ends in a visible "…". An approve's row says nothing more.
+func TestHistoryRowShowsWhatTheReviewerWrote(t *testing.T) {
+	at := time.Date(2026, 11, 28, 22, 21, 47, 0, time.Local)
+	entry := func(ds ...client.Decision) journal.Entry {
+		return journal.Entry{Time: at, InterruptID: "abcd1234abcd1234", Title: "Review tool call post_tweet", Decisions: ds, Outcome: journal.Finished}
+	}
+	for _, tt := range []struct {
+		e    journal.Entry
+		want string
+	}{
+		{entry(client.Decision{Type: client.Reject, Message: "off-brand", Stop: true}), `post_tweet  reason "off-brand"`},
+		{entry(client.Decision{Type: client.Respond, Message: "line one\nline two"}), `post_tweet  answer "line one\nline two"`},
+		{entry(client.Decision{Type: client.Reject, Message: "x\x1b[2Jy\u202ez"}), `post_tweet  reason "x\x1b[2Jy\u202ez"`},
+		{entry(client.Decision{Type: client.Reject, Message: strings.Repeat("too long ", 20)}), `post_tweet  reason "` + strings.Repeat("too long ", 7) + `too long…"`},
+		{entry(client.Decision{Type: client.Approve}, client.Decision{Type: client.Reject, Message: "not this one"}), `post_tweet  reason "not this one"`},
+		{entry(client.Decision{Type: client.Dismiss, Message: "handled by hand"}), `post_tweet  reason "handled by hand"`},
+		{entry(client.Decision{Type: client.Approve}), `post_tweet`},
+		{entry(client.Decision{Type: client.Reject, Message: "  "}), `post_tweet`},
+	} {
+		row := HistoryRows([]journal.Entry{tt.e}, 0)[0]
+		if !strings.HasSuffix(row, tt.want) {
+			t.Errorf("row %q, want it to end %q", row, tt.want)
+		}
+		if strings.ContainsAny(row, "\n\x1b\u202e") {
+			t.Errorf("row %q reaches the terminal raw", row)
+		}
+	}
+}

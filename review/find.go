@@ -204,7 +204,11 @@ func (s *Session) findIn(ctx context.Context, all []client.Interrupt, sifted jou
 		msg := fmt.Sprintf("interrupt %s was already handled from this machine", safe(handledMatch))
 		var mine *client.Winner
 		if e, ok := s.Journal.Last(handledMatch); ok {
-			msg += fmt.Sprintf(" (%s by %s, %s)", e.Time.Local().Format(time.DateTime), safe(e.Reviewer), e.Outcome)
+			by := "" // a hub that had not answered yet did not say who
+			if e.Reviewer != "" {
+				by = " by " + safe(e.Reviewer)
+			}
+			msg += fmt.Sprintf(" (%s%s, %s)", e.Time.Local().Format(time.DateTime), by, e.Outcome)
 			mine = &client.Winner{RunID: e.RunID, Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
 		}
 		return client.Interrupt{}, WithAbout(Nothingf("%s; nothing sent (hitl forget %s makes it pending here again)", msg, present.ShortID(handledMatch)),

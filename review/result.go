@@ -79,10 +79,12 @@ func OfResult(r *decide.Result) (Kind, error) {
 	return Failed, &Error{Failed, r.Err()}
 }
 
-// ResultJSON is the --json object of a result.
+// ResultJSON is the --json object of a result: with its exit code
+// (OfResult), as every --json result object has (ErrorJSON).
 func ResultJSON(r *decide.Result) map[string]any {
 	s := r.Submission
-	out := map[string]any{"result": r.Kind, "decision_id": s.DecisionID, "thread_id": s.ThreadID,
+	code, _ := OfResult(r)
+	out := map[string]any{"result": r.Kind, "exit_code": code, "decision_id": s.DecisionID, "thread_id": s.ThreadID,
 		"interrupt_id": s.Items[0].Interrupt.ID, "interrupt_ids": s.IDs(), "message": r.Text()}
 	if len(s.Items) == 1 {
 		out["resume"] = ResumeJSON(s.Items[0].Resume)
@@ -92,6 +94,9 @@ func ResultJSON(r *decide.Result) map[string]any {
 			m[it.Interrupt.ID] = ResumeJSON(it.Resume)
 		}
 		out["resumes"] = m
+	}
+	if r.Reviewer != "" {
+		out["reviewer"] = r.Reviewer
 	}
 	if r.Kind == decide.Sent {
 		out["outcome"] = r.Run

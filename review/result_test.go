@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -44,5 +45,20 @@ func TestOfResult(t *testing.T) {
 		if err != nil && (!errors.As(err, &e) || e.Kind != got) {
 			t.Errorf("%s: the error's Kind is not the result's: %v", tt.r.Kind, err)
 		}
+		// Its --json object says the exit code the command exits with,
+		// whatever the result (an approval recorded, 6, included).
+		var m map[string]any
+		if err := json.Unmarshal(jsonOf(t, ResultJSON(&tt.r)), &m); err != nil || m["exit_code"] != float64(tt.want) {
+			t.Errorf("%s: --json exit_code %v, want %d (%v)", tt.r.Kind, m["exit_code"], tt.want, err)
+		}
 	}
+}
+
+func jsonOf(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

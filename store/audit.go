@@ -32,7 +32,8 @@ type Entry struct {
 	Approvers []string `json:"approvers,omitempty"`
 	// Outcome: Sent, Approved (an approval recorded, more needed), Refused,
 	// Conflict (handled elsewhere first), Failed, Dropped (a pending
-	// approval of a reviewer no longer an approver, at a reload).
+	// approval of a reviewer no longer an approver, at a reload),
+	// Withdrawn (a pending approval the request's withdrawal dropped).
 	Outcome    string `json:"outcome"`
 	Message    string `json:"message,omitempty"`
 	DecisionID string `json:"decision_id,omitempty"`
@@ -49,10 +50,14 @@ const (
 	OutcomeConflict = "handled-elsewhere"
 	OutcomeFailed   = "failed"
 	OutcomeDropped  = "approval-dropped"
+	// OutcomeWithdrawn: the request was withdrawn with the approval
+	// pending (its hook stopped waiting, it expired, its publisher took it
+	// back): the approval no longer counts.
+	OutcomeWithdrawn = "withdrawn"
 )
 
 // Outcomes are every outcome an entry may have.
-var Outcomes = []string{OutcomeSent, OutcomeApproved, OutcomeRefused, OutcomeConflict, OutcomeFailed, OutcomeDropped}
+var Outcomes = []string{OutcomeSent, OutcomeApproved, OutcomeRefused, OutcomeConflict, OutcomeFailed, OutcomeDropped, OutcomeWithdrawn}
 
 // oldSpellings are outcomes as older hubs wrote them (words): read as
 // today's, and matched by a filter on today's.

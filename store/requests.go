@@ -203,6 +203,15 @@ func (s *Store) Hold(ctx context.Context, id string, until time.Time) error {
 	return err
 }
 
+// Extend makes a pending request's lease run at least until until (a hub
+// that starts again: coord/lease.go); a lease that runs longer (a wait on
+// another hub holds it) is left as it is.
+func (s *Store) Extend(ctx context.Context, id string, until time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE requests SET lease_until = ? WHERE id = ? AND status = ? AND lease_ms > 0 AND lease_until < ?"),
+		nanos(until), id, Pending, nanos(until))
+	return err
+}
+
 // NextExpiry is when the first pending request with an expiry expires.
 func (s *Store) NextExpiry(ctx context.Context) (time.Time, bool, error) {
 	var n sql.NullInt64
@@ -220,8 +229,9 @@ func (s *Store) Expired(ctx context.Context, now time.Time) ([]Request, error) {
 
 // Prune forgets the requests finished before, and the events older than
 // it; a hub's own events (what it saw of its LangGraph server: a reader
-// lists that again when it reconnects) older than hubBefore. The audit
-// log is kept.
+// lists that again when it reconnects) older than hubBefore; the sent
+// approvals of sources' interrupts (store/approvals.go) changed before
+// it. The audit log is kept.
 func (s *Store) Prune(ctx context.Context, before, hubBefore time.Time) (int64, error) {
 	var n int64
 	err := s.quietly(ctx, func(tx *sql.Tx) error {
@@ -233,7 +243,12 @@ func (s *Store) Prune(ctx context.Context, before, hubBefore time.Time) (int64, 
 		if _, err = tx.ExecContext(ctx, s.q("DELETE FROM events WHERE hub <> '' AND at < ?"), nanos(hubBefore)); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q("DELETE FROM events WHERE at < ?"), nanos(before))
+		if _, err = tx.ExecContext(ctx, s.q("DELETE FROM events WHERE at < ?"), nanos(before)); err != nil {
+			return err
+		}
+		// Approvals of sources' interrupts once sent (kept so that an
+		// approver deciding at the same moment is told, not counted).
+		_, err = tx.ExecContext(ctx, s.q("DELETE FROM source_approvals WHERE state <> ? AND changed_at < ?"), Approving, nanos(before))
 		return err
 	})
 	return n, err

@@ -51,7 +51,7 @@ func (s *bulkScreen) resize(v *env) {
 // toggleMark marks or unmarks the selected row, then moves down.
 func (m *Model) toggleMark() {
 	it := m.items.current()
-	if it == nil {
+	if it == nil || m.heldUntilChosen() {
 		return
 	}
 	if m.marked[it.ID] {
@@ -217,9 +217,21 @@ func (s *bulkScreen) text(v *env, w int) string {
 	line(v.st.title.Render(wrap(fmt.Sprintf("Approve %d %s in bulk? %d %s (one per thread; branches of a thread together)",
 		len(s.drafts), plural(len(s.drafts), "interrupt", "interrupts"), threads, plural(threads, "resume", "resumes")))))
 	line("")
+	// Each row names what is sent for it with the words of its outcome
+	// ("Sent continue for …"): a breakpoint's approve is a continue.
+	words := map[string]string{}
+	for _, sub := range s.subs {
+		for _, item := range sub.Items {
+			words[item.Interrupt.ID] = decide.ItemWords(item)
+		}
+	}
 	for _, d := range s.drafts {
 		it := d.Interrupt
-		row := fmt.Sprintf("%s  thread %s  %s  approve: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.BadgeOf(it), present.Summary(it))
+		word := words[it.ID]
+		if word == "" {
+			word = "approve"
+		}
+		row := fmt.Sprintf("%s  thread %s  %s  %s: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.BadgeOf(it), word, present.Summary(it))
 		line(indentBlock(ansi.Wrap(safe(row), max(w-4, 20), " "), "  "))
 		// What the row warns of, and every argument the summary leaves
 		// out: what is sent is what is on screen.

@@ -30,25 +30,38 @@ func decisionKinds(k *keyMap) []struct {
 }
 
 func (m *Model) decisionKey(msg tea.KeyPressMsg) tea.Cmd {
-	return m.decisionKeyOn(m.items.current(), msg)
+	return m.decisionKeyAt(m.items.current(), msg, true)
 }
 
-// decisionKeyOn acts on it (the selected interrupt, or one a failed run
-// left, from the failures screen).
+// decisionKeyOn acts on it, one a failed run left, from the failures
+// screen: not the row under the cursor.
 func (m *Model) decisionKeyOn(it *client.Interrupt, msg tea.KeyPressMsg) tea.Cmd {
+	return m.decisionKeyAt(it, msg, false)
+}
+
+// decisionKeyAt acts on it; row: it is the selected row, whose keys wait
+// until the reviewer chooses a row after the one they had open left
+// (holdUntilChosen).
+func (m *Model) decisionKeyAt(it *client.Interrupt, msg tea.KeyPressMsg, row bool) tea.Cmd {
 	if it == nil {
 		return nil
 	}
 	k := m.keys
-	d := m.drafts.of(it)
 	decision := key.Matches(msg, k.Approve, k.Edit, k.Reject, k.Respond, k.Ignore, k.ApproveAll, k.ApproveAlways, k.Submit, k.End)
 	if decision && m.viewOnly() {
 		m.setStatus(fmt.Sprintf("View only: %s is a viewer here and decides nothing; an approver of the team decides.", safe(m.opts.Reviewer)), false)
 		return nil
 	}
+	// Moving between its actions and discarding its draft act on the row
+	// too: after the open interrupt left, not on one fallen onto.
+	drafting := key.Matches(msg, k.NextAction, k.PrevAction, k.Discard)
+	if row && (decision || drafting) && m.heldUntilChosen() {
+		return nil
+	}
 	if decision && m.held() {
 		return nil
 	}
+	d := m.drafts.of(it)
 	if decision && m.sending {
 		m.setStatus("A decision is being sent; wait for it.", false)
 		return nil
@@ -291,7 +304,7 @@ func (m *Model) askRunControl(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus("This backend has no run controls.", false)
 		return nil
 	}
-	if m.held() {
+	if m.heldUntilChosen() || m.held() {
 		return nil
 	}
 	action, what := client.CancelRun, "Cancel (cannot be undone)"

@@ -222,7 +222,7 @@ func (m *Model) toggleConversation() tea.Cmd {
 	if m.atInbox() && !m.lay.wide {
 		// No detail on screen (a narrow window): c opens it, with the
 		// conversation shown, rather than changing what cannot be seen.
-		if m.held() {
+		if m.heldUntilChosen() || m.held() {
 			return nil
 		}
 		show = true

@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-sh/hitl/client/langgraph"
 	"github.com/hitl-sh/hitl/client/transport"
 	"github.com/hitl-sh/hitl/demo"
+	"github.com/hitl-sh/hitl/present"
 )
 
 // Nothing in the detail is wider than the pane: the pane would cut it
@@ -310,6 +311,22 @@ func TestBreakpointConfirmSaysContinue(t *testing.T) {
 	h.wantScreen("Send this?", "continue (the run goes on from the breakpoint)")
 	if strings.Contains(h.screen(), "approve") {
 		t.Fatalf("the confirm says approve:\n%s", h.screen())
+	}
+	h.keys("y")
+	h.wantScreen("Sent continue for " + it.ID[:8])
+}
+
+// The bulk confirm names a breakpoint's decision as its outcome does:
+// "continue", not "approve".
+func TestBulkConfirmSaysContinueForABreakpoint(t *testing.T) {
+	h, _, it := demoHarness(t, "release", "ship")
+	h.msg(space())
+	h.wantScreen("1 marked")
+	h.keys("A")
+	row := it.ID[:8] + "  thread " + it.ThreadID[:8] + "  " + present.BadgeOf(it) + "  continue: "
+	h.wantScreen("Approve 1 interrupt in bulk?", row)
+	if strings.Contains(h.screen(), "approve: ") {
+		t.Fatalf("the bulk confirm says approve for a breakpoint:\n%s", h.screen())
 	}
 	h.keys("y")
 	h.wantScreen("Sent continue for " + it.ID[:8])

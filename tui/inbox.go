@@ -60,6 +60,10 @@ func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		return []act{approveRows{}}
 	case key.Matches(msg, k.Open) && !v.lay.wide:
 		return []act{openDetail{}}
+	case key.Matches(msg, k.Open):
+		// Beside the detail: enter opens nothing more, but says this row
+		// is the one meant (after the open interrupt left).
+		return []act{chooseRow{}}
 	}
 	if as, ok := browseKey(v, msg); ok {
 		return as
@@ -164,6 +168,7 @@ func (a filterList) apply(m *Model) tea.Cmd {
 	}
 	m.items.filter = a.filter
 	m.items.rebuild()
+	m.chose() // the rows shown are the reviewer's choice
 	return nil
 }
 
@@ -200,8 +205,15 @@ func (a moveCursor) apply(m *Model) tea.Cmd {
 		m.items.move(len(m.items.shown))
 	}
 	m.detail.top()
+	m.chose() // the row under the cursor is where the reviewer put it
 	return nil
 }
+
+// chooseRow: the reviewer chose the row under the cursor (enter, beside
+// the detail).
+type chooseRow struct{}
+
+func (chooseRow) apply(m *Model) tea.Cmd { m.chose(); return nil }
 
 // moveSplit widens (or narrows) the list beside the detail.
 type moveSplit struct{ by int }
@@ -229,6 +241,7 @@ type openDetail struct{}
 func (openDetail) apply(m *Model) tea.Cmd {
 	m.items.newCount = 0
 	if m.items.current() != nil && !m.held() {
+		m.chose()      // enter on a row: this one
 		m.detail.top() // opened from its top, wherever c last scrolled it
 		m.push(&detailScreen{})
 	}

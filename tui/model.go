@@ -15,6 +15,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -31,7 +32,8 @@ import (
 // decide, dismiss, run controls) are ignored after the item under the cursor
 // changed because of a refresh, or the rows changed around it: a keystroke
 // meant for the previous item, or a j meant for the row that was below,
-// must not act on the new one.
+// must not act on the new one. (When the interrupt the reviewer had open
+// leaves, they wait until a row is chosen instead: holdUntilChosen.)
 const GracePeriod = 400 * time.Millisecond
 
 // Options configure the app.
@@ -142,6 +144,18 @@ type Model struct {
 	// graceOn is the row the grace does not hold: the one that stayed under
 	// the cursor while rows arrived or left around it ("": it holds all).
 	graceOn string
+	// graceLeft is the interrupt the reviewer had open (the detail, the
+	// pane beside the list, an editor or the confirm screen over it) that
+	// left the list, answered elsewhere or gone: the grace then holds
+	// every row until the reviewer chooses one (a move, enter, a filter),
+	// not for GracePeriod; the cursor fell onto a row nobody looked at.
+	graceLeft string
+	// graceLeftWhy says what became of graceLeft when the send that found
+	// it answered said it ("": what the server told of it, goneText).
+	graceLeftWhy string
+	// leftWords is what the last key held for graceLeft said (taken back
+	// from the status line once a row is chosen: it would no longer hold).
+	leftWords string
 
 	status   string
 	statusOK bool
@@ -370,6 +384,78 @@ func (m *Model) startGrace(keep string) {
 // ignored right now.
 func (m *Model) inGrace() bool {
 	return m.opts.Now().Before(m.graceUntil) && (m.graceOn == "" || m.items.selected != m.graceOn)
+}
+
+// holdUntilChosen holds the keys that act on the selected row, on every
+// row, until the reviewer chooses one (chose): id, the interrupt they had
+// open, left the list and the cursor fell onto another. why says what
+// became of it ("": goneText says it).
+func (m *Model) holdUntilChosen(id, why string) {
+	m.graceLeft, m.graceLeftWhy = id, why
+}
+
+// chose ends the hold of holdUntilChosen: the reviewer moved the cursor,
+// pressed enter on a row or filtered the list, so the row under the cursor
+// is the one they mean. Not within GracePeriod of the change: that key
+// was meant for the list as it was.
+func (m *Model) chose() {
+	if m.graceLeft == "" || m.inGrace() {
+		return
+	}
+	m.graceLeft, m.graceLeftWhy = "", ""
+	if m.status == m.leftWords {
+		m.status = "" // "move or press enter" is done
+	}
+	m.leftWords = ""
+}
+
+// leftText says what became of the interrupt the reviewer had open while
+// the hold of holdUntilChosen lasts: the status line keeps it in front of
+// whatever else it says (it explains why the keys are held).
+func (m *Model) leftText() string {
+	if m.graceLeft == "" {
+		return ""
+	}
+	if m.graceLeftWhy != "" {
+		return m.graceLeftWhy
+	}
+	text := m.goneText(m.graceLeft)
+	if d := m.drafts[m.graceLeft]; d != nil && d.typed() {
+		text += keptGone // where the typed work is stays said too
+	}
+	return text
+}
+
+// rowKeysHere: the screen in front takes the keys that act on the selected
+// row (the list, the detail); an editor or the confirm screen says in its
+// own way what became of its interrupt.
+func (m *Model) rowKeysHere() bool {
+	_, detail := m.top().(followsSelection)
+	return m.atInbox() || detail
+}
+
+// heldUntilChosen says, when the keys that act on the selected row wait
+// for the reviewer to choose a row (holdUntilChosen), why, and reports it.
+// The status line keeps what became of the interrupt they had open in
+// front of these words (statusLines).
+func (m *Model) heldUntilChosen() bool {
+	if m.graceLeft != "" {
+		what := "left the list"
+		if g, ok := m.gone[m.graceLeft]; ok {
+			switch g.kind {
+			case goneAnswered:
+				what = "was answered elsewhere"
+			case goneWithdrawn:
+				what = "was withdrawn by its agent"
+			case goneDeleted:
+				what = "is gone from the server"
+			}
+		}
+		m.leftWords = fmt.Sprintf("Key ignored: the interrupt you had open %s; the cursor is on another one now. Move or press %s to choose.", what, name(m.keys.Open))
+		m.setStatus(m.leftWords, false)
+		return true
+	}
+	return false
 }
 
 // held says, when the keys that act on the selected row are ignored right

@@ -149,7 +149,13 @@ func (lo look) diffView(before, after json.RawMessage, w int) string {
 	changes, _ := diff.Structural(before, after)
 	var parts []string
 	for _, c := range changes {
-		parts = append(parts, safe(c.String()))
+		// "Changed:" says it once: "$.to", not "$.to changed"; an added or
+		// removed path keeps its word.
+		part := c.String()
+		if c.Kind == diff.Changed {
+			part = c.Path
+		}
+		parts = append(parts, safe(part))
 	}
 	if len(parts) == 0 {
 		parts = []string{"no change"}

@@ -156,7 +156,7 @@ func TestArgsFormShowsEveryArgument(t *testing.T) {
 		h.keys("ctrl+u")
 		h.typeText("broken on arrival")
 		h.keys("ctrl+s")
-		h.wantScreen("Send this?", "$.reason changed", `+   "reason": "[broken on arrival]"`)
+		h.wantScreen("Send this?", "Changed: $.reason", `+   "reason": "[broken on arrival]"`)
 		h.keys("y")
 		h.wantScreen("Sent edit for " + it.ID[:8])
 		resp, err := http.Get(srv.URL() + "/threads/" + it.ThreadID + "/state")

@@ -313,7 +313,7 @@ func TestEditShowsDiffBeforeSending(t *testing.T) {
 	// What $EDITOR (ctrl+e) hands back replaces the draft.
 	h.msg(externalEditMsg{text: `{"to": "jane@example.com", "subject": "Your refund", "body": "Hi", "cc": []}`})
 	h.keys("ctrl+s")
-	h.wantScreen("Changed: $.body changed, $.cc[0] removed, $.to changed", `-   "to": "[customer]@example.com"`, `+   "to": "[jane]@example.com"`)
+	h.wantScreen("Changed: $.body, $.cc[0] removed, $.to", `-   "to": "[customer]@example.com"`, `+   "to": "[jane]@example.com"`)
 	h.keys("v")
 	h.wantScreen(`"editedAction"`)
 	h.keys("y")
@@ -402,7 +402,7 @@ func TestMultiActionMix(t *testing.T) {
 	h.keys("e")
 	h.msg(externalEditMsg{text: `{"channel": "#ops-quiet", "text": "Pruned"}`})
 	h.keys("ctrl+s")
-	h.wantScreen("Action 1/2 delete_records: approve", "Action 2/2 notify: edit", "$.channel changed")
+	h.wantScreen("Action 1/2 delete_records: approve", "Action 2/2 notify: edit", "Changed: $.channel")
 	h.keys("y")
 	want := `{"decisions":[{"type":"approve"},{"type":"edit","editedAction":{"name":"notify","args":{"channel":"#ops-quiet","text":"Pruned"}}}]}`
 	if got := h.sent(idOps); got != want {
@@ -432,8 +432,12 @@ func TestSubmitNeedsEveryDecision(t *testing.T) {
 	}
 }
 
+// The list alone (below 100 columns, no detail open): the selected row
+// leaves and the keys on the row are held for GracePeriod. (The interrupt
+// open in a detail, or beside the list, holds them until a row is chosen:
+// vanish_test.go.)
 func TestGracePeriodAfterTheSelectionChanges(t *testing.T) {
-	h := newHarness(t, 140, 40,
+	h := newHarness(t, 80, 24,
 		fixture(t, "middleware-js-email", idEmail, time.Minute),
 		fixture(t, "middleware-js-ops", idOps, 2*time.Minute))
 	h.wantScreen("▸   aaaa1111")

@@ -259,10 +259,19 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 	// Handled by another hitl on this machine (the same state folder) since
 	// the last listing, maybe after the server stopped listing it.
 	shownID := m.env().shown(m.top())
+	if shown == nil && m.atInbox() && m.lay.wide {
+		// The pane beside the list shows the selected row: what became
+		// of it is looked up as for a detail.
+		if it := m.items.current(); it != nil {
+			c := *it
+			shown, shownID = &c, it.ID
+		}
+	}
 	handledHere := shownID != "" && !m.items.handled[shownID] && msg.mine[shownID]
 	// Found answered elsewhere by another hitl on this machine: the server
 	// says by whom (the journal holds only that hitl's refused attempt).
 	elsewhereHere := shownID != "" && !m.items.handled[shownID] && msg.handled[shownID] && !msg.mine[shownID]
+	hadOpen := m.hasOpen(m.items.selected)
 	moved, prev, arrived, shifted := m.items.apply(msg.items, msg.handled)
 	m.checkDrafts()
 	var lookUp tea.Cmd
@@ -288,6 +297,13 @@ func (m *Model) onPending(msg pendingMsg) tea.Cmd {
 		if m.detailOnly() {
 			m.home()
 			m.setStatus(m.goneText(prev), false)
+		}
+		// Nor may a key meant for it act on the row the cursor fell onto,
+		// however late it comes: the keys on the row wait for the reviewer
+		// to choose one (while sending, the send's result says what
+		// became of it).
+		if hadOpen && !m.sending && m.items.get(prev) == nil {
+			m.holdUntilChosen(prev, "")
 		}
 	}
 	// An editor says at once that its interrupt left, or is back
@@ -369,11 +385,31 @@ func (m *Model) onSent(msg sentMsg) tea.Cmd {
 		m.backToDecisions()
 		return nil
 	}
+	// Answered elsewhere while the reviewer sent (the listing had not
+	// shown it yet): as when the listing shows it, the keys wait for a row
+	// to be chosen.
+	left := ""
+	if r.Kind == decide.HandledElsewhere {
+		for _, ir := range r.Items {
+			if ir.Kind == decide.HandledElsewhere && m.hasOpen(ir.ID) {
+				left = ir.ID
+				if g, ok := goneOf(ir.ID, client.Standing{ID: ir.ID, Presence: client.Answered, By: ir.Winner}); ok && m.gone[ir.ID].kind == 0 {
+					if m.gone == nil {
+						m.gone = map[string]gone{}
+					}
+					m.gone[ir.ID] = g // what the held keys say it became
+				}
+			}
+		}
+	}
 	m.items.drop()
 	// Back to the list, with a grace period: the next item is chosen, not
 	// fallen into.
 	m.home()
 	m.startGrace("")
+	if left != "" && m.items.selected != left {
+		m.holdUntilChosen(left, m.status)
+	}
 	return tea.Batch(pollAfter(0), m.syncClaims()) // what was sent is no longer claimed
 }
 

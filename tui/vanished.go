@@ -52,6 +52,25 @@ func (m *Model) detailOnly() bool {
 	return detail && !work
 }
 
+// hasOpen: the reviewer has the interrupt id open: a screen shows or edits
+// it (the detail, an editor, a form, the confirm screen), or it is the
+// selected row beside the list (from 100 columns, the inbox in front).
+func (m *Model) hasOpen(id string) bool {
+	if id == "" {
+		return false
+	}
+	if m.atInbox() {
+		return m.lay.wide
+	}
+	v := m.env()
+	for _, s := range m.stack {
+		if v.shown(s) == id {
+			return true
+		}
+	}
+	return false
+}
+
 // lookUpWinner asks where it stands, once; the answer is a winnerMsg. An
 // answer this machine's journal holds (another hitl with the same state
 // folder sent it: the server may stop listing it before that hitl marks

@@ -141,18 +141,27 @@ func (m *Model) statusLines(w, h int) []string {
 	if mark != "" {
 		mark = m.st.err.Render(mark) + " · "
 	}
-	if m.status == "" {
+	text, ok := m.status, m.statusOK
+	if left := m.leftText(); left != "" && m.rowKeysHere() {
+		// Why the keys on the row are held stays in front until a row is
+		// chosen, whatever else was said since (a held key's words).
+		if !strings.HasPrefix(text, left) {
+			text = strings.TrimSpace(left + " " + text)
+		}
+		ok = false
+	}
+	if text == "" {
 		return []string{ansi.Truncate(mark+conn, w, "…")}
 	}
 	st := m.st.ok
-	if !m.statusOK {
+	if !ok {
 		st = m.st.warn
 	}
 	prefix := ""
 	if m.sending {
 		prefix = m.spin.View() + " "
 	}
-	lines := strings.Split(wrapWords(prefix+safe(m.status), max(w, 10)), "\n")
+	lines := strings.Split(wrapWords(prefix+safe(text), max(w, 10)), "\n")
 	if n := statusRows(h); len(lines) > n {
 		lines = lines[:n]
 		lines[n-1] = ansi.Truncate(lines[n-1], w-2, "") + " …"

@@ -13,5 +13,6 @@ func (b *Backend) Features() client.Features {
 		Ender:          b, // where a request says ends (EndsThreads)
 		Conversational: b, // where a request says conversation
 		Redactor:       b, // the journal hides credentials (transport.Conn)
+		ReviewerNamer:  b, // with a token, the coordinator names the reviewer
 	}
 }

@@ -209,7 +209,7 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		// recorded, nothing sent (its status says where approvals stand).
 		var no wire.Receipt
 		if json.Unmarshal(resp.Body(), &no) == nil && no.Status == wire.AwaitingApprovals && no.Message != "" {
-			return client.Receipt{}, &refused{b.Redact(no.Message)}
+			return client.Receipt{Reviewer: no.Reviewer}, &refused{b.Redact(no.Message)}
 		}
 		// Any other 403 is a refusal too (a viewer's or a publisher's
 		// token): nothing taken, and nothing says it was handled, so it
@@ -227,7 +227,7 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	if resp.StatusCode() == http.StatusAccepted {
 		// A team rule wants more approvers: the coordinator recorded this
 		// one's approval and sent nothing.
-		return client.Receipt{}, &awaitingApproval{b.Redact(orText(took.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
+		return client.Receipt{Reviewer: took.Reviewer}, &awaitingApproval{b.Redact(orText(took.Message, "recorded as an approval: nothing is sent until another approver confirms the same decision"))}
 	}
 	if o := took.Outcome; o != nil && knownStatus(o.Status) {
 		// A hub's door followed the run its decision started: Follow says
@@ -239,12 +239,17 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 		b.outcomes[s.DecisionID] = *o
 		b.mu.Unlock()
 	}
-	rc := client.Receipt{Acknowledged: true, RunID: took.RunID, ReasonInConversation: took.ReasonInConversation}
+	rc := client.Receipt{Acknowledged: true, RunID: took.RunID, ReasonInConversation: took.ReasonInConversation, Reviewer: took.Reviewer}
 	if took.PublisherWaiting != nil && !*took.PublisherWaiting {
 		rc.Unheard = NobodyWaits
 	}
 	return rc, nil
 }
+
+// NamesReviewer: with a bearer token, the coordinator (a hitl hub) takes
+// the token's reviewer as who decides, never the responded_by sent: the
+// reviewer hitl knows locally is not who it records (its receipts say who).
+func (b *Backend) NamesReviewer() bool { return b.opts.BearerToken != "" }
 
 func knownStatus(s client.OutcomeStatus) bool {
 	switch s {

@@ -90,8 +90,12 @@ type Entry struct {
 	Kind       Kind      `json:"kind,omitempty"`
 	DecisionID string    `json:"decision_id,omitempty"`
 	Time       time.Time `json:"time"`
-	Reviewer   string    `json:"reviewer,omitempty"`
-	Server     string    `json:"server,omitempty"`
+	// Reviewer is who decided: the reviewer hitl was given, or, where the
+	// server names reviewers (a hub: the token's), the one its answer
+	// named, on the outcome line ("" on the intent, written before it
+	// answered; History merges the outcome's in).
+	Reviewer string `json:"reviewer,omitempty"`
+	Server   string `json:"server,omitempty"`
 	// Deployment names the deployment the decision was sent to, whatever
 	// its address ("profile prod"): behind a load balancer, or after a
 	// replica moved, the same deployment answers at another URL.
@@ -238,6 +242,12 @@ func (j *Journal) readHistory(path string) ([]Entry, error) {
 				continue
 			}
 			out[i].Outcome, out[i].RunID, out[i].Error, out[i].Winner, out[i].Resolved = e.Outcome, e.RunID, e.Error, e.Winner, e.Time
+			if e.Reviewer != "" {
+				// Who the server recorded the decision as (a hub names
+				// its token's reviewer in its answer): the intent,
+				// written before it answered, may not have known.
+				out[i].Reviewer = e.Reviewer
+			}
 		default:
 			if e.Outcome == legacyError {
 				e.Outcome = NotSent

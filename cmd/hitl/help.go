@@ -111,16 +111,18 @@ var topics = []struct{ name, short, text string }{
   1  error: server unreachable, HTTP error, not sent, outcome unknown (hitl
      check looks again), the run failed after the decision was sent
   2  usage: bad flags, bad JSON, edited args that break the schema, a missing
-     message, too many answers, an ambiguous id, input over 16 MiB
+     message, too many answers, an id shorter than 4 characters, an
+     ambiguous id, input over 16 MiB
   3  nothing left to do: it no longer waits (decided from this machine,
      answered elsewhere, its thread deleted), or a filter (--tool) matched
      nothing
-  4  refused, nothing sent, and nothing says it was handled: an id that no
-     interrupt listed here has (mistyped, or answered before this machine
-     saw it), a decision it does not allow, another run in progress on its
-     thread, ending a thread whose other branches wait, an approval you gave
-     already (hitl serve: --json "result": "refused"; yours still stands),
-     a decision a hub refuses you (a viewer's token: HTTP 403)
+  4  refused, nothing sent, and nothing says it was handled: a well-formed
+     id (4 or more characters) that no interrupt listed here has (mistyped,
+     or answered before this machine saw it), a decision it does not
+     allow, another run in progress on its thread, ending a thread whose
+     other branches wait, an approval you gave already (hitl serve: --json
+     "result": "refused"; yours still stands), a decision a hub refuses you
+     (a viewer's token: HTTP 403)
   5  sent, but this server cannot confirm it was yours: it ran the decision
      without showing whose answer the interrupt took (aegra), so another
      reviewer's may have taken effect instead
@@ -129,7 +131,8 @@ var topics = []struct{ name, short, text string }{
      same decision (--json: "result": "approval-recorded")
 
 A script can tell "it no longer waits: already decided, from this machine
-or elsewhere" (3) from "it broke" (1) and from "that was a mistake" (4):
+or elsewhere" (3) from "it broke" (1), from "refused: no interrupt has
+that id, or the decision is not allowed" (4) and from a usage error (2):
 
   hitl approve 3d96 || [ $? -eq 3 ]`},
 	{"environment", "Environment variables hitl reads", `Settings (a flag wins over the variable, the variable over the config file):

@@ -42,7 +42,7 @@ func TestEveryCommandHasAnExampleAndAGroup(t *testing.T) {
 func TestHelpTopicsReachTheManPage(t *testing.T) {
 	t.Parallel()
 	r := hitl(t, "", "help", "exit-codes")
-	must(t, r, 0, "4  refused, nothing sent, and nothing says it was handled: an id that no")
+	must(t, r, 0, "4  refused, nothing sent, and nothing says it was handled: a well-formed")
 	must(t, hitl(t, "", "help", "environment"), 0, "HITL_API_KEY")
 	must(t, hitl(t, "", "help", "config"), 0, "default_profile: local")
 	must(t, hitl(t, "", "--help"), 0, "Reading:")

@@ -34,7 +34,7 @@ func TestHubDropsARemovedReviewersApprovalAtReload(t *testing.T) {
 
 	code, out, errs := h.cli(aliceToken, "approve", id, "--json")
 	var res map[string]any
-	if code != exitPending || json.Unmarshal([]byte(out), &res) != nil || res["result"] != "approval-recorded" ||
+	if code != exitPending || json.Unmarshal([]byte(out), &res) != nil || res["result"] != "approval-recorded" || res["exit_code"] != float64(exitPending) ||
 		!strings.Contains(res["message"].(string), "1 of 2 approvals (alice) recorded for Bash") {
 		t.Fatalf("alice's first approval: exit %d\n%s%s", code, out, errs)
 	}

@@ -82,9 +82,16 @@ func (h *storedHub) start() {
 			mu.Lock()
 			h.logs.WriteString(line + "\n")
 			mu.Unlock()
+			u := ""
 			if i := strings.Index(line, "listens on http://"); i >= 0 {
+				u = strings.Fields(line[i+len("listens on "):])[0]
+			} else if i := strings.Index(line, "msg=listening door=http addr="); i >= 0 {
+				// A hub with sources (hub.sources) says it so.
+				u = "http://" + strings.Fields(line[i+len("msg=listening door=http addr="):])[0]
+			}
+			if u != "" {
 				select {
-				case urls <- strings.Fields(line[i+len("listens on "):])[0]:
+				case urls <- u:
 				default:
 				}
 			}
@@ -371,7 +378,7 @@ func TestTeamAuditLogThroughTheDoor(t *testing.T) {
 		}
 	}
 	if code, out, errs := h.cli(aliceToken, "history", "--team", "--outcome", "bogus"); code != 2 ||
-		!strings.Contains(errs, `no outcome "bogus": give one of sent, approval-recorded, refused, handled-elsewhere, failed, approval-dropped`) {
+		!strings.Contains(errs, `no outcome "bogus": give one of sent, approval-recorded, refused, handled-elsewhere, failed, approval-dropped, withdrawn`) {
 		t.Fatalf("--outcome bogus: exit %d\n%s%s", code, out, errs)
 	}
 	_, out, _ = h.cli(aliceToken, "history", "--team", "--by", "bob")

@@ -28,12 +28,15 @@ func listCmd(e *env) *cobra.Command {
 	opts := &listOptions{io: e, open: func() (*app, error) { return e.open(0) }}
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List pending interrupts, newest first",
-		Long: `list prints the pending interrupts, newest first, then decisions of unknown
-outcome and threads whose last run failed (with the server's error, the decision this
-machine sent there, and how to answer again what the thread still holds). --json
-prints the pending interrupts only, as a JSON array; --failed the failed threads only
-(each error in full; with --json, a JSON array of them).`,
+		Short: "List pending interrupts, most recently changed first",
+		Long: `list prints the pending interrupts, the thread most recently changed first
+(on LangGraph any change to a thread moves it up: an answer to another of its
+branches, a claim, an approval recorded; so AGE is not in order; what expires goes
+first of all), then decisions of unknown outcome and threads whose last run failed
+(with the server's error, the decision this machine sent there, and how to answer
+again what the thread still holds). --json prints the pending interrupts only, as a
+JSON array; --failed the failed threads only (each error in full; with --json, a JSON
+array of them).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), opts) },
 	}

@@ -273,3 +273,52 @@ func TestTeamHistoryWithoutAHubSaysWhatToDo(t *testing.T) {
 		t.Fatalf("exit %d: %s", exitCode(err), b)
 	}
 }
+
+// A wrong password for the store's PostgreSQL role: serve --check and
+// serve's start say PostgreSQL refused the login and what to fix, and
+// print neither password. The test cluster (scripts/postgres-test-cluster)
+// trusts every role but hitl_password, which logs in by password (SCRAM).
+func TestServeStoreWrongPassword(t *testing.T) {
+	dsn := pgtest.Database(t)
+	u, _ := url.Parse(dsn)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	// The role is the cluster's, shared by every database: made once, its
+	// password set again by each run.
+	if _, err := admin.Exec(ctx, "CREATE ROLE hitl_password LOGIN"); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "ALTER ROLE hitl_password PASSWORD 'right-pw-0123'"); err != nil {
+		t.Fatal(err)
+	}
+	right, wrong := *u, *u
+	right.User = url.UserPassword("hitl_password", "right-pw-0123")
+	wrong.User = url.UserPassword("hitl_password", "wrong-pw-4567")
+	if c, err := pgx.Connect(ctx, wrong.String()); err == nil {
+		_ = c.Close(ctx)
+		t.Fatal("the cluster took a wrong password: it was not started by this scripts/postgres-test-cluster (its pg_hba.conf asks hitl_password for one)")
+	}
+	// The right password logs in (the role may not write the database: not
+	// a login refused).
+	dir := t.TempDir()
+	if _, out, errs := serveCheck(t, dir, "--store", right.String()); strings.Contains(out, "refused the login") || strings.Contains(out+errs, "right-pw-0123") {
+		t.Fatalf("the right password:\n%s%s", out, errs)
+	}
+	code, out, errs := serveCheck(t, dir, "--store", wrong.String())
+	if code != 1 || !strings.Contains(out, `password authentication failed for user "hitl_password"`) ||
+		!strings.Contains(out, "PostgreSQL refused the login: fix the user or password in the store's URL") ||
+		!strings.Contains(out, "hitl_password:xxxxx@") || strings.Contains(out+errs, "wrong-pw-4567") {
+		t.Fatalf("serve --check, a wrong password: exit %d\n%s%s", code, out, errs)
+	}
+	cmd := exec.Command(builtBinary(t), "serve", "--http", "127.0.0.1:0", "--store", wrong.String())
+	cmd.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
+	b, err := cmd.CombinedOutput()
+	if exitCode(err) == 0 || !strings.Contains(string(b), "cannot reach it") || !strings.Contains(string(b), `password authentication failed for user "hitl_password"`) ||
+		!strings.Contains(string(b), "PostgreSQL refused the login: fix the user or password") || strings.Contains(string(b), "wrong-pw-4567") {
+		t.Fatalf("serve, a wrong password: exit %d\n%s", exitCode(err), b)
+	}
+}

@@ -129,9 +129,19 @@ func TestRealHubCLIThroughTheDoor(t *testing.T) {
 			}
 
 			// bob confirms: one resume, naming both, and the graph ran it.
-			code, out, errs = d.cli(bobToken, "approve", id)
+			bob := t.TempDir()
+			code, out, errs = d.cliIn(bob, bobToken, "approve", id)
 			if code != 0 || !strings.Contains(out, "Sent approve, approve") {
 				t.Fatalf("bob's approve: exit %d\n%s%s", code, out, errs)
+			}
+			// His machine's audit log names him, the token's reviewer the
+			// door answered with, not the local user (docs/team.md).
+			code, out, errs = d.cliIn(bob, bobToken, "approve", id)
+			if code != exitNothing || !strings.Contains(errs, "was already handled from this machine (") || !strings.Contains(errs, " by bob, ") {
+				t.Fatalf("bob's approve again: exit %d\n%s%s", code, out, errs)
+			}
+			if _, out, _ := d.cliIn(bob, bobToken, "history", "--json"); strings.Count(out, `"reviewer":`) != 2 || strings.Count(out, `"reviewer":"bob"`) != 2 {
+				t.Fatalf("bob's audit log (one line per action):\n%s", out)
 			}
 			runs := s.decisionMeta(th)
 			if len(runs) != 1 || runs[0]["hitl_reviewer"] != "bob" || fmt.Sprint(runs[0]["hitl_approvers"]) != "[alice bob]" {

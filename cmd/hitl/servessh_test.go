@@ -35,7 +35,7 @@ func TestRealHubEditAsFirstApproval(t *testing.T) {
 	alice.text(`  "channel": "#oncall",`)
 	alice.waitFor(`"channel": "#oncall",`)
 	alice.keys("C-s")
-	alice.waitFor("Record your approval?", "$.channel changed")
+	alice.waitFor("Record your approval?", "Changed: $.channel")
 	alice.press("y", "1 of 2 approvals (alice) recorded for delete_records: nothing is sent")
 	if got := s.decisionMeta(th); len(got) != 0 {
 		t.Fatalf("a first approval sent something: %v", got)
@@ -46,7 +46,7 @@ func TestRealHubEditAsFirstApproval(t *testing.T) {
 	bob.open(th, title)
 	bob.waitFor("1 of 2 approvals (alice): approve delete_records, edit notify")
 	bob.press("a", "Confirming alice's approval")
-	bob.waitFor("Send this?", "Action 2/2 notify: edit", "$.channel changed", `-   "channel": "#o[ps]",`, `+   "channel": "#o[ncall]",`)
+	bob.waitFor("Send this?", "Action 2/2 notify: edit", "Changed: $.channel", `-   "channel": "#o[ps]",`, `+   "channel": "#o[ncall]",`)
 	bob.press("y", "Sent approve, edit")
 	runs := s.decisionMeta(th)
 	if len(runs) != 1 || runs[0]["hitl_reviewer"] != "bob" || fmt.Sprint(runs[0]["hitl_approvers"]) != "[alice bob]" {

@@ -185,9 +185,9 @@ func TestRealTUIEditAndReject(t *testing.T) {
 		tui.text(email)
 		tui.keys("Enter", "Enter")
 		// What the email was, and how the edit reads against it.
-		to, changed, toDiff := "dana@customer.example", "Changed: $.body changed, $.cc[0] removed, $.subject changed, $.to changed", `"to": "[jane@example.com]"`
+		to, changed, toDiff := "dana@customer.example", "Changed: $.body, $.cc[0] removed, $.subject, $.to", `"to": "[jane@example.com]"`
 		if s.real {
-			to, changed, toDiff = "customer@example.com", "Changed: $.body changed, $.cc[0] removed, $.to changed", `"to": "[jane]@example.com"`
+			to, changed, toDiff = "customer@example.com", "Changed: $.body, $.cc[0] removed, $.to", `"to": "[jane]@example.com"`
 		}
 		tui.waitFor("Review tool call send_email", to)
 		tui.keys("e")

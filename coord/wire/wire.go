@@ -10,6 +10,7 @@
 //	GET    /hitl/events           -> SSE: hitl_asked {Request} | hitl_answered {Change}
 //	                                 (ids on every event; Last-Event-ID resumes after one)
 //	POST   /hitl/respond          Response -> 200 Receipt; 202 Receipt (an approval recorded);
+//	                                 403 Receipt (an approval given already); each names its reviewer;
 //	                                 404 unknown; 409 answered or withdrawn (Problem)
 //	GET    /hitl/requests/{id}    -> Standing (?wait=30s waits while it is pending)
 //	POST   /hitl/requests         Publish -> 201 Standing
@@ -109,9 +110,14 @@ type Response struct {
 // ("awaiting_approvals": nothing was sent); a hub's door says so too of a
 // decision that failed on its way (Error: 409, 423, 424, 502).
 type Receipt struct {
-	RequestID   string `json:"request_id"`
-	Status      string `json:"status,omitempty"`
-	Error       string `json:"error,omitempty"`
+	RequestID string `json:"request_id"`
+	Status    string `json:"status,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Reviewer is who this response is recorded as: a hub's, its token's
+	// reviewer (never the responded_by a client sent), on every receipt
+	// (an approval recorded or refused too). The client's audit log names
+	// this reviewer, not a local user name.
+	Reviewer    string `json:"reviewer,omitempty"`
 	RespondedBy string `json:"responded_by,omitempty"`
 	DecisionID  string `json:"decision_id,omitempty"`
 	// Approvers are those whose approvals the decision sent (a team

@@ -104,6 +104,7 @@ func (o *Options) serveHub(ctx context.Context, t *team.Config, p plan) error {
 			up = u // one LangGraph server, served as it is
 		} else {
 			merged = hub.NewMerged(srcs...)
+			merged.Store = st // the approvals of sources that keep none
 			up = merged
 		}
 	}
@@ -119,6 +120,7 @@ func (o *Options) serveHub(ctx context.Context, t *team.Config, p plan) error {
 		defer c.Close()
 		// The door's requests first, then every source's interrupts.
 		merged = hub.NewMerged(append([]hub.Source{(&doorRequests{c: c}).source()}, srcs...)...)
+		merged.Store = st // the approvals of sources that keep none
 		up = merged
 		door.Skip = func(id string) bool { _, ok := c.Lookup(id); return ok }
 	}
