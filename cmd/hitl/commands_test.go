@@ -25,7 +25,7 @@ import (
 // respond on a tool call is taken as the tool's result: said on stderr
 // before anything is sent.
 func TestRespondOnAToolCallWarnsFirst(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.start("inbox", map[string]any{"topic": "single"})
 		it := s.onlyPending(th)
 		r := s.hitl("", "respond", it.ID, "-m", "do not post it")
@@ -39,7 +39,7 @@ func TestRespondOnAToolCallWarnsFirst(t *testing.T) {
 // A reject without -m sends no reason: said on stderr, and what the agent
 // reads is the middleware's own words, which give none.
 func TestRejectWithoutAMessageSaysTheAgentGetsNoReason(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		r := s.hitl("", "reject", it.ID)
@@ -62,7 +62,7 @@ func TestRejectWithoutAMessageSaysTheAgentGetsNoReason(t *testing.T) {
 // on a tool with no args_schema (the test agent's own); the change is
 // printed before it is sent; --args says what it drops.
 func TestEditSetKeepsTheOtherArguments(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		for _, flag := range []string{"--set", "--field"} {
 			th := s.agent("email")
 			it := s.onlyPending(th)
@@ -189,7 +189,7 @@ func TestVersionSaysNoNone(t *testing.T) {
 // history --json: JSON Lines, one object per decision, with the tool, its
 // proposed and edited arguments, the decision, the reviewer, the outcome.
 func TestHistoryJSONLines(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		must(t, s.hitl("", "--reviewer", "dana", "edit", it.ID, "--set", "to=jane@example.com"), 0, "the run finished")
@@ -240,7 +240,7 @@ func TestHistoryJSONLines(t *testing.T) {
 // approve --all --tool lists what it approves and what it refuses, then
 // sends one resume per thread and reports each; --dry-run sends nothing.
 func TestApproveAllByTool(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		e1, e2 := s.onlyPending(s.agent("email")), s.onlyPending(s.agent("email"))
 		ops := s.onlyPending(s.agent("ops"))
 		r := s.hitl("", "approve", "--all", "--tool", "send_email", "--dry-run")
@@ -333,7 +333,7 @@ func TestDemoDeadline(t *testing.T) {
 // read: decided here (from the audit log), or answered elsewhere (by whom,
 // as the server tells), never "nothing sent".
 func TestShowOfADecidedInterruptSaysWhatBecameOfIt(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		here := s.onlyPending(s.agent("email"))
 		must(t, s.hitl("", "--reviewer", "dana", "approve", here.ID), 0, "Sent approve")
 		r := s.hitl("", "show", here.ID)
@@ -360,7 +360,7 @@ func TestShowOfADecidedInterruptSaysWhatBecameOfIt(t *testing.T) {
 // A script's `hitl approve ID || [ $? -eq 3 ]` takes 3 as "someone else
 // already decided": an id that never waited here (a typo) is not that.
 func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		it := s.onlyPending(s.agent("email")) // listed: seen pending here
 		typo := "0000" + strings.Repeat("f", 28)
 		for _, cmd := range [][]string{{"approve", typo}, {"show", typo}, {"reject", typo, "-m", "no"}} {
@@ -387,7 +387,7 @@ func TestAMistypedIDIsNotAlreadyHandled(t *testing.T) {
 // description ("…\n\nTool: NAME\nArgs: {…}") says them again, and is shown
 // without that part, as in the TUI.
 func TestShowGivesTheArgumentsOnce(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		it := s.onlyPending(s.agent("email"))
 		r := s.hitl("", "show", it.ID)
 		must(t, r, 0, "Action 1 of 1: send_email")
@@ -403,7 +403,7 @@ func TestShowGivesTheArgumentsOnce(t *testing.T) {
 // when nothing was sent because the interrupt no longer waits (exit 3, the
 // winner as the server tells) or hitl refused (exit 4).
 func TestJSONSaysWhyNothingWasSent(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		obj := func(r result, code int) map[string]any {
 			t.Helper()
 			var m map[string]any
@@ -444,7 +444,7 @@ func TestJSONSaysWhyNothingWasSent(t *testing.T) {
 // said: each call's result says it was not run, and no reason is given (not
 // "the reason is in the conversation").
 func TestDismissWithoutAReasonSaysNoneWasGiven(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		dry := s.hitl("", "dismiss", it.ID, "--dry-run")
@@ -464,7 +464,7 @@ func TestDismissWithoutAReasonSaysNoneWasGiven(t *testing.T) {
 // JSON typed where a file is expected: hitl says how to give it (standard
 // input with -), and how to change one field, rather than "no such file".
 func TestInlineJSONWhereAFileIsExpected(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		it := s.onlyPending(s.agent("email"))
 		r := s.hitl("", "edit", it.ID, "--args", `{"to":"x@example.com"}`)
 		must(t, r, 2, "--args takes a file, not JSON: give the JSON on standard input with --args - (echo '{…}' | hitl --url "+s.url+" edit "+it.ID+" --args -), or change one argument with --set KEY=VALUE")

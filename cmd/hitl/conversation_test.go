@@ -9,7 +9,7 @@ import (
 // characters, shows its thread's conversation and says so; an id this
 // machine does not know fails saying what to pass and where to find it.
 func TestConversationOfAnInterruptID(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		id := s.onlyPending(th).ID
 		want := s.hitl("", "conversation", th)

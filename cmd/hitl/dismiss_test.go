@@ -10,7 +10,7 @@ import (
 // result on stdout (or the JSON's message, stdout nothing but JSON); with
 // --dry-run, nothing done, by the note on stderr.
 func TestEndingIsSaidOnce(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		for _, args := range [][]string{{"dismiss", "ID", "-m", "by phone"}, {"reject", "ID", "--stop", "-m", "by phone"}, {"dismiss", "ID", "--json"}} {
 			th := s.agent("email")
 			id := s.onlyPending(th).ID
@@ -44,7 +44,7 @@ func TestEndingIsSaidOnce(t *testing.T) {
 // waited there (the request's action is not one), not that the item "had no
 // tool calls".
 func TestDismissOfAnInboxRequestSaysWhyNothingIsInTheConversation(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		for _, c := range []struct{ role, reason string }{{"inbox", "by phone"}, {"inbox", ""}, {"prompt", ""}} {
 			th := s.start(c.role, map[string]any{"topic": "single"})
 			args := []string{"dismiss", s.onlyPending(th).ID}

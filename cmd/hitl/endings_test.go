@@ -10,7 +10,7 @@ import (
 // ran, no new interrupt, the reason in the conversation (where the agent
 // keeps tool calls), and history says which.
 func TestStopAndDismissEndTheThread(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		for _, c := range []struct {
 			args    []string
 			said    string
@@ -63,7 +63,7 @@ func TestStopAndDismissEndTheThread(t *testing.T) {
 // request) writes nothing in the conversation: the CLI says the reason is
 // in the audit log only (--dry-run's note, the result), and history has it.
 func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		for _, role := range []string{"prompt", "inbox"} {
 			th := s.start(role, map[string]any{"topic": "single"})
 			it := s.onlyPending(th)
@@ -96,7 +96,7 @@ func TestDismissWithoutToolCallsSaysWhereTheReasonIs(t *testing.T) {
 // Ending the work of a fan-out thread is refused while its other branches
 // wait, and refused first: no note about what the ending would do.
 func TestStopOnAFanOutBranchIsRefusedBeforeItsNote(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.start("fanout", map[string]any{"topic": "a,b"})
 		its := s.pending(th)
 		if len(its) < 2 {

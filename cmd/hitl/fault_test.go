@@ -30,7 +30,7 @@ func proxied(t *testing.T, s *server) *faultproxy.Proxy {
 }
 
 func TestRealFaultsOnTheResume(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		bin := builtBinary(t)
 		for _, tt := range []struct {
 			name  string
@@ -85,7 +85,7 @@ func TestRealFaultsOnTheResume(t *testing.T) {
 // follows the run it started: the decision reached the server, and the
 // audit log says so at once (hung up) or at the next start (killed).
 func TestRealStalledJoinHungUpOrKilled(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		bin := builtBinary(t)
 		for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
 			t.Run(sig.String(), func(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 // show says so, not that someone races you, by the rule the decide path
 // uses (which sends without a note); another reviewer's claim still warns.
 func TestShowTellsOwnClaimFromAnothers(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.start("prompt", map[string]any{"topic": "string"})
 		id := s.onlyPending(th).ID
 		j, err := journal.Open(config.StateDir(envOf(t).getenv))
@@ -60,7 +60,7 @@ func TestShowTellsOwnClaimFromAnothers(t *testing.T) {
 // if_not_exists "create": the server makes the thread (the real ones do,
 // and so must the demo's), and hitl lists what the run asked.
 func TestRunOnANewThreadIDCreatesIt(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := newThreadUUID(t)
 		s.do("POST", "/threads/"+th+"/runs/wait", map[string]any{"assistant_id": s.graph("email"), "if_not_exists": "create",
 			"input": map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}}})
@@ -89,7 +89,7 @@ func newThreadUUID(t *testing.T) string {
 // UUIDv4 (also its first 4 characters) and for a UUIDv7 (the Python
 // server's, whose first characters are a clock many threads share).
 func TestResultNamesThreadByAPrefixCommandsTake(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		for _, th := range []string{newThreadUUID(t), newThreadUUIDv7(t)} {
 			s.do("POST", "/threads/"+th+"/runs/wait", map[string]any{"assistant_id": s.graph("email"), "if_not_exists": "create",
 				"input": map[string]any{"messages": []any{map[string]string{"role": "user", "content": "email"}}}})

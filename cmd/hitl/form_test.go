@@ -30,7 +30,7 @@ func (s *server) startGraph(embedded, real string, input any) string {
 }
 
 func TestRealFormFields(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		// The real graph's Zod schema fails the run on a mismatch; so does
 		// the demo's survey.
 		th := s.startGraph("survey", "form", map[string]any{"topic": "zod"})
@@ -64,7 +64,7 @@ func TestRealFormFields(t *testing.T) {
 }
 
 func TestRealPerCallApproval(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		// Approve one call: the graph gets the one decision object.
 		th := s.startGraph("approver", "percall", map[string]any{"topic": "js"})
 		it := s.onlyPending(th)

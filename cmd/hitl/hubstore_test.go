@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/internal/pgtest"
+	"github.com/hitl-sh/hitl/internal/realserver"
 	"github.com/hitl-sh/hitl/store"
 )
 
@@ -461,7 +462,10 @@ func TestServeStoreSettings(t *testing.T) {
 // of each change, which then lists; a new interrupt is on the other hub's
 // door at once. When the watching hub goes, the other is elected.
 func TestRealTwoHubsOneWatcher(t *testing.T) {
-	s := realDev(t)
+	// On the Python dev server: TestRealHubOneWatcherForEveryone counts a
+	// watcher's requests to the JS one, and the JS server is the one the
+	// most tests wait for.
+	s := realDevOf(t, realserver.Python)
 	isolate(t)
 	db := pgtest.Database(t)
 	c := newCounter(t, s.url)

@@ -60,13 +60,24 @@ func targets(t *testing.T) []target { return targetsOf(t, false) }
 // that run there, docs/servers.md).
 func withLanghost(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
+	eachOf(t, langhostTargets(t), realserver.Hold, f)
+}
+
+// withLanghostShared is withLanghost as eachServerShared shares.
+func withLanghostShared(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachOf(t, langhostTargets(t), realserver.Share, f)
+}
+
+func langhostTargets(t *testing.T) []target {
+	t.Helper()
 	var tgs []target
 	for _, tg := range targetsOf(t, true) {
 		if tg.kind != realserver.Aegra {
 			tgs = append(tgs, tg)
 		}
 	}
-	eachOf(t, tgs, f)
+	return tgs
 }
 
 // targetsOf adds, with production, the production-shaped servers
@@ -102,27 +113,45 @@ type server struct {
 
 // eachServer runs f once per target, each with its own state directory and
 // no config file. The test and each of its targets run in parallel with
-// the others; on a real server, one test at a time (they list what the
-// whole server holds), while the other servers serve other tests.
+// the others; on a real server, one test at a time (realserver.Hold: they
+// list what the whole server holds), while the other servers serve other
+// tests.
 func eachServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
-	eachOf(t, targets(t), f)
+	eachOf(t, targets(t), realserver.Hold, f)
+}
+
+// eachServerShared is eachServer for a test that touches only the threads
+// it starts and finds them in a listing by their ids
+// (realserver.Share): it runs beside the other such tests on the same
+// server, never beside one that holds it.
+func eachServerShared(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachOf(t, targets(t), realserver.Share, f)
 }
 
 // everyServer is eachServer with the production-shaped servers too.
 func everyServer(t *testing.T, f func(t *testing.T, s *server)) {
 	t.Helper()
-	eachOf(t, targetsOf(t, true), f)
+	eachOf(t, targetsOf(t, true), realserver.Hold, f)
 }
 
-func eachOf(t *testing.T, tgs []target, f func(t *testing.T, s *server)) {
+// everyServerShared is everyServer as eachServerShared shares.
+func everyServerShared(t *testing.T, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachOf(t, targetsOf(t, true), realserver.Share, f)
+}
+
+// eachOf runs f on each target, taking each real server with take
+// (realserver.Hold or realserver.Share).
+func eachOf(t *testing.T, tgs []target, take func(testing.TB, string), f func(t *testing.T, s *server)) {
 	t.Helper()
 	t.Parallel()
 	for _, tg := range tgs {
 		t.Run(tg.name, func(t *testing.T) {
 			t.Parallel()
 			if tg.name != "embedded" {
-				realserver.Hold(t, tg.url)
+				take(t, tg.url)
 			}
 			isolate(t)
 			f(t, &server{t: t, target: tg})
@@ -404,7 +433,7 @@ func must(t *testing.T, r result, code int, out string) {
 }
 
 func TestRealMiddlewareEdit(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		if it.Schema != "hitl-middleware" || it.Actions[0].Name != "send_email" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,reject" {
@@ -442,7 +471,7 @@ func TestRealMiddlewareEdit(t *testing.T) {
 }
 
 func TestRealMiddlewareMixedDecisions(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.agent("ops")
 		it := s.onlyPending(th)
 		if len(it.Actions) != 2 || strings.Join(it.Actions[0].Allowed, ",") != "approve,reject" {
@@ -486,7 +515,7 @@ func TestRealMiddlewareMixedDecisions(t *testing.T) {
 }
 
 func TestRealMiddlewareApproveOneEditOther(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.agent("ops")
 		it := s.onlyPending(th)
 		r := s.hitl(`{"channel":"#ops-quiet","text":"Pruned"}`, "edit", it.ID, "--action", "2", "--others", "approve", "--args", "-")
@@ -500,7 +529,7 @@ func TestRealMiddlewareApproveOneEditOther(t *testing.T) {
 }
 
 func TestRealMiddlewareArgsSchema(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.agent("refund")
 		it := s.onlyPending(th)
 		if s.kind == realserver.Python || s.kind == realserver.Langhost {
@@ -523,7 +552,7 @@ func TestRealMiddlewareArgsSchema(t *testing.T) {
 }
 
 func TestRealQuestions(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.start("questions", map[string]any{"topic": "tests"})
 		it := s.onlyPending(th)
 		if it.Schema != "questions" || len(it.Questions) != 2 {
@@ -548,7 +577,7 @@ func TestRealQuestions(t *testing.T) {
 }
 
 func TestRealPrompts(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		for _, topic := range []string{"string", "object"} {
 			th := s.start("prompt", map[string]any{"topic": topic})
 			it := s.onlyPending(th)
@@ -565,7 +594,7 @@ func TestRealPrompts(t *testing.T) {
 }
 
 func TestRealAgentInbox(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.start("inbox", map[string]any{"topic": "list"})
 		it := s.onlyPending(th)
 		if it.Schema != "agent-inbox" || strings.Join(it.Actions[0].Allowed, ",") != "approve,edit,respond,ignore" {
@@ -586,7 +615,7 @@ func TestRealAgentInbox(t *testing.T) {
 }
 
 func TestRealParallelInterruptsAndRaw(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.start("parallel", map[string]any{})
 		p := s.pending(th)
 		if len(p) != 2 {
@@ -628,7 +657,7 @@ func TestRealParallelInterruptsAndRaw(t *testing.T) {
 }
 
 func TestRealBreakpoint(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.start("breakpoint", map[string]any{})
 		it := s.onlyPending(th)
 		wantTitle := "Paused before deploy"
@@ -660,7 +689,7 @@ func TestRealBreakpoint(t *testing.T) {
 }
 
 func TestRealDryRunSendsNothing(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		th := s.agent("email")
 		it := s.onlyPending(th)
 		before := s.runs(th)
@@ -707,7 +736,7 @@ func TestRealUnreachableServer(t *testing.T) {
 	isolate(t)
 	r := hitl(t, "", "--url", "http://127.0.0.1:1", "list")
 	must(t, r, 1, "refused the connection: is the server (langgraph dev, or langgraphjs dev) running")
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		must(t, s.hitl("", "--assistant", "no-such-assistant", "list"), 0, "No pending interrupts")
 	})
 }
@@ -754,7 +783,7 @@ func TestRealSubgraphInterrupt(t *testing.T) {
 	t.Parallel()
 	isolate(t)
 	rs := realserver.Get(t, realserver.Python)
-	realserver.Hold(t, rs.URL)
+	realserver.Share(t, rs.URL) // its own thread, found by id
 	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
 		graphs: map[string]string{"subgraph": "subgraph"}}}
 	th := s.start("subgraph", map[string]any{"topic": "v2"})
@@ -775,7 +804,7 @@ func TestRealFailingGraph(t *testing.T) {
 	t.Parallel()
 	isolate(t)
 	rs := realserver.Get(t, realserver.Python)
-	realserver.Hold(t, rs.URL)
+	realserver.Share(t, rs.URL) // its own thread, found by id
 	s := &server{t: t, target: target{name: rs.Name(), url: rs.URL, kind: rs.Kind, real: true, record: (*server).log,
 		graphs: map[string]string{"failing": "failing"}}}
 	th := s.start("failing", map[string]any{"topic": "order 7"})
@@ -792,7 +821,7 @@ func TestRealFailingGraph(t *testing.T) {
 // (langhost), and says no answer can be sent where the server resumes no
 // failed thread (aegra); so does the note before one is sent.
 func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
-	everyServer(t, func(t *testing.T, s *server) {
+	everyServerShared(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo's graphs do not fail")
 		}
@@ -870,7 +899,7 @@ func TestRealFailedAfterTheAnswerWasTaken(t *testing.T) {
 // the JS one approve, edit and reject only. hitl offers what each allows,
 // and a respond reaches the Python graph as the tool's result.
 func TestRealInterruptOnTrue(t *testing.T) {
-	withLanghost(t, func(t *testing.T, s *server) {
+	withLanghostShared(t, func(t *testing.T, s *server) {
 		if !s.real {
 			t.Skip("the demo has no interrupt_on")
 		}

@@ -335,7 +335,7 @@ func TestRealTwoReviewersRace(t *testing.T) {
 // kill -9 at a random moment of a send: every decision that reached the
 // server has an audit line, and the next start resolves its outcome.
 func TestRealKillNineLosesNoRecord(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		bin := builtBinary(t)
 		n := envInt("HITL_KILLS", 50)
 		threads := s.startMany(n)
@@ -407,7 +407,7 @@ func TestRealKillNineLosesNoRecord(t *testing.T) {
 // each branch its answer; a second reviewer's decision on a branch is then
 // refused, and the branch keeps the first answer.
 func TestRealFanOutFromTheCLI(t *testing.T) {
-	eachServer(t, func(t *testing.T, s *server) {
+	eachServerShared(t, func(t *testing.T, s *server) {
 		th := s.start("fanout", map[string]any{"topic": "a,b,c"})
 		if n := len(s.pending(th)); n != 3 {
 			t.Fatalf("%d branches listed, want 3", n)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,14 +217,26 @@ func TestRealEveryShape(t *testing.T) {
 	for _, srv := range servers {
 		t.Run(srv.Name(), func(t *testing.T) {
 			t.Parallel()
-			realserver.Hold(t, srv.URL)
+			// Each shape has threads of its own and finds them by id: the
+			// shapes run a few at a time, beside the other tests that
+			// share the server. Not as parallel subtests: those would wait
+			// for a free test slot while this test keeps the server from
+			// the tests that fill the slots waiting for it.
+			realserver.Share(t, srv.URL)
+			var wg sync.WaitGroup
+			few := make(chan struct{}, 4)
 			for _, sh := range shapes {
-				t.Run(sh.name, func(t *testing.T) {
-					s := shapeServer{t: t, url: srv.URL}
-					sentAlone(t, bin, s, sh)
-					raced(t, bin, s, sh)
+				wg.Go(func() {
+					few <- struct{}{}
+					defer func() { <-few }()
+					t.Run(sh.name, func(t *testing.T) {
+						s := shapeServer{t: t, url: srv.URL}
+						sentAlone(t, bin, s, sh)
+						raced(t, bin, s, sh)
+					})
 				})
 			}
+			wg.Wait()
 		})
 	}
 }
@@ -345,7 +358,7 @@ func TestRealRaceOnANodeThatAsksTwice(t *testing.T) {
 	for _, srv := range servers {
 		t.Run(srv.Name(), func(t *testing.T) {
 			t.Parallel()
-			realserver.Hold(t, srv.URL)
+			realserver.Share(t, srv.URL) // its threads of its own, found by id
 			s := shapeServer{t: t, url: srv.URL}
 			n := envInt("HITL_RACES", 5)
 			alice, bob := newReviewer(t, "alice"), newReviewer(t, "bob")

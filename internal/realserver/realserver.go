@@ -12,6 +12,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Kind tells the two servers apart where their wire differs.
@@ -133,15 +134,41 @@ func A2A(t testing.TB) string {
 	return ""
 }
 
-// held is one lock per server URL (see Hold).
-var held sync.Map // URL -> *sync.Mutex
+// held is one lock per server URL (see Hold and Share).
+var held sync.Map // URL -> *sync.RWMutex
 
 // Hold gives t the server at url to itself until t ends: a test that lists
-// or counts what the whole server holds must not see another test's
-// threads. Tests on the other servers run meanwhile.
-func Hold(t testing.TB, url string) {
+// or counts what the whole server holds, acts on more than its own threads
+// (a bulk decision, watch, a hub's watcher) or shows the whole inbox on a
+// screen (whose keys are ignored for a moment after the list changes) must
+// not see another test's threads come and go. Tests on the other servers
+// run meanwhile.
+func Hold(t testing.TB, url string) { take(t, url, false) }
+
+// Share gives t the server at url beside the other tests that share it,
+// never beside one that holds it (Hold): for a test that touches only the
+// threads it starts and lists the server only to find them (by thread id,
+// interrupt id or an assistant no other test uses), so that another test's
+// threads in its listing change nothing it asserts.
+func Share(t testing.TB, url string) { take(t, url, true) }
+
+func take(t testing.TB, url string, shared bool) {
 	t.Helper()
-	m, _ := held.LoadOrStore(url, new(sync.Mutex))
-	m.(*sync.Mutex).Lock()
-	t.Cleanup(m.(*sync.Mutex).Unlock)
+	v, _ := held.LoadOrStore(url, new(sync.RWMutex))
+	m := v.(*sync.RWMutex)
+	lock, unlock, how := m.Lock, m.Unlock, "held"
+	if shared {
+		lock, unlock, how = m.RLock, m.RUnlock, "shared"
+	}
+	asked := time.Now()
+	lock()
+	got := time.Now()
+	// The waits and holds, in -v's output: what to read when the test
+	// command grows slow (the holds on one server are a queue, and its
+	// longest is the test command's length).
+	t.Logf("realserver: %s %s after waiting %.1fs", how, url, got.Sub(asked).Seconds())
+	t.Cleanup(func() {
+		t.Logf("realserver: let go of %s after %.1fs", url, time.Since(got).Seconds())
+		unlock()
+	})
 }
