@@ -172,7 +172,7 @@ func forEachOf(t *testing.T, tgs []target, f func(t *testing.T, tg target)) {
 // callClient bounds each of the tests' own requests: a server that never
 // answers fails the test, it does not hang the package until go test's
 // timeout (the longest wait asked for, a run of 15 s, is well within).
-var callClient = &http.Client{Timeout: 2 * time.Minute}
+var callClient = &http.Client{Timeout: 2 * time.Minute, Transport: realserver.Client.Transport}
 
 func call(t *testing.T, method, url string, body any) (int, []byte) {
 	t.Helper()

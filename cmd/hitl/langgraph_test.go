@@ -139,7 +139,7 @@ func (s *server) do(method, path string, body any) []byte {
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := realserver.Client.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
