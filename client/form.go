@@ -76,6 +76,9 @@ type Field struct {
 	// Long: a text written over several lines (a large maxLength, or a
 	// format, name or description that says so).
 	Long bool
+	// Unread says why an outline (OutlineOf) does not read this field
+	// ("it uses $ref"); a form (FormOf) has no such field.
+	Unread string
 }
 
 // Bound is a number's limit, as the schema wrote it.
@@ -267,6 +270,18 @@ func (n *schemaNode) types() (types []string, nullable bool) {
 // FormOf reads a JSON Schema as a form, or says (*NotAFormError) why it
 // is answered as JSON instead.
 func FormOf(schema json.RawMessage) (*Form, error) {
+	return formReader{depth: 1}.read(schema)
+}
+
+// formReader reads a schema's fields. depth is how deep objects may nest
+// (a form's: one level); lenient: a field it cannot read is a field that
+// says why (Field.Unread), where a form refuses the whole schema.
+type formReader struct {
+	depth   int
+	lenient bool
+}
+
+func (r formReader) read(schema json.RawMessage) (*Form, error) {
 	n, err := readNode(schema)
 	if err != nil {
 		return nil, err
@@ -274,7 +289,7 @@ func FormOf(schema json.RawMessage) (*Form, error) {
 	types, _ := n.types()
 	if len(types) == 1 && types[0] == "object" || len(types) == 0 && n.Properties != nil {
 		f := &Form{Schema: schema}
-		if err := f.addObject(n, nil, ""); err != nil {
+		if err := r.addObject(f, n, nil, ""); err != nil {
 			return nil, err
 		}
 		if len(f.Fields) == 0 {
@@ -289,8 +304,9 @@ func FormOf(schema json.RawMessage) (*Form, error) {
 	return &Form{Fields: []Field{field}, Root: true, Schema: schema}, nil
 }
 
-// addObject adds the fields of an object at path (one level of nesting).
-func (f *Form) addObject(n *schemaNode, path []string, group string) error {
+// addObject adds the fields of an object at path (r.depth levels of
+// nesting).
+func (r formReader) addObject(f *Form, n *schemaNode, path []string, group string) error {
 	if len(n.PatternProperties) > 0 {
 		return &NotAFormError{"it has patternProperties"}
 	}
@@ -309,26 +325,57 @@ func (f *Form) addObject(n *schemaNode, path []string, group string) error {
 		required[r] = true
 	}
 	for _, p := range props {
+		fieldPath := append(append([]string(nil), path...), p.name)
+		// unread: a field the schema does not let a form read, which an
+		// outline lists saying why.
+		unread := func(err error) error {
+			if !r.lenient {
+				return err
+			}
+			why := err.Error()
+			if nf, ok := err.(*NotAFormError); ok {
+				why = nf.Reason
+			}
+			f.Fields = append(f.Fields, Field{Name: strings.Join(fieldPath, "."), Path: fieldPath, Group: group, Required: required[p.name], Unread: why})
+			return nil
+		}
 		child, err := readNode(p.schema)
 		if err != nil {
-			return err
+			if err := unread(err); err != nil {
+				return err
+			}
+			continue
 		}
-		fieldPath := append(append([]string(nil), path...), p.name)
 		types, _ := child.types()
 		if len(types) == 1 && types[0] == "object" || len(types) == 0 && child.Properties != nil {
-			if len(path) > 0 {
-				return &NotAFormError{fmt.Sprintf("%s nests objects more than one level deep", strings.Join(fieldPath, "."))}
+			if len(path) >= r.depth {
+				levels := "one level"
+				if r.depth != 1 {
+					levels = fmt.Sprintf("%d levels", r.depth)
+				}
+				if err := unread(&NotAFormError{fmt.Sprintf("%s nests objects more than %s deep", strings.Join(fieldPath, "."), levels)}); err != nil {
+					return err
+				}
+				continue
 			}
 			name := strings.Join(fieldPath, ".")
 			f.Groups = append(f.Groups, Group{Name: name, Title: child.Title, Description: child.Description, Required: required[p.name]})
-			if err := f.addObject(child, fieldPath, name); err != nil {
-				return err
+			if err := r.addObject(f, child, fieldPath, name); err != nil {
+				// Lenient, only the object itself is refused (before any
+				// of its fields is read): it is one field that says why.
+				f.Groups = f.Groups[:len(f.Groups)-1]
+				if err := unread(err); err != nil {
+					return err
+				}
 			}
 			continue
 		}
 		field, err := scalarField(child, fieldPath, required[p.name])
 		if err != nil {
-			return err
+			if err := unread(err); err != nil {
+				return err
+			}
+			continue
 		}
 		field.Group = group
 		f.Fields = append(f.Fields, field)
@@ -520,4 +567,55 @@ func ChoiceText(v json.RawMessage) string {
 		return s
 	}
 	return string(bytes.TrimSpace(v))
+}
+
+// An Outline is a JSON Schema read to be summarised (hitl show): its
+// fields read as a form reads them (FormOf), with objects nested up to
+// outlineDepth levels and a field no form reads listed saying why
+// (Field.Unread); alternatives (anyOf, oneOf) each read the same way.
+type Outline struct {
+	Form *Form
+	// Alternatives: the value is one of these (anyOf; OneOf: exactly one).
+	Alternatives []*Outline
+	OneOf        bool
+	// Unread says why the schema is not read at all ("it uses $ref").
+	Unread string
+}
+
+// outlineDepth is how deep an outline reads nested objects (a decision's
+// schema puts a tool's arguments three levels down); alternatives are read
+// outlineDepth levels deep too.
+const outlineDepth = 6
+
+// OutlineOf reads a JSON Schema to summarise it.
+func OutlineOf(schema json.RawMessage) *Outline { return outlineOf(schema, 0) }
+
+func outlineOf(schema json.RawMessage, level int) *Outline {
+	var n schemaNode
+	if json.Unmarshal(schema, &n) != nil {
+		return &Outline{Unread: "the schema is not a JSON object"}
+	}
+	if _, nullable := nullableOf(&n); !nullable && level < outlineDepth && n.Type == nil && n.Properties == nil && n.Ref == "" {
+		alts := n.AnyOf
+		if alts == nil {
+			alts = n.OneOf
+		}
+		var members []json.RawMessage
+		if alts != nil && (n.AnyOf == nil || n.OneOf == nil) && json.Unmarshal(alts, &members) == nil && len(members) > 0 {
+			o := &Outline{OneOf: n.OneOf != nil}
+			for _, m := range members {
+				o.Alternatives = append(o.Alternatives, outlineOf(m, level+1))
+			}
+			return o
+		}
+	}
+	f, err := formReader{depth: outlineDepth, lenient: true}.read(schema)
+	if err != nil {
+		why := err.Error()
+		if nf, ok := err.(*NotAFormError); ok {
+			why = nf.Reason
+		}
+		return &Outline{Unread: why}
+	}
+	return &Outline{Form: f}
 }

@@ -124,49 +124,104 @@ func sizes(lo, hi *int, unit string) string {
 	return ""
 }
 
-// FormText lists a form's fields for reading, as `hitl show` prints them:
-// a line per field (name, * when required, what it takes), its description
-// under it, nested objects as headings. It is not yet inert.
+// SchemaText summarises a JSON Schema for reading, as hitl show prints it
+// (client.OutlineOf reads it, as the TUI's form does: FormOf): a line per
+// field (name, * when required, what it takes: FieldKind), its title and
+// description under it, a nested object as a heading with its fields
+// indented under it, alternatives (anyOf, oneOf) numbered, each read the
+// same way; a part not read says why. It is not yet inert.
+func SchemaText(schema json.RawMessage) string {
+	return outlineText(client.OutlineOf(schema))
+}
+
+func outlineText(o *client.Outline) string {
+	switch {
+	case o.Form != nil:
+		return FormText(o.Form)
+	case len(o.Alternatives) > 0:
+		var b strings.Builder
+		how := "anyOf"
+		if o.OneOf {
+			how = "oneOf"
+		}
+		fmt.Fprintf(&b, "one of %d shapes (%s):", len(o.Alternatives), how)
+		for i, a := range o.Alternatives {
+			num := fmt.Sprintf("%d. ", i+1)
+			text := Indent(outlineText(a), strings.Repeat(" ", len(num)))
+			b.WriteString("\n" + num + text[len(num):])
+		}
+		return b.String()
+	}
+	return "not summarised: " + o.Unread
+}
+
+// FormText lists a form's fields for reading (SchemaText): a line per
+// field (its name, * when required, what it takes), its description
+// under it, a nested object as a heading with its fields indented under
+// it. It is not yet inert.
 func FormText(f *client.Form) string {
-	width := 0
+	label := func(x client.Field) string {
+		if x.Required {
+			return leafName(x) + " *"
+		}
+		return leafName(x)
+	}
+	width := map[string]int{} // the names' column, per object
 	for _, x := range f.Fields {
-		width = max(width, len(x.Name)+2)
+		width[x.Group] = max(width[x.Group], len(label(x)))
 	}
 	var b strings.Builder
-	group := ""
+	headed := map[string]bool{}
 	for _, x := range f.Fields {
-		if x.Group != group {
-			group = x.Group
-			if g := formGroup(f, group); g != nil {
-				head := g.Name
-				if g.Required {
-					head += " *"
-				}
-				head += "  (an object)"
-				if g.Title != "" {
-					head += "  " + g.Title
-				}
-				b.WriteString(head + "\n")
-				if g.Description != "" {
-					b.WriteString(Indent(g.Description, "    ") + "\n")
-				}
+		// The headings of the objects x is in, outermost first.
+		for d := 1; d < len(x.Path) && x.Group != ""; d++ {
+			name := strings.Join(x.Path[:d], ".")
+			g := formGroup(f, name)
+			if g == nil || headed[name] {
+				continue
+			}
+			headed[name] = true
+			pad := strings.Repeat("  ", d-1)
+			head := x.Path[d-1]
+			if g.Required {
+				head += " *"
+			}
+			head += "  (an object)"
+			if g.Title != "" {
+				head += "  " + g.Title
+			}
+			b.WriteString(pad + head + "\n")
+			if g.Description != "" {
+				b.WriteString(Indent(g.Description, pad+"    ") + "\n")
 			}
 		}
-		name := x.Name
-		if x.Required {
-			name += " *"
+		pad := ""
+		if x.Group != "" {
+			pad = strings.Repeat("  ", len(x.Path)-1)
 		}
-		b.WriteString(fmt.Sprintf("%-*s %s\n", width, name, FieldKind(x)))
+		kind := "not summarised: " + x.Unread
+		if x.Unread == "" {
+			kind = FieldKind(x)
+		}
+		b.WriteString(fmt.Sprintf("%s%-*s  %s\n", pad, width[x.Group], label(x), kind))
 		about := x.Description
 		if x.Title != "" {
 			about = strings.TrimSpace(x.Title + ". " + about)
 		}
 		if about != "" {
-			b.WriteString(Indent(about, strings.Repeat(" ", width+1)) + "\n")
+			b.WriteString(Indent(about, pad+strings.Repeat(" ", width[x.Group]+2)) + "\n")
 		}
 	}
-	b.WriteString("(* required)")
-	return b.String()
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// leafName is a field's name under its object's heading: its own, where
+// Name joins its path ("owner.email").
+func leafName(x client.Field) string {
+	if x.Group != "" && len(x.Path) > 0 {
+		return x.Path[len(x.Path)-1]
+	}
+	return x.Name
 }
 
 func formGroup(f *client.Form, name string) *client.Group {

@@ -14,8 +14,23 @@ import (
 // Show prints one interrupt in full, as hitl show does; again is how this
 // hitl was called ("hitl --backend events"), for the commands it
 // suggests; me names this state folder's claims (journal ID). Fields the
-// interrupt leaves empty are left out.
+// interrupt leaves empty are left out. A schema (an action's args_schema,
+// the response_schema) is summarised (SchemaText), saying how to print it
+// in full: ShowSchemas.
 func Show(w io.Writer, it client.Interrupt, again, me string) {
+	show(w, it, again, me, false)
+}
+
+// ShowSchemas is Show with every schema printed in full, as JSON (hitl
+// show --schemas).
+func ShowSchemas(w io.Writer, it client.Interrupt, again, me string) {
+	show(w, it, again, me, true)
+}
+
+func show(w io.Writer, it client.Interrupt, again, me string, schemas bool) {
+	// inFull closes a schema's summary: what it marks, and how to see the
+	// schema whole.
+	inFull := fmt.Sprintf("(* required · a summary: %s show %s --schemas prints it in full)", again, line(ShortID(it.ID)))
 	fmt.Fprintf(w, "Interrupt  %s\n", line(it.ID))
 	fmt.Fprintf(w, "Shape      %s\n", client.ShapeOf(&it.Payload))
 	if it.ThreadID != "" {
@@ -83,8 +98,11 @@ func Show(w io.Writer, it client.Interrupt, again, me string) {
 			}
 			fmt.Fprintf(w, "  example:\n%s\n", indentBy(JSONText(a.Example), "    "))
 		}
-		if len(a.ArgsSchema) > 0 {
+		switch {
+		case len(a.ArgsSchema) > 0 && schemas:
 			fmt.Fprintf(w, "  args_schema:\n%s\n", indentBy(JSONText(a.ArgsSchema), "    "))
+		case len(a.ArgsSchema) > 0:
+			fmt.Fprintf(w, "  args_schema:\n%s\n    %s\n", indentBy(block(SchemaText(a.ArgsSchema)), "    "), inFull)
 		}
 	}
 	if len(it.Actions) == 0 {
@@ -99,7 +117,7 @@ func Show(w io.Writer, it client.Interrupt, again, me string) {
 	if it.Schema == client.SchemaRaw || it.Schema == client.SchemaForm {
 		fmt.Fprintf(w, "\nValue\n%s\n", indentBy(JSONText(it.Raw), "  "))
 	}
-	printAnswerSchema(w, it)
+	printAnswerSchema(w, it, schemas, inFull)
 	fmt.Fprintf(w, "\n%s\n", hitlCommand.ReplaceAllString(Hint(it), again+" $1 "))
 }
 
@@ -107,22 +125,35 @@ func Show(w io.Writer, it client.Interrupt, again, me string) {
 var hitlCommand = regexp.MustCompile(`\bhitl (approve|reject|respond|resume|edit|ignore|decide|show|dismiss) `)
 
 // printAnswerSchema says what answer the interrupt expects: the fields of
-// its response schema, or the schema itself where it is no form.
-func printAnswerSchema(w io.Writer, it client.Interrupt) {
+// its response schema (the --field flags), or a summary of the schema
+// where it is no form; schemas: the schema in full, as JSON; inFull
+// closes a summary.
+func printAnswerSchema(w io.Writer, it client.Interrupt, schemas bool, inFull string) {
 	if len(it.ResponseSchema) == 0 {
 		return
+	}
+	text := func() string {
+		if schemas {
+			return indentBy(JSONText(it.ResponseSchema), "  ")
+		}
+		return indentBy(block(SchemaText(it.ResponseSchema)), "  ") + "\n  " + inFull
 	}
 	if it.Schema == client.SchemaForm {
 		f, err := client.FormOf(it.ResponseSchema)
 		if err == nil {
-			fmt.Fprintf(w, "\nAnswer (response_schema)\n%s\n", indentBy(block(FormText(f)), "  "))
+			if !schemas {
+				// The form's own fields: what --field names.
+				fmt.Fprintf(w, "\nAnswer (response_schema)\n%s\n  %s\n", indentBy(block(FormText(f)), "  "), inFull)
+				return
+			}
+			fmt.Fprintf(w, "\nAnswer (response_schema)\n%s\n", text())
 			return
 		}
 		why := strings.TrimPrefix(err.Error(), "no form for this schema: ")
-		fmt.Fprintf(w, "\nAnswer (response_schema; no fields, %s: answer with --value JSON)\n%s\n", line(why), indentBy(JSONText(it.ResponseSchema), "  "))
+		fmt.Fprintf(w, "\nAnswer (response_schema; no fields, %s: answer with --value JSON)\n%s\n", line(why), text())
 		return
 	}
-	fmt.Fprintf(w, "\nresponse_schema (the answer is checked against it before sending)\n%s\n", indentBy(JSONText(it.ResponseSchema), "  "))
+	fmt.Fprintf(w, "\nresponse_schema (the answer is checked against it before sending)\n%s\n", text())
 }
 
 // Hint says how to answer this interrupt from the shell: only the

@@ -23,8 +23,13 @@ import (
 // not allowed), then sends one resume per thread (branches together) and
 // shows each outcome.
 
-// bulkSentMsg is the outcome of every submission of a bulk approve.
-type bulkSentMsg struct{ results []*decide.Result }
+// bulkSentMsg is the outcome of every submission of a bulk approve; n: the
+// interrupts they answer (a submission refused before sending, its thread
+// busy, says of none).
+type bulkSentMsg struct {
+	results []*decide.Result
+	n       int
+}
 
 type bulkScreen struct {
 	drafts  []decide.Draft
@@ -34,6 +39,10 @@ type bulkScreen struct {
 	results []*decide.Result // after sending
 	page    viewport.Model
 	shown   cache[bulkKey]
+	// outcomesAt: the line the outcomes start at (text); seen: the page
+	// was scrolled to them once, when they came.
+	outcomesAt   int
+	outcomesSeen bool
 }
 
 // bulkKey is everything the page's text depends on.
@@ -161,7 +170,7 @@ func (a sendBulk) apply(m *Model) tea.Cmd {
 	}
 	m.sending = true
 	m.setStatus(fmt.Sprintf("Sending %d approvals…", a.n), true)
-	p, subs := m.pipe, a.subs
+	p, subs, n := m.pipe, a.subs, a.n
 	return tea.Batch(func() tea.Msg {
 		var out []*decide.Result
 		for _, sub := range subs {
@@ -169,7 +178,7 @@ func (a sendBulk) apply(m *Model) tea.Cmd {
 			out = append(out, p.Send(ctx, sub))
 			cancel()
 		}
-		return bulkSentMsg{results: out}
+		return bulkSentMsg{results: out, n: n}
 	}, m.spin.Tick)
 }
 
@@ -198,6 +207,7 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 	for _, r := range msg.results {
 		n += len(r.Items)
 	}
+	n = max(n, msg.n)
 	m.setStatus(fmt.Sprintf("Approved %d of %d (each outcome above; H shows them later).", sent, n), sent == n)
 	return pollAfter(0)
 }
@@ -205,6 +215,13 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 func (s *bulkScreen) view(v *env, r rect) string {
 	if s.shown.stale(bulkKey{width: r.w, results: len(s.results), sending: v.busy}) {
 		s.page.SetContent(s.text(v, r.w))
+		if s.results != nil && !s.outcomesSeen {
+			// What was sent and what was refused is what the reviewer
+			// looks for now: in view without a key, the list they
+			// confirmed above it (scroll up).
+			s.outcomesSeen = true
+			s.page.SetYOffset(max(s.outcomesAt-1, 0)) // the blank line above gives way to the marker of what is above
+		}
 	}
 	return pageView(v.st, v.keys, &s.page, r)
 }
@@ -262,6 +279,7 @@ func (s *bulkScreen) text(v *env, w int) string {
 	line("")
 	switch {
 	case s.results != nil:
+		s.outcomesAt = strings.Count(wrapLong(b.String(), w), "\n")
 		line(v.st.bold.Render("Outcomes"))
 		for _, r := range s.results {
 			st := v.st.ok

@@ -530,14 +530,15 @@ func (lo look) conversationText(c *conversation, w int) string {
 		msgs = msgs[len(msgs)-last:]
 	}
 	// The role on a line of its own: the text under it wraps at the
-	// width it really has, and no word is lost.
+	// width it really has, at its spaces as the status does (wrapWords:
+	// "A-1001" is not split at its hyphen), and no word is lost.
 	for _, msg := range msgs {
 		b.WriteString(lo.st.faint.Render(safe(msg.Role)+":") + "\n")
 		if strings.TrimSpace(msg.Content) != "" {
-			b.WriteString(indentBlock(ansi.Wrap(safeBlock(msg.Content), max(w-2, 10), " "), "  ") + "\n")
+			b.WriteString(indentBlock(wrapWords(safeBlock(msg.Content), max(w-2, 10)), "  ") + "\n")
 		}
 		for _, tc := range msg.ToolCalls {
-			b.WriteString(indentBlock(ansi.Wrap("→ "+safe(tc), max(w-2, 10), ""), "  ") + "\n")
+			b.WriteString(indentBlock(wrapWords("→ "+safe(tc), max(w-2, 10)), "  ") + "\n")
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -600,3 +600,26 @@ func TestRejectAndStopQuotesNoReply(t *testing.T) {
 		t.Fatalf("the status quotes a reply the agent never gave:\n%s", h.screen())
 	}
 }
+
+// After a bulk send at 80x24, the outcomes are what the screen shows,
+// without a key: each one sent and each one refused; what was confirmed is
+// above them, a scroll up.
+func TestBulkOutcomesInViewAt80x24(t *testing.T) {
+	e1 := fixture(t, "middleware-js-email", idEmail, time.Minute)
+	e2 := fixture(t, "middleware-js-email", "dddd4444dddd4444dddd4444dddd4444", 2*time.Minute)
+	ops := fixture(t, "middleware-js-ops", idOps, 3*time.Minute)
+	q := fixture(t, "prompt-string", idQ, 4*time.Minute)
+	h := newHarness(t, 80, 24, e1, e2, ops, q)
+	h.now = h.now.Add(GracePeriod * 2)
+	for range 4 {
+		h.msg(space())
+	}
+	h.keys("A")
+	h.wantScreen("Approve 3 interrupts in bulk?")
+	h.b.SetBusy(e2.ThreadID, true) // its thread runs another task: refused
+	h.keys("y")
+	h.wantScreen("Outcomes", "Sent approve for aaaa1111", "dddd4444", "Sent approve, approve for bbbb2222", "Approved 2 of 3", "esc back to the list", "↑")
+	// What was confirmed is a scroll up.
+	h.keys("g")
+	h.wantScreen("Approve 3 interrupts in bulk?")
+}

@@ -188,16 +188,24 @@ func (m *Model) statusLines(w, h int) []string {
 // never broken: ansi.Wrap also breaks at every hyphen, so "A-1001" in a
 // status came out "A-" / "1001". A word wider than a line is broken after
 // punctuation where it can (ansi.Wrap), else where the line ends: folded,
-// never cut.
+// never cut. A line's own indent is kept where it leaves room for a word
+// (a message's list or code); a fold starts at the margin.
 func wrapWords(s string, w int) string {
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
+		body := strings.TrimLeft(para, " ")
+		indent := para[:len(para)-len(body)]
+		if len(indent) >= w/2 {
+			indent = ""
+		}
 		line, lw := "", 0
-		for _, word := range strings.Split(para, " ") {
+		for _, word := range strings.Split(body, " ") {
 			ww := ansi.StringWidth(word)
 			switch {
 			case line == "" && ww == 0:
 				// spaces at the start of a line: the fold stands for them
+			case line == "" && indent != "" && len(indent)+ww <= w:
+				line, lw = indent+word, len(indent)+ww
 			case line == "" && ww <= w:
 				line, lw = word, ww
 			case lw+1+ww <= w:
@@ -213,6 +221,9 @@ func wrapWords(s string, w int) string {
 				out = append(out, pieces[:len(pieces)-1]...)
 				line = pieces[len(pieces)-1]
 				lw = ansi.StringWidth(line)
+			}
+			if line != "" {
+				indent = "" // only the paragraph's first line is indented
 			}
 		}
 		out = append(out, line)

@@ -45,7 +45,7 @@ func TestRealFormFields(t *testing.T) {
 		if json.Unmarshal([]byte(r.stdout), &full); !strings.Contains(string(full.ResponseSchema), `"maximum": 100`) {
 			t.Fatalf("show --json has no response_schema: %s", r.stdout)
 		}
-		must(t, s.hitl("", "show", it.ID), 0, "budget *    number from 0 to 100")
+		must(t, s.hitl("", "show", it.ID), 0, "budget *     number from 0 to 100")
 		// A wrong value is refused before sending, the field named.
 		before := s.runs(th)
 		must(t, s.hitl("", "respond", it.ID, "--field", "framework=react", "--field", "tests=true", "--field", "budget=150"), 2, "budget: must be at most 100 (got 150)")

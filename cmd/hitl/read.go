@@ -79,6 +79,7 @@ type showOptions struct {
 	open      func() (*app, error)
 	id        string
 	json, raw bool
+	schemas   bool // the schemas in full, not summarised
 }
 
 func showCmd(e *env) *cobra.Command {
@@ -94,6 +95,7 @@ func showCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the interrupt as JSON")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print the interrupt's value as the server sent it (exact bytes into a file or a pipe, made inert on a terminal)")
+	cmd.Flags().BoolVar(&opts.schemas, "schemas", false, "print each schema (args_schema, response_schema) in full, as JSON, not summarised")
 	return cmd
 }
 
@@ -114,7 +116,7 @@ func runShow(ctx context.Context, opts *showOptions) error {
 	if opts.json {
 		return writeJSON(e.stdout, it, true)
 	}
-	printShow(e.stdout, it, e.again(), a.Journal.ID())
+	printShow(e.stdout, it, e.again(), a.Journal.ID(), opts.schemas)
 	return nil
 }
 

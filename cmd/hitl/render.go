@@ -50,10 +50,15 @@ func printLine(w io.Writer, it client.Interrupt, now time.Time) {
 // writeJSON prints v as JSON (present.WriteJSON).
 var writeJSON = present.WriteJSON
 
-// printShow prints one interrupt in full (present.Show), and where the
-// command it suggests lacks the URL's credentials, says so.
-func printShow(w io.Writer, it client.Interrupt, again, me string) {
-	present.Show(w, it, again, me)
+// printShow prints one interrupt in full (present.Show; schemas: with its
+// schemas in full, present.ShowSchemas), and where the command it
+// suggests lacks the URL's credentials, says so.
+func printShow(w io.Writer, it client.Interrupt, again, me string, schemas bool) {
+	if schemas {
+		present.ShowSchemas(w, it, again, me)
+	} else {
+		present.Show(w, it, again, me)
+	}
 	if strings.Contains(again, redact.Mark) {
 		fmt.Fprintf(w, "(hitl never prints the URL's credentials: put yours back where it says %s)\n", redact.Mark)
 	}

@@ -33,9 +33,11 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptSetup gives a script its own home, state and no config file, and
-// a demo server ($DEMO) where three interrupts wait: a tool call ($EMAIL, a
-// send_email of the support agent), a question ($ASK), and a tool call
-// whose arguments hold an escape sequence and hidden characters ($SNEAKY).
+// a demo server ($DEMO) where five interrupts wait: a tool call ($EMAIL, a
+// send_email of the support agent), a question ($ASK), a tool call
+// whose arguments hold an escape sequence and hidden characters ($SNEAKY),
+// a send_email with an args_schema and a response_schema ($APPROVER, the
+// approver agent's) and a form ($SURVEY).
 func scriptSetup(e *testscript.Env) error {
 	home := filepath.Join(e.WorkDir, "home")
 	e.Setenv("HOME", home)
@@ -53,7 +55,8 @@ func scriptSetup(e *testscript.Env) error {
 	for name, spawn := range map[string]struct {
 		graph string
 		input map[string]any
-	}{"EMAIL": {"support", msg("email")}, "ASK": {"asker", nil}, "SNEAKY": {"sneaky", msg("sneaky")}} {
+	}{"EMAIL": {"support", msg("email")}, "ASK": {"asker", nil}, "SNEAKY": {"sneaky", msg("sneaky")},
+		"APPROVER": {"approver", nil}, "SURVEY": {"survey", nil}} {
 		th, err := srv.Spawn(spawn.graph, spawn.input)
 		if err != nil {
 			return err

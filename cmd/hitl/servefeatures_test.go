@@ -81,7 +81,7 @@ func TestRealHubOffersWhatTheServerOffers(t *testing.T) {
 			if it := listed(form.ID); it.Schema != "form" {
 				t.Fatalf("the form through the door: %+v", it)
 			}
-			if _, out, _ := d.cli(aliceToken, "show", form.ID); !strings.Contains(out, "budget *    number from 0 to 100") {
+			if _, out, _ := d.cli(aliceToken, "show", form.ID); !strings.Contains(out, "budget *     number from 0 to 100") {
 				t.Fatalf("show through the door does not describe the form's fields:\n%s", out)
 			}
 			code, out, errs = d.cli(aliceToken, "respond", form.ID, "--field", "framework=react", "--field", "tests=true", "--field", "budget=150")
