@@ -41,7 +41,7 @@ func (a *a2aAgent) rpc(method string, params any) json.RawMessage {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("A2A-Version", "1.0")
 	req.Header.Set("Accept", "application/json") // LangGraph's /a2a refuses a request without it
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := realserver.Client.Do(req)
 	if err != nil {
 		a.t.Fatal(err)
 	}

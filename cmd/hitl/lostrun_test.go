@@ -26,7 +26,7 @@ func TestRealRunTheServerLost(t *testing.T) {
 		t.Run(string(k), func(t *testing.T) {
 			in := realserver.Start(t, k)
 			bin := builtBinary(t)
-			c := &http.Client{Timeout: 30 * time.Second}
+			c := &http.Client{Timeout: 30 * time.Second, Transport: realserver.Client.Transport}
 			call := func(method, path string, body any) []byte {
 				t.Helper()
 				var rd io.Reader

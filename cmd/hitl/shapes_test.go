@@ -130,7 +130,7 @@ func (s shapeServer) call(method, path string, body any) []byte {
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
 	req.Header.Set("Content-Type", "application/json")
-	c := &http.Client{Timeout: 60 * time.Second}
+	c := &http.Client{Timeout: 60 * time.Second, Transport: realserver.Client.Transport}
 	resp, err := c.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
