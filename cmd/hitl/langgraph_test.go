@@ -209,7 +209,6 @@ func (s *server) start(role string, input any) string {
 	}
 }
 
-
 // agent starts a middleware agent on a scenario: its first message names it.
 func (s *server) agent(scenario string) string {
 	s.t.Helper()
