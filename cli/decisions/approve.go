@@ -88,10 +88,13 @@ func approveAll(ctx context.Context, o *Options, tool, match string) error {
 		for _, d := range drafts {
 			effects = append(effects, review.Does(d.Interrupt, reviewer, 0, s.Ruled))
 		}
-		fmt.Fprintf(list, "%s %d %s of %s%s (%s):\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match), review.Summary(effects))
+		fmt.Fprintf(list, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
 		for i, d := range drafts {
 			it := d.Interrupt
 			fmt.Fprintf(list, "  %s  thread %s  %s\n    %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it), effects[i].Words())
+		}
+		if sum := review.Summary(effects); sum != "sends them once" {
+			fmt.Fprintf(list, "In all, this %s.\n", sum)
 		}
 	}
 	if len(refused) > 0 {
