@@ -220,9 +220,13 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 					sent++
 				}
 			}
-			if ir.Kind == decide.ApprovalRecorded {
-				delete(m.drafts, ir.ID)
-				delete(m.marked, ir.ID)
+		}
+		if r.Kind == decide.ApprovalRecorded && r.Submission != nil {
+			// Recorded as the reviewer's approval, nothing sent: it
+			// stays in the list, with its tally; the mark is spent.
+			for _, id := range r.Submission.IDs() {
+				delete(m.drafts, id)
+				delete(m.marked, id)
 				recorded++
 			}
 		}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,5 +75,26 @@ func TestBulkSaysWhatYDoesToEachRow(t *testing.T) {
 	}
 	if h.sent(idOps) == "" || h.sent("dddd4444dddd4444dddd4444dddd4444") == "" {
 		t.Fatalf("not sent: %q %q", h.sent(idOps), h.sent("dddd4444dddd4444dddd4444dddd4444"))
+	}
+}
+
+// What the hub only recorded is said as recorded, not as approved nor as
+// a failure: the status counts the sent and the recorded apart.
+func TestBulkStatusCountsRecordedApart(t *testing.T) {
+	a := hookBash(idEmail, "try-10", "npm publish")
+	b := hookBash(idOps, "try-11", "npm test")
+	a.Approval, b.Approval = nil, nil
+	h := newHarness(t, 80, 24, a, b)
+	h.m.opts.Host, h.m.opts.ApprovalsNeeded = "hub", bashRule
+	h.now = h.now.Add(GracePeriod * 2)
+	h.b.SetSendErr(fmt.Errorf("1 of 2 approvals (tester) recorded for Bash: %w", client.ErrAwaitingApproval))
+	h.msg(space())
+	h.msg(space())
+	h.keys("A")
+	h.wantScreen("Approve 2 interrupts in bulk?", "y/enter records your approval (1 of 2 approvals (tester)), nothing sent")
+	h.keys("y")
+	h.wantScreen("Outcomes", "Sent 0 of 2; your approval recorded for 2, nothing sent for those until another")
+	if strings.Contains(h.screen(), "Approved 0 of 2") {
+		t.Fatalf("recorded told as not approved:\n%s", h.screen())
 	}
 }
