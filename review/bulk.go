@@ -204,6 +204,7 @@ const (
 	Sends     EffectKind = iota // sent
 	Records                     // recorded as an approval: nothing sent
 	MayRecord                   // sent, or recorded if a team rule asks for another approver
+	Held                        // in one resume with an approval only recorded: nothing sent
 )
 
 // EffectKind is what y does to one interrupt of a bulk approve.
@@ -218,6 +219,39 @@ type Effect struct {
 	// Next is where the approvals stand with this one counted, nil where
 	// no rule was told.
 	Next *client.Approval
+	// With is the interrupt whose approval, only recorded, holds the one
+	// resume this goes in (Held).
+	With string
+}
+
+// InOneResume is effects (one per interrupt of ids) once they go in
+// resumes (each a list of ids; a thread's branches go in one): a hub
+// sends nothing of a resume one of whose approvals it only records, so an
+// interrupt that would be sent in one with such an approval is Held.
+func InOneResume(effects []Effect, ids []string, resumes [][]string) []Effect {
+	out := slices.Clone(effects)
+	at := map[string]int{}
+	for i, id := range ids {
+		at[id] = i
+	}
+	for _, r := range resumes {
+		recorded := ""
+		for _, id := range r {
+			if i, ok := at[id]; ok && out[i].Kind == Records {
+				recorded = id
+				break
+			}
+		}
+		if recorded == "" {
+			continue
+		}
+		for _, id := range r {
+			if i, ok := at[id]; ok && out[i].Kind != Records {
+				out[i] = Effect{Kind: Held, With: recorded}
+			}
+		}
+	}
+	return out
 }
 
 // Does is what reviewer's bulk approval of it (a draft of Approvals) does
@@ -255,6 +289,8 @@ func Does(it client.Interrupt, reviewer string, needed int, ruled bool) Effect {
 // approvals (bob)), nothing sent", "confirms alice's approval (sends)".
 func (e Effect) Words() string {
 	switch {
+	case e.Kind == Held:
+		return fmt.Sprintf("nothing sent: it goes in one resume with %s, whose approval is only recorded; approve it on its own (open it)", present.ShortID(e.With))
 	case e.Kind == MayRecord:
 		return "sends, or records your approval if a team rule asks for another approver"
 	case e.Kind == Records && e.Confirms != nil:
@@ -270,18 +306,20 @@ func (e Effect) Words() string {
 // Summary says what y does to them all: "sends them once" when each is
 // sent, else "sends 1 and records 2 approvals (nothing sent for those)".
 func Summary(es []Effect) string {
-	var sends, records, may int
+	var sends, records, may, held int
 	for _, e := range es {
 		switch e.Kind {
 		case Records:
 			records++
+		case Held:
+			held++
 		case MayRecord:
 			may++
 		default:
 			sends++
 		}
 	}
-	if records == 0 && may == 0 {
+	if records == 0 && may == 0 && held == 0 {
 		return "sends them once"
 	}
 	var parts []string
@@ -293,6 +331,9 @@ func Summary(es []Effect) string {
 	}
 	if may > 0 {
 		parts = append(parts, fmt.Sprintf("sends %d or records your approval where a team rule asks for another approver", may))
+	}
+	if held > 0 {
+		parts = append(parts, fmt.Sprintf("sends nothing for %d in one resume with those", held))
 	}
 	if len(parts) == 1 {
 		return parts[0]

@@ -138,3 +138,19 @@ func TestApprovalsLeaveOutAStandingApprovalOfAnotherDecision(t *testing.T) {
 		t.Fatalf("no rule: %q", w)
 	}
 }
+
+// Branches of a thread go in one resume: one approval only recorded holds
+// the others of it, and that is said, never "sends".
+func TestInOneResumeHoldsWhatGoesWithARecordedApproval(t *testing.T) {
+	es := []Effect{{Kind: Records, Next: &client.Approval{Approvers: []string{"bob"}, Needed: 2}}, {Kind: Sends}, {Kind: Sends}}
+	got := InOneResume(es, []string{"aaaa1", "bbbb2", "cccc3"}, [][]string{{"aaaa1", "bbbb2"}, {"cccc3"}})
+	if got[0].Kind != Records || got[1].Kind != Held || got[1].With != "aaaa1" || got[2].Kind != Sends {
+		t.Fatalf("effects: %+v", got)
+	}
+	if w := got[1].Words(); !strings.HasPrefix(w, "nothing sent: it goes in one resume with aaaa1") {
+		t.Fatalf("words: %q", w)
+	}
+	if s := Summary(got); s != "sends 1, records 1 approval (nothing sent for it) and sends nothing for 1 in one resume with those" {
+		t.Fatalf("summary: %q", s)
+	}
+}

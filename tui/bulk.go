@@ -139,6 +139,17 @@ func (m *Model) openBulk(its []client.Interrupt) {
 			s.err = err.Error()
 		}
 		s.subs = subs
+		// A thread's branches go in one resume: one only recorded holds
+		// the others of it.
+		var ids []string
+		for _, d := range s.drafts {
+			ids = append(ids, d.Interrupt.ID)
+		}
+		var resumes [][]string
+		for _, sub := range subs {
+			resumes = append(resumes, sub.IDs())
+		}
+		s.effects = review.InOneResume(s.effects, ids, resumes)
 	}
 	m.push(s)
 	s.resize(m.env())
