@@ -85,8 +85,17 @@ func approveAll(ctx context.Context, o *Options, tool, match string) error {
 		// What sending does to each, and to them all: sent, or only
 		// recorded as an approval under a team's rule.
 		var effects []review.Effect
+		var ids []string
 		for _, d := range drafts {
 			effects = append(effects, review.Does(d.Interrupt, reviewer, 0, s.Ruled))
+			ids = append(ids, d.Interrupt.ID)
+		}
+		if subs, err := s.Pipeline().Prepare(drafts); err == nil { // sendPrepared says why not
+			var resumes [][]string
+			for _, sub := range subs {
+				resumes = append(resumes, sub.IDs())
+			}
+			effects = review.InOneResume(effects, ids, resumes)
 		}
 		fmt.Fprintf(list, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
 		for i, d := range drafts {
