@@ -69,7 +69,7 @@ func (b *Backend) saw(list []wire.Listed) {
 // New returns a backend for the coordinator at opts.URL.
 func New(opts Options) (*Backend, error) {
 	if opts.Hint == "" {
-		opts.Hint = "is the agent's HITL coordinator running there?"
+		opts.Hint = "is the hub (`hitl serve --http`) or the agent's HITL coordinator running there?"
 	}
 	c, err := transport.New(opts.Options)
 	if err != nil {
