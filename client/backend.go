@@ -165,8 +165,9 @@ type Winner struct {
 	Reviewer string          `json:"reviewer,omitempty"`
 	At       time.Time       `json:"at,omitzero"`
 	Value    json.RawMessage `json:"value,omitempty"`
-	// Withdrawn is why the agent took the request back (a coordinator's
-	// publisher timed out or was stopped): nobody answered it.
+	// Withdrawn is why the request was taken back unanswered (its
+	// publisher timed out or was stopped, or a hub saw its hook stop
+	// waiting): nobody answered it.
 	Withdrawn string `json:"withdrawn,omitempty"`
 	// WithdrawnBy says who withdrew it, when the server tells:
 	// WithdrawnByHub or WithdrawnByAgent ("": not said).

@@ -371,7 +371,7 @@ func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
 // withdrawal says who withdrew a request, and why, as far as its
 // coordinator tells (withdrawn_by; one without says nothing of who).
 func withdrawal(req wire.Standing) *client.Winner {
-	w := &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
+	w := &client.Winner{Withdrawn: orText(req.Reason, "no reason given")}
 	switch req.WithdrawnBy {
 	case wire.WithdrawnByHub:
 		w.WithdrawnBy = client.WithdrawnByHub
