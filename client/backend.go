@@ -165,10 +165,23 @@ type Winner struct {
 	Reviewer string          `json:"reviewer,omitempty"`
 	At       time.Time       `json:"at,omitzero"`
 	Value    json.RawMessage `json:"value,omitempty"`
-	// Withdrawn is why the agent took the request back (a coordinator's
-	// publisher timed out or was stopped): nobody answered it.
+	// Withdrawn is why the request was taken back unanswered (its
+	// publisher timed out or was stopped, or a hub saw its hook stop
+	// waiting): nobody answered it.
 	Withdrawn string `json:"withdrawn,omitempty"`
+	// WithdrawnBy says who withdrew it, when the server tells:
+	// WithdrawnByHub or WithdrawnByAgent ("": not said).
+	WithdrawnBy string `json:"withdrawn_by,omitempty"`
 }
+
+// Who withdrew a request (Winner.WithdrawnBy).
+const (
+	// WithdrawnByHub: the hub itself (its hook stopped waiting, no hook
+	// came back after the hub's restart, it expired).
+	WithdrawnByHub = "hub"
+	// WithdrawnByAgent: its agent (the publisher took it back).
+	WithdrawnByAgent = "agent"
+)
 
 // OutcomeStatus is how the run that a decision started ended (as far as the
 // reviewer waited).

@@ -473,6 +473,27 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 201, s.standingOf(req))
 }
 
+// withdrawer says who withdrew a request (wire.WithdrawnBy…): its
+// publisher, who is kept as the request's RespondedBy, or else the hub
+// (lease, expiry), whose reasons begin with hubWithdrawals' words. A
+// request its publisher withdrew before publishers were kept has none, and
+// its publisher's words.
+func withdrawer(respondedBy, reason string) string {
+	if respondedBy != "" {
+		return wire.WithdrawnByPublisher
+	}
+	for _, w := range hubWithdrawals {
+		if strings.HasPrefix(reason, w) {
+			return wire.WithdrawnByHub
+		}
+	}
+	return wire.WithdrawnByPublisher
+}
+
+// hubWithdrawals begin the reasons the hub gives when it withdraws a
+// request itself (expire, the lease's).
+var hubWithdrawals = []string{"expired: ", "its hook stopped waiting ", "no hook came back for it "}
+
 // ReqPrefix begins the id of every request the coordinator gives out (the
 // LangGraph server's interrupts have no such ids).
 const ReqPrefix = "req-"
@@ -484,7 +505,8 @@ func (s *Server) standingOf(r *request) wire.Standing {
 	case Answered:
 		out.Response, out.RespondedBy, out.DecisionID, out.AnsweredAt = r.response, r.respondedBy, r.decisionID, r.answeredAt
 	case Withdrawn:
-		out.Reason, out.AnsweredAt = r.reason, r.answeredAt
+		out.Reason, out.AnsweredAt, out.RespondedBy = r.reason, r.answeredAt, r.respondedBy
+		out.WithdrawnBy = withdrawer(r.respondedBy, r.reason)
 	case Pending:
 		if r.Approval != nil {
 			out.Approvals = r.Approval.Approvers
@@ -601,8 +623,8 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 409, s.standingOf(req))
 			return
 		}
-		done, err := s.finish(r.Context(), req, store.Finish{Status: store.Withdrawn, Reason: reason},
-			wire.Change{RequestID: id, Status: wire.Withdrawn, Reason: reason})
+		done, err := s.finish(r.Context(), req, store.Finish{Status: store.Withdrawn, Reason: reason, RespondedBy: p.Name},
+			wire.Change{RequestID: id, Status: wire.Withdrawn, RespondedBy: p.Name, Reason: reason})
 		if err != nil {
 			writeError(w, 503, "the hub cannot write its store, so the request stands: "+err.Error())
 			return
@@ -612,7 +634,7 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log("request withdrawn", "request", id, "reason", reason, "publisher", p.Name)
 		s.auditWithdrawal(rq, "http", reason)
-		req.status, req.reason, req.answeredAt = Withdrawn, reason, s.opts.Now().UTC()
+		req.status, req.reason, req.respondedBy, req.answeredAt = Withdrawn, reason, p.Name, s.opts.Now().UTC()
 		writeJSON(w, 200, s.standingOf(req))
 		return
 	}
@@ -758,8 +780,8 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		sent := entry
 		sent.Outcome, sent.Approvers, sent.At = store.OutcomeSent, approvers, s.opts.Now().UTC()
 		if req.lease > 0 && !waiting {
-			// As the reviewer was told (events.NobodyWaits).
-			sent.Message = "no hook was waiting on it (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+			// As the reviewer was told (NobodyWaits).
+			sent.Message = "no hook was waiting on it (killed, or cut off from the hub): its agent gets the answer only if its hook asks for it again (the hub keeps the answer for " + wire.Span(s.opts.Retention) + ")"
 		}
 		done, err := s.finish(ctx, req, store.Finish{Status: store.Answered, Response: body.Response, RespondedBy: by, DecisionID: body.DecisionID, Audit: &sent},
 			wire.Change{RequestID: req.ID, Status: wire.Answered, RespondedBy: by, Response: body.Response})
@@ -777,11 +799,19 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) {
 		if req.lease > 0 {
 			// Its publisher waits on it, or not right now (lease.go).
 			out.PublisherWaiting = &waiting
+			if !waiting {
+				out.Message = s.NobodyWaits()
+			}
 		}
 		answer(200, out, "", store.OutcomeSent)
 		return
 	}
 }
+
+// NobodyWaits is what a reviewer who answers a request whose publisher is
+// not waiting on it is told: the request stays answered, and a hook that
+// asks again gets the answer while the hub keeps it.
+func (s *Server) NobodyWaits() string { return wire.NobodyWaitsFor(s.opts.Retention) }
 
 // tools are the request's tool calls' names (none: not a tool call).
 func (r *request) tools() []string {
@@ -914,10 +944,13 @@ func (s *Server) Pending() []wire.Request {
 type Standing struct {
 	Status      Status
 	Reason      string
-	RespondedBy string
+	RespondedBy string // answered: who; withdrawn by its publisher: the publisher
 	Response    json.RawMessage
 	DecisionID  string
 	AnsweredAt  time.Time
+	// ByHub: withdrawn by the hub itself (its lease ran out, it expired),
+	// not by its publisher.
+	ByHub bool
 }
 
 // Lookup says where request id stands; ok false for an unknown id.
@@ -929,7 +962,11 @@ func (s *Server) Lookup(id string) (Standing, bool) {
 	if err != nil || !ok {
 		return Standing{}, false
 	}
-	return Standing{Status: Status(r.Status), Reason: r.Reason, RespondedBy: r.RespondedBy, Response: r.Response, DecisionID: r.DecisionID, AnsweredAt: r.AnsweredAt}, true
+	st := Standing{Status: Status(r.Status), Reason: r.Reason, RespondedBy: r.RespondedBy, Response: r.Response, DecisionID: r.DecisionID, AnsweredAt: r.AnsweredAt}
+	if st.Status == Withdrawn {
+		st.ByHub = withdrawer(r.RespondedBy, r.Reason) == wire.WithdrawnByHub
+	}
+	return st, true
 }
 
 // Errors of Resolve.

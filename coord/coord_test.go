@@ -155,3 +155,34 @@ func callList(t *testing.T, srv *httptest.Server, token string) (int, []map[stri
 	_ = json.NewDecoder(resp.Body).Decode(&out)
 	return resp.StatusCode, out
 }
+
+// Who withdrew a request is said: the hub (it expired), or its publisher
+// (a DELETE, even one whose reason reads like the hub's words), who is
+// then responded_by.
+func TestAWithdrawalSaysWhoWithdrewIt(t *testing.T) {
+	c := New(Options{Team: testTeam()})
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	const ci = "ci-token-0123456789abcd"
+	_, st := call(t, srv, ci, "POST", "/hitl/requests", map[string]any{"agent": "claude", "data": bashData, "expires_in": 0.2})
+	expired := st["request_id"].(string)
+	_, st = call(t, srv, ci, "GET", "/hitl/requests/"+expired+"?wait=5s", nil)
+	if st["status"] != "withdrawn" || st["withdrawn_by"] != "hub" || st["responded_by"] != nil {
+		t.Fatalf("expired: %v", st)
+	}
+	if s, _ := c.Lookup(expired); !s.ByHub {
+		t.Fatalf("expired, looked up: %+v", s)
+	}
+	_, st = call(t, srv, ci, "POST", "/hitl/requests", map[string]any{"agent": "claude", "data": bashData})
+	deleted := st["request_id"].(string)
+	code, st := call(t, srv, ci, "DELETE", "/hitl/requests/"+deleted, map[string]any{"reason": "expired: its agent stopped waiting after 1s"})
+	if code != 200 || st["withdrawn_by"] != "publisher" || st["responded_by"] != "ci" {
+		t.Fatalf("withdrawn by its publisher: %d %v", code, st)
+	}
+	if _, st = call(t, srv, ci, "GET", "/hitl/requests/"+deleted, nil); st["withdrawn_by"] != "publisher" {
+		t.Fatalf("withdrawn by its publisher, read again: %v", st)
+	}
+	if s, _ := c.Lookup(deleted); s.ByHub {
+		t.Fatalf("withdrawn by its publisher, looked up: %+v", s)
+	}
+}

@@ -237,7 +237,9 @@ func (s *Server) auditWithdrawal(rq store.Request, door, reason string) {
 		source = "publisher"
 	}
 	for _, who := range a.Approvers {
-		s.audit(s.ctx, store.Entry{Reviewer: who, Door: door, Hub: s.opts.Hub, Source: source, RequestID: req.ID, ThreadID: req.SessionID,
+		// Only an approver's approval is recorded, and a reload drops one
+		// whose reviewer is no longer an approver: each was one.
+		s.audit(s.ctx, store.Entry{Reviewer: who, Role: string(team.Approver), Door: door, Hub: s.opts.Hub, Source: source, RequestID: req.ID, ThreadID: req.SessionID,
 			Tools: tools, Decision: strings.Join(kinds, ","), Value: a.Value, Approvers: a.Approvers, Outcome: store.OutcomeWithdrawn,
 			Message: fmt.Sprintf("the request was withdrawn with %s: %s", a.Words(), reason)})
 	}

@@ -198,7 +198,7 @@ func TestAWithdrawalWithApprovalsIsAudited(t *testing.T) {
 		t.Fatalf("the audit log:\n got %q\nwant %q", got, want)
 	}
 	e := es[0]
-	if e.Source != "publisher" || e.Decision != "approve" || fmt.Sprint(e.Tools) != "[Bash]" ||
+	if e.Source != "publisher" || e.Role != "approver" || e.Decision != "approve" || fmt.Sprint(e.Tools) != "[Bash]" ||
 		e.Message != "the request was withdrawn with 1 of 2 approvals (alice): its hook stopped waiting (none for 300ms: killed, or cut off from the hub): nothing waits for an answer" {
 		t.Fatalf("the withdrawal's entry: %+v", e)
 	}

@@ -2,6 +2,7 @@ package present
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,7 +209,8 @@ const saidWidth = 72
 // conversation has no tool call to carry it, the audit log is the only
 // place it is kept) and a respond's answer, quoted, inert (a control or hidden character as an
 // escape), a long one cut with a visible "…": `reason "not on prod"`.
-// "" when they wrote nothing.
+// "" when they wrote nothing. The same words given to every action (one
+// reason for a reject of them all) are said once.
 func Said(ds []client.Decision) string {
 	var out []string
 	for _, d := range ds {
@@ -219,6 +221,9 @@ func Said(ds []client.Decision) string {
 		q := strconv.Quote(d.Message)
 		text := ansi.Truncate(q[1:len(q)-1], saidWidth, "…")
 		out = append(out, label+" \""+inert.Line(text)+"\"")
+	}
+	if len(out) > 1 && !slices.ContainsFunc(out, func(s string) bool { return s != out[0] }) {
+		return out[0]
 	}
 	return strings.Join(out, "  ")
 }

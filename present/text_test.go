@@ -105,6 +105,9 @@ func TestHistoryRowShowsWhatTheReviewerWrote(t *testing.T) {
 		{entry(client.Decision{Type: client.Reject, Message: strings.Repeat("too long ", 20)}), `post_tweet  reason "` + strings.Repeat("too long ", 7) + `too long…"`},
 		{entry(client.Decision{Type: client.Approve}, client.Decision{Type: client.Reject, Message: "not this one"}), `post_tweet  reason "not this one"`},
 		{entry(client.Decision{Type: client.Dismiss, Message: "handled by hand"}), `post_tweet  reason "handled by hand"`},
+		// A reject of two actions with one reason: said once.
+		{entry(client.Decision{Type: client.Reject, Message: "the table is still read"}, client.Decision{Type: client.Reject, Message: "the table is still read"}), `post_tweet  reason "the table is still read"`},
+		{entry(client.Decision{Type: client.Reject, Message: "not prod"}, client.Decision{Type: client.Reject, Message: "not today"}), `post_tweet  reason "not prod"  reason "not today"`},
 		{entry(client.Decision{Type: client.Approve}), `post_tweet`},
 		{entry(client.Decision{Type: client.Reject, Message: "  "}), `post_tweet`},
 	} {

@@ -244,6 +244,11 @@ func (s *Session) findIn(ctx context.Context, all []client.Interrupt, sifted jou
 		if len(st) == 1 {
 			switch st[0].Presence {
 			case client.Answered:
+				if e, ok := s.Journal.Last(it.ID); ok && e.Outcome.Took() {
+					// Its own decision, the id forgotten since (hitl
+					// forget): this machine's journal knows it.
+					return client.Interrupt{}, s.decidedHere(it.ID, e)
+				}
 				_ = s.Journal.MarkElsewhere(it.ID)
 				if s.Reading {
 					return client.Interrupt{}, Nothingf("%s no longer waits: it was answered elsewhere%s", safe(present.ShortID(it.ID)), decide.WinnerText(st[0].By))
@@ -393,4 +398,21 @@ func sortedLines(ids map[string]bool) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")
+}
+
+// decidedHere says that interrupt id, which no longer waits, was decided
+// from this machine (e, its journal's newest entry, a decision that took
+// effect), though its id was forgotten since: nothing is sent (exit 3).
+func (s *Session) decidedHere(id string, e journal.Entry) error {
+	by := ""
+	if e.Reviewer != "" {
+		by = " by " + safe(e.Reviewer)
+	}
+	said := fmt.Sprintf("%s%s at %s, %s", present.Decided(e), by, e.Time.Local().Format(time.DateTime), present.Outcome(e))
+	if s.Reading {
+		return Nothingf("interrupt %s no longer waits: it was decided from this machine: %s (hitl history shows the decision)", safe(present.ShortID(id)), said)
+	}
+	mine := &client.Winner{RunID: e.RunID, Reviewer: e.Reviewer, At: e.Time, Value: e.Resume}
+	return WithAbout(Nothingf("%s: already decided from this machine (%s); nothing sent (hitl history shows the decision)", safe(present.ShortID(id)), said),
+		"handled-here", id, mine)
 }

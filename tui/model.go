@@ -446,7 +446,7 @@ func (m *Model) heldUntilChosen() bool {
 			case goneAnswered:
 				what = "was answered elsewhere"
 			case goneWithdrawn:
-				what = "was withdrawn by its agent"
+				what = "was " + withdrawnBy(g.by)
 			case goneDeleted:
 				what = "is gone from the server"
 			}

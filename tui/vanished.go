@@ -155,7 +155,7 @@ type goneKind int
 const (
 	// goneAnswered: someone else answered it (gone.by says who, when, what).
 	goneAnswered goneKind = iota + 1
-	// goneWithdrawn: its agent took the request back.
+	// goneWithdrawn: its agent, or the hub, took the request back.
 	goneWithdrawn
 	// goneDeleted: the server no longer knows it.
 	goneDeleted
@@ -197,7 +197,7 @@ func (g gone) sentence() string {
 		}
 		text = present.ShortID(g.id) + where + decide.WinnerText(g.by) + "."
 	case goneWithdrawn:
-		text = present.ShortID(g.id) + " was withdrawn by its agent: " + g.by.Withdrawn + "."
+		text = present.ShortID(g.id) + " was " + withdrawnBy(g.by) + ": " + g.by.Withdrawn + "."
 	default:
 		text = present.ShortID(g.id) + " is gone: the server no longer knows it (deleted?)."
 	}
@@ -213,7 +213,7 @@ func (g gone) short() string {
 		}
 		return "Answered elsewhere (see below); nothing of yours was sent."
 	case goneWithdrawn:
-		return "Withdrawn by its agent (see below); nothing of yours was sent."
+		return "W" + withdrawnBy(g.by)[1:] + " (see below); nothing of yours was sent."
 	}
 	return "Gone from the server; nothing of yours was sent."
 }
@@ -265,4 +265,15 @@ func goneTextOf(gs map[string]gone, id string) string {
 		return g.sentence()
 	}
 	return safe(present.ShortID(id)) + " is no longer pending (handled elsewhere?)."
+}
+
+// withdrawnBy says "withdrawn" and by whom, as far as the server tells.
+func withdrawnBy(w *client.Winner) string {
+	switch w.WithdrawnBy {
+	case client.WithdrawnByHub:
+		return "withdrawn by the hub"
+	case client.WithdrawnByAgent:
+		return "withdrawn by its agent"
+	}
+	return "withdrawn"
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -188,7 +189,8 @@ var safe = inert.Line
 // ends in "…" (--json has it whole).
 const reasonWidth = 72
 
-// rejectReason is the message of the value's rejects, "; " between two.
+// rejectReason is the message of the value's rejects, "; " between two
+// (once when they all say the same).
 func rejectReason(v json.RawMessage) string {
 	var d struct {
 		Decisions []struct {
@@ -204,6 +206,9 @@ func rejectReason(v json.RawMessage) string {
 		if x.Type == "reject" && strings.TrimSpace(x.Message) != "" {
 			out = append(out, x.Message)
 		}
+	}
+	if len(out) > 1 && !slices.ContainsFunc(out, func(m string) bool { return m != out[0] }) {
+		return out[0] // one reason for every action: said once
 	}
 	return strings.Join(out, "; ")
 }

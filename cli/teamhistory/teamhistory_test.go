@@ -43,3 +43,22 @@ func TestTeamRowShowsTheRejectsReason(t *testing.T) {
 		t.Fatalf("a hostile reason reached the terminal: %q", got)
 	}
 }
+
+// A reject of two actions with one reason says it once; two reasons, both.
+func TestTeamRowSaysOneReasonOnce(t *testing.T) {
+	row := func(reasons ...string) string {
+		var ds []any
+		for _, r := range reasons {
+			ds = append(ds, map[string]string{"type": "reject", "message": r})
+		}
+		v, _ := json.Marshal(map[string]any{"decisions": ds})
+		return Row(coord.AuditLine{Entry: store.Entry{ID: 8, At: time.Now(), Reviewer: "bob", Role: "approver", Source: "hook", Door: "ssh",
+			RequestID: "req-a811", Tools: []string{"Bash", "Edit"}, Decision: "reject,reject", Outcome: store.OutcomeSent}, Value: v})
+	}
+	if got := row("the table is still read", "the table is still read"); !strings.HasSuffix(got, `sent  reason "the table is still read"`) {
+		t.Fatalf("one reason for both: %s", got)
+	}
+	if got := row("not prod", "not today"); !strings.HasSuffix(got, `sent  reason "not prod; not today"`) {
+		t.Fatalf("two reasons: %s", got)
+	}
+}

@@ -69,7 +69,7 @@ func (b *Backend) saw(list []wire.Listed) {
 // New returns a backend for the coordinator at opts.URL.
 func New(opts Options) (*Backend, error) {
 	if opts.Hint == "" {
-		opts.Hint = "is the agent's HITL coordinator running there?"
+		opts.Hint = "is the hub (`hitl serve --http`) or the agent's HITL coordinator running there?"
 	}
 	c, err := transport.New(opts.Options)
 	if err != nil {
@@ -144,7 +144,7 @@ func (b *Backend) Standing(ctx context.Context, its []client.Interrupt) ([]clien
 		if req, ok := b.lookup(ctx, st[i].ID); ok {
 			switch req.Status {
 			case wire.Withdrawn:
-				st[i].By = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
+				st[i].By = withdrawal(req)
 			case wire.Answered:
 				st[i].By = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
 			}
@@ -241,7 +241,8 @@ func (b *Backend) Resume(ctx context.Context, s *client.Submission) (client.Rece
 	}
 	rc := client.Receipt{Acknowledged: true, RunID: took.RunID, ReasonInConversation: took.ReasonInConversation, Reviewer: took.Reviewer}
 	if took.PublisherWaiting != nil && !*took.PublisherWaiting {
-		rc.Unheard = NobodyWaits
+		// A hitl hub says how long it keeps the answer.
+		rc.Unheard = b.Redact(orText(took.Message, NobodyWaits))
 	}
 	return rc, nil
 }
@@ -312,7 +313,7 @@ func (b *Backend) Verify(ctx context.Context, s *client.Submission, rc client.Re
 			v.Took = client.NotTaken
 		case req.Status == wire.Withdrawn:
 			v.Took = client.Theirs
-			v.Winner = &client.Winner{Withdrawn: orText(req.Reason, "by the agent")}
+			v.Winner = withdrawal(req)
 		case req.DecisionID != s.DecisionID:
 			v.Took = client.Theirs
 			v.Winner = &client.Winner{Reviewer: req.RespondedBy, At: req.AnsweredAt, Value: req.Response}
@@ -365,4 +366,17 @@ func (b *Backend) Follow(_ context.Context, s *client.Submission, rc client.Rece
 // hitl_answered, reconnecting with Last-Event-ID until ctx ends.
 func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
 	return b.Watch(ctx, "/hitl/events", wire.Asked, wire.AnsweredEvent)
+}
+
+// withdrawal says who withdrew a request, and why, as far as its
+// coordinator tells (withdrawn_by; one without says nothing of who).
+func withdrawal(req wire.Standing) *client.Winner {
+	w := &client.Winner{Withdrawn: orText(req.Reason, "no reason given")}
+	switch req.WithdrawnBy {
+	case wire.WithdrawnByHub:
+		w.WithdrawnBy = client.WithdrawnByHub
+	case wire.WithdrawnByPublisher:
+		w.WithdrawnBy = client.WithdrawnByAgent
+	}
+	return w
 }

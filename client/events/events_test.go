@@ -135,3 +135,19 @@ func TestLastEventIDReplay(t *testing.T) {
 		t.Fatalf("replay after 1: %q", got)
 	}
 }
+
+// A hub (or coordinator) that is not running: the error says what to start,
+// the hub's own command first (most coordinators here are a hitl hub).
+func TestHubDownSaysWhatToStart(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL
+	ts.Close() // nothing listens there now
+	b, err := events.New(events.Options{Options: transport.Options{URL: url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Pending(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused the connection: is the hub (`hitl serve --http`) or the agent's HITL coordinator running there?") {
+		t.Fatalf("the hub down: %v", err)
+	}
+}

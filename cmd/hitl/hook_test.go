@@ -776,6 +776,19 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 	if code := p.finish(t, 20*time.Second); code != 0 || len(p.stdout.String()) != 0 {
 		t.Fatalf("hook: exit %d, stdout %q", code, p.stdout.String())
 	}
+
+	// Its hook killed outright while the reviewer reads it: the hub
+	// withdraws it a lease later, and the screen says the hub did, not its
+	// agent.
+	p = h.hook("claude", strings.Replace(claudeWrite, "sess-write", "sess-killed", 1))
+	h.waitRequest("sess-killed")
+	tui.press("Enter", "file /src/app/NOTES.md", "(session sess-killed)")
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	screen = tui.waitFor("was withdrawn by the hub: its hook stopped waiting (none for 6s:", "killed, or cut off from the hub): nothing waits for an answer.")
+	if strings.Contains(screen, "by its agent") {
+		t.Fatalf("a withdrawal the hub made said to be its agent's:\n%s", screen)
+	}
 }
 
 // With --ssh and --http, one hub: a coding agent's request is in the SSH

@@ -80,7 +80,8 @@ func TestHubRestartedAfterTheLeaseKeepsWaitingHooks(t *testing.T) {
 			t.Fatalf("the team's audit log of %s: %s\n%s", diedID, got, out)
 		}
 		code, out, errs := h.cli(bobToken, "history", "--team", "--request", diedID, "--outcome", "withdrawn")
-		if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "(hook, lease)  withdrawn: the request was withdrawn with 1 of 2 approvals (alice): "+reason) {
+		if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "alice (approver)") ||
+			!strings.Contains(out, "(hook, lease)  withdrawn: the request was withdrawn with 1 of 2 approvals (alice): "+reason) {
 			t.Fatalf("history --team --outcome withdrawn: exit %d\n%s%s", code, out, errs)
 		}
 	})

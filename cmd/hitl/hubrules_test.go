@@ -335,12 +335,21 @@ func TestADecisionWhileNoHookWaitsSaysSo(t *testing.T) {
 		}
 	}
 	code, out, errs := h.cliIn(alice, aliceToken, "approve", id)
-	if code != 0 || strings.Contains(out, "the agent has the answer") || !strings.Contains(out, "the hub took the answer, but no hook is waiting on it right now") {
+	const keeps = "its agent gets the answer only if its hook asks for it again (the hub keeps the answer for 7 days)"
+	if code != 0 || strings.Contains(out, "the agent has the answer") || strings.Contains(out, "withdraw") ||
+		!strings.Contains(out, "the hub took the answer, but no hook is waiting on it right now (killed, or cut off from the hub): "+keeps) {
 		t.Fatalf("approve while no hook waits: exit %d\n%s%s", code, out, errs)
 	}
 	// The team's log says it too.
-	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || !strings.Contains(out, "(hook, http)  sent: no hook was waiting on it") {
+	if code, out, errs := h.cli(aliceToken, "history", "--team", "--request", id); code != 0 || !strings.Contains(out, "(hook, http)  sent: no hook was waiting on it (killed, or cut off from the hub): "+keeps) {
 		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
+	}
+	// And so it is: past the lease, the request stays answered, with the
+	// answer a hook that asks again gets (as the cut-off hook of
+	// TestHookGetsTheDecisionMadeWhileItWasAway does), never withdrawn.
+	time.Sleep(7 * time.Second)
+	if st := standingAs(h, aliceToken, id); st["status"] != "answered" || st["response"] == nil {
+		t.Fatalf("past the lease: %v", st)
 	}
 }
 

@@ -22,6 +22,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -44,6 +45,12 @@ const (
 	Withdrawn = "withdrawn"
 )
 
+// Who withdrew a request (Standing.WithdrawnBy).
+const (
+	WithdrawnByHub       = "hub"
+	WithdrawnByPublisher = "publisher"
+)
+
 // SourceDownHeader is the header of a GET /hitl/pending answer that lists a
 // hub's inbox without one of its sources (its LangGraph server cannot be
 // read): it says which, and why. client/events reads it into a
@@ -51,8 +58,29 @@ const (
 const SourceDownHeader = "Hitl-Source-Down"
 
 // NobodyWaits is what a reviewer's answer to a request whose publisher is
-// not waiting on it is told (the events client, and the hub's own inbox).
-const NobodyWaits = "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if the hook comes back before the hub withdraws the request"
+// not waiting on it is told (the events client, and the hub's own inbox)
+// when the hub does not say how long it keeps the answer (NobodyWaitsFor).
+// The request stays answered: a hook that asks again gets the answer
+// while the hub keeps it.
+const NobodyWaits = "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if its hook asks for it again while the hub keeps it (hub.retention)"
+
+// NobodyWaitsFor is NobodyWaits from a hub that keeps a finished request
+// (and its answer) for retention.
+func NobodyWaitsFor(retention time.Duration) string {
+	return "no hook is waiting on it right now (killed, or cut off from the hub): its agent gets the answer only if its hook asks for it again (the hub keeps the answer for " + Span(retention) + ")"
+}
+
+// Span says a duration as a reviewer reads it: "7 days", "36h0m0s".
+func Span(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d == day:
+		return "1 day"
+	case d > 0 && d%day == 0:
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.String()
+}
 
 // Request is one pending request, as GET /hitl/pending lists it and
 // hitl_asked carries it.
@@ -132,7 +160,8 @@ type Receipt struct {
 	RunID                string          `json:"run_id,omitempty"`
 	ReasonInConversation bool            `json:"reason_in_conversation,omitempty"`
 	Outcome              *client.Outcome `json:"outcome,omitempty"`
-	// Approvals, Needed: where the approvals stand (202).
+	// Approvals, Needed: where the approvals stand (202). Message says
+	// so, or (200, publisher_waiting false) what becomes of the answer.
 	Approvals []string `json:"approvals,omitempty"`
 	Needed    int      `json:"needed,omitempty"`
 	Message   string   `json:"message,omitempty"`
@@ -160,6 +189,10 @@ type Standing struct {
 	AnsweredAt time.Time `json:"answered_at,omitzero"`
 	// Reason is why it was withdrawn.
 	Reason string `json:"reason,omitempty"`
+	// WithdrawnBy says who withdrew it: WithdrawnByHub (its lease ran out,
+	// it expired) or WithdrawnByPublisher (a DELETE, whose publisher is then
+	// RespondedBy).
+	WithdrawnBy string `json:"withdrawn_by,omitempty"`
 	// Pending: who approved it so far, and (a leased request) whether its
 	// publisher waits on it.
 	Approvals        []string `json:"approvals,omitempty"`

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/coord"
-	"github.com/hitl-sh/hitl/coord/wire"
 	"github.com/hitl-sh/hitl/hub"
 )
 
@@ -80,7 +79,7 @@ func (d *doorRequests) Standing(_ context.Context, its []client.Interrupt) ([]cl
 		case r.Status == coord.Answered:
 			s.Presence, s.By = client.Answered, &client.Winner{Reviewer: r.RespondedBy, At: r.AnsweredAt, Value: r.Response}
 		case r.Status == coord.Withdrawn:
-			s.Presence, s.By = client.Answered, &client.Winner{Withdrawn: r.Reason}
+			s.Presence, s.By = client.Answered, withdrawal(r)
 		}
 		out = append(out, s)
 	}
@@ -109,7 +108,7 @@ func (d *doorRequests) Resume(_ context.Context, s *client.Submission) (client.R
 	}
 	rc := client.Receipt{Acknowledged: true}
 	if leased && !waiting {
-		rc.Unheard = wire.NobodyWaits
+		rc.Unheard = d.c.NobodyWaits()
 	}
 	return rc, nil
 }
@@ -125,7 +124,7 @@ func (d *doorRequests) Verify(_ context.Context, s *client.Submission, rc client
 	case r.Status == coord.Pending:
 		v.Took = client.NotTaken
 	case r.Status == coord.Withdrawn:
-		v.Took, v.Winner = client.Theirs, &client.Winner{Withdrawn: r.Reason}
+		v.Took, v.Winner = client.Theirs, withdrawal(r)
 	case r.DecisionID != s.DecisionID:
 		v.Took, v.Winner = client.Theirs, &client.Winner{Reviewer: r.RespondedBy, At: r.AnsweredAt, Value: r.Response}
 	}
@@ -153,4 +152,13 @@ func (d *doorRequests) RecordApproval(_ context.Context, it client.Interrupt, a 
 		return err
 	}
 	return nil
+}
+
+// withdrawal says who withdrew a request, and why.
+func withdrawal(r coord.Standing) *client.Winner {
+	w := &client.Winner{Withdrawn: r.Reason, WithdrawnBy: client.WithdrawnByAgent}
+	if r.ByHub {
+		w.WithdrawnBy = client.WithdrawnByHub
+	}
+	return w
 }

@@ -17,8 +17,15 @@ import (
 // the busy threads and writes "idle" over the status a run's end wrote
 // meanwhile (a lost update), so the thread is no longer listed as
 // interrupted (seen once in 390 threads started 20 at a time;
-// docs/servers.md). A test then starts its graph again on a new thread.
+// docs/servers.md; once more after the status had read "interrupted":
+// the stale write lands a moment after the run's end). A test then starts
+// its graph again on a new thread.
 func Settle(t testing.TB, url, thread string) (lost bool) {
+	return settle(t, url, thread, 2*time.Second)
+}
+
+// settle is Settle with the time a status must hold before it is taken.
+func settle(t testing.TB, url, thread string, stable time.Duration) (lost bool) {
 	t.Helper()
 	get := func(path string, v any) {
 		resp, err := Client.Get(url + path)
@@ -32,6 +39,7 @@ func Settle(t testing.TB, url, thread string) (lost bool) {
 		}
 	}
 	var last string
+	var since time.Time
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		var th struct {
 			Status     string                       `json:"status"`
@@ -48,8 +56,15 @@ func Settle(t testing.TB, url, thread string) (lost bool) {
 			busy = busy || r.Status == "pending" || r.Status == "running"
 			statuses = append(statuses, r.Status)
 		}
-		last = "thread " + th.Status + ", runs: " + strings.Join(statuses, " ")
-		if !busy {
+		now := "thread " + th.Status + ", runs: " + strings.Join(statuses, " ")
+		if busy || now != last {
+			last, since = now, time.Now()
+			continue
+		}
+		// The sweeper writes its stale "idle" a moment after the run's
+		// end (it read the thread busy, then looked at every busy
+		// thread's runs): the status is taken once it held for a while.
+		if time.Since(since) >= stable {
 			waiting := 0
 			for _, its := range th.Interrupts {
 				waiting += len(its)

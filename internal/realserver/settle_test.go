@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Settle waits out a busy thread and a running run, then tells a thread
@@ -39,7 +40,7 @@ func TestSettle(t *testing.T) {
 				}
 			}))
 			defer hs.Close()
-			if got := Settle(t, hs.URL, "th"); got != c.lost {
+			if got := settle(t, hs.URL, "th", 300*time.Millisecond); got != c.lost {
 				t.Fatalf("Settle = %v, want %v", got, c.lost)
 			}
 			if reads.Load() < 6 {
