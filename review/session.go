@@ -22,6 +22,10 @@ type Session struct {
 	// Reviewer and EditDialect are the decision pipeline's (Pipeline).
 	Reviewer    string
 	EditDialect string
+	// Ruled: decisions go through a hub's door (--backend events), whose
+	// team rule may record an approve as an approval rather than send it,
+	// and which tells its rules only through an approval that stands.
+	Ruled bool
 	// Warnings is where a warning is said, once per problem (a hub's
 	// source down, a state folder that cannot record); nil: nowhere.
 	Warnings io.Writer

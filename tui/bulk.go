@@ -19,9 +19,12 @@ import (
 
 // Approve in bulk: space marks rows of the inbox; A with rows marked (or,
 // with none marked, on a filtered list: every row shown) opens one confirm
-// screen that lists each interrupt it approves and each it cannot (approve
-// not allowed), then sends one resume per thread (branches together) and
-// shows each outcome.
+// screen that lists each interrupt it approves, with what y does to it
+// (sends it, records the reviewer's approval under a team's rule, confirms
+// another approver's), and each it leaves out (approve not allowed, a
+// standing approval that is not this plain approve: review.Approvals),
+// then sends one resume per thread (branches together) and shows each
+// outcome.
 
 // bulkSentMsg is the outcome of every submission of a bulk approve; n: the
 // interrupts they answer (a submission refused before sending, its thread
@@ -33,7 +36,8 @@ type bulkSentMsg struct {
 
 type bulkScreen struct {
 	drafts  []decide.Draft
-	refused []string // why each one left out is
+	effects []review.Effect // what y does to each draft
+	refused []string        // why each one left out is
 	subs    []*client.Submission
 	err     string
 	results []*decide.Result // after sending
@@ -99,16 +103,35 @@ func bulkWhat(v *env) string {
 	return "marked"
 }
 
+// bulkEffect is what y does to the draft: the rule the hub tells its
+// sessions (approvalsNeeded), else what the approval standing on it says,
+// as the confirm screen of one decision words it (confirm.go: sending).
+func bulkEffect(v *env, d decide.Draft) review.Effect {
+	needed := 0
+	if v.approvalsNeeded != nil {
+		needed = v.approvalsNeeded(d.Interrupt, d.Decisions)
+	}
+	return review.Does(d.Interrupt, v.reviewer, needed, v.ruled)
+}
+
 // openBulk builds the approvals and opens the bulk confirm screen.
 func (m *Model) openBulk(its []client.Interrupt) {
 	s := &bulkScreen{}
 	vp := newPage()
 	s.page = vp
 	var left []review.Left
-	s.drafts, left = review.Approvals(its)
+	v := m.env()
+	s.drafts, left = review.Approvals(its, v.reviewer)
+	for _, d := range s.drafts {
+		s.effects = append(s.effects, bulkEffect(v, d))
+	}
 	for _, l := range left {
 		it := l.Interrupt
-		s.refused = append(s.refused, fmt.Sprintf("%s  %s: approve is not allowed (allowed: %s)", present.ShortID(it.ID), present.Summary(it), present.Types(l.Allowed)))
+		why := l.Why()
+		if l.Standing != nil {
+			why += fmt.Sprintf("; open it (%s) to confirm that very decision, with its diff", name(m.keys.Open))
+		}
+		s.refused = append(s.refused, fmt.Sprintf("%s  %s: %s", present.ShortID(it.ID), present.Summary(it), why))
 	}
 	if len(s.drafts) > 0 {
 		subs, err := m.pipe.Prepare(s.drafts)
@@ -116,6 +139,17 @@ func (m *Model) openBulk(its []client.Interrupt) {
 			s.err = err.Error()
 		}
 		s.subs = subs
+		// A thread's branches go in one resume: one only recorded holds
+		// the others of it.
+		var ids []string
+		for _, d := range s.drafts {
+			ids = append(ids, d.Interrupt.ID)
+		}
+		var resumes [][]string
+		for _, sub := range subs {
+			resumes = append(resumes, sub.IDs())
+		}
+		s.effects = review.InOneResume(s.effects, ids, resumes)
 	}
 	m.push(s)
 	s.resize(m.env())
@@ -186,7 +220,7 @@ func (a sendBulk) apply(m *Model) tea.Cmd {
 // the list.
 func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 	m.sending = false
-	sent := 0
+	sent, recorded := 0, 0
 	for _, r := range msg.results {
 		for _, ir := range r.Items {
 			if ir.Kind == decide.Sent || ir.Kind == decide.HandledElsewhere {
@@ -196,6 +230,15 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 				if ir.Kind == decide.Sent {
 					sent++
 				}
+			}
+		}
+		if r.Kind == decide.ApprovalRecorded && r.Submission != nil {
+			// Recorded as the reviewer's approval, nothing sent: it
+			// stays in the list, with its tally; the mark is spent.
+			for _, id := range r.Submission.IDs() {
+				delete(m.drafts, id)
+				delete(m.marked, id)
+				recorded++
 			}
 		}
 	}
@@ -208,7 +251,13 @@ func (m *Model) onBulkSent(msg bulkSentMsg) tea.Cmd {
 		n += len(r.Items)
 	}
 	n = max(n, msg.n)
-	m.setStatus(fmt.Sprintf("Approved %d of %d (each outcome above; H shows them later).", sent, n), sent == n)
+	st := fmt.Sprintf("Approved %d of %d (each outcome above; H shows them later).", sent, n)
+	if recorded > 0 {
+		// Recorded is not approved: nothing of those was sent.
+		st = fmt.Sprintf("Sent %d of %d; your approval recorded for %d, nothing sent for %s until another approver confirms (each outcome above; H shows them later).",
+			sent, n, recorded, plural(recorded, "it", "those"))
+	}
+	m.setStatus(st, sent+recorded == n)
 	return pollAfter(0)
 }
 
@@ -242,7 +291,7 @@ func (s *bulkScreen) text(v *env, w int) string {
 			words[item.Interrupt.ID] = decide.ItemWords(item)
 		}
 	}
-	for _, d := range s.drafts {
+	for i, d := range s.drafts {
 		it := d.Interrupt
 		word := words[it.ID]
 		if word == "" {
@@ -250,6 +299,9 @@ func (s *bulkScreen) text(v *env, w int) string {
 		}
 		row := fmt.Sprintf("%s  thread %s  %s  %s: %s", present.ShortID(it.ID), present.ShortID(it.ThreadID), present.BadgeOf(it), word, present.Summary(it))
 		line(indentBlock(ansi.Wrap(safe(row), max(w-4, 20), " "), "  "))
+		// What y does to it: sent, or only recorded under a team's rule.
+		does := name(v.keys.Confirm) + " " + s.effects[i].Words()
+		line(v.st.bold.Render(indentBlock(ansi.Wrap(safe(does), max(w-6, 20), " "), "    ")))
 		// What the row warns of, and every argument the summary leaves
 		// out: what is sent is what is on screen.
 		if warn := v.items.warning(&it); warn != 0 {
@@ -293,7 +345,7 @@ func (s *bulkScreen) text(v *env, w int) string {
 	case len(s.drafts) == 0:
 		line(name(v.keys.Back) + " goes back; nothing to send.")
 	default:
-		line(v.st.bold.Render(wrap(fmt.Sprintf("%s sends them once · %s goes back (nothing is sent)", name(v.keys.Confirm), name(v.keys.Back)))))
+		line(v.st.bold.Render(wrap(fmt.Sprintf("%s %s · %s goes back (nothing is sent)", name(v.keys.Confirm), safe(review.Summary(s.effects)), name(v.keys.Back)))))
 	}
 	return wrapLong(b.String(), w)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -54,8 +55,15 @@ func (s *inboxScreen) key(v *env, msg tea.KeyPressMsg) []act {
 		if v.sending {
 			return []act{status{"A decision is being sent; wait for it.", false}}
 		}
-		if its := bulkTargets(v.items, v.marked); review.Approvable(its) == 0 {
-			return []act{status{fmt.Sprintf("None of the %d %s can be approved (approve is not allowed there, or they take an answer).", len(its), bulkWhat(v)), false}}
+		if its := bulkTargets(v.items, v.marked); review.Approvable(its, v.reviewer) == 0 {
+			_, left := review.Approvals(its, v.reviewer)
+			why := "approve is not allowed there, or they take an answer"
+			if len(left) == 1 {
+				why = safe(left[0].Why())
+			} else if slices.ContainsFunc(left, func(l review.Left) bool { return l.Standing != nil || l.Yours }) {
+				why = "approve is not allowed there, or an approval that stands is another decision or yours: open each"
+			}
+			return []act{status{fmt.Sprintf("None of the %d %s can be approved in bulk (%s).", len(its), bulkWhat(v), why), false}}
 		}
 		return []act{approveRows{}}
 	case key.Matches(msg, k.Open) && !v.lay.wide:
@@ -138,7 +146,7 @@ func (s *inboxScreen) hints(v *env) []hint {
 	}
 	// Marked rows (or a filtered list): what A approves, and how to mark
 	// (offered only where A would approve something).
-	if n := review.Approvable(bulkTargets(v.items, v.marked)); n > 0 && !v.viewOnly {
+	if n := review.Approvable(bulkTargets(v.items, v.marked), v.reviewer); n > 0 && !v.viewOnly {
 		out = append(out, hint{b: withHelp(k.ApproveAll, fmt.Sprintf("approve %d %s", n, bulkWhat(v)))})
 	}
 	if it != nil && !v.viewOnly {

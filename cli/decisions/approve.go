@@ -3,7 +3,6 @@ package decisions
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/decide"
@@ -50,16 +49,26 @@ func approveAll(ctx context.Context, o *Options, tool, match string) error {
 	if err != nil {
 		return err
 	}
-	drafts, left := review.ApprovalsOfTool(its, tool, match)
+	// Through a hub's door the hub names the reviewer (the token's), not
+	// this machine: an approval is "you", and the hub refuses one given
+	// twice.
+	reviewer := s.Reviewer
+	if s.Ruled {
+		reviewer = ""
+	}
+	drafts, left := review.ApprovalsOfTool(its, reviewer, tool, match)
 	var refused []string
 	for _, l := range left {
 		it := l.Interrupt
 		line := fmt.Sprintf("%s  thread %s  %s", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
-		if len(l.Others) > 0 {
-			refused = append(refused, line+"\n    not approved: it also calls "+strings.Join(l.Others, ", ")+" (approve it by id after reading it)")
-		} else {
-			refused = append(refused, line+"\n    not approved: approve is not allowed here (allowed: "+present.Types(l.Allowed)+")")
+		why := l.Why()
+		switch {
+		case len(l.Others) > 0:
+			why += " (approve it by id after reading it)"
+		case l.Standing != nil:
+			why += fmt.Sprintf("; %s show %s shows it: give that same decision by id to confirm it", o.Again, present.ShortID(it.ID))
 		}
+		refused = append(refused, line+"\n    not approved: "+why)
 	}
 	if len(drafts) == 0 && len(refused) == 0 {
 		return review.WithAbout(review.Nothingf("no pending interrupt calls the tool %s%s: nothing to approve (hitl list shows what waits)", tool, matchText(match)), "nothing-matched", "", nil)
@@ -73,10 +82,28 @@ func approveAll(ctx context.Context, o *Options, tool, match string) error {
 		if o.DryRun {
 			verb = "Would approve"
 		}
-		fmt.Fprintf(list, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
+		// What sending does to each, and to them all: sent, or only
+		// recorded as an approval under a team's rule.
+		var effects []review.Effect
+		var ids []string
 		for _, d := range drafts {
+			effects = append(effects, review.Does(d.Interrupt, reviewer, 0, s.Ruled))
+			ids = append(ids, d.Interrupt.ID)
+		}
+		if subs, err := s.Pipeline().Prepare(drafts); err == nil { // sendPrepared says why not
+			var resumes [][]string
+			for _, sub := range subs {
+				resumes = append(resumes, sub.IDs())
+			}
+			effects = review.InOneResume(effects, ids, resumes)
+		}
+		fmt.Fprintf(list, "%s %d %s of %s%s:\n", verb, len(drafts), plural(len(drafts), "interrupt", "interrupts"), tool, matchText(match))
+		for i, d := range drafts {
 			it := d.Interrupt
-			fmt.Fprintf(list, "  %s  thread %s  %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it))
+			fmt.Fprintf(list, "  %s  thread %s  %s\n    %s\n", present.ShortID(it.ID), present.ThreadName(it.ThreadID), present.Summary(it), effects[i].Words())
+		}
+		if sum := review.Summary(effects); sum != "sends them once" {
+			fmt.Fprintf(list, "In all, this %s.\n", sum)
 		}
 	}
 	if len(refused) > 0 {

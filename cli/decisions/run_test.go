@@ -87,3 +87,42 @@ func TestNoIDIsAUsageErrorBeforeOpening(t *testing.T) {
 		t.Fatalf("no id: %v", err)
 	}
 }
+
+// Through a hub's door, alice's first approval of a Bash call is an edit:
+// approve --all --tool Bash never replaces it with the call as listed (it
+// is left out, saying why and how to confirm it); a plain approve of
+// alice's is confirmed and sent; a call with no approval yet may be
+// recorded: each row says what sending does, and the total says it.
+func TestApproveAllLeavesOutAnEditedFirstApproval(t *testing.T) {
+	edited := toolCall("aaaa1111", "Bash")
+	edited.Approval = &client.Approval{Approvers: []string{"alice"}, Needed: 2, Tools: []string{"Bash"},
+		Decisions: []client.Decision{{Type: client.Edit, Args: []byte(`{"path":"/tmp/dry-run"}`)}}}
+	plain := toolCall("bbbb2222", "Bash")
+	plain.Approval = &client.Approval{Approvers: []string{"alice"}, Needed: 2, Tools: []string{"Bash"}, Decisions: []client.Decision{{Type: client.Approve}}}
+	fresh := toolCall("cccc3333", "Bash")
+	b := fake.New(edited, plain, fresh)
+	o, out, errOut := options(t, b)
+	open := o.Open
+	o.Open = func(d time.Duration) (*review.Session, error) {
+		s, err := open(d)
+		s.Ruled = true // --backend events: a hub's door
+		return s, err
+	}
+	err := Approve(context.Background(), &ApproveOptions{Options: o, All: true, Tool: "Bash"})
+	var re *review.Error
+	if !errors.As(err, &re) || re.Kind != review.Refused {
+		t.Fatalf("one left out: want Refused; got %v", err)
+	}
+	if _, ok := b.Sent["aaaa1111"]; ok || len(b.Sent) != 2 {
+		t.Fatalf("sent: %v", b.Sent)
+	}
+	for _, want := range []string{"Approving 2 interrupts of Bash:", "bbbb2222", "    confirms alice's approval (sends)",
+		"cccc3333", "    sends, or records your approval if a team rule asks for another approver"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("stdout has no %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut.String(), "aaaa1111") || !strings.Contains(errOut.String(), "not approved: alice's approval is an edit (edit Bash): a bulk approve of what is shown would replace it; hitl show aaaa1111 shows it") {
+		t.Fatalf("stderr:\n%s", errOut)
+	}
+}

@@ -794,8 +794,11 @@ func TestHookDecidedInTheTUI(t *testing.T) {
 // With --ssh and --http, one hub: a coding agent's request is in the SSH
 // sessions' inbox beside the LangGraph server's interrupts (here the demo's
 // LangGraph-compatible server), and an approver decides it there.
-func TestHookRequestInTheSSHInbox(t *testing.T) {
-	t.Parallel()
+// sshHookHub runs hitl serve with both doors (--ssh and --http) in front
+// of hitl demo --serve, for a team of alice and bob (approvers: keys and
+// tokens) with the rule tools: [Bash], approvals: 2.
+func sshHookHub(t *testing.T) (*hubProc, *teamHub, *syncBuffer) {
+	t.Helper()
 	needSSH(t)
 	bin := builtBinary(t)
 	dir := t.TempDir()
@@ -823,13 +826,17 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 		t.Fatal("hitl demo --serve said no URL")
 	}
 
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@test", "-f", filepath.Join(dir, "alice")).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	keys := map[string]string{}
+	for _, n := range []string{"alice", "bob"} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", n+"@test", "-f", filepath.Join(dir, n)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v\n%s", err, out)
+		}
+		pub, _ := os.ReadFile(filepath.Join(dir, n+".pub"))
+		keys[n] = strings.TrimSpace(string(pub))
 	}
-	pub, _ := os.ReadFile(filepath.Join(dir, "alice.pub"))
-	cfg := fmt.Sprintf("team:\n  reviewers:\n    alice: {keys: [%q], token: %q, role: approver}\n    bob: {token: %q, role: approver}\n"+
+	cfg := fmt.Sprintf("team:\n  reviewers:\n    alice: {keys: [%q], token: %q, role: approver}\n    bob: {keys: [%q], token: %q, role: approver}\n"+
 		"  publishers:\n    ci: {token_env: HITL_PUBLISH_TOKEN}\n  rules:\n    - tools: [\"Bash\"]\n      approvals: 2\n",
-		strings.TrimSpace(string(pub)), aliceToken, bobToken)
+		keys["alice"], aliceToken, keys["bob"], bobToken)
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -838,8 +845,8 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 	httpPort := freePort(t)
 	serve := exec.Command(bin, "serve", "--ssh", fmt.Sprintf("127.0.0.1:%d", th.port), "--http", fmt.Sprintf("127.0.0.1:%d", httpPort), "--url", upstream)
 	serve.Env = hermeticEnv("HITL_CONFIG="+filepath.Join(dir, "config.yaml"), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "HITL_PUBLISH_TOKEN="+publishToken)
-	var logs syncBuffer
-	serve.Stdout, serve.Stderr = &logs, &logs
+	logs := &syncBuffer{}
+	serve.Stdout, serve.Stderr = logs, logs
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -857,6 +864,12 @@ func TestHookRequestInTheSSHInbox(t *testing.T) {
 			t.Fatalf("hitl serve --ssh --http did not listen:\n%s", logs.String())
 		}
 	}
+	return h, th, logs
+}
+
+func TestHookRequestInTheSSHInbox(t *testing.T) {
+	t.Parallel()
+	h, th, logs := sshHookHub(t)
 
 	p := h.hook("claude", claudeWrite)
 	id := h.waitRequest("sess-write")

@@ -186,7 +186,7 @@ func (e *env) open(follow time.Duration) (*app, error) {
 		j.SetDeployment("profile " + s.ProfileName)
 	}
 	return &app{settings: s, Session: &review.Session{Backend: b, Features: feat, Journal: j, Reviewer: s.Reviewer,
-		EditDialect: s.EditDialect, Warnings: e.stderr, EndedTask: endedTask}}, nil
+		EditDialect: s.EditDialect, Ruled: s.Backend == "events", Warnings: e.stderr, EndedTask: endedTask}}, nil
 }
 
 // hideSecrets makes everything printed from now on hide the credentials the
