@@ -31,7 +31,7 @@ func ArgsChange(w io.Writer, name, id string, proposed, sent json.RawMessage) {
 	if err1 != nil || err2 != nil {
 		return
 	}
-	fmt.Fprintf(w, "edit of %s (%s), the arguments sent (- proposed, + sent):\n", line(name), line(ShortID(id)))
+	fmt.Fprintf(w, "edit of %s (%s), your arguments (- proposed, + yours):\n", line(name), line(ShortID(id)))
 	for _, l := range diff.Lines(before, after) {
 		mark := "  "
 		switch l.Op {

@@ -222,6 +222,10 @@ type Effect struct {
 	// With is the interrupt whose approval, only recorded, holds the one
 	// resume this goes in (Held).
 	With string
+	// Unnamed: the reviewer is not known here (the CLI through a hub's
+	// door, where the hub names the token's): a standing approval may be
+	// this reviewer's own, which the hub refuses.
+	Unnamed bool
 }
 
 // InOneResume is effects (one per interrupt of ids) once they go in
@@ -269,7 +273,8 @@ func Does(it client.Interrupt, reviewer string, needed int, ruled bool) Effect {
 		}
 		return Effect{Kind: Sends}
 	}
-	if reviewer == "" {
+	unnamed := reviewer == ""
+	if unnamed {
 		reviewer = "you"
 	}
 	next := client.Approval{Approvers: []string{reviewer}}
@@ -278,7 +283,7 @@ func Does(it client.Interrupt, reviewer string, needed int, ruled bool) Effect {
 		next.Approvers = append(slices.Clone(a.Approvers), reviewer)
 	}
 	next.Needed = needed
-	e := Effect{Kind: Records, Confirms: a, Next: &next}
+	e := Effect{Kind: Records, Confirms: a, Next: &next, Unnamed: unnamed && a != nil}
 	if len(next.Approvers) >= needed {
 		e.Kind = Sends
 	}
@@ -294,13 +299,22 @@ func (e Effect) Words() string {
 	case e.Kind == MayRecord:
 		return "sends, or records your approval if a team rule asks for another approver"
 	case e.Kind == Records && e.Confirms != nil:
-		return fmt.Sprintf("confirms %s approval: records yours (%s), nothing sent", whose(e.Confirms), e.Next.Counted())
+		return fmt.Sprintf("confirms %s approval: records yours (%s), nothing sent%s", whose(e.Confirms), e.Next.Counted(), e.unlessYours())
 	case e.Kind == Records:
 		return fmt.Sprintf("records your approval (%s), nothing sent", e.Next.Counted())
 	case e.Confirms != nil:
-		return fmt.Sprintf("confirms %s approval (sends)", whose(e.Confirms))
+		return fmt.Sprintf("confirms %s approval (sends)%s", whose(e.Confirms), e.unlessYours())
 	}
 	return "sends"
+}
+
+// unlessYours is what an Unnamed effect adds: the hub refuses an
+// approval given twice, and only the hub knows whose token this is.
+func (e Effect) unlessYours() string {
+	if !e.Unnamed {
+		return ""
+	}
+	return "; if that approval is yours, the hub refuses this one"
 }
 
 // Summary says what y does to them all: "sends them once" when each is

@@ -137,6 +137,15 @@ func TestApprovalsLeaveOutAStandingApprovalOfAnotherDecision(t *testing.T) {
 	if w := Does(fresh, "bob", 0, false).Words(); w != "sends" {
 		t.Fatalf("no rule: %q", w)
 	}
+	// Through a hub's door the CLI does not know whose token it is: a
+	// standing approval may be its own, which the hub refuses (seen in a
+	// trial: "confirms bob's approval (sends)" to bob, then exit 4).
+	if w := Does(plain, "", 0, true).Words(); w != "confirms alice's approval (sends); if that approval is yours, the hub refuses this one" {
+		t.Fatalf("unnamed: %q", w)
+	}
+	if w := Does(fresh, "", 2, true).Words(); strings.Contains(w, "yours, the hub refuses") {
+		t.Fatalf("unnamed, nothing standing: %q", w)
+	}
 }
 
 // Branches of a thread go in one resume: one approval only recorded holds

@@ -147,6 +147,7 @@ func (a record) apply(m *Model) tea.Cmd {
 	d.slot = a.slot
 	dec := a.dec
 	d.decisions[a.slot] = &dec
+	d.confirming = false // the reviewer's own decision now
 	m.advance(it, d)
 	return nil
 }

@@ -48,6 +48,7 @@ func (m *Model) confirmApproval(it *client.Interrupt, d *draft) bool {
 		x := a.Decisions[i]
 		d.decisions[i] = &x
 	}
+	d.confirming = true
 	m.toConfirm(it)
 	who := safe(strings.Join(a.Approvers, ", "))
 	if a.Needed > 0 && len(a.Approvers)+1 < a.Needed {

@@ -15,6 +15,9 @@ type draft struct {
 	argsText  []string   // per slot: the args editor's text
 	feedback  []string   // per slot: the feedback editor's text
 	answers   [][]string // per slot: answers to the questions
+	// confirming: the decisions are another approver's, put here to be
+	// confirmed (confirmApproval), not typed by this reviewer.
+	confirming bool
 }
 
 func newDraft(it *client.Interrupt) *draft {
@@ -40,7 +43,7 @@ func (d *draft) typed() bool {
 		if d.argsText[i] != "" || d.feedback[i] != "" || len(d.answers[i]) > 0 {
 			return true
 		}
-		if x := d.decisions[i]; x != nil && (x.Message != "" || x.Args != nil || x.Value != nil || len(x.Answers) > 0) {
+		if x := d.decisions[i]; x != nil && !d.confirming && (x.Message != "" || x.Args != nil || x.Value != nil || len(x.Answers) > 0) {
 			return true
 		}
 	}

@@ -145,7 +145,7 @@ func (m *Model) statusLines(w, h int) []string {
 	if left := m.leftText(); left != "" && m.rowKeysHere() {
 		// Why the keys on the row are held stays in front until a row is
 		// chosen, whatever else was said since (a held key's words).
-		if !strings.HasPrefix(text, left) {
+		if !strings.HasPrefix(text, left) && !strings.Contains(text, m.goneText(m.graceLeft)) {
 			text = strings.TrimSpace(left + " " + text)
 		}
 		ok = false

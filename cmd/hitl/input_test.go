@@ -108,7 +108,7 @@ func TestEditDiffIgnoresKeyOrder(t *testing.T) {
 	email := s.onlyPending(s.agent("email"))
 	r := s.hitl(`{"cc":["billing@example.com"],"body":"Hi Dana","subject":"Your refund for order A-1001","to":"dana@customer.example"}`,
 		"edit", email.ID, "--args", "-", "--dry-run")
-	must(t, r, 0, "the arguments sent (- proposed, + sent)")
+	must(t, r, 0, "your arguments (- proposed, + yours)")
 	var changed []string
 	for _, l := range strings.Split(r.stderr, "\n") {
 		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "+ ") {
