@@ -36,7 +36,7 @@ const (
 
 const sourceApprovalColumns = "source, interrupt_id, approval, state, changed_at, version"
 
-func scanSourceApproval(row interface{ Scan(...any) error }) (SourceApproval, error) {
+func scanSourceApproval(row rowScanner) (SourceApproval, error) {
 	var a SourceApproval
 	var at int64
 	err := row.Scan(&a.Source, &a.InterruptID, &a.Approval, &a.State, &at, &a.Version)
@@ -58,20 +58,7 @@ func (s *Store) SourceApproval(ctx context.Context, source, id string) (SourceAp
 // SourceApprovals are the source's approvals that wait for more approvers
 // (what its interrupts' rows show).
 func (s *Store) SourceApprovals(ctx context.Context, source string) ([]SourceApproval, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+sourceApprovalColumns+" FROM source_approvals WHERE source = ? AND state = ?"), text(source), Approving)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []SourceApproval
-	for rows.Next() {
-		a, err := scanSourceApproval(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s, "SELECT "+sourceApprovalColumns+" FROM source_approvals WHERE source = ? AND state = ?", scanSourceApproval, text(source), Approving)
 }
 
 // SetSourceApproval stores a (its Source, InterruptID, Approval, State)

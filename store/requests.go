@@ -43,7 +43,7 @@ const (
 
 const requestColumns = "id, publisher, source, agent, session_id, created_at, data, status, response, responded_by, decision_id, answered_at, reason, approval, expires_at, version, lease_ms, lease_until"
 
-func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
+func scanRequest(row rowScanner) (Request, error) {
 	var r Request
 	var created, answered, expires, lease, until int64
 	err := row.Scan(&r.ID, &r.Publisher, &r.Source, &r.Agent, &r.SessionID, &created, &r.Data, &r.Status, &r.Response, &r.RespondedBy,
@@ -97,20 +97,7 @@ func (s *Store) Pending(ctx context.Context) ([]Request, error) {
 
 // requests are the requests a WHERE clause (and its order) selects.
 func (s *Store) requests(ctx context.Context, where string, args ...any) ([]Request, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+requestColumns+" FROM requests "+where), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Request
-	for rows.Next() {
-		r, err := scanRequest(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s, "SELECT "+requestColumns+" FROM requests "+where, scanRequest, args...)
 }
 
 // Finish is how a pending request ends.

@@ -435,6 +435,27 @@ func SchemaVersion() int {
 }
 
 // q turns ? placeholders into PostgreSQL's $n.
+// rowScanner is a row to scan: *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(...any) error }
+
+// queryAll runs query (written with ?) and scans each row it selects.
+func queryAll[T any](ctx context.Context, s *Store, query string, scan func(rowScanner) (T, error), args ...any) ([]T, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func (s *Store) q(query string) string {
 	if s.kind != Postgres {
 		return query

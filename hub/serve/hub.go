@@ -68,14 +68,8 @@ func (o *Options) serveHub(ctx context.Context, t *team.Config, p plan) error {
 	// once the hub's parts are built).
 	var pruned atomic.Pointer[func()]
 	reload := func() {
-		f, err := config.Load(config.Path(o.Getenv))
-		if err != nil {
-			logger.Error("team not reloaded", "error", err)
-			return
-		}
-		nt := teamOf(f, o.Getenv)
-		if problems := nt.Check(); len(problems) > 0 {
-			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
+		nt := o.reloadTeam(logger)
+		if nt == nil {
 			return
 		}
 		current.Store(nt)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -127,14 +128,8 @@ func (o *Options) httpOnly(ctx context.Context, t *team.Config, p plan) error {
 	c := coord.New(coord.Options{Team: liveTeam(current.Load), Store: st, Retention: p.retention, Log: logger})
 	defer c.Close()
 	reload := func() {
-		f, err := config.Load(config.Path(o.Getenv))
-		if err != nil {
-			logger.Error("team not reloaded", "error", err)
-			return
-		}
-		nt := teamOf(f, o.Getenv)
-		if problems := nt.Check(); len(problems) > 0 {
-			logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
+		nt := o.reloadTeam(logger)
+		if nt == nil {
 			return
 		}
 		current.Store(nt)
@@ -159,4 +154,20 @@ func (o *Options) httpOnly(ctx context.Context, t *team.Config, p plan) error {
 		logger.Warn("warning: " + w)
 	}
 	return serveCoord(ctx, ln, c, p.tls)
+}
+
+// reloadTeam reads the team from the config file again (SIGHUP); nil,
+// logged, when it cannot be read or has problems: the team in force stays.
+func (o *Options) reloadTeam(logger *slog.Logger) *team.Config {
+	f, err := config.Load(config.Path(o.Getenv))
+	if err != nil {
+		logger.Error("team not reloaded", "error", err)
+		return nil
+	}
+	nt := teamOf(f, o.Getenv)
+	if problems := nt.Check(); len(problems) > 0 {
+		logger.Error("team not reloaded: the config has problems; the team in force stays", "problems", errors.Join(problems...).Error())
+		return nil
+	}
+	return nt
 }
