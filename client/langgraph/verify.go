@@ -271,12 +271,7 @@ func onlyMineSince(st *threadState, runs []run, mine *run, id string) bool {
 	if writer == "" {
 		return false // the checkpoint does not say which run wrote it
 	}
-	since := -1
-	for i := range runs {
-		if runs[i].RunID == writer {
-			since = i
-		}
-	}
+	since := lastRun(runs, writer)
 	if since < 0 {
 		return false
 	}
@@ -430,12 +425,7 @@ func aloneSince(runs []run, mine *run, writer string) bool {
 	if writer == "" {
 		return false
 	}
-	since := -1
-	for i := range runs {
-		if runs[i].RunID == writer {
-			since = i
-		}
-	}
+	since := lastRun(runs, writer)
 	if since < 0 {
 		return false
 	}
@@ -475,4 +465,15 @@ func raisedIn(tasks []stateTask, threadID, id string) bool {
 		}
 	}
 	return false
+}
+
+// lastRun is the index of the last of runs with id, -1 when none is.
+func lastRun(runs []run, id string) int {
+	at := -1
+	for i := range runs {
+		if runs[i].RunID == id {
+			at = i
+		}
+	}
+	return at
 }
